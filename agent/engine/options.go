@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"net/http"
+	"time"
+)
+
+// Flavor names the kind of engine behind an endpoint. It decides which
+// request fields are worth sending and where the window is read from.
+type Flavor string
+
+const (
+	FlavorUnknown Flavor = ""
+	LlamaCpp      Flavor = "llamacpp"
+	VLLM          Flavor = "vllm"
+	SGLang        Flavor = "sglang"
+	Ollama        Flavor = "ollama"
+	LMStudio      Flavor = "lmstudio"
+	// Hosted is an OpenAI-compatible service on a public host.
+	Hosted Flavor = "hosted"
+	// Generic is an OpenAI-compatible endpoint that said nothing more about
+	// itself.
+	Generic Flavor = "openai-compatible"
+)
+
+// Options configure a Client and Discover.
+type Options struct {
+	// BaseURL is the OpenAI-compatible root, usually ending in /v1.
+	BaseURL string
+	// Model is sent with every request; empty lets discovery pick the
+	// engine's first model.
+	Model string
+	// APIKey, when set, is sent as a bearer token to BaseURL's host only.
+	APIKey string
+	// Flavor, when known, adds the fields that engine wants (cache_prompt
+	// for llama.cpp).
+	Flavor Flavor
+	// Extra fields are merged into every chat request body (the profile's
+	// extras).
+	Extra map[string]any
+	// HTTPClient, when set, sends every request (tests record through it).
+	// Its own Timeout is left alone; the timeouts below still apply.
+	HTTPClient *http.Client
+	Timeouts   Timeouts
+}
+
+// Timeouts bound every call to the engine. Zero values take the defaults.
+type Timeouts struct {
+	// Probe bounds a small metadata call (GET /v1/models, /props, …).
+	// Default 5s.
+	Probe time.Duration
+	// Idle is the longest silence allowed while waiting for, or reading, a
+	// streamed answer. It includes prefill before the first byte, which on
+	// a CPU can take minutes for a long prompt. Default 5m.
+	Idle time.Duration
+	// Response bounds a whole non-streamed chat call. Default 10m.
+	Response time.Duration
+}
+
+// DefaultTimeouts are used where Options.Timeouts leaves a field zero.
+var DefaultTimeouts = Timeouts{
+	Probe:    5 * time.Second,
+	Idle:     5 * time.Minute,
+	Response: 10 * time.Minute,
+}
+
+func (t Timeouts) withDefaults() Timeouts {
+	if t.Probe <= 0 {
+		t.Probe = DefaultTimeouts.Probe
+	}
+	if t.Idle <= 0 {
+		t.Idle = DefaultTimeouts.Idle
+	}
+	if t.Response <= 0 {
+		t.Response = DefaultTimeouts.Response
+	}
+	return t
+}

@@ -1,0 +1,100 @@
+package engine
+
+import "encoding/json"
+
+// Message is one entry of a chat. Roles are "system", "user", "assistant"
+// and "tool".
+type Message struct {
+	Role    string
+	Content string
+	// Reasoning is an assistant message's reasoning text. It is kept in the
+	// transcript but never sent back to the engine.
+	Reasoning string
+	// ToolCalls are the calls an assistant message made.
+	ToolCalls []ToolCall
+	// ToolCallID ties a "tool" message to the call it answers.
+	ToolCallID string
+}
+
+// ToolCall is one function call made by the model.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string // JSON text, as the model wrote it
+}
+
+// Tool is a function the model may call. Parameters is its JSON schema,
+// sent byte for byte as given.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+// Request is one chat-completion request.
+type Request struct {
+	Messages []Message
+	Tools    []Tool
+	// ToolChoice is "", "auto", "none" or "required". Empty sends nothing,
+	// except that a request with tools and no choice sends nothing too: the
+	// engine's default ("auto") applies.
+	ToolChoice string
+	// MaxTokens caps the reply; 0 leaves it to the engine.
+	MaxTokens int
+	// Temperature, when non-nil, is sent even when it is 0.
+	Temperature *float64
+	// Extra fields are merged into the request body, after the profile's
+	// own extras (a key here wins).
+	Extra map[string]any
+}
+
+// Response is a finished chat completion.
+type Response struct {
+	Model        string
+	Content      string
+	Reasoning    string
+	ToolCalls    []ToolCall
+	FinishReason string // "stop", "tool_calls", "length", or what the engine said
+	Usage        Usage
+	// Timings are llama.cpp's own figures; nil from other engines.
+	Timings *Timings
+}
+
+// Usage is the engine's token accounting for one request.
+type Usage struct {
+	PromptTokens     int
+	CompletionTokens int
+	TotalTokens      int
+	// CachedTokens are prompt tokens the engine reused from its prefix
+	// cache (usage.prompt_tokens_details.cached_tokens); -1 when the engine
+	// did not say.
+	CachedTokens int
+}
+
+// Timings are llama.cpp's per-request figures.
+type Timings struct {
+	CacheN      int     `json:"cache_n"`      // prompt tokens reused from the cache
+	PromptN     int     `json:"prompt_n"`     // prompt tokens processed anew
+	PromptMS    float64 `json:"prompt_ms"`    // time spent on them
+	PredictedN  int     `json:"predicted_n"`  // tokens generated
+	PredictedMS float64 `json:"predicted_ms"` // time spent generating
+}
+
+// Delta is one streamed increment, passed to the caller's callback as it
+// arrives.
+type Delta struct {
+	Content   string
+	Reasoning string
+	// ToolCall is set when the increment belongs to a tool call: its index
+	// in the reply, and the parts that arrived (name once, arguments in
+	// pieces).
+	ToolCall *ToolCallDelta
+}
+
+// ToolCallDelta is a piece of a streamed tool call.
+type ToolCallDelta struct {
+	Index     int
+	ID        string
+	Name      string
+	Arguments string
+}

@@ -1,0 +1,66 @@
+// Command reika-lsp is the Reika language server and its tools.
+//
+//	reika-lsp check [--json]          diagnose the engine setup
+//	reika-lsp sim --listen ADDR ...   run the simulated engine
+//
+// See README.md for the full list.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// A command runs one subcommand and returns the process exit code.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"check", "diagnose the configuration and the engine (--json for a machine-readable report)", runCheck},
+		{"sim", "run the simulated engine, an OpenAI-compatible server for trying Reika without a model", runSim},
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "--help" {
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "reika-lsp: unknown command %q; run reika-lsp help\n", name)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: reika-lsp COMMAND [flags]")
+	fmt.Fprintln(w)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run reika-lsp COMMAND -h for a command's flags.")
+}

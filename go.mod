@@ -1,0 +1,3 @@
+module github.com/reika-lsp/reika
+
+go 1.26
