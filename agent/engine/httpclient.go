@@ -11,7 +11,8 @@ import (
 // per-call contexts (a long prefill must not be cut by a client-wide
 // timeout).
 var defaultTransport = &http.Transport{
-	Proxy: nil, // the engine is addressed directly; never through a proxy the user did not configure here
+	// A proxy only from the user's own environment; loopback is never proxied.
+	Proxy: http.ProxyFromEnvironment,
 	DialContext: (&net.Dialer{
 		Timeout:   5 * time.Second,
 		KeepAlive: 30 * time.Second,
