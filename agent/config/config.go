@@ -1,0 +1,353 @@
+// Package config resolves Reika's settings from their layers — built-in
+// defaults, the user's config file with its named profiles, environment
+// variables, and the editor — and remembers, for every effective value,
+// which layer it came from.
+//
+//	f, path, err := config.ReadFile(config.DefaultPath(os.Getenv))
+//	s := config.Resolve(config.Inputs{File: f, FilePath: path, Env: os.Getenv})
+//	fmt.Println(s.ContextWindow.Value, "from", s.ContextWindow.Source)
+//
+// Later layers win: defaults < file (top level) < file (active profile) <
+// environment (REIKA_X) < environment for the profile (REIKA_X_<PROFILE>) <
+// editor. A value that makes no sense (a window of 0 or of 50 million
+// tokens, an endpoint that is not a URL) is ignored with a warning that
+// names the setting, and the layer below it stays in force.
+//
+// Resolve is pure and safe for concurrent use; a Settings value is not
+// modified after it is returned.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Source says where an effective value came from.
+type Source struct {
+	Layer  Layer
+	Detail string // the variable, the file and profile, …
+}
+
+// Layer is one of the places a setting can come from, weakest first.
+type Layer int
+
+const (
+	Default Layer = iota
+	File
+	Env
+	Editor
+	// Probe marks an endpoint found by probing the usual local ports.
+	Probe
+)
+
+func (s Source) String() string {
+	switch s.Layer {
+	case Default:
+		if s.Detail != "" {
+			return "default (" + s.Detail + ")"
+		}
+		return "default"
+	case Editor:
+		if s.Detail != "" {
+			return "editor (" + s.Detail + ")"
+		}
+		return "editor"
+	}
+	return s.Detail
+}
+
+// Value is an effective setting and where it came from.
+type Value[T any] struct {
+	Value  T
+	Source Source
+}
+
+// IsSet reports whether anything above the built-in default gave the value.
+func (v Value[T]) IsSet() bool { return v.Source.Layer != Default }
+
+// Settings are the effective settings.
+type Settings struct {
+	Profile  Value[string]
+	Endpoint Value[string] // empty: probe the usual local ports
+	Model    Value[string] // empty: the engine's first model
+	// APIKeyEnv is the name of the environment variable holding the API
+	// key; the key itself is never stored in a file.
+	APIKeyEnv       Value[string]
+	ContextWindow   Value[int] // 0: discover it
+	MaxTokens       Value[int] // 0: no cap beyond the window
+	MinGenTokens    Value[int] // 0: learn the reserve
+	RepoMapBudget   Value[int] // 0: 5% of the window
+	ReasoningRounds Value[int]
+	Debug           Value[bool]
+	Minimal         Value[bool]
+	Warmup          Value[bool]
+	Extra           Value[map[string]any]
+
+	// Profiles lists the profiles the file defines, sorted.
+	Profiles []string
+	// Warnings are values that were ignored, each naming the setting and
+	// the fix.
+	Warnings []string
+}
+
+// Limits on what a setting may hold; outside them a value is ignored.
+const (
+	MinWindow = 256
+	MaxWindow = 10_000_000
+)
+
+// DefaultReasoningRounds is how many rounds of reasoning stay in the
+// request when no window is known.
+const DefaultReasoningRounds = 2
+
+// Profile is one named profile of the config file; its fields are also
+// allowed at the file's top level, as defaults for every profile.
+type Profile struct {
+	Endpoint        string         `json:"endpoint,omitempty"`
+	Model           string         `json:"model,omitempty"`
+	APIKeyEnv       string         `json:"api_key_env,omitempty"`
+	ContextWindow   *int           `json:"context_window,omitempty"`
+	MaxTokens       *int           `json:"max_tokens,omitempty"`
+	MinGenTokens    *int           `json:"min_gen_tokens,omitempty"`
+	RepoMapBudget   *int           `json:"repo_map_budget,omitempty"`
+	ReasoningRounds *int           `json:"reasoning_rounds,omitempty"`
+	Debug           *bool          `json:"debug,omitempty"`
+	Minimal         *bool          `json:"minimal,omitempty"`
+	Warmup          *bool          `json:"warmup,omitempty"`
+	Extra           map[string]any `json:"extra,omitempty"`
+}
+
+// FileContents is the config file:
+//
+//	{
+//	  "profile": "local",
+//	  "context_window": 32768,
+//	  "profiles": {
+//	    "local":  {"endpoint": "http://127.0.0.1:8080/v1"},
+//	    "hosted": {"endpoint": "https://api.openai.com/v1", "model": "gpt-4o",
+//	               "api_key_env": "OPENAI_API_KEY"}
+//	  }
+//	}
+type FileContents struct {
+	Profile
+	ActiveProfile string             `json:"profile,omitempty"`
+	Profiles      map[string]Profile `json:"profiles,omitempty"`
+}
+
+// DefaultPath is the config file's path: $REIKA_CONFIG, else
+// reika/config.json in the user's config directory ($XDG_CONFIG_HOME or
+// ~/.config on Linux).
+func DefaultPath(getenv func(string) string) string {
+	if p := getenv("REIKA_CONFIG"); p != "" {
+		return p
+	}
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		d, err := os.UserConfigDir()
+		if err != nil {
+			return ""
+		}
+		dir = d
+	}
+	return filepath.Join(dir, "reika", "config.json")
+}
+
+// ReadFile reads the config file at path. A missing file is no error: it
+// returns nil contents.
+func ReadFile(path string) (*FileContents, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return ParseFile(path, data)
+}
+
+// ParseFile decodes config file contents; unknown keys are an error, so
+// that a misspelt setting is not silently ignored.
+func ParseFile(path string, data []byte) (*FileContents, error) {
+	var f FileContents
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("config file %s: %v; see README.md, Configuration", path, err)
+	}
+	return &f, nil
+}
+
+// Inputs are the layers Resolve combines.
+type Inputs struct {
+	File     *FileContents // nil: no file
+	FilePath string
+	Env      func(string) string // nil: no environment
+	// Editor holds the editor's settings (initializationOptions or
+	// workspace/configuration), keyed as in the file ("endpoint",
+	// "context_window", …; camelCase "contextWindow" is accepted too).
+	Editor map[string]any
+}
+
+// Resolve combines the layers into effective settings.
+func Resolve(in Inputs) *Settings {
+	env := in.Env
+	if env == nil {
+		env = func(string) string { return "" }
+	}
+	r := &resolver{s: &Settings{}}
+	s := r.s
+	s.ReasoningRounds = Value[int]{DefaultReasoningRounds, Source{Layer: Default}}
+	s.Warmup = Value[bool]{true, Source{Layer: Default}}
+
+	editor := normaliseKeys(in.Editor)
+
+	// The profile comes first: it decides which file section and which
+	// per-profile variables apply.
+	s.Profile = Value[string]{"", Source{Layer: Default}}
+	if in.File != nil {
+		for name := range in.File.Profiles {
+			s.Profiles = append(s.Profiles, name)
+		}
+		sort.Strings(s.Profiles)
+		switch {
+		case in.File.ActiveProfile != "":
+			s.Profile = Value[string]{in.File.ActiveProfile, fileSource(in.FilePath, "profile")}
+		case len(s.Profiles) == 1:
+			s.Profile = Value[string]{s.Profiles[0], fileSource(in.FilePath, "the only profile")}
+		case hasProfile(in.File, "default"):
+			s.Profile = Value[string]{"default", fileSource(in.FilePath, "profile")}
+		}
+	}
+	if v := env("REIKA_PROFILE"); v != "" {
+		s.Profile = Value[string]{v, Source{Env, "env REIKA_PROFILE"}}
+	}
+	if v, ok := editor["profile"].(string); ok && v != "" {
+		s.Profile = Value[string]{v, Source{Layer: Editor}}
+	}
+	profile := s.Profile.Value
+	if profile != "" && in.File != nil && !hasProfile(in.File, profile) {
+		r.warn("profile %q is not defined in %s (it defines %s); using the file's top-level settings",
+			profile, displayPath(in.FilePath), listOrNone(s.Profiles))
+	} else if profile != "" && in.File == nil && s.Profile.Source.Layer != Default {
+		r.warn("profile %q is selected but there is no config file at %s", profile, displayPath(in.FilePath))
+	}
+
+	// File layers: top level, then the active profile.
+	if in.File != nil {
+		r.applyProfile(in.File.Profile, fileSource(in.FilePath, ""))
+		if p, ok := in.File.Profiles[profile]; ok {
+			r.applyProfile(p, fileSource(in.FilePath, "profile "+profile))
+		}
+	}
+
+	// Environment: the global variable, then the profile's own.
+	for _, st := range settingsTable {
+		names := []string{st.env}
+		if profile != "" {
+			names = append(names, st.env+"_"+envSuffix(profile))
+		}
+		for _, name := range names {
+			if v := env(name); v != "" {
+				r.setText(st, v, Source{Env, "env " + name})
+			}
+		}
+	}
+
+	// Editor.
+	for _, st := range settingsTable {
+		if v, ok := editor[st.key]; ok && v != nil {
+			r.setAny(st, v, Source{Layer: Editor})
+		}
+	}
+	if v, ok := editor["extra"]; ok {
+		if m, ok := v.(map[string]any); ok {
+			s.Extra = Value[map[string]any]{m, Source{Layer: Editor}}
+		} else {
+			r.warn("editor setting extra must be an object of request fields; ignored")
+		}
+	}
+	return s
+}
+
+func hasProfile(f *FileContents, name string) bool {
+	_, ok := f.Profiles[name]
+	return ok
+}
+
+func fileSource(path, detail string) Source {
+	d := "file " + displayPath(path)
+	if detail != "" {
+		d += " (" + detail + ")"
+	}
+	return Source{File, d}
+}
+
+// displayPath shortens the home directory to ~ for messages.
+func displayPath(p string) string {
+	if p == "" {
+		return "(none)"
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(p, home+string(filepath.Separator)) {
+		return "~" + p[len(home):]
+	}
+	return p
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// envSuffix turns a profile name into the suffix of its variables:
+// "my-box" → "MY_BOX".
+func envSuffix(profile string) string {
+	var b strings.Builder
+	for _, r := range strings.ToUpper(profile) {
+		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// normaliseKeys accepts the editor's camelCase keys ("contextWindow") as
+// well as the file's snake_case ones, and a nested "reika" section.
+func normaliseKeys(m map[string]any) map[string]any {
+	if inner, ok := m["reika"].(map[string]any); ok {
+		m = inner
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[snakeCase(k)] = v
+	}
+	return out
+}
+
+func snakeCase(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r - 'A' + 'a')
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,295 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// setting describes one setting: its key in the file and the editor, its
+// environment variable, and how a value is checked.
+type setting struct {
+	key  string // snake_case, as in the file
+	env  string
+	kind kind
+	// min and max bound an integer setting; 0 for max means no bound.
+	min, max int
+	// hint says what a good value looks like, for warnings.
+	hint string
+}
+
+type kind int
+
+const (
+	kindString kind = iota
+	kindURL
+	kindInt
+	kindBool
+)
+
+var settingsTable = []setting{
+	{key: "endpoint", env: "REIKA_ENDPOINT", kind: kindURL, hint: "an http(s) URL such as http://127.0.0.1:8080/v1"},
+	{key: "model", env: "REIKA_MODEL", kind: kindString},
+	{key: "api_key_env", env: "REIKA_API_KEY_ENV", kind: kindString, hint: "the name of an environment variable, such as OPENAI_API_KEY"},
+	{key: "context_window", env: "REIKA_CONTEXT_WINDOW", kind: kindInt, min: MinWindow, max: MaxWindow,
+		hint: fmt.Sprintf("a whole number of tokens between %d and %d, such as 32768", MinWindow, MaxWindow)},
+	{key: "max_tokens", env: "REIKA_MAX_TOKENS", kind: kindInt, min: 1, max: MaxWindow, hint: "a positive number of tokens"},
+	{key: "min_gen_tokens", env: "REIKA_MIN_GEN_TOKENS", kind: kindInt, min: 1, max: MaxWindow, hint: "a positive number of tokens, such as 4096"},
+	{key: "repo_map_budget", env: "REIKA_REPO_MAP_BUDGET", kind: kindInt, min: 0, max: 1_000_000, hint: "a number of characters; 0 leaves the map out"},
+	{key: "reasoning_rounds", env: "REIKA_REASONING_ROUNDS", kind: kindInt, min: 0, max: 1000, hint: "a number of rounds, such as 2"},
+	{key: "debug", env: "REIKA_DEBUG", kind: kindBool, hint: "1 or 0"},
+	{key: "minimal", env: "REIKA_MINIMAL", kind: kindBool, hint: "1 or 0"},
+	{key: "warmup", env: "REIKA_WARMUP", kind: kindBool, hint: "1 or 0"},
+}
+
+type resolver struct{ s *Settings }
+
+func (r *resolver) warn(format string, args ...any) {
+	r.s.Warnings = append(r.s.Warnings, fmt.Sprintf(format, args...))
+}
+
+func (r *resolver) applyProfile(p Profile, src Source) {
+	set := func(key string, v any) {
+		for _, st := range settingsTable {
+			if st.key == key {
+				r.setAny(st, v, src)
+				return
+			}
+		}
+	}
+	if p.Endpoint != "" {
+		set("endpoint", p.Endpoint)
+	}
+	if p.Model != "" {
+		set("model", p.Model)
+	}
+	if p.APIKeyEnv != "" {
+		set("api_key_env", p.APIKeyEnv)
+	}
+	for _, f := range []struct {
+		key string
+		v   *int
+	}{
+		{"context_window", p.ContextWindow}, {"max_tokens", p.MaxTokens}, {"min_gen_tokens", p.MinGenTokens},
+		{"repo_map_budget", p.RepoMapBudget}, {"reasoning_rounds", p.ReasoningRounds},
+	} {
+		if f.v != nil {
+			set(f.key, *f.v)
+		}
+	}
+	for _, f := range []struct {
+		key string
+		v   *bool
+	}{{"debug", p.Debug}, {"minimal", p.Minimal}, {"warmup", p.Warmup}} {
+		if f.v != nil {
+			set(f.key, *f.v)
+		}
+	}
+	if p.Extra != nil {
+		r.s.Extra = Value[map[string]any]{p.Extra, src}
+	}
+}
+
+// setText applies a value given as text (an environment variable).
+func (r *resolver) setText(st setting, text string, src Source) {
+	text = strings.TrimSpace(text)
+	switch st.kind {
+	case kindInt:
+		n, err := strconv.Atoi(strings.ReplaceAll(text, "_", ""))
+		if err != nil {
+			r.warn("%s=%q is not %s; ignored", strings.TrimPrefix(src.Detail, "env "), text, st.hint)
+			return
+		}
+		r.setInt(st, n, src)
+	case kindBool:
+		b, ok := parseBool(text)
+		if !ok {
+			r.warn("%s=%q is not %s; ignored", strings.TrimPrefix(src.Detail, "env "), text, st.hint)
+			return
+		}
+		r.setBool(st, b, src)
+	default:
+		r.setString(st, text, src)
+	}
+}
+
+// setAny applies a value decoded from JSON (the file or the editor).
+func (r *resolver) setAny(st setting, v any, src Source) {
+	name := st.key + " (" + src.String() + ")"
+	switch st.kind {
+	case kindInt:
+		switch n := v.(type) {
+		case int:
+			r.setInt(st, n, src)
+		case float64:
+			if n != math.Trunc(n) || math.Abs(n) > 1e15 {
+				r.warn("%s = %v is not %s; ignored", name, v, st.hint)
+				return
+			}
+			r.setInt(st, int(n), src)
+		case string:
+			r.setText(st, n, src)
+		default:
+			r.warn("%s = %v is not %s; ignored", name, v, st.hint)
+		}
+	case kindBool:
+		switch b := v.(type) {
+		case bool:
+			r.setBool(st, b, src)
+		case string:
+			r.setText(st, b, src)
+		default:
+			r.warn("%s = %v is not %s; ignored", name, v, st.hint)
+		}
+	default:
+		s, ok := v.(string)
+		if !ok {
+			r.warn("%s = %v is not a string; ignored", name, v)
+			return
+		}
+		r.setString(st, s, src)
+	}
+}
+
+func (r *resolver) setInt(st setting, n int, src Source) {
+	if n < st.min || st.max > 0 && n > st.max {
+		r.warn("%s = %d is out of range: want %s; ignored", describe(st, src), n, st.hint)
+		return
+	}
+	v := Value[int]{n, src}
+	switch st.key {
+	case "context_window":
+		r.s.ContextWindow = v
+	case "max_tokens":
+		r.s.MaxTokens = v
+	case "min_gen_tokens":
+		r.s.MinGenTokens = v
+	case "repo_map_budget":
+		r.s.RepoMapBudget = v
+	case "reasoning_rounds":
+		r.s.ReasoningRounds = v
+	}
+}
+
+func (r *resolver) setBool(st setting, b bool, src Source) {
+	v := Value[bool]{b, src}
+	switch st.key {
+	case "debug":
+		r.s.Debug = v
+	case "minimal":
+		r.s.Minimal = v
+	case "warmup":
+		r.s.Warmup = v
+	}
+}
+
+func (r *resolver) setString(st setting, s string, src Source) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return
+	}
+	switch st.key {
+	case "endpoint":
+		u, note, err := NormalizeEndpoint(s)
+		if err != nil {
+			r.warn("%s: %v; want %s; ignored", describe(st, src), err, st.hint)
+			return
+		}
+		if note != "" {
+			src.Detail += " (" + note + ")"
+		}
+		r.s.Endpoint = Value[string]{u, src}
+	case "model":
+		r.s.Model = Value[string]{s, src}
+	case "api_key_env":
+		if strings.ContainsAny(s, " =") || len(s) > 100 {
+			r.warn("%s must name an environment variable, not hold the key itself; ignored", describe(st, src))
+			return
+		}
+		r.s.APIKeyEnv = Value[string]{s, src}
+	}
+}
+
+func describe(st setting, src Source) string {
+	if src.Layer == Env {
+		return strings.TrimPrefix(src.Detail, "env ")
+	}
+	return st.key + " (" + src.String() + ")"
+}
+
+func parseBool(s string) (bool, bool) {
+	switch strings.ToLower(s) {
+	case "1", "true", "yes", "on":
+		return true, true
+	case "0", "false", "no", "off":
+		return false, true
+	}
+	return false, false
+}
+
+// NormalizeEndpoint checks an endpoint URL and puts it in the form the
+// client wants: a scheme (http:// is added to a bare host:port), no
+// trailing slash, and /v1 when no path was given. The note says what was
+// added, if anything.
+func NormalizeEndpoint(raw string) (endpoint, note string, err error) {
+	s := strings.TrimSpace(raw)
+	var notes []string
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+		notes = append(notes, "http:// added")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", "", fmt.Errorf("%q is not a URL", raw)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", "", fmt.Errorf("%q: scheme %q is not http or https", raw, u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return "", "", fmt.Errorf("%q has no host", raw)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", "", fmt.Errorf("%q: port %q is not a port number", raw, p)
+		}
+	}
+	if u.User != nil {
+		return "", "", fmt.Errorf("%q carries credentials; put the key in an environment variable and name it in api_key_env", raw)
+	}
+	u.RawQuery, u.Fragment = "", ""
+	u.Path = strings.TrimRight(u.Path, "/")
+	if u.Path == "" {
+		u.Path = "/v1"
+		notes = append(notes, "/v1 added")
+	}
+	u.RawPath = ""
+	return u.String(), strings.Join(notes, ", "), nil
+}
+
+// APIKey returns the key from the variable the settings name, if any.
+func (s *Settings) APIKey(getenv func(string) string) string {
+	if s.APIKeyEnv.Value == "" || getenv == nil {
+		return ""
+	}
+	return strings.TrimSpace(getenv(s.APIKeyEnv.Value))
+}
+
+// Each lists every setting with its value and source, in a fixed order,
+// for reports.
+func (s *Settings) Each(f func(key string, value any, src Source)) {
+	f("profile", s.Profile.Value, s.Profile.Source)
+	f("endpoint", s.Endpoint.Value, s.Endpoint.Source)
+	f("model", s.Model.Value, s.Model.Source)
+	f("api_key_env", s.APIKeyEnv.Value, s.APIKeyEnv.Source)
+	f("context_window", s.ContextWindow.Value, s.ContextWindow.Source)
+	f("max_tokens", s.MaxTokens.Value, s.MaxTokens.Source)
+	f("min_gen_tokens", s.MinGenTokens.Value, s.MinGenTokens.Source)
+	f("repo_map_budget", s.RepoMapBudget.Value, s.RepoMapBudget.Source)
+	f("reasoning_rounds", s.ReasoningRounds.Value, s.ReasoningRounds.Source)
+	f("debug", s.Debug.Value, s.Debug.Source)
+	f("minimal", s.Minimal.Value, s.Minimal.Source)
+	f("warmup", s.Warmup.Value, s.Warmup.Source)
+	f("extra", s.Extra.Value, s.Extra.Source)
+}
