@@ -275,26 +275,32 @@ func TestDiscoverConfiguredWindowWins(t *testing.T) {
 // proves that every request went to the endpoint's own host.
 func TestDiscoverCatalogOnlyForHostedHosts(t *testing.T) {
 	srv := fakeEngine(t, map[string]route{
-		"GET /v1/models": {body: []byte(`{"object":"list","data":[{"id":"gpt-4o","object":"model","owned_by":"system"}]}`)},
+		"GET /v1/models": {body: []byte(`{"object":"list","data":[{"id":"gpt-4o","object":"model","owned_by":"system"},` +
+			`{"id":"qwen/qwen3-coder-30b","object":"model","owned_by":"system"}]}`)},
 	})
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	for _, tc := range []struct {
 		base      string
+		model     string
 		window    int
 		source    string
 		output    int
 		flavor    Flavor
 		wantHosts []string
 	}{
-		{"http://api.openai.com/v1", 128000, "models.dev catalog (openai/gpt-4o)", 16384, Hosted, []string{"api.openai.com"}},
-		{"http://127.0.0.1:9/v1", 0, "", 0, Generic, []string{"127.0.0.1"}},
-		{"http://192.168.1.20:8080/v1", 0, "", 0, Generic, []string{"192.168.1.20"}},
-		{"http://gpu-box:8000/v1", 0, "", 0, Generic, []string{"gpu-box"}},
-		{"http://[::1]:8080/v1", 0, "", 0, Generic, []string{"::1"}},
+		{"http://api.openai.com/v1", "gpt-4o", 128000, "models.dev catalog (openai/gpt-4o)", 16384, Hosted, []string{"api.openai.com"}},
+		{"http://127.0.0.1:9/v1", "gpt-4o", 0, "", 0, Generic, []string{"127.0.0.1"}},
+		{"http://192.168.1.20:8080/v1", "gpt-4o", 0, "", 0, Generic, []string{"192.168.1.20"}},
+		{"http://gpu-box:8000/v1", "gpt-4o", 0, "", 0, Generic, []string{"gpu-box"}},
+		{"http://[::1]:8080/v1", "gpt-4o", 0, "", 0, Generic, []string{"::1"}},
+		// The catalog itself lists local providers (LM Studio at
+		// 127.0.0.1:1234); they are still never looked up.
+		{"http://127.0.0.1:1234/v1", "qwen/qwen3-coder-30b", 0, "", 0, Generic, []string{"127.0.0.1"}},
+		{"http://localhost:8080/v1", "qwen3-coder-30b-a3b", 0, "", 0, Generic, []string{"localhost"}},
 	} {
 		t.Run(tc.base, func(t *testing.T) {
 			var rec recorder
-			d, err := Discover(context.Background(), Options{BaseURL: tc.base, HTTPClient: rec.client(addr)}, Configured{})
+			d, err := Discover(context.Background(), Options{BaseURL: tc.base, Model: tc.model, HTTPClient: rec.client(addr)}, Configured{})
 			if err != nil {
 				t.Fatal(err)
 			}
