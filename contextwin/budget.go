@@ -22,16 +22,16 @@ const (
 // Budget divides a context window of Window tokens. All figures are tokens
 // except RepoMapChars.
 type Budget struct {
-	Window  int // W
-	Reserve int // G: room held back for the reply
-	Usable  int // U = W − G
+	Window  int `json:"window"`  // W
+	Reserve int `json:"reserve"` // G: room held back for the reply
+	Usable  int `json:"usable"`  // U = W − G
 
-	ShedPoint  int // 0.9 U: at this prompt size the next request sheds
-	ShedTarget int // 0.7 × shed point (0.63 U): shedding goes down to here
-	FoldKeeps  int // 0.3 U: newest turns kept verbatim by a fold
-	Recap      int // 0.1 U: the recap of everything older
+	ShedPoint  int `json:"shed_point"`  // 0.9 U: at this prompt size the next request sheds
+	ShedTarget int `json:"shed_target"` // 0.7 × shed point (0.63 U): shedding goes down to here
+	FoldKeeps  int `json:"fold_keeps"`  // 0.3 U: newest turns kept verbatim by a fold
+	Recap      int `json:"recap"`       // 0.1 U: the recap of everything older
 
-	RepoMapChars int // 5% of W at 4 chars a token, within 3200…12000
+	RepoMapChars int `json:"repo_map_chars"` // 5% of W at 4 chars a token, within 3200…12000
 }
 
 // NewBudget divides window W with reserve G. A reserve that leaves no room
