@@ -101,7 +101,9 @@ func Tokenize(text string) []string {
 					j++
 				}
 				emit(i, j)
-			case j == len(text):
+			case j == len(text) || matchSpecial(text[j:]) != "":
+				// At the end, or before a marker: the run stands alone,
+				// so appending a marker never re-splits it.
 				emit(i, j)
 			case j-i == 1 && c == ' ':
 				flushSpace()
