@@ -65,6 +65,12 @@ func learn(c *chat) *knowledge {
 			break
 		}
 	}
+	// The task's own names come first: they are what to look for.
+	for _, id := range identRe.FindAllString(k.task, -1) {
+		if looksLikeIdentifier(id) {
+			k.addIdent(id)
+		}
+	}
 	if m := directiveRe.FindStringSubmatch(k.task); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			k.directive = min(n, 100000)
