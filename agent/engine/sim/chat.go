@@ -240,6 +240,9 @@ func completionID(f Flavor, seq int) string {
 // half of the body first. It returns the tokens delivered and whether the
 // answer was broken off.
 func (s *Server) respond(ctx context.Context, w http.ResponseWriter, a answer) (int, bool) {
+	if s.cfg.Realtime && !s.sleep(ctx, msDuration(a.fig.predictedMS)) {
+		return 0, true
+	}
 	body := mustEncode(s.completionBody(a))
 	if a.fault.CutAfter == 0 && a.fault.StallAfter == 0 {
 		w.Header().Set("Content-Type", s.jsonContentType())

@@ -3,7 +3,6 @@ package sim
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -241,11 +240,11 @@ func flatKeys(t *testing.T, data []byte, stop ...string) []string {
 // promptLen is the prompt size the sim computes for a request body.
 func promptLen(t *testing.T, b any) int {
 	t.Helper()
-	c, err := parseChat(mustJSON(t, b))
+	n, err := CountPrompt(mustJSON(t, b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(PromptTokens(renderPrompt(c.messages, c.tools)))
+	return n
 }
 
 // userOfSize is a user message that makes the request's prompt exactly n
@@ -257,10 +256,4 @@ func userOfSize(t *testing.T, pre []msg, n int) msg {
 		t.Fatalf("prompt of %d tokens is below the minimum %d", n, base)
 	}
 	return user("x" + strings.Repeat(" a", n-base))
-}
-
-func withTimeout(t *testing.T) context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	return ctx
 }

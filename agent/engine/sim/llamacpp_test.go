@@ -3,6 +3,8 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -325,6 +327,45 @@ func TestBadRequests(t *testing.T) {
 		}
 		if n := len(s.Requests()); n != len(tests) {
 			t.Errorf("%s: %d records, want %d (bad requests are recorded)", f, n, len(tests))
+		}
+	}
+}
+
+// TestConcurrent runs parallel requests through two slots; with -race it
+// checks the locking, and every request is answered and recorded.
+func TestConcurrent(t *testing.T) {
+	s, url := start(t, Config{Slots: 2, Root: writeTree(t)})
+	const n = 12
+	errs := make(chan string, n)
+	for i := range n {
+		go func() {
+			b := with(body(user(fmt.Sprintf("task %d: explain LoadConfig", i))), "tools", toolDefs("read", "grep"), "stream", i%2 == 0)
+			resp, err := http.Post(url+"/v1/chat/completions", "application/json", bytes.NewReader(mustJSON(t, b)))
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				errs <- fmt.Sprintf("request %d = %d %s", i, resp.StatusCode, data)
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for range n {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+	recs := s.Requests()
+	if len(recs) != n {
+		t.Fatalf("%d records, want %d", len(recs), n)
+	}
+	for _, r := range recs {
+		if r.Slot < 0 || r.Slot > 1 || r.FinishReason != "tool_calls" {
+			t.Errorf("record %d: slot %d finish %q, want slot 0 or 1 and tool_calls", r.Seq, r.Slot, r.FinishReason)
 		}
 	}
 }

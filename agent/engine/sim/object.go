@@ -37,17 +37,6 @@ func (o obj) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// set replaces the value of key k, or appends it.
-func (o obj) set(k string, v any) obj {
-	for i := range o {
-		if o[i].k == k {
-			o[i].v = v
-			return o
-		}
-	}
-	return append(o, kv{k, v})
-}
-
 // encode marshals v without HTML escaping and without a trailing newline.
 func encode(v any) ([]byte, error) {
 	var b bytes.Buffer

@@ -76,6 +76,17 @@ func (c *chat) offers(name string) bool {
 	return false
 }
 
+// CountPrompt is the number of prompt tokens the simulator counts for a
+// chat-completions request body: the figure it reports as prompt_tokens
+// (before any Ollama truncation).
+func CountPrompt(body []byte) (int, error) {
+	c, err := parseChat(body)
+	if err != nil {
+		return 0, err
+	}
+	return len(PromptTokens(renderPrompt(c.messages, c.tools))), nil
+}
+
 // parseChat decodes and checks a chat-completions body. Its errors are
 // meant for the client, in a 400.
 func parseChat(body []byte) (*chat, error) {
