@@ -178,7 +178,7 @@ func (p *policy) reply(c *chat) reply {
 		r.ToolCalls = append(r.ToolCalls, a.call)
 		whys = append(whys, a.why)
 	}
-	r.Reasoning = fmt.Sprintf("Round %d of %d. The task: %s So far I have read %d files, run %d searches and made %d edits. Next I will %s.",
+	r.Reasoning = fmt.Sprintf("Round %d of %d. The task is %q. So far I have read %d files, run %d searches and made %d edits. Next I will %s.",
 		round, target, excerpt(k.task, 100), len(k.readPaths()), len(k.greps), len(k.edits), strings.Join(whys, ", and "))
 	return r
 }
