@@ -41,7 +41,6 @@ type policy struct {
 
 	once  sync.Once
 	files []fileEntry
-	err   error
 }
 
 type fileEntry struct {
@@ -69,7 +68,8 @@ func newPolicy(root string, rounds int) *policy {
 // hidden and dependency directories.
 func (p *policy) listing() []fileEntry {
 	p.once.Do(func() {
-		p.err = filepath.WalkDir(p.root, func(full string, d fs.DirEntry, err error) error {
+		// The walk never fails: unreadable entries are skipped.
+		_ = filepath.WalkDir(p.root, func(full string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // unreadable entries are skipped, not fatal
 			}
