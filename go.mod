@@ -1,3 +1,5 @@
 module github.com/reika-lsp/reika
 
 go 1.26
+
+require github.com/google/go-cmp v0.7.0

@@ -2,12 +2,168 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"net"
+	"strings"
+
+	"github.com/reika-lsp/reika/agent/engine/sim"
 )
 
-// runSim is replaced by the simulated engine's command.
+const simUsage = `usage: reika-lsp sim [flags]
+
+Run the simulated engine: an OpenAI-compatible server that behaves like
+llama.cpp's llama-server (or vLLM, or Ollama) without a model. Replies come
+from --script, then from a built-in policy that explores --root with the
+tools the agent offers.
+
+Flags:
+  --listen ADDR           address to listen on (default 127.0.0.1:8080; vllm 8000, ollama 11434)
+  --ctx N                 context window in tokens, per slot (default 8192)
+  --flavor NAME           llamacpp, vllm or ollama (default llamacpp)
+  --model NAME            model id to report
+  --slots N               parallel slots, each with its own prompt cache (default 1)
+  --script FILE           scripted replies: a JSON array or JSONL of turns
+  --root DIR              directory the policy explores (default "."; "" for none)
+  --rounds N              tool rounds before the policy's final answer (default 40)
+  --load-time D           answer 503 "Loading model" for this long (llamacpp)
+  --realtime              take the modelled prefill and decode time
+  --prefill-ms F          modelled milliseconds per prompt token (default 0.5)
+  --decode-ms F           modelled milliseconds per generated token (default 20)
+  --quiet                 no per-request log on stderr
+
+Faults (latency applies to every chat request; the others follow
+--fail-every and --fail-first, by default every request):
+  --latency D             delay before the first byte
+  --chunk-latency D       delay before every streamed chunk
+  --fail-status N         answer with HTTP status N (500, 502, 503, 429…)
+  --html-error            answer with a reverse proxy's HTML error page (502 unless --fail-status)
+  --cut-after K           close the connection after K streamed chunks
+  --stall-after K         stop sending after K streamed chunks, keep the connection open
+  --malformed-tool-calls  cut tool-call arguments short (invalid JSON)
+  --fail-every K          apply those faults to every K-th chat request
+  --fail-first N          apply them only to the first N chat requests
+`
+
+// runSim runs the simulated engine until ctx is cancelled.
 func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "reika-lsp sim: not built yet")
-	return 1
+	cfg, listen, err := parseSimFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, simUsage)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp sim: %v (run reika-lsp sim -h for the flags)\n", err)
+		return 2
+	}
+	srv, err := sim.New(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp sim: %v\n", err)
+		return 2
+	}
+	cfg = srv.Config()
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp sim: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "sim: %s flavour on http://%s/v1 (window %d tokens)\n", cfg.Flavor, ln.Addr(), cfg.Ctx)
+	if err := srv.Serve(ctx, ln); err != nil {
+		fmt.Fprintf(stderr, "reika-lsp sim: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// parseSimFlags turns the command line into a configuration and the
+// address to listen on.
+func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	var (
+		cfg       sim.Config
+		listen    = fs.String("listen", "", "")
+		flavor    = fs.String("flavor", "llamacpp", "")
+		script    = fs.String("script", "", "")
+		quiet     = fs.Bool("quiet", false, "")
+		latency   = fs.Duration("latency", 0, "")
+		chunkLat  = fs.Duration("chunk-latency", 0, "")
+		fault     sim.Fault
+		failEvery = fs.Int("fail-every", 0, "")
+		failFirst = fs.Int("fail-first", 0, "")
+	)
+	fs.IntVar(&cfg.Ctx, "ctx", sim.DefaultCtx, "")
+	fs.StringVar(&cfg.Model, "model", "", "")
+	fs.IntVar(&cfg.Slots, "slots", 1, "")
+	fs.StringVar(&cfg.Root, "root", ".", "")
+	fs.IntVar(&cfg.PolicyRounds, "rounds", sim.DefaultPolicyRounds, "")
+	fs.DurationVar(&cfg.LoadTime, "load-time", 0, "")
+	fs.BoolVar(&cfg.Realtime, "realtime", false, "")
+	fs.Float64Var(&cfg.PrefillMSPerToken, "prefill-ms", sim.DefaultPrefillMSPerToken, "")
+	fs.Float64Var(&cfg.DecodeMSPerToken, "decode-ms", sim.DefaultDecodeMSPerToken, "")
+	fs.IntVar(&fault.Status, "fail-status", 0, "")
+	fs.BoolVar(&fault.HTML, "html-error", false, "")
+	fs.IntVar(&fault.CutAfter, "cut-after", 0, "")
+	fs.IntVar(&fault.StallAfter, "stall-after", 0, "")
+	fs.BoolVar(&fault.MalformedToolCalls, "malformed-tool-calls", false, "")
+	if err := fs.Parse(args); err != nil {
+		return cfg, "", err
+	}
+	if fs.NArg() > 0 {
+		return cfg, "", fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if cfg.Ctx <= 0 {
+		return cfg, "", fmt.Errorf("--ctx %d: want a positive number of tokens", cfg.Ctx)
+	}
+	if cfg.Slots <= 0 || cfg.PolicyRounds <= 0 {
+		return cfg, "", errors.New("--slots and --rounds must be positive")
+	}
+	if cfg.PrefillMSPerToken <= 0 || cfg.DecodeMSPerToken <= 0 {
+		return cfg, "", errors.New("--prefill-ms and --decode-ms must be positive")
+	}
+	if *failEvery < 0 || *failFirst < 0 {
+		return cfg, "", errors.New("--fail-every and --fail-first must not be negative")
+	}
+	f, err := sim.ParseFlavor(*flavor)
+	if err != nil {
+		return cfg, "", err
+	}
+	cfg.Flavor = f
+	if *script != "" {
+		if cfg.Script, err = sim.LoadScript(*script); err != nil {
+			return cfg, "", err
+		}
+	}
+	if *latency != 0 || *chunkLat != 0 {
+		cfg.Faults = append(cfg.Faults, sim.FaultRule{Fault: sim.Fault{Latency: *latency, ChunkLatency: *chunkLat}})
+	}
+	if !fault.IsZero() {
+		cfg.Faults = append(cfg.Faults, sim.FaultRule{Fault: fault, Every: *failEvery, First: *failFirst})
+	} else if *failEvery != 0 || *failFirst != 0 {
+		return cfg, "", errors.New("--fail-every and --fail-first need a fault (--fail-status, --html-error, --cut-after, --stall-after or --malformed-tool-calls)")
+	}
+	if !*quiet {
+		cfg.Log = stderr
+	}
+	if *listen == "" {
+		*listen = defaultListen(cfg.Flavor)
+	}
+	if !strings.Contains(*listen, ":") {
+		return cfg, "", fmt.Errorf("--listen %q: want HOST:PORT", *listen)
+	}
+	return cfg, *listen, nil
+}
+
+// defaultListen is where the real engine listens by default.
+func defaultListen(f sim.Flavor) string {
+	switch f {
+	case sim.VLLM:
+		return "127.0.0.1:8000"
+	case sim.Ollama:
+		return "127.0.0.1:11434"
+	}
+	return "127.0.0.1:8080"
 }

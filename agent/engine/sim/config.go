@@ -1,0 +1,145 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Flavor is the engine the simulator pretends to be.
+type Flavor string
+
+const (
+	// LlamaCpp is llama.cpp's llama-server: window in /v1/models meta and
+	// /props, per-slot prompt cache with timings, overlong prompts refused.
+	LlamaCpp Flavor = "llamacpp"
+	// VLLM is vLLM's OpenAI server: window as max_model_len, block prefix
+	// cache reported as cached_tokens, no timings, overflow refused.
+	VLLM Flavor = "vllm"
+	// Ollama is Ollama's OpenAI compatibility layer: no window in
+	// /v1/models (it is in /api/show and /api/ps), overlong chats silently
+	// truncated.
+	Ollama Flavor = "ollama"
+)
+
+// ParseFlavor accepts the flavour names of the CLI ("llamacpp", "vllm",
+// "ollama", and "llama.cpp" or "llama-server" for the first).
+func ParseFlavor(s string) (Flavor, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "llamacpp", "llama.cpp", "llama-server", "llama":
+		return LlamaCpp, nil
+	case "vllm":
+		return VLLM, nil
+	case "ollama":
+		return Ollama, nil
+	}
+	return "", fmt.Errorf("unknown flavour %q: want llamacpp, vllm or ollama", s)
+}
+
+// Defaults used where a Config field is left zero.
+const (
+	DefaultCtx               = 8192
+	DefaultPolicyRounds      = 40
+	DefaultPrefillMSPerToken = 0.5  // 2000 prompt tokens per second
+	DefaultDecodeMSPerToken  = 20.0 // 50 generated tokens per second
+)
+
+// Config describes one simulated engine. The zero value is a llama.cpp
+// server with one slot, an 8192-token window and no policy.
+type Config struct {
+	// Flavor is the engine to imitate; empty means LlamaCpp.
+	Flavor Flavor
+	// Ctx is the per-slot context window in tokens (llama.cpp meta.n_ctx,
+	// vLLM max_model_len, Ollama num_ctx); 0 means DefaultCtx.
+	Ctx int
+	// Model is the model id the engine reports; empty picks one per flavour.
+	Model string
+	// Slots is the number of parallel slots, each with its own prompt
+	// cache (llama.cpp total_slots); 0 means 1. Requests beyond it queue.
+	Slots int
+	// Script holds replies, consumed one per chat request in order.
+	Script []Turn
+	// Root is the directory the built-in policy explores once the script
+	// is used up; empty means no policy (a short final answer instead).
+	Root string
+	// PolicyRounds is how many tool rounds the policy runs before its final
+	// answer; 0 means DefaultPolicyRounds. A "rounds=N" in the first user
+	// message overrides it.
+	PolicyRounds int
+	// LoadTime is how long after New a llama.cpp server answers 503
+	// "Loading model" (see also SetLoading). Other flavours ignore it.
+	LoadTime time.Duration
+	// PrefillMSPerToken and DecodeMSPerToken are the cost model behind the
+	// reported timings; 0 means the defaults.
+	PrefillMSPerToken float64
+	DecodeMSPerToken  float64
+	// Realtime makes the server take the modelled time: it sleeps for the
+	// prefill before the first byte and for each token it streams.
+	Realtime bool
+	// Faults are standing faults applied to chat requests by schedule.
+	Faults []FaultRule
+	// Log, when set, receives one line per chat request.
+	Log io.Writer
+}
+
+func (c Config) withDefaults() (Config, error) {
+	var err error
+	if c.Flavor, err = ParseFlavor(string(c.Flavor)); err != nil {
+		return c, err
+	}
+	if c.Ctx < 0 || c.Slots < 0 || c.PolicyRounds < 0 || c.LoadTime < 0 {
+		return c, errors.New("ctx, slots, policy rounds and load time must not be negative")
+	}
+	if c.PrefillMSPerToken < 0 || c.DecodeMSPerToken < 0 {
+		return c, errors.New("prefill and decode costs must not be negative")
+	}
+	if c.Ctx == 0 {
+		c.Ctx = DefaultCtx
+	}
+	if c.Ctx < 16 {
+		return c, fmt.Errorf("ctx %d is too small: want at least 16 tokens", c.Ctx)
+	}
+	if c.Slots == 0 {
+		c.Slots = 1
+	}
+	if c.Slots > 256 {
+		return c, fmt.Errorf("slots %d is too many: want at most 256", c.Slots)
+	}
+	if c.PolicyRounds == 0 {
+		c.PolicyRounds = DefaultPolicyRounds
+	}
+	if c.PrefillMSPerToken == 0 {
+		c.PrefillMSPerToken = DefaultPrefillMSPerToken
+	}
+	if c.DecodeMSPerToken == 0 {
+		c.DecodeMSPerToken = DefaultDecodeMSPerToken
+	}
+	if c.Model == "" {
+		switch c.Flavor {
+		case VLLM:
+			c.Model = "reika/sim-coder-7b"
+		case Ollama:
+			c.Model = "reika-sim:7b"
+		default:
+			c.Model = "models/reika-sim-7b-q4_k_m.gguf"
+		}
+	}
+	for i, r := range c.Faults {
+		if r.Every < 0 || r.First < 0 {
+			return c, fmt.Errorf("fault rule %d: every and first must not be negative", i)
+		}
+		if err := r.Fault.validate(); err != nil {
+			return c, fmt.Errorf("fault rule %d: %w", i, err)
+		}
+	}
+	for i, t := range c.Script {
+		if t.Fault != nil {
+			if err := t.Fault.validate(); err != nil {
+				return c, fmt.Errorf("script turn %d: %w", i+1, err)
+			}
+		}
+	}
+	return c, nil
+}

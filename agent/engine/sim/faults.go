@@ -1,0 +1,194 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Fault is a misbehaviour applied to one chat request. Fields combine: a
+// fault may delay the answer and then cut the stream. The zero Fault does
+// nothing.
+type Fault struct {
+	// Latency delays the first byte of the answer.
+	Latency time.Duration
+	// ChunkLatency delays every streamed chunk.
+	ChunkLatency time.Duration
+	// Status answers with this HTTP status and the flavour's JSON error
+	// (llama.cpp's "Loading model" for 503) instead of a reply.
+	Status int
+	// HTML answers with an HTML error page, as a reverse proxy in front of
+	// the engine would; the status is Status, or 502 when Status is 0.
+	HTML bool
+	// CutAfter closes the connection abruptly after that many streamed
+	// chunks (never sending [DONE]); a non-streamed answer is cut half way.
+	CutAfter int
+	// StallAfter stops sending after that many streamed chunks and holds
+	// the connection open until the client gives up; a non-streamed answer
+	// stalls half way.
+	StallAfter int
+	// MalformedToolCalls cuts the reply's tool-call arguments short, so they
+	// are not valid JSON.
+	MalformedToolCalls bool
+}
+
+// FaultRule applies a Fault to chat requests by their number (1 for the
+// first chat request the server receives).
+type FaultRule struct {
+	Fault Fault
+	// Every applies the fault to every Every-th request (request n when n
+	// is a multiple of Every); 0 or 1 means every request.
+	Every int
+	// First limits the rule to the first First requests; 0 means no limit.
+	First int
+}
+
+func (r FaultRule) applies(n int) bool {
+	if r.First > 0 && n > r.First {
+		return false
+	}
+	return r.Every <= 1 || n%r.Every == 0
+}
+
+// IsZero reports whether f does nothing.
+func (f Fault) IsZero() bool { return f == Fault{} }
+
+// failing reports whether f answers with an error instead of a reply.
+func (f Fault) failing() bool { return f.Status != 0 || f.HTML }
+
+func (f Fault) validate() error {
+	if f.Latency < 0 || f.ChunkLatency < 0 || f.CutAfter < 0 || f.StallAfter < 0 {
+		return fmt.Errorf("fault values must not be negative")
+	}
+	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
+		return fmt.Errorf("fault status %d is not an HTTP error status (400-599)", f.Status)
+	}
+	return nil
+}
+
+// merge combines two faults: the longer delays, the first status, the
+// earlier cut or stall, either malformation.
+func (f Fault) merge(g Fault) Fault {
+	f.Latency = max(f.Latency, g.Latency)
+	f.ChunkLatency = max(f.ChunkLatency, g.ChunkLatency)
+	if f.Status == 0 {
+		f.Status = g.Status
+	}
+	f.HTML = f.HTML || g.HTML
+	f.CutAfter = minPositive(f.CutAfter, g.CutAfter)
+	f.StallAfter = minPositive(f.StallAfter, g.StallAfter)
+	f.MalformedToolCalls = f.MalformedToolCalls || g.MalformedToolCalls
+	return f
+}
+
+func minPositive(a, b int) int {
+	switch {
+	case a <= 0:
+		return b
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
+}
+
+// String describes f for the request record and the log ("" for none).
+func (f Fault) String() string {
+	var parts []string
+	if f.Latency > 0 {
+		parts = append(parts, "latency="+f.Latency.String())
+	}
+	if f.ChunkLatency > 0 {
+		parts = append(parts, "chunk-latency="+f.ChunkLatency.String())
+	}
+	if f.HTML {
+		parts = append(parts, fmt.Sprintf("html=%d", f.htmlStatus()))
+	} else if f.Status != 0 {
+		parts = append(parts, fmt.Sprintf("status=%d", f.Status))
+	}
+	if f.CutAfter > 0 {
+		parts = append(parts, fmt.Sprintf("cut-after=%d", f.CutAfter))
+	}
+	if f.StallAfter > 0 {
+		parts = append(parts, fmt.Sprintf("stall-after=%d", f.StallAfter))
+	}
+	if f.MalformedToolCalls {
+		parts = append(parts, "malformed-tool-calls")
+	}
+	return strings.Join(parts, " ")
+}
+
+func (f Fault) htmlStatus() int {
+	if f.Status != 0 {
+		return f.Status
+	}
+	return 502
+}
+
+// faultJSON is a Fault as a script writes it:
+// {"latency": "200ms", "chunk_latency": "10ms", "status": 503, "html": true,
+// "cut_after": 3, "stall_after": 3, "malformed_tool_calls": true}.
+type faultJSON struct {
+	Latency            string `json:"latency,omitempty"`
+	ChunkLatency       string `json:"chunk_latency,omitempty"`
+	Status             int    `json:"status,omitempty"`
+	HTML               bool   `json:"html,omitempty"`
+	CutAfter           int    `json:"cut_after,omitempty"`
+	StallAfter         int    `json:"stall_after,omitempty"`
+	MalformedToolCalls bool   `json:"malformed_tool_calls,omitempty"`
+}
+
+// UnmarshalJSON reads the script form of a fault; durations are strings
+// such as "250ms".
+func (f *Fault) UnmarshalJSON(b []byte) error {
+	var j faultJSON
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return fmt.Errorf("fault: %w", err)
+	}
+	out := Fault{Status: j.Status, HTML: j.HTML, CutAfter: j.CutAfter,
+		StallAfter: j.StallAfter, MalformedToolCalls: j.MalformedToolCalls}
+	var err error
+	if j.Latency != "" {
+		if out.Latency, err = time.ParseDuration(j.Latency); err != nil {
+			return fmt.Errorf("fault latency: %w", err)
+		}
+	}
+	if j.ChunkLatency != "" {
+		if out.ChunkLatency, err = time.ParseDuration(j.ChunkLatency); err != nil {
+			return fmt.Errorf("fault chunk_latency: %w", err)
+		}
+	}
+	*f = out
+	return f.validate()
+}
+
+// MarshalJSON writes the script form of a fault.
+func (f Fault) MarshalJSON() ([]byte, error) {
+	j := faultJSON{Status: f.Status, HTML: f.HTML, CutAfter: f.CutAfter,
+		StallAfter: f.StallAfter, MalformedToolCalls: f.MalformedToolCalls}
+	if f.Latency > 0 {
+		j.Latency = f.Latency.String()
+	}
+	if f.ChunkLatency > 0 {
+		j.ChunkLatency = f.ChunkLatency.String()
+	}
+	return json.Marshal(j)
+}
+
+// malformArguments cuts JSON arguments short so they no longer parse: a
+// proper prefix of a JSON object is never valid JSON.
+func malformArguments(args string) string {
+	args = strings.TrimSpace(args)
+	if len(args) < 4 || args[0] != '{' {
+		return `{"path": "`
+	}
+	cut := len(args) / 2
+	for cut > 1 && !utf8Start(args[cut]) {
+		cut--
+	}
+	return args[:cut]
+}
+
+func utf8Start(c byte) bool { return c&0xC0 != 0x80 }

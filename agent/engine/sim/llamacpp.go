@@ -1,0 +1,225 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// buildInfo is the llama.cpp build the simulator reports (/props
+// build_info, system_fingerprint).
+const buildInfo = "b9928-reikasim"
+
+// trainedCtx is the model's trained context: larger than the served window,
+// as it usually is, so that a client mistaking it for the window is caught.
+func (s *Server) trainedCtx() int { return max(32768, 2*s.cfg.Ctx) }
+
+func (s *Server) llamaRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /health", s.llamaHealth)
+	mux.HandleFunc("GET /v1/health", s.llamaHealth)
+	mux.HandleFunc("GET /v1/models", s.llamaModels)
+	mux.HandleFunc("GET /models", s.llamaModels)
+	mux.HandleFunc("GET /props", s.whenLoaded(s.llamaProps))
+	mux.HandleFunc("GET /slots", s.whenLoaded(s.llamaSlots))
+	mux.HandleFunc("POST /tokenize", s.whenLoaded(s.llamaTokenize))
+	mux.HandleFunc("POST /detokenize", s.whenLoaded(s.llamaDetokenize))
+	mux.HandleFunc("POST /apply-template", s.whenLoaded(s.applyTemplate))
+	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
+	mux.HandleFunc("POST /chat/completions", s.handleChat)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeJSON(w, http.StatusNotFound,
+			obj{{"error", obj{{"code", 404}, {"message", "File Not Found"}, {"type", "not_found_error"}}}})
+	})
+}
+
+// whenLoaded answers 503 "Loading model" while the model loads.
+func (s *Server) whenLoaded(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.loading() {
+			s.writeLoading(w)
+			return
+		}
+		h(w, r)
+	}
+}
+
+func (s *Server) llamaHealth(w http.ResponseWriter, r *http.Request) {
+	if s.loading() {
+		s.writeLoading(w)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, obj{{"status", "ok"}})
+}
+
+// llamaModels is GET /v1/models: an Ollama-style "models" list beside the
+// OpenAI "data" list, whose meta carries the slot window (null while
+// loading).
+func (s *Server) llamaModels(w http.ResponseWriter, r *http.Request) {
+	m := s.cfg.Model
+	var meta any
+	if !s.loading() {
+		meta = obj{{"vocab_type", 1}, {"n_vocab", nVocab}, {"n_ctx", s.cfg.Ctx}, {"n_ctx_train", s.trainedCtx()},
+			{"n_embd", 3584}, {"n_params", 7615616512}, {"size", 4683073536}, {"ftype", "Q4_K - Medium"}}
+	}
+	s.writeJSON(w, http.StatusOK, obj{
+		{"models", []any{obj{
+			{"name", m}, {"model", m}, {"modified_at", ""}, {"size", ""}, {"digest", ""},
+			{"type", "model"}, {"description", ""}, {"tags", []string{""}},
+			{"capabilities", []string{"completion"}}, {"parameters", ""},
+			{"details", obj{{"parent_model", ""}, {"format", "gguf"}, {"family", ""},
+				{"families", []string{""}}, {"parameter_size", ""}, {"quantization_level", ""}}},
+		}}},
+		{"object", "list"},
+		{"data", []any{obj{
+			{"id", m}, {"aliases", []string{m}}, {"tags", []string{}}, {"object", "model"},
+			{"created", s.created}, {"owned_by", "llamacpp"}, {"meta", meta},
+		}}},
+	})
+}
+
+func (s *Server) llamaProps(w http.ResponseWriter, r *http.Request) {
+	params := obj{
+		{"seed", 4294967295}, {"temperature", 0.8}, {"top_k", 40}, {"top_p", 0.95}, {"min_p", 0.05},
+		{"max_tokens", -1}, {"n_predict", -1}, {"n_keep", 0}, {"n_discard", 0}, {"stream", false},
+		{"chat_format", "Content-only"}, {"reasoning_format", "deepseek"}, {"reasoning_in_content", false},
+		{"samplers", []string{"penalties", "dry", "top_k", "typ_p", "top_p", "min_p", "xtc", "temperature"}},
+		{"timings_per_token", false}, {"lora", []any{}},
+	}
+	s.writeJSON(w, http.StatusOK, obj{
+		{"default_generation_settings", obj{{"params", params}, {"n_ctx", s.cfg.Ctx}}},
+		{"total_slots", s.cfg.Slots},
+		{"model_alias", s.cfg.Model},
+		{"model_ftype", "Q4_K - Medium"},
+		{"model_path", s.cfg.Model},
+		{"modalities", obj{{"vision", false}, {"video", false}, {"audio", false}}},
+		{"media_marker", "<__media_reikasim__>"},
+		{"endpoint_slots", true},
+		{"endpoint_props", false},
+		{"endpoint_metrics", false},
+		{"ui", false},
+		{"ui_settings", obj{}},
+		{"chat_template", templateSource},
+		{"chat_template_caps", obj{
+			{"supports_object_arguments", true}, {"supports_parallel_tool_calls", true},
+			{"supports_preserve_reasoning", false}, {"supports_string_content", true},
+			{"supports_system_role", true}, {"supports_tool_calls", true}, {"supports_tools", true},
+			{"supports_typed_content", false},
+		}},
+		{"bos_token", bosToken},
+		{"eos_token", "<|endoftext|>"},
+		{"build_info", buildInfo},
+		{"is_sleeping", false},
+		{"cors_proxy_enabled", false},
+	})
+}
+
+func (s *Server) llamaSlots(w http.ResponseWriter, r *http.Request) {
+	var out []any
+	for _, st := range s.slots.snapshot() {
+		o := obj{{"id", st.id}, {"n_ctx", s.cfg.Ctx}, {"speculative", false}, {"is_processing", st.busy}}
+		if st.used {
+			o = append(o,
+				kv{"id_task", st.task}, kv{"n_prompt_tokens", st.nPrompt},
+				kv{"n_prompt_tokens_processed", st.nPrompt - st.nCache}, kv{"n_prompt_tokens_cache", st.nCache},
+				kv{"next_token", []any{obj{{"has_next_token", st.busy}, {"has_new_line", false},
+					{"n_remain", -1}, {"n_decoded", st.nDecoded}}}})
+		}
+		out = append(out, o)
+	}
+	s.writeJSON(w, http.StatusOK, out)
+}
+
+// llamaTokenize is POST /tokenize {"content", "add_special", "with_pieces"}.
+func (s *Server) llamaTokenize(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Content    *string `json:"content"`
+		AddSpecial bool    `json:"add_special"`
+		WithPieces bool    `json:"with_pieces"`
+	}
+	if err := decodeBody(w, r, &req); err != nil || req.Content == nil {
+		s.writeError(w, http.StatusBadRequest, "'content' must be a string")
+		return
+	}
+	toks := Tokenize(*req.Content)
+	if req.AddSpecial {
+		toks = append([]string{bosToken}, toks...)
+	}
+	s.mu.Lock()
+	for _, t := range toks {
+		if len(s.vocab) < 1<<20 {
+			s.vocab[tokenID(t)] = t
+		}
+	}
+	s.mu.Unlock()
+	out := make([]any, len(toks))
+	for i, t := range toks {
+		if req.WithPieces {
+			out[i] = obj{{"id", tokenID(t)}, {"piece", t}}
+		} else {
+			out[i] = tokenID(t)
+		}
+	}
+	s.writeJSON(w, http.StatusOK, obj{{"tokens", out}})
+}
+
+// llamaDetokenize is POST /detokenize {"tokens"}: it knows the pieces that
+// /tokenize has handed out, and the special tokens.
+func (s *Server) llamaDetokenize(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Tokens []int `json:"tokens"`
+	}
+	if err := decodeBody(w, r, &req); err != nil {
+		s.writeError(w, http.StatusBadRequest, "'tokens' must be an array of token ids")
+		return
+	}
+	var b strings.Builder
+	s.mu.Lock()
+	for _, id := range req.Tokens {
+		b.WriteString(s.pieceOf(id))
+	}
+	s.mu.Unlock()
+	s.writeJSON(w, http.StatusOK, obj{{"content", b.String()}})
+}
+
+// pieceOf is the text of a token id; s.mu is held.
+func (s *Server) pieceOf(id int) string {
+	if id == bosID {
+		return bosToken
+	}
+	for _, sp := range specialTokens {
+		if sp.id == id {
+			return sp.text
+		}
+	}
+	return s.vocab[id]
+}
+
+// applyTemplate is POST /apply-template: the rendered prompt of a chat
+// request, without the BOS token.
+func (s *Server) applyTemplate(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r)
+	if err != nil {
+		s.writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	c, err := parseChat(body)
+	if err != nil {
+		s.writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	s.writeJSON(w, http.StatusOK, obj{{"prompt", renderPrompt(c.messages, c.tools)}})
+}
+
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		return nil, fmt.Errorf("could not read the request body: %v", err)
+	}
+	return body, nil
+}
+
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
+	return json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody)).Decode(v)
+}

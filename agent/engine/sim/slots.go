@@ -1,0 +1,186 @@
+package sim
+
+import (
+	"context"
+	"sync"
+)
+
+// hold is the prompt cache held by one request: a llama.cpp slot, or a
+// place in vLLM's shared block cache.
+type hold struct {
+	slot   int // slot id; -1 for the shared cache
+	cacheN int // prompt tokens reused from the cache
+	// done records what the request left in the cache: its prompt plus the
+	// tokens it generated. It must be called exactly once.
+	done func(tokens []string, decoded int)
+}
+
+// cacheFor reuses what it can of prompt's prefix. wantSlot is the
+// request's id_slot, or -1; reuse false (cache_prompt:false) reports no
+// reuse but still leaves the prompt in the cache.
+type promptCache interface {
+	acquire(ctx context.Context, prompt []string, wantSlot int, reuse bool) (hold, error)
+}
+
+// slot is one llama.cpp slot: a token sequence it remembers, and the
+// figures of its last task for /slots.
+type slot struct {
+	id       int
+	tokens   []string
+	busy     bool
+	lastUsed uint64
+	used     bool
+	task     int
+	nPrompt  int
+	nCache   int
+	nDecoded int
+}
+
+// slotPool is llama.cpp's set of slots. A request goes to the slot its
+// id_slot names, else to the idle slot whose remembered tokens share the
+// longest prefix with its prompt (if that prefix is at least a tenth of
+// the prompt), else to the least recently used idle slot; when none is
+// idle it waits. The reused part is that prefix but at most n-1
+// tokens: llama.cpp always evaluates at least one token.
+type slotPool struct {
+	mu    sync.Mutex
+	slots []*slot
+	freed chan struct{} // closed and replaced whenever a slot frees up
+	clock uint64
+	tasks int
+}
+
+func newSlotPool(n int) *slotPool {
+	p := &slotPool{freed: make(chan struct{})}
+	for i := range n {
+		p.slots = append(p.slots, &slot{id: i})
+	}
+	return p
+}
+
+func (p *slotPool) acquire(ctx context.Context, prompt []string, wantSlot int, reuse bool) (hold, error) {
+	for {
+		p.mu.Lock()
+		s := p.pick(prompt, wantSlot)
+		if s != nil {
+			cacheN := 0
+			if reuse {
+				cacheN = min(commonPrefix(s.tokens, prompt), len(prompt)-1)
+			}
+			cacheN = max(cacheN, 0)
+			p.tasks++
+			s.busy, s.used = true, true
+			s.task = p.tasks
+			s.tokens = prompt
+			s.nPrompt, s.nCache, s.nDecoded = len(prompt), cacheN, 0
+			p.mu.Unlock()
+			return hold{slot: s.id, cacheN: cacheN, done: func(tokens []string, decoded int) {
+				p.release(s, tokens, decoded)
+			}}, nil
+		}
+		freed := p.freed
+		p.mu.Unlock()
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return hold{}, ctx.Err()
+		}
+	}
+}
+
+// minSimilarity is llama.cpp's slot_prompt_similarity: a slot is chosen
+// for its cache only when the shared prefix is at least this fraction of
+// the prompt; otherwise the least recently used idle slot is taken.
+const minSimilarity = 0.1
+
+// pick chooses an idle slot for prompt, or nil. p.mu is held.
+func (p *slotPool) pick(prompt []string, wantSlot int) *slot {
+	if wantSlot >= 0 && wantSlot < len(p.slots) {
+		if s := p.slots[wantSlot]; !s.busy {
+			return s
+		}
+		return nil
+	}
+	var best, lru *slot
+	bestLCP := 0
+	for _, s := range p.slots {
+		if s.busy {
+			continue
+		}
+		if lru == nil || s.lastUsed < lru.lastUsed {
+			lru = s
+		}
+		lcp := commonPrefix(s.tokens, prompt)
+		if float64(lcp) >= minSimilarity*float64(len(prompt)) && lcp > bestLCP {
+			best, bestLCP = s, lcp
+		}
+	}
+	if best != nil {
+		return best
+	}
+	return lru
+}
+
+func (p *slotPool) release(s *slot, tokens []string, decoded int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clock++
+	s.tokens = tokens
+	s.busy = false
+	s.lastUsed = p.clock
+	s.nDecoded = decoded
+	close(p.freed)
+	p.freed = make(chan struct{})
+}
+
+// slotState is a snapshot of one slot for /slots.
+type slotState struct {
+	id, task, nPrompt, nCache, nDecoded int
+	busy, used                          bool
+}
+
+func (p *slotPool) snapshot() []slotState {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]slotState, len(p.slots))
+	for i, s := range p.slots {
+		out[i] = slotState{id: s.id, task: s.task, nPrompt: s.nPrompt, nCache: s.nCache,
+			nDecoded: s.nDecoded, busy: s.busy, used: s.used}
+	}
+	return out
+}
+
+// vLLM's automatic prefix cache works on blocks of this many tokens.
+const vllmBlock = 16
+
+// maxSharedSeqs is how many recent sequences the shared cache remembers.
+const maxSharedSeqs = 32
+
+// sharedCache is vLLM's prefix cache: shared by all requests, in whole
+// blocks, with no waiting (vLLM batches every request at once). A prompt
+// that is entirely cached still recomputes its last block.
+type sharedCache struct {
+	mu   sync.Mutex
+	seqs [][]string
+}
+
+func (c *sharedCache) acquire(_ context.Context, prompt []string, _ int, reuse bool) (hold, error) {
+	c.mu.Lock()
+	lcp := 0
+	for _, s := range c.seqs {
+		lcp = max(lcp, commonPrefix(s, prompt))
+	}
+	c.mu.Unlock()
+	cacheN := 0
+	if reuse {
+		cacheN = min(lcp, len(prompt)-1) / vllmBlock * vllmBlock
+	}
+	return hold{slot: -1, cacheN: cacheN, done: func(tokens []string, _ int) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.seqs = append(c.seqs, tokens)
+		if len(c.seqs) > maxSharedSeqs {
+			c.seqs = c.seqs[1:]
+		}
+	}}, nil
+}

@@ -1,0 +1,196 @@
+package sim
+
+import (
+	"context"
+	"net/http"
+	"strings"
+)
+
+// sseChunk is one "data:" event and the generated tokens it carries.
+type sseChunk struct {
+	data   []byte
+	tokens int
+}
+
+// stream writes a completion as server-sent events, flushing after every
+// chunk, with the fault's chunk latency, cut or stall. It returns the
+// tokens delivered and whether the stream was broken off.
+func (s *Server) stream(ctx context.Context, w http.ResponseWriter, a answer) (sent int, broken bool) {
+	chunks := s.streamChunks(a)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	rc.Flush()
+	for i, ch := range chunks {
+		wait := a.fault.ChunkLatency
+		if s.cfg.Realtime {
+			wait += msDuration(float64(ch.tokens) * s.cfg.DecodeMSPerToken)
+		}
+		if !s.sleep(ctx, wait) {
+			return sent, true
+		}
+		if err := writeEvent(w, rc, ch.data); err != nil {
+			return sent, true
+		}
+		sent += ch.tokens
+		if n := i + 1; n == a.fault.CutAfter {
+			cutConnection(w)
+			return sent, true
+		} else if n == a.fault.StallAfter {
+			s.hang(ctx)
+			return sent, true
+		}
+	}
+	// A cut or stall scheduled after the last chunk still withholds [DONE].
+	if a.fault.CutAfter > 0 {
+		cutConnection(w)
+		return sent, true
+	}
+	if a.fault.StallAfter > 0 {
+		s.hang(ctx)
+		return sent, true
+	}
+	if err := writeEvent(w, rc, []byte("[DONE]")); err != nil {
+		return sent, true
+	}
+	return sent, false
+}
+
+func writeEvent(w http.ResponseWriter, rc *http.ResponseController, data []byte) error {
+	buf := make([]byte, 0, len(data)+8)
+	buf = append(buf, "data: "...)
+	buf = append(buf, data...)
+	buf = append(buf, "\n\n"...)
+	if _, err := w.Write(buf); err != nil {
+		return err
+	}
+	return rc.Flush()
+}
+
+// streamChunks renders the whole stream: the role, reasoning pieces,
+// content pieces, tool calls (name first, then arguments in pieces), the
+// finish, and the usage when asked for.
+func (s *Server) streamChunks(a answer) []sseChunk {
+	var out []sseChunk
+	add := func(delta obj, finish any, tokens int) {
+		out = append(out, sseChunk{data: mustEncode(s.chunkObj(a, []any{s.choiceObj(delta, finish)}, nil)), tokens: tokens})
+	}
+	g := a.gen
+	var role obj
+	if s.cfg.Flavor == LlamaCpp {
+		role = obj{{"role", "assistant"}, {"content", nil}}
+	} else {
+		role = obj{{"role", "assistant"}, {"content", ""}}
+	}
+	add(role, nil, 0)
+
+	if g.Reasoning != "" {
+		pieces := pieces(g.Reasoning)
+		counts := spread(g.ReasoningN, pieces)
+		for i, p := range pieces {
+			add(obj{{s.reasoningKey(), p.text}}, nil, counts[i])
+		}
+	}
+	if g.Content != "" {
+		pieces := pieces(g.Content)
+		counts := spread(g.ContentN, pieces)
+		for i, p := range pieces {
+			add(obj{{"content", p.text}}, nil, counts[i])
+		}
+	}
+	for i, tc := range g.ToolCalls {
+		args := pieces(tc.Arguments)
+		counts := spread(g.CallN[i], append([]piece{{}}, args...))
+		head := obj{{"index", i}, {"id", tc.ID}, {"type", "function"},
+			{"function", obj{{"name", tc.Name}, {"arguments", ""}}}}
+		add(obj{{"tool_calls", []any{head}}}, nil, counts[0])
+		for j, p := range args {
+			part := obj{{"index", i}, {"function", obj{{"arguments", p.text}}}}
+			add(obj{{"tool_calls", []any{part}}}, nil, counts[j+1])
+		}
+	}
+
+	includeUsage := a.c.req.StreamOptions != nil && a.c.req.StreamOptions.IncludeUsage
+	var extra obj
+	if s.cfg.Flavor == LlamaCpp && !includeUsage {
+		extra = obj{{"timings", timingsObj(a.fig)}}
+	}
+	out = append(out, sseChunk{
+		data:   mustEncode(s.chunkObj(a, []any{s.choiceObj(obj{}, g.Finish)}, extra)),
+		tokens: g.TailN,
+	})
+	if includeUsage {
+		extra := obj{{"usage", s.usageObj(a.fig)}}
+		if s.cfg.Flavor == LlamaCpp {
+			extra = append(extra, kv{"timings", timingsObj(a.fig)})
+		}
+		out = append(out, sseChunk{data: mustEncode(s.chunkObj(a, []any{}, extra))})
+	}
+	return out
+}
+
+func (s *Server) chunkObj(a answer, choices []any, extra obj) obj {
+	var o obj
+	switch s.cfg.Flavor {
+	case VLLM:
+		o = obj{{"id", a.id}, {"object", "chat.completion.chunk"}, {"created", a.created},
+			{"model", s.cfg.Model}, {"choices", choices}}
+	case Ollama:
+		o = obj{{"id", a.id}, {"object", "chat.completion.chunk"}, {"created", a.created},
+			{"model", s.cfg.Model}, {"system_fingerprint", "fp_ollama"}, {"choices", choices}}
+	default:
+		o = obj{{"choices", choices}, {"created", a.created}, {"id", a.id}, {"model", s.cfg.Model},
+			{"system_fingerprint", buildInfo}, {"object", "chat.completion.chunk"}}
+	}
+	return append(o, extra...)
+}
+
+func (s *Server) choiceObj(delta obj, finish any) obj {
+	if finish == "" {
+		finish = nil
+	}
+	switch s.cfg.Flavor {
+	case VLLM:
+		return obj{{"index", 0}, {"delta", delta}, {"logprobs", nil}, {"finish_reason", finish}}
+	case Ollama:
+		return obj{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}
+	}
+	return obj{{"finish_reason", finish}, {"index", 0}, {"delta", delta}}
+}
+
+// piece is a few tokens of text streamed in one chunk.
+type piece struct {
+	text   string
+	tokens int
+}
+
+// pieces splits text into chunks of 1, 2, 3, 1, 2, 3… tokens.
+func pieces(text string) []piece {
+	toks := Tokenize(text)
+	var out []piece
+	for i, size := 0, 1; i < len(toks); size = size%3 + 1 {
+		j := min(i+size, len(toks))
+		out = append(out, piece{text: strings.Join(toks[i:j], ""), tokens: j - i})
+		i = j
+	}
+	return out
+}
+
+// spread shares total tokens among chunks by their own token counts,
+// giving the first chunk whatever is left over (a marker, a call's frame),
+// so that the counts add up to total.
+func spread(total int, ps []piece) []int {
+	counts := make([]int, len(ps))
+	left := total
+	for i := len(ps) - 1; i >= 1; i-- {
+		counts[i] = min(ps[i].tokens, left)
+		left -= counts[i]
+	}
+	if len(ps) > 0 {
+		counts[0] = left
+	}
+	return counts
+}

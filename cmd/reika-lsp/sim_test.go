@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/reika-lsp/reika/agent/engine/sim"
+)
+
+// TestRunSim starts the command in-process on a free port, checks that it
+// answers, and that it shuts down cleanly when its context is cancelled.
+func TestRunSim(t *testing.T) {
+	for _, tt := range []struct {
+		flavor, health string
+	}{
+		{"llamacpp", "/health"},
+		{"vllm", "/health"},
+		{"ollama", "/api/version"},
+	} {
+		t.Run(tt.flavor, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			outR, outW := io.Pipe()
+			var stderr bytes.Buffer
+			done := make(chan int, 1)
+			go func() {
+				done <- runSim(ctx, []string{"--listen", "127.0.0.1:0", "--ctx", "4096", "--flavor", tt.flavor, "--root", t.TempDir(), "--quiet"}, outW, &stderr)
+				outW.Close()
+			}()
+			line, err := bufio.NewReader(outR).ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading the listening line: %v (stderr %q)", err, stderr.String())
+			}
+			m := regexp.MustCompile(`^sim: (\w+) flavour on (http://127\.0\.0\.1:\d+)/v1 \(window 4096 tokens\)\n$`).FindStringSubmatch(line)
+			if m == nil || m[1] != tt.flavor {
+				t.Fatalf("listening line = %q, want sim: %s flavour on http://127.0.0.1:PORT/v1 (window 4096 tokens)", line, tt.flavor)
+			}
+			go io.Copy(io.Discard, outR)
+			resp, err := http.Get(m[2] + tt.health)
+			if err != nil {
+				t.Fatalf("GET %s: %v", tt.health, err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Errorf("GET %s = %d, want 200", tt.health, resp.StatusCode)
+			}
+			cancel()
+			select {
+			case code := <-done:
+				if code != 0 {
+					t.Errorf("runSim after cancel = %d, want 0 (stderr %q)", code, stderr.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("runSim did not return after its context was cancelled")
+			}
+		})
+	}
+}
+
+func TestRunSimBadFlags(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(script, []byte(`[{"contents": 1}]`), 0o644)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ctx", "zero"}, "invalid value"},
+		{[]string{"--ctx", "-5"}, "--ctx -5"},
+		{[]string{"--flavor", "tgi"}, "unknown flavour"},
+		{[]string{"--no-such-flag"}, "not defined"},
+		{[]string{"extra"}, "unexpected argument"},
+		{[]string{"--fail-every", "3"}, "need a fault"},
+		{[]string{"--fail-status", "200"}, "not an HTTP error status"},
+		{[]string{"--script", script}, "unknown field"},
+		{[]string{"--script", script + ".missing"}, "read script"},
+		{[]string{"--listen", "8080"}, "want HOST:PORT"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := runSim(context.Background(), tt.args, &stdout, &stderr)
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], tt.want) {
+				t.Errorf("runSim(%q) = %d, stderr %q; want 2 and one line containing %q", tt.args, code, stderr.String(), tt.want)
+			}
+		})
+	}
+	t.Run("help", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		if code := runSim(context.Background(), []string{"-h"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "--listen ADDR") {
+			t.Errorf("runSim(-h) = %d, stdout %q; want 0 and the usage", code, stdout.String())
+		}
+	})
+}
+
+func TestParseSimFlags(t *testing.T) {
+	var stderr bytes.Buffer
+	cfg, listen, err := parseSimFlags([]string{
+		"--flavor", "vllm", "--ctx", "32768", "--slots", "2", "--rounds", "150", "--model", "m",
+		"--latency", "200ms", "--fail-status", "503", "--fail-every", "3", "--cut-after", "5", "--malformed-tool-calls",
+	}, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if listen != "127.0.0.1:8000" || cfg.Flavor != sim.VLLM || cfg.Ctx != 32768 || cfg.Slots != 2 || cfg.PolicyRounds != 150 || cfg.Model != "m" || cfg.Root != "." {
+		t.Errorf("parseSimFlags: listen %q cfg %+v", listen, cfg)
+	}
+	want := []sim.FaultRule{
+		{Fault: sim.Fault{Latency: 200 * time.Millisecond}},
+		{Fault: sim.Fault{Status: 503, CutAfter: 5, MalformedToolCalls: true}, Every: 3},
+	}
+	if diff := cmp.Diff(want, cfg.Faults); diff != "" {
+		t.Errorf("fault rules (-want +got):\n%s", diff)
+	}
+	if cfg.Log == nil {
+		t.Errorf("Log is nil, want stderr without --quiet")
+	}
+}
