@@ -13,7 +13,7 @@ type reply struct {
 	Reasoning    string
 	ToolCalls    []toolCall
 	FinishReason string // a scripted override, or ""
-	Source       string // "script", "policy", "note" or "final"
+	Source       string // "script", "policy", "schema", "note" or "final"
 }
 
 // generation is a reply as generated: the tokens the model produced (in
@@ -114,10 +114,15 @@ func (s *Server) chooseReply(c *chat) (reply, *Fault) {
 		return turnReply(t, c), t.Fault
 	}
 	s.mu.Unlock()
+	if c.toolsAllowed() && !offersPolicyTools(c) {
+		if r, ok := schemaReply(c); ok {
+			return r, nil
+		}
+	}
 	switch {
 	case len(c.tools) == 0:
 		return plainReply(c), nil
-	case s.policy != nil:
+	case s.policy != nil && offersPolicyTools(c):
 		return s.policy.reply(c), nil
 	case !c.toolsAllowed():
 		return noteReply(c), nil
