@@ -69,7 +69,7 @@ func (c *Client) stream(ctx, callCtx context.Context, cl *call, or openai.ChatCo
 		if a.chunks == 0 {
 			return resp, c.errorf(StreamCut, nil, "the stream ended before any answer")
 		}
-		return resp, c.errorf(StreamCut, nil, "the stream ended after %d chunks without a finish reason or [DONE]", a.chunks)
+		return resp, c.errorf(StreamCut, nil, "the stream ended without a finish reason or [DONE] (%d chunks received)", a.chunks)
 	}
 	return resp, checkToolCalls(c.opts.BaseURL, opChat, resp)
 }
