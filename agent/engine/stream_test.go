@@ -16,16 +16,16 @@ import (
 
 // chatStream runs a streamed Chat against h and returns the response, the
 // error and every delta received.
-func chatStream(t *testing.T, h http.Handler, opts Options) (*Response, error, []Delta) {
+func chatStream(t *testing.T, h http.Handler, opts Options) (*Response, []Delta, error) {
 	t.Helper()
 	opts.BaseURL = newServer(t, h)
 	var deltas []Delta
 	resp, err := NewClient(opts).Chat(t.Context(), userRequest(), func(d Delta) { deltas = append(deltas, d) })
-	return resp, err, deltas
+	return resp, deltas, err
 }
 
 func TestChatStreamCapture(t *testing.T) {
-	resp, err, deltas := chatStream(t, llamaCapture(t, "c8192-np1/10-chat-stream"), Options{})
+	resp, deltas, err := chatStream(t, llamaCapture(t, "c8192-np1/10-chat-stream"), Options{})
 	if err != nil {
 		t.Fatalf("Chat(10-chat-stream) error = %v", err)
 	}
@@ -141,7 +141,7 @@ func TestChatStreamToolCalls(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, err, deltas := chatStream(t, sseReply(tt.events...), Options{})
+			resp, deltas, err := chatStream(t, sseReply(tt.events...), Options{})
 			if err != nil {
 				t.Fatalf("Chat() error = %v", err)
 			}
@@ -188,7 +188,7 @@ func TestChatStreamReasoning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, err, deltas := chatStream(t, sseReply(tt.events...), Options{})
+			resp, deltas, err := chatStream(t, sseReply(tt.events...), Options{})
 			if err != nil {
 				t.Fatalf("Chat() error = %v", err)
 			}
@@ -246,7 +246,7 @@ func TestChatStreamEnds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, err, _ := chatStream(t, tt.h, Options{})
+			resp, _, err := chatStream(t, tt.h, Options{})
 			if err != nil {
 				t.Fatalf("Chat() error = %v", err)
 			}
@@ -343,7 +343,7 @@ func TestChatStreamFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, err, _ := chatStream(t, tt.h, tt.opts)
+			resp, _, err := chatStream(t, tt.h, tt.opts)
 			if !errors.Is(err, tt.kind) {
 				t.Fatalf("Chat() error = %v (kind %v), want kind %v", err, kindOf(err), tt.kind)
 			}

@@ -35,7 +35,6 @@ type call struct {
 	cancel context.CancelCauseFunc
 	timer  *time.Timer
 
-	sent   []byte // the request body as sent
 	status int    // HTTP status; 0 when no response arrived
 	body   []byte // whole body of a non-streamed answer, an error, or a stream answered without SSE
 	// bodyErr is set when reading a whole body failed part way.
@@ -90,7 +89,6 @@ func (d doer) Do(r *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.sent = body
 		r = r.Clone(r.Context())
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
