@@ -18,9 +18,13 @@ type Message struct {
 
 // ToolCall is one function call made by the model.
 type ToolCall struct {
-	ID        string
-	Name      string
-	Arguments string // JSON text, as the model wrote it
+	// ID ties the call to its result. When the engine gave none, the
+	// client names it "call_N", N being its position in the reply.
+	ID   string
+	Name string
+	// Arguments is JSON text, as the model wrote it; "{}" when the model
+	// gave none.
+	Arguments string
 }
 
 // Tool is a function the model may call. Parameters is its JSON schema,
@@ -44,11 +48,14 @@ type Request struct {
 	// Temperature, when non-nil, is sent even when it is 0.
 	Temperature *float64
 	// Extra fields are merged into the request body, after the profile's
-	// own extras (a key here wins).
+	// own extras (a key here wins). Neither replaces a field the client
+	// sets itself: messages, tools, tool_choice, stream, stream_options,
+	// and model, max_tokens and temperature when they are set.
 	Extra map[string]any
 }
 
-// Response is a finished chat completion.
+// Response is a finished chat completion. Chat also returns it beside
+// some errors, holding what arrived (see [Client.Chat]).
 type Response struct {
 	Model        string
 	Content      string
@@ -66,8 +73,8 @@ type Usage struct {
 	CompletionTokens int
 	TotalTokens      int
 	// CachedTokens are prompt tokens the engine reused from its prefix
-	// cache (usage.prompt_tokens_details.cached_tokens); -1 when the engine
-	// did not say.
+	// cache (usage.prompt_tokens_details.cached_tokens, else llama.cpp's
+	// timings.cache_n); -1 when the engine did not say.
 	CachedTokens int
 }
 
@@ -93,6 +100,8 @@ type Delta struct {
 
 // ToolCallDelta is a piece of a streamed tool call.
 type ToolCallDelta struct {
+	// Index is the call's position in Response.ToolCalls (not always the
+	// engine's own index: some engines reuse index 0 for every call).
 	Index     int
 	ID        string
 	Name      string
