@@ -6,25 +6,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
-
-const captures = "../../testdata/engine-captures"
-
-// capture reads a captured body.
-func capture(t *testing.T, rel string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(captures, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
 
 // route is one canned answer of a fake engine.
 type route struct {
@@ -54,15 +40,15 @@ func fakeEngine(t *testing.T, routes map[string]route) *httptest.Server {
 	return srv
 }
 
-// recorder is an HTTP client that notes every request it sends and can
+// outgoing is an HTTP client that notes every request it sends and can
 // route any host name to a test server, so that a test can play a hosted
 // or private host without the network.
-type recorder struct {
+type outgoing struct {
 	mu   sync.Mutex
 	urls []string
 }
 
-func (rec *recorder) client(routeTo string) *http.Client {
+func (rec *outgoing) client(routeTo string) *http.Client {
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			if routeTo != "" {
@@ -79,7 +65,7 @@ func (rec *recorder) client(routeTo string) *http.Client {
 	})}
 }
 
-func (rec *recorder) hosts() map[string]bool {
+func (rec *outgoing) hosts() map[string]bool {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	hs := map[string]bool{}
@@ -115,8 +101,8 @@ func TestDiscoverLlamaCpp(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fakeEngine(t, map[string]route{
-				"GET /v1/models": {body: capture(t, tc.models)},
-				"GET /props":     {body: capture(t, tc.props)},
+				"GET /v1/models": {body: readCapture(t, tc.models)},
+				"GET /props":     {body: readCapture(t, tc.props)},
 			})
 			d, err := Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{})
 			if err != nil {
@@ -138,8 +124,8 @@ func TestDiscoverLlamaCpp(t *testing.T) {
 
 func TestDiscoverLlamaCppBuildInfo(t *testing.T) {
 	srv := fakeEngine(t, map[string]route{
-		"GET /v1/models": {body: capture(t, "llama.cpp/c8192-np1/02-v1-models.json")},
-		"GET /props":     {body: capture(t, "llama.cpp/c8192-np1/04-props.json")},
+		"GET /v1/models": {body: readCapture(t, "llama.cpp/c8192-np1/02-v1-models.json")},
+		"GET /props":     {body: readCapture(t, "llama.cpp/c8192-np1/04-props.json")},
 	})
 	d, err := Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{})
 	if err != nil {
@@ -152,7 +138,7 @@ func TestDiscoverLlamaCppBuildInfo(t *testing.T) {
 
 func TestDiscoverVLLM(t *testing.T) {
 	srv := fakeEngine(t, map[string]route{
-		"GET /v1/models": {body: capture(t, "docs-samples/vllm_v1_models_constructed.json")},
+		"GET /v1/models": {body: readCapture(t, "docs-samples/vllm_v1_models_constructed.json")},
 	})
 	d, err := Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{})
 	if err != nil {
@@ -165,7 +151,7 @@ func TestDiscoverVLLM(t *testing.T) {
 
 func TestDiscoverOllama(t *testing.T) {
 	models := []byte(`{"object":"list","data":[{"id":"mistral:latest","object":"model","created":1717000000,"owned_by":"library"}]}`)
-	show := capture(t, "docs-samples/ollama_api_show_docs.json")
+	show := readCapture(t, "docs-samples/ollama_api_show_docs.json")
 	for _, tc := range []struct {
 		name   string
 		routes map[string]route
@@ -173,11 +159,11 @@ func TestDiscoverOllama(t *testing.T) {
 		source string
 	}{
 		{"nothing says the window: the docs' /api/show has no num_ctx", map[string]route{
-			"GET /api/ps":    {body: capture(t, "docs-samples/ollama_api_ps_docs.json")},
+			"GET /api/ps":    {body: readCapture(t, "docs-samples/ollama_api_ps_docs.json")},
 			"POST /api/show": {body: show},
 		}, 0, ""},
 		{"num_ctx in the parameters", map[string]route{
-			"GET /api/ps":    {body: capture(t, "docs-samples/ollama_api_ps_docs.json")},
+			"GET /api/ps":    {body: readCapture(t, "docs-samples/ollama_api_ps_docs.json")},
 			"POST /api/show": {body: []byte(`{"parameters":"num_ctx                        8192\nstop \"x\"","model_info":{"general.architecture":"llama","llama.context_length":131072}}`)},
 		}, 8192, "Ollama /api/show num_ctx"},
 		{"the loaded model's context in /api/ps wins", map[string]route{
@@ -209,7 +195,7 @@ func TestDiscoverOllama(t *testing.T) {
 func TestDiscoverOllamaTrainedLength(t *testing.T) {
 	srv := fakeEngine(t, map[string]route{
 		"GET /v1/models": {body: []byte(`{"object":"list","data":[{"id":"llama3:8b","owned_by":"library"}]}`)},
-		"POST /api/show": {body: capture(t, "docs-samples/ollama_api_show_docs.json")},
+		"POST /api/show": {body: readCapture(t, "docs-samples/ollama_api_show_docs.json")},
 	})
 	d, err := Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{})
 	if err != nil {
@@ -224,7 +210,7 @@ func TestDiscoverLMStudio(t *testing.T) {
 	t.Run("loaded instance", func(t *testing.T) {
 		srv := fakeEngine(t, map[string]route{
 			"GET /v1/models":     {body: []byte(`{"object":"list","data":[{"id":"google/gemma-4-26b-a4b","object":"model","owned_by":"organization_owner"}]}`)},
-			"GET /api/v1/models": {body: capture(t, "docs-samples/lmstudio_api_v1_models.json")},
+			"GET /api/v1/models": {body: readCapture(t, "docs-samples/lmstudio_api_v1_models.json")},
 		})
 		d, err := Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{})
 		if err != nil {
@@ -237,7 +223,7 @@ func TestDiscoverLMStudio(t *testing.T) {
 	t.Run("not loaded", func(t *testing.T) {
 		srv := fakeEngine(t, map[string]route{
 			"GET /v1/models":     {body: []byte(`{"object":"list","data":[{"id":"meta-llama-3.1-8b-instruct","object":"model","owned_by":"organization_owner"}]}`)},
-			"GET /api/v0/models": {body: capture(t, "docs-samples/lmstudio_api_v0_models.json")},
+			"GET /api/v0/models": {body: readCapture(t, "docs-samples/lmstudio_api_v0_models.json")},
 		})
 		d, err := Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{})
 		if err != nil {
@@ -251,8 +237,8 @@ func TestDiscoverLMStudio(t *testing.T) {
 
 func TestDiscoverConfiguredWindowWins(t *testing.T) {
 	srv := fakeEngine(t, map[string]route{
-		"GET /v1/models": {body: capture(t, "llama.cpp/c8192-np1/02-v1-models.json")},
-		"GET /props":     {body: capture(t, "llama.cpp/c8192-np1/04-props.json")},
+		"GET /v1/models": {body: readCapture(t, "llama.cpp/c8192-np1/02-v1-models.json")},
+		"GET /props":     {body: readCapture(t, "llama.cpp/c8192-np1/04-props.json")},
 	})
 	d, err := Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{Window: 4096, WindowSource: "env REIKA_CONTEXT_WINDOW"})
 	if err != nil {
@@ -271,7 +257,7 @@ func TestDiscoverConfiguredWindowWins(t *testing.T) {
 }
 
 // A hosted endpoint's window comes from the catalog; a loopback or private
-// one is never looked up, even for a model the catalog knows. The recorder
+// one is never looked up, even for a model the catalog knows. The outgoing
 // proves that every request went to the endpoint's own host.
 func TestDiscoverCatalogOnlyForHostedHosts(t *testing.T) {
 	srv := fakeEngine(t, map[string]route{
@@ -299,7 +285,7 @@ func TestDiscoverCatalogOnlyForHostedHosts(t *testing.T) {
 		{"http://localhost:8080/v1", "qwen3-coder-30b-a3b", 0, "", 0, Generic, []string{"localhost"}},
 	} {
 		t.Run(tc.base, func(t *testing.T) {
-			var rec recorder
+			var rec outgoing
 			d, err := Discover(context.Background(), Options{BaseURL: tc.base, Model: tc.model, HTTPClient: rec.client(addr)}, Configured{})
 			if err != nil {
 				t.Fatal(err)
@@ -360,7 +346,7 @@ func TestDiscoverFailures(t *testing.T) {
 			"GET /v1/models": {body: []byte(`{"data": [`)},
 		}, kind: BadResponse, msg: "where JSON was expected"},
 		{name: "wrong key", routes: map[string]route{
-			"GET /v1/models": {status: 401, body: capture(t, "docs-samples/llamacpp_error_generic_readme.json")},
+			"GET /v1/models": {status: 401, body: readCapture(t, "docs-samples/llamacpp_error_generic_readme.json")},
 		}, kind: Auth, msg: "Invalid API Key"},
 		{name: "wrong path", routes: map[string]route{}, kind: NotFound, msg: "HTTP 404"},
 	} {
@@ -418,11 +404,11 @@ func TestDiscoverMissingFields(t *testing.T) {
 }
 
 func TestWindowFromError(t *testing.T) {
-	e := classifyHTTP("http://x/v1", "chat", 400, capture(t, "llama.cpp/c8192-np1/12-chat-overflow.response.json"))
+	e := classifyHTTP("http://x/v1", "chat", 400, readCapture(t, "llama.cpp/c8192-np1/12-chat-overflow.response.json"))
 	if n, ok := WindowFromError(e); !ok || n != 8192 {
 		t.Errorf("WindowFromError(llama.cpp overflow) = %d, %v; want 8192, true", n, ok)
 	}
-	e = classifyHTTP("http://x/v1", "chat", 400, capture(t, "docs-samples/vllm_error_max_tokens_too_large.json"))
+	e = classifyHTTP("http://x/v1", "chat", 400, readCapture(t, "docs-samples/vllm_error_max_tokens_too_large.json"))
 	if n, ok := WindowFromError(e); !ok || n != 4096 {
 		t.Errorf("WindowFromError(vLLM overflow) = %d, %v; want 4096, true", n, ok)
 	}
@@ -435,7 +421,7 @@ func TestWindowFromError(t *testing.T) {
 func TestFindLocal(t *testing.T) {
 	srv := fakeEngine(t, map[string]route{"GET /v1/models": {body: []byte(`{"data":[{"id":"qwen3:8b","owned_by":"library"}]}`)}})
 	addr := strings.TrimPrefix(srv.URL, "http://")
-	var rec recorder
+	var rec outgoing
 	onlyOllama := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		if r.URL.Port() != "11434" {
 			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}

@@ -2,11 +2,388 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"net"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/reika-lsp/reika/agent/config"
+	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/contextwin"
 )
 
+// checkReport is what `reika-lsp check --json` prints.
+type checkReport struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"` // the one line that says what to fix
+
+	Config         string   `json:"config"`
+	Profile        string   `json:"profile"`
+	Endpoint       string   `json:"endpoint"`
+	EndpointSource string   `json:"endpoint_source"`
+	Flavor         string   `json:"flavor"`
+	Version        string   `json:"version,omitempty"`
+	Model          string   `json:"model"`
+	ModelSource    string   `json:"model_source"`
+	Models         []string `json:"models,omitempty"`
+
+	Window        int    `json:"window"`
+	WindowSource  string `json:"window_source"`
+	EngineWindow  int    `json:"engine_window,omitempty"`
+	TrainedWindow int    `json:"trained_window,omitempty"`
+	Slots         int    `json:"slots,omitempty"`
+	OutputLimit   int    `json:"output_limit,omitempty"`
+	Reserve       int    `json:"reserve"`
+	ReserveSource string `json:"reserve_source"`
+
+	Budget         *contextwin.Budget `json:"budget,omitempty"`
+	ToolCalls      *toolCheck         `json:"tool_calls,omitempty"`
+	TruncationRisk string             `json:"truncation_risk,omitempty"`
+	Warnings       []string           `json:"warnings"`
+	Settings       []settingRow       `json:"settings"`
+}
+
+type toolCheck struct {
+	OK     bool    `json:"ok"`
+	Detail string  `json:"detail"`
+	Prompt int     `json:"prompt_tokens,omitempty"`
+	Took   float64 `json:"seconds,omitempty"`
+}
+
+type settingRow struct {
+	Name   string `json:"name"`
+	Value  any    `json:"value"`
+	Source string `json:"source"`
+}
+
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "reika-lsp check: not built yet")
-	return 1
+	return checkMain(ctx, args, os.Getenv, stdout, stderr)
+}
+
+func checkMain(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print a JSON report")
+	noTools := fs.Bool("no-tools", false, "skip the tool-call request (which costs one short generation)")
+	useSim := fs.Bool("sim", false, "check against the built-in simulated engine, started on a free loopback port")
+	timeout := fs.Duration("timeout", 2*time.Minute, "bound on the tool-call request")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: reika-lsp check [--json] [--no-tools] [--sim]")
+		fmt.Fprintln(stderr, "\nPrints the effective settings and where each came from, the engine, the model,")
+		fmt.Fprintln(stderr, "the context window and its source, the reserve and the budget, and whether tool")
+		fmt.Fprintln(stderr, "calls work. Exits 1 with one line saying what to fix when something fails.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "reika-lsp check: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+
+	if *useSim {
+		base, stop, err := startSim(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "reika-lsp check: %v\n", err)
+			return 1
+		}
+		defer stop()
+		outer := getenv
+		getenv = func(k string) string {
+			if k == "REIKA_ENDPOINT" {
+				return base
+			}
+			return outer(k)
+		}
+	}
+
+	rep := doCheck(ctx, getenv, !*noTools, *timeout)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+	} else {
+		printCheck(stdout, rep)
+	}
+	if !rep.OK {
+		fmt.Fprintf(stderr, "reika-lsp check: %s\n", rep.Error)
+		return 1
+	}
+	return 0
+}
+
+// startSim runs the simulated engine in-process on a free loopback port
+// until stop is called.
+func startSim(ctx context.Context) (base string, stop func(), err error) {
+	srv, err := sim.New(sim.Config{Ctx: 16384})
+	if err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("start the simulated engine: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		srv.Serve(ctx, ln)
+	}()
+	return "http://" + ln.Addr().String() + "/v1", func() { cancel(); <-done }, nil
+}
+
+// doCheck gathers the report; it never fails halfway without saying why in
+// rep.Error.
+func doCheck(ctx context.Context, getenv func(string) string, tryTools bool, timeout time.Duration) *checkReport {
+	rep := &checkReport{Warnings: []string{}}
+	path := config.DefaultPath(getenv)
+	rep.Config = path
+	file, err := config.ReadFile(path)
+	if err != nil {
+		rep.Error = err.Error()
+		return rep
+	}
+	if file == nil {
+		rep.Config += " (none)"
+	}
+	s := config.Resolve(config.Inputs{File: file, FilePath: path, Env: getenv})
+	rep.Profile = s.Profile.Value
+	rep.Warnings = append(rep.Warnings, s.Warnings...)
+	s.Each(func(name string, v any, src config.Source) {
+		rep.Settings = append(rep.Settings, settingRow{name, v, src.String()})
+	})
+
+	rep.Reserve, rep.ReserveSource = contextwin.DefaultReserve, "default (grows to fit the replies, up to a quarter of the window)"
+	if s.MinGenTokens.IsSet() {
+		rep.Reserve, rep.ReserveSource = s.MinGenTokens.Value, s.MinGenTokens.Source.String()+" (pinned)"
+	}
+
+	conn, err := engine.Connect(ctx, s, getenv, engine.Options{})
+	if err != nil {
+		rep.Endpoint = s.Endpoint.Value
+		rep.EndpointSource = s.Endpoint.Source.String()
+		rep.Error = err.Error()
+		return rep
+	}
+	d := conn.Discovery
+	rep.Endpoint, rep.EndpointSource = conn.Options.BaseURL, conn.EndpointSource
+	rep.Flavor, rep.Version = string(d.Flavor), d.Version
+	rep.Model, rep.ModelSource, rep.Models = conn.Options.Model, d.ModelSource, d.Models
+	if s.Model.IsSet() {
+		rep.ModelSource = s.Model.Source.String()
+	}
+	rep.Window, rep.WindowSource = d.Window, d.WindowSource
+	rep.EngineWindow, rep.TrainedWindow = d.EngineWindow, d.TrainedWindow
+	rep.Slots, rep.OutputLimit = d.Slots, d.OutputLimit
+	rep.TruncationRisk = d.TruncationRisk
+	rep.Warnings = append(rep.Warnings, d.Warnings...)
+
+	if d.Window > 0 {
+		b := contextwin.NewBudget(d.Window, rep.Reserve)
+		if b.Reserve != rep.Reserve {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the reserve %d leaves no room in a %d-token window; using %d", rep.Reserve, d.Window, b.Reserve))
+			rep.Reserve = b.Reserve
+		}
+		if s.RepoMapBudget.IsSet() {
+			b.RepoMapChars = s.RepoMapBudget.Value
+		}
+		rep.Budget = &b
+	}
+
+	if tryTools {
+		rep.ToolCalls = checkTools(ctx, conn, timeout)
+		if !rep.ToolCalls.OK {
+			rep.Error = rep.ToolCalls.Detail
+			return rep
+		}
+	}
+	rep.OK = true
+	return rep
+}
+
+// The tool the doctor asks the model to call.
+var pingTool = engine.Tool{
+	Name:        "ping",
+	Description: "Answer a ping. Call it with the text you were given.",
+	Parameters:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"the text to echo"}},"required":["text"]}`),
+}
+
+// checkTools sends one short request that asks for a tool call.
+func checkTools(ctx context.Context, conn *engine.Connection, timeout time.Duration) *toolCheck {
+	opts := conn.Options
+	opts.Timeouts.Response = timeout
+	zero := 0.0
+	req := engine.Request{
+		Messages: []engine.Message{
+			{Role: "system", Content: "You are a connectivity check. Use the tools you are given."},
+			{Role: "user", Content: `Call the ping tool with the text "reika".`},
+		},
+		Tools:       []engine.Tool{pingTool},
+		ToolChoice:  "auto",
+		MaxTokens:   512,
+		Temperature: &zero,
+	}
+	start := time.Now()
+	resp, err := engine.NewClient(opts).Chat(ctx, req, nil)
+	took := time.Since(start).Seconds()
+	if err != nil {
+		if errors.Is(err, engine.BadToolCall) {
+			return &toolCheck{Detail: "tool calls are malformed: the model called a tool with arguments that are not JSON; " + toolHint(conn.Discovery.Flavor), Took: took}
+		}
+		return &toolCheck{Detail: "the tool-call request failed: " + err.Error(), Took: took}
+	}
+	for _, tc := range resp.ToolCalls {
+		if tc.Name == pingTool.Name {
+			return &toolCheck{OK: true, Detail: "the model called ping" + argsNote(tc.Arguments), Prompt: resp.Usage.PromptTokens, Took: took}
+		}
+	}
+	what := "answered with text"
+	if len(resp.ToolCalls) > 0 {
+		what = "called " + resp.ToolCalls[0].Name + " instead"
+	}
+	return &toolCheck{
+		Detail: fmt.Sprintf("tool calls do not work: asked to call ping, the model %s (finish_reason %s); %s",
+			what, resp.FinishReason, toolHint(conn.Discovery.Flavor)),
+		Prompt: resp.Usage.PromptTokens, Took: took,
+	}
+}
+
+func argsNote(args string) string {
+	if strings.Contains(args, "reika") {
+		return ` with "reika"`
+	}
+	return ""
+}
+
+func toolHint(f engine.Flavor) string {
+	switch f {
+	case engine.LlamaCpp:
+		return "start llama-server with --jinja and a model whose chat template supports tools"
+	case engine.VLLM:
+		return "start vLLM with --enable-auto-tool-choice and the --tool-call-parser for the model"
+	case engine.SGLang:
+		return "start SGLang with the --tool-call-parser for the model"
+	case engine.Ollama:
+		return "use a model with tool support (ollama show MODEL lists tools among its capabilities)"
+	case engine.LMStudio:
+		return "load a model trained for tool use"
+	}
+	return "use a model and server that support OpenAI tool calls"
+}
+
+func printCheck(w io.Writer, r *checkReport) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	row := func(k, v, src string) {
+		if src != "" {
+			fmt.Fprintf(tw, "%s\t%s\t(%s)\n", k, v, src)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t\n", k, v)
+		}
+	}
+	row("config", r.Config, "")
+	if r.Profile != "" {
+		row("profile", r.Profile, "")
+	}
+	row("endpoint", orDash(r.Endpoint), r.EndpointSource)
+	if r.Flavor != "" {
+		eng := r.Flavor
+		if r.Version != "" {
+			eng += " " + r.Version
+		}
+		if r.Slots > 0 {
+			eng += fmt.Sprintf(", %d slot%s", r.Slots, plural(r.Slots))
+		}
+		row("engine", eng, "")
+		row("model", orDash(r.Model), r.ModelSource)
+		if r.Window > 0 {
+			row("window", fmt.Sprintf("%d tokens", r.Window), r.WindowSource)
+		} else {
+			row("window", "unknown", "set REIKA_CONTEXT_WINDOW")
+		}
+		if r.EngineWindow > 0 && r.EngineWindow != r.Window {
+			row("engine window", fmt.Sprintf("%d tokens", r.EngineWindow), "")
+		}
+		if r.TrainedWindow > 0 {
+			row("trained length", fmt.Sprintf("%d tokens", r.TrainedWindow), "not the usable window")
+		}
+		if r.OutputLimit > 0 {
+			row("output limit", fmt.Sprintf("%d tokens", r.OutputLimit), "models.dev catalog")
+		}
+		row("reserve", fmt.Sprintf("%d tokens", r.Reserve), r.ReserveSource)
+	}
+	if r.ToolCalls != nil {
+		status := "ok: " + r.ToolCalls.Detail
+		if !r.ToolCalls.OK {
+			status = "FAILED"
+		}
+		row("tool calls", status, fmt.Sprintf("%.1fs", r.ToolCalls.Took))
+	}
+	tw.Flush()
+
+	if b := r.Budget; b != nil {
+		fmt.Fprintln(w, "\nbudget (tokens; the map in characters)")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "window\treserve\tusable\tshed point\tshed target\tfold keeps\trecap\tmap chars\t")
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", b.Window, b.Reserve, b.Usable, b.ShedPoint, b.ShedTarget, b.FoldKeeps, b.Recap, b.RepoMapChars)
+		tw.Flush()
+	}
+
+	fmt.Fprintln(w, "\nsettings")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, s := range r.Settings {
+		fmt.Fprintf(tw, "  %s\t%v\t(%s)\n", s.Name, valueText(s.Value), s.Source)
+	}
+	tw.Flush()
+
+	if r.TruncationRisk != "" {
+		fmt.Fprintf(w, "\ntruncation risk: %s\n", r.TruncationRisk)
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w, "\nwarnings")
+		for _, s := range r.Warnings {
+			fmt.Fprintf(w, "  - %s\n", s)
+		}
+	}
+	if r.OK {
+		fmt.Fprintln(w, "\nok")
+	}
+}
+
+func valueText(v any) string {
+	switch x := v.(type) {
+	case string:
+		if x == "" {
+			return "-"
+		}
+		return x
+	case map[string]any:
+		if len(x) == 0 {
+			return "-"
+		}
+		b, _ := json.Marshal(x)
+		return string(b)
+	}
+	return fmt.Sprint(v)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
