@@ -43,8 +43,8 @@ const (
 	File
 	Env
 	Editor
-	// Probe marks an endpoint found by probing the usual local ports.
-	Probe
+	// Flag is a command-line flag of the running command.
+	Flag
 )
 
 func (s Source) String() string {

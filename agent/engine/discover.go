@@ -126,7 +126,7 @@ func Discover(ctx context.Context, opts Options, conf Configured) (*Discovery, e
 		d.llamaWindow(ctx, base, entry, out)
 	case VLLM, SGLang:
 		if entry != nil && entry.MaxModelLen > 0 {
-			out.EngineWindow, out.EngineWindowSource = entry.MaxModelLen, string(out.Flavor)+" /v1/models max_model_len"
+			out.EngineWindow, out.EngineWindowSource = entry.MaxModelLen, out.Flavor.Name()+" /v1/models max_model_len"
 		}
 	case Ollama:
 		d.ollamaWindow(ctx, base, out)

@@ -144,7 +144,7 @@ func TestDiscoverVLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Flavor != VLLM || d.Window != 32768 || d.WindowSource != "vllm /v1/models max_model_len" || d.Model != "Qwen/Qwen2.5-Coder-7B-Instruct" {
+	if d.Flavor != VLLM || d.Window != 32768 || d.WindowSource != "vLLM /v1/models max_model_len" || d.Model != "Qwen/Qwen2.5-Coder-7B-Instruct" {
 		t.Errorf("Discover = %q %d (%s) model %q; want vllm 32768 from max_model_len", d.Flavor, d.Window, d.WindowSource, d.Model)
 	}
 }

@@ -23,6 +23,27 @@ const (
 	Generic Flavor = "openai-compatible"
 )
 
+// Name is the engine's name as its users write it.
+func (f Flavor) Name() string {
+	switch f {
+	case LlamaCpp:
+		return "llama.cpp"
+	case VLLM:
+		return "vLLM"
+	case SGLang:
+		return "SGLang"
+	case Ollama:
+		return "Ollama"
+	case LMStudio:
+		return "LM Studio"
+	case Hosted:
+		return "hosted service"
+	case Generic:
+		return "OpenAI-compatible server"
+	}
+	return "unknown engine"
+}
+
 // Options configure a Client and Discover.
 type Options struct {
 	// BaseURL is the OpenAI-compatible root, usually ending in /v1.

@@ -89,6 +89,7 @@ func checkMain(ctx context.Context, args []string, getenv func(string) string, s
 		return 2
 	}
 
+	var endpoint *config.Value[string]
 	if *useSim {
 		base, stop, err := startSim(ctx)
 		if err != nil {
@@ -96,16 +97,10 @@ func checkMain(ctx context.Context, args []string, getenv func(string) string, s
 			return 1
 		}
 		defer stop()
-		outer := getenv
-		getenv = func(k string) string {
-			if k == "REIKA_ENDPOINT" {
-				return base
-			}
-			return outer(k)
-		}
+		endpoint = &config.Value[string]{Value: base, Source: config.Source{Layer: config.Flag, Detail: "--sim: the built-in simulated engine"}}
 	}
 
-	rep := doCheck(ctx, getenv, !*noTools, *timeout)
+	rep := doCheck(ctx, getenv, endpoint, !*noTools, *timeout)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -141,8 +136,8 @@ func startSim(ctx context.Context) (base string, stop func(), err error) {
 }
 
 // doCheck gathers the report; it never fails halfway without saying why in
-// rep.Error.
-func doCheck(ctx context.Context, getenv func(string) string, tryTools bool, timeout time.Duration) *checkReport {
+// rep.Error. endpoint, when set, overrides the configured one.
+func doCheck(ctx context.Context, getenv func(string) string, endpoint *config.Value[string], tryTools bool, timeout time.Duration) *checkReport {
 	rep := &checkReport{Warnings: []string{}}
 	path := config.DefaultPath(getenv)
 	rep.Config = path
@@ -155,15 +150,18 @@ func doCheck(ctx context.Context, getenv func(string) string, tryTools bool, tim
 		rep.Config += " (none)"
 	}
 	s := config.Resolve(config.Inputs{File: file, FilePath: path, Env: getenv})
+	if endpoint != nil {
+		s.Endpoint = *endpoint
+	}
 	rep.Profile = s.Profile.Value
 	rep.Warnings = append(rep.Warnings, s.Warnings...)
 	s.Each(func(name string, v any, src config.Source) {
 		rep.Settings = append(rep.Settings, settingRow{name, v, src.String()})
 	})
 
-	rep.Reserve, rep.ReserveSource = contextwin.DefaultReserve, "default (grows to fit the replies, up to a quarter of the window)"
+	rep.Reserve, rep.ReserveSource = contextwin.DefaultReserve, "default; grows to fit the replies, up to a quarter of the window"
 	if s.MinGenTokens.IsSet() {
-		rep.Reserve, rep.ReserveSource = s.MinGenTokens.Value, s.MinGenTokens.Source.String()+" (pinned)"
+		rep.Reserve, rep.ReserveSource = s.MinGenTokens.Value, s.MinGenTokens.Source.String()+"; pinned"
 	}
 
 	conn, err := engine.Connect(ctx, s, getenv, engine.Options{})
@@ -294,7 +292,7 @@ func printCheck(w io.Writer, r *checkReport) {
 	}
 	row("endpoint", orDash(r.Endpoint), r.EndpointSource)
 	if r.Flavor != "" {
-		eng := r.Flavor
+		eng := engine.Flavor(r.Flavor).Name()
 		if r.Version != "" {
 			eng += " " + r.Version
 		}

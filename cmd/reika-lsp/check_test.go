@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reika-lsp/reika/agent/engine/sim"
+)
+
+// startTestSim serves a simulated engine on loopback and returns its /v1
+// base URL.
+func startTestSim(t *testing.T, cfg sim.Config) (*sim.Server, string) {
+	t.Helper()
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	return s, ts.URL + "/v1"
+}
+
+// checkEnv is an environment with nothing but kv, and a config directory
+// of the test's own, so that the user's files never leak in.
+func checkEnv(t *testing.T, kv ...string) func(string) string {
+	m := map[string]string{"XDG_CONFIG_HOME": t.TempDir()}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func runCheckJSON(t *testing.T, env func(string) string, args ...string) (checkReport, int, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := checkMain(context.Background(), append([]string{"--json"}, args...), env, &stdout, &stderr)
+	var rep checkReport
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("check --json printed %q (stderr %q): %v", stdout.String(), stderr.String(), err)
+	}
+	return rep, code, stderr.String()
+}
+
+// The acceptance rows of the foundation issue.
+func TestCheckAgainstTheSimulatedEngine(t *testing.T) {
+	_, llama := startTestSim(t, sim.Config{Ctx: 8192})
+	_, vllm := startTestSim(t, sim.Config{Ctx: 16384, Flavor: sim.VLLM})
+	_, ollama := startTestSim(t, sim.Config{Ctx: 4096, Flavor: sim.Ollama})
+
+	for _, tc := range []struct {
+		name         string
+		env          []string
+		flavor       string
+		window       int
+		windowSource string
+		truncation   bool
+		warning      string
+	}{
+		{"llama.cpp", []string{"REIKA_ENDPOINT", llama}, "llamacpp", 8192, "llama.cpp /v1/models meta.n_ctx", false, ""},
+		{"the environment wins", []string{"REIKA_ENDPOINT", llama, "REIKA_CONTEXT_WINDOW", "24000"}, "llamacpp", 24000, "env REIKA_CONTEXT_WINDOW", false,
+			"larger than the engine's (8192"},
+		{"vLLM", []string{"REIKA_ENDPOINT", vllm}, "vllm", 16384, "vLLM /v1/models max_model_len", false, ""},
+		{"Ollama", []string{"REIKA_ENDPOINT", ollama}, "ollama", 4096, "Ollama /api/ps context_length", true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, code, stderr := runCheckJSON(t, checkEnv(t, tc.env...))
+			if code != 0 || !rep.OK {
+				t.Fatalf("check exit %d, ok %v, error %q, stderr %q; want success", code, rep.OK, rep.Error, stderr)
+			}
+			if rep.Flavor != tc.flavor || rep.Window != tc.window || rep.WindowSource != tc.windowSource {
+				t.Errorf("check = %s window %d (%s); want %s %d (%s)", rep.Flavor, rep.Window, rep.WindowSource, tc.flavor, tc.window, tc.windowSource)
+			}
+			if rep.Endpoint != tc.env[1] || rep.EndpointSource != "env REIKA_ENDPOINT" || rep.Model == "" || rep.Reserve != 2048 {
+				t.Errorf("check endpoint %q (%s), model %q, reserve %d; want %s from env, a model, 2048", rep.Endpoint, rep.EndpointSource, rep.Model, rep.Reserve, tc.env[1])
+			}
+			if rep.Budget == nil || rep.Budget.Window != tc.window {
+				t.Errorf("check budget = %+v, want one for window %d", rep.Budget, tc.window)
+			}
+			if rep.ToolCalls == nil || !rep.ToolCalls.OK {
+				t.Errorf("check tool calls = %+v, want ok", rep.ToolCalls)
+			}
+			if got := rep.TruncationRisk != ""; got != tc.truncation {
+				t.Errorf("check truncation risk = %q, want reported: %v", rep.TruncationRisk, tc.truncation)
+			}
+			if tc.warning != "" && !strings.Contains(strings.Join(rep.Warnings, "\n"), tc.warning) {
+				t.Errorf("check warnings = %q, want one containing %q", rep.Warnings, tc.warning)
+			}
+		})
+	}
+}
+
+func TestCheckJSONFields(t *testing.T) {
+	_, base := startTestSim(t, sim.Config{Ctx: 8192})
+	var stdout, stderr bytes.Buffer
+	if code := checkMain(context.Background(), []string{"--json"}, checkEnv(t, "REIKA_ENDPOINT", base), &stdout, &stderr); code != 0 {
+		t.Fatalf("check exit %d: %s", code, stderr.String())
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &fields); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"endpoint", "flavor", "model", "window", "window_source", "reserve"} {
+		if _, ok := fields[k]; !ok {
+			t.Errorf("check --json has no %q field: %s", k, stdout.String())
+		}
+	}
+}
+
+func TestCheckFailures(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL + "/v1"
+	closed.Close()
+
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<!doctype html><html><head><title>Grafana</title></head></html>"))
+	}))
+	defer html.Close()
+
+	loading, loadingURL := startTestSim(t, sim.Config{Ctx: 8192})
+	loading.SetLoading(true)
+
+	for _, tc := range []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"nothing listening", []string{"REIKA_ENDPOINT", closedURL}, "is the engine running?"},
+		{"a web page, not an engine", []string{"REIKA_ENDPOINT", html.URL}, `answered an HTML page titled "Grafana"`},
+		{"the model is loading", []string{"REIKA_ENDPOINT", loadingURL}, "wait until the model has loaded"},
+		{"the key variable is unset", []string{"REIKA_ENDPOINT", closedURL, "REIKA_API_KEY_ENV", "MY_KEY"}, "MY_KEY for the API key, but it is not set"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := checkMain(context.Background(), nil, checkEnv(t, tc.env...), &stdout, &stderr)
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			if code != 1 || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
+				t.Errorf("check exit %d, stderr %q; want 1 and one line containing %q", code, stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
+// A model that answers in text where a tool call was asked for fails the
+// check, with the fix for the engine.
+func TestCheckToolCallsFail(t *testing.T) {
+	s, base := startTestSim(t, sim.Config{Ctx: 8192, Flavor: sim.VLLM})
+	s.AppendScript(sim.Turn{Content: "I cannot call tools."})
+	rep, code, stderr := runCheckJSON(t, checkEnv(t, "REIKA_ENDPOINT", base))
+	if code != 1 || rep.OK || !strings.Contains(rep.Error, "--enable-auto-tool-choice") || !strings.Contains(stderr, "tool calls do not work") {
+		t.Errorf("check = exit %d, ok %v, error %q, stderr %q; want a failure naming vLLM's flag", code, rep.OK, rep.Error, stderr)
+	}
+}
+
+func TestCheckReadsTheConfigFile(t *testing.T) {
+	_, base := startTestSim(t, sim.Config{Ctx: 8192})
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "reika"), 0o755)
+	os.WriteFile(filepath.Join(dir, "reika", "config.json"), []byte(`{"profile":"sim","profiles":{"sim":{"endpoint":"`+base+`","context_window":6000}}}`), 0o600)
+	env := func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return dir
+		}
+		return ""
+	}
+	rep, code, _ := runCheckJSON(t, env, "--no-tools")
+	if code != 0 || rep.Profile != "sim" || rep.Window != 6000 || !strings.HasSuffix(rep.WindowSource, "(profile sim)") {
+		t.Errorf("check = exit %d profile %q window %d (%s); want the profile's 6000", code, rep.Profile, rep.Window, rep.WindowSource)
+	}
+
+	os.WriteFile(filepath.Join(dir, "reika", "config.json"), []byte(`{"profiles":{"sim":{"endpont":"x"}}}`), 0o600)
+	_, code, stderr := runCheckJSON(t, env, "--no-tools")
+	if code != 1 || !strings.Contains(stderr, `unknown field "endpont"`) {
+		t.Errorf("check with a misspelt key = exit %d, stderr %q; want 1 naming the field", code, stderr)
+	}
+}
+
+func TestCheckText(t *testing.T) {
+	_, base := startTestSim(t, sim.Config{Ctx: 8192})
+	var stdout, stderr bytes.Buffer
+	code := checkMain(context.Background(), nil, checkEnv(t, "REIKA_ENDPOINT", base, "REIKA_MIN_GEN_TOKENS", "4096"), &stdout, &stderr)
+	out := stdout.String()
+	for _, want := range []string{
+		"engine          llama.cpp",
+		"window          8192 tokens",
+		"(llama.cpp /v1/models meta.n_ctx)",
+		"reserve         4096 tokens",
+		"(env REIKA_MIN_GEN_TOKENS; pinned)",
+		`ok: the model called ping with "reika"`,
+		"shed point",
+		"\nok\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check printed\n%s\nwant it to contain %q", out, want)
+		}
+	}
+	if code != 0 {
+		t.Errorf("check exit %d (stderr %q), want 0", code, stderr.String())
+	}
+}
+
+func TestCheckSim(t *testing.T) {
+	rep, code, stderr := runCheckJSON(t, checkEnv(t), "--sim")
+	if code != 0 || rep.EndpointSource != "--sim: the built-in simulated engine" || rep.Window != 16384 || !rep.ToolCalls.OK {
+		t.Errorf("check --sim = exit %d, endpoint %s (%s), window %d, tools %+v, stderr %q", code, rep.Endpoint, rep.EndpointSource, rep.Window, rep.ToolCalls, stderr)
+	}
+}
