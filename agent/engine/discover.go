@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reika-lsp/reika/agent/config"
 	"github.com/reika-lsp/reika/agent/engine/catalog"
 )
 
@@ -144,6 +145,11 @@ func Discover(ctx context.Context, opts Options, conf Configured) (*Discovery, e
 			out.EngineWindow, out.EngineWindowSource = entry.ContextLength, "/v1/models context_length"
 		}
 	}
+	if out.EngineWindow != 0 && !plausibleWindow(out.EngineWindow) {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("the engine reports a window of %d tokens (%s), which cannot be right; ignored: set REIKA_CONTEXT_WINDOW",
+			out.EngineWindow, out.EngineWindowSource))
+		out.EngineWindow, out.EngineWindowSource = 0, ""
+	}
 	if entry != nil && entry.Meta != nil && entry.Meta.NCtxTrain > 0 && out.TrainedWindow == 0 {
 		out.TrainedWindow = entry.Meta.NCtxTrain
 	}
@@ -152,7 +158,7 @@ func Discover(ctx context.Context, opts Options, conf Configured) (*Discovery, e
 	var catalogWindow int
 	var catalogSource string
 	if !local {
-		if m, ok := catalog.Lookup(hostOf(base), out.Model); ok {
+		if m, ok := catalog.Lookup(hostOf(base), out.Model); ok && plausibleWindow(m.Limits.Context) {
 			catalogWindow = m.Limits.Context
 			catalogSource = fmt.Sprintf("models.dev catalog (%s/%s)", m.Provider, m.Model)
 			out.OutputLimit = m.Limits.Output
@@ -181,11 +187,15 @@ func Discover(ctx context.Context, opts Options, conf Configured) (*Discovery, e
 	return out, nil
 }
 
+// plausibleWindow reports whether n tokens can be a real window: the same
+// bounds a setting must keep.
+func plausibleWindow(n int) bool { return n >= config.MinWindow && n <= config.MaxWindow }
+
 // WindowFromError reads the window out of an overflow error, for when no
 // other source gave one.
 func WindowFromError(err error) (int, bool) {
 	e, ok := AsError(err)
-	if !ok || e.Kind != Overflow || e.Window <= 0 {
+	if !ok || e.Kind != Overflow || !plausibleWindow(e.Window) {
 		return 0, false
 	}
 	return e.Window, true

@@ -403,6 +403,24 @@ func TestDiscoverMissingFields(t *testing.T) {
 	}
 }
 
+func TestDiscoverAbsurdEngineWindow(t *testing.T) {
+	for _, n := range []string{"0", "-1", "12", "50000000"} {
+		srv := fakeEngine(t, map[string]route{
+			"GET /v1/models": {body: []byte(`{"data":[{"id":"m","owned_by":"vllm","max_model_len":` + n + `}]}`)},
+		})
+		d, err := Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Window != 0 || !hasWarning(d, "set REIKA_CONTEXT_WINDOW") {
+			t.Errorf("Discover(max_model_len %s) = window %d, warnings %q; want none, and a warning naming the setting", n, d.Window, d.Warnings)
+		}
+		if (n == "12" || n == "50000000") && !hasWarning(d, "cannot be right") {
+			t.Errorf("Discover(max_model_len %s) warnings %q; want the figure called out", n, d.Warnings)
+		}
+	}
+}
+
 func TestWindowFromError(t *testing.T) {
 	e := classifyHTTP("http://x/v1", "chat", 400, readCapture(t, "llama.cpp/c8192-np1/12-chat-overflow.response.json"))
 	if n, ok := WindowFromError(e); !ok || n != 8192 {
