@@ -1,0 +1,47 @@
+package contextwin
+
+// This file declares the summary and recap API that the planner calls.
+
+// Fact is one entry of the recap's ledger: an exact fact carried from fold
+// to fold (a path, a decision, a constraint).
+type Fact struct {
+	Key, Value string
+}
+
+// LineRange is a span of 1-based lines, both ends included.
+type LineRange struct {
+	From, To int
+}
+
+// FileTouch is a file the folded turns read or changed.
+type FileTouch struct {
+	Path   string
+	Ranges []LineRange // lines read, merged and sorted
+	Edited bool
+}
+
+// Recap is what a fold leaves of the turns it folds. Its lists carry over
+// into the next recap, which replaces it.
+type Recap struct {
+	Note     string
+	Ledger   []Fact
+	Happened []string // newest first
+	Files    []FileTouch
+	Pages    []string // URLs fetched
+	Searches []string // searches run
+	// Text is the rendered recap, at most the budget it was built for.
+	Text string
+}
+
+// RecapInput is what BuildRecap folds.
+type RecapInput struct {
+	// Note is what the model wrote when asked before the fold; "" when
+	// there is none (it failed, or an emergency fold skipped it).
+	Note string
+	// Previous is the recap being replaced, nil at the first fold.
+	Previous *Recap
+	// Folded are the messages leaving the request, oldest first.
+	Folded []Message
+	// Budget bounds len(Recap.Text), in bytes.
+	Budget int
+}
