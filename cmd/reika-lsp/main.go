@@ -1,6 +1,7 @@
 // Command reika-lsp is the Reika language server and its tools.
 //
 //	reika-lsp check [--json]          diagnose the engine setup
+//	reika-lsp budget --window N       show how a window is divided
 //	reika-lsp sim --listen ADDR ...   run the simulated engine
 //
 // See README.md for the full list.
@@ -31,6 +32,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"budget", "show how a context window is divided (--window N [--reserve G] [--json])", runBudget},
 		{"check", "diagnose the configuration and the engine (--json for a machine-readable report)", runCheck},
 		{"sim", "run the simulated engine, an OpenAI-compatible server for trying Reika without a model", runSim},
 	}
