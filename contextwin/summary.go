@@ -43,7 +43,9 @@ const ellipsis = "…"
 //	Other    the opening
 //
 // and a last line in brackets that says the result was shed and how to get
-// it back (run again, read the file, or read Payload.Spill).
+// it back (run again, read the file, or read Payload.Spill). Listed lines
+// are cut to 120 bytes; an outline shows at most 40 declarations and a
+// diff 20 hunk headers, then "… and K more".
 //
 // keep reports that the result is not worth shedding: its content is under
 // 300 bytes, or the summary would be 60% of its size or more, or it is the
