@@ -23,13 +23,16 @@ type FileTouch struct {
 // Recap is what a fold leaves of the turns it folds. Its lists carry over
 // into the next recap, which replaces it.
 type Recap struct {
-	Note     string
+	// Note is the fold's note, or the previous one when the fold had none.
+	Note string
+	// Ledger is at most 30 exact facts, those the last note stated first.
 	Ledger   []Fact
-	Happened []string // newest first
-	Files    []FileTouch
-	Pages    []string // URLs fetched
-	Searches []string // searches run
+	Happened []string    // newest first, at most 200 entries of 240 bytes
+	Files    []FileTouch // newest first, at most 40
+	Pages    []string    // URLs fetched, newest first, at most 20
+	Searches []string    // searches run, newest first, at most 20
 	// Text is the rendered recap, at most the budget it was built for.
+	// It may leave out items the lists above still hold.
 	Text string
 }
 

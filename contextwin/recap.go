@@ -1,0 +1,1167 @@
+package contextwin
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Recap bounds. Entries and facts are bytes; lists are counts.
+const (
+	maxFact      = 240 // "key: value"; a longer line is prose, left to the note
+	maxFactKey   = 48
+	maxFacts     = 30
+	maxEntry     = 240 // one line of what happened
+	maxEntryPart = 120 // the text or one call's share of an entry
+	maxHappened  = 200
+	maxFiles     = 40
+	maxRanges    = 8 // per file
+	maxPages     = 20
+	maxSearches  = 20
+	notePercent  = 40 // of the budget, the note's share when the rest needs room
+)
+
+// BuildRecap folds in.Folded into a recap that replaces in.Previous. Its
+// Text is at most in.Budget bytes whatever the input ("" when not even its
+// first line fits) and reads, each section left out when empty:
+//
+//	Recap of earlier turns, folded to fit the context window:
+//	Note:
+//	<the note>
+//	Facts:
+//	- key: value
+//	Happened, newest first:
+//	- "First sentence of the assistant." read a.go 1-120 of 300; ran go test ./... → ok
+//	Files (lines read):
+//	- a.go: 1-120, 200-240; edited
+//	Pages fetched:
+//	- https://example.com/spec
+//	Searches run:
+//	- "func Chat" in agent
+//
+// The note takes what the other sections leave, but at least 40% of the
+// budget: past that it is cut, at a line end when one is near, and "…"
+// marks the cut. The sections below it fill in their order and a lower
+// one gets only what the higher ones leave; an item (a fact, an entry, a
+// file) is shown whole or not at all. Facts that the note shows word for
+// word are not repeated under Facts.
+//
+// The ledger holds exact facts: the lines of the note that read "key:
+// value" (a list marker before them is allowed) and the previous ledger.
+// Facts stated in this note come first, in the note's order; then the
+// previous ledger's facts that it does not restate, in their order. A key
+// stated again (compared without case) takes the newest value. A fact is
+// never reworded or cut: a line over 240 bytes is not taken as a fact.
+//
+// What happened has one entry per folded group (an assistant's message
+// and its tool results, or a user's message), newest first, then the
+// previous recap's entries. Files, pages and searches are newest first and
+// merged with the previous recap's. The structured fields hold these lists
+// capped (30 facts, 200 entries, 40 files of at most 8 line ranges, 20
+// pages, 20 searches) even where Text had no room for them, so the next
+// fold carries them on. When in.Note is empty the previous note is kept.
+func BuildRecap(in RecapInput) Recap {
+	var prev Recap
+	if in.Previous != nil {
+		prev = *in.Previous
+	}
+	note := tidy(in.Note)
+	inherited := false
+	if note == "" {
+		note = tidy(prev.Note)
+		inherited = note != ""
+	}
+	t := foldTurns(in.Folded)
+	r := Recap{
+		Note:     note,
+		Ledger:   mergeLedger(parseFacts(tidy(in.Note)), prev.Ledger),
+		Happened: mergeEntries(t.entries, prev.Happened),
+		Files:    mergeFiles(t.files, prev.Files),
+		Pages:    mergeUnique(t.pages, prev.Pages, maxPages),
+		Searches: mergeUnique(t.searches, prev.Searches, maxSearches),
+	}
+	r.Text = renderRecap(r, inherited, in.Budget)
+	return r
+}
+
+// tidy makes text valid UTF-8 without white space at either end.
+func tidy(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return strings.TrimSpace(s)
+}
+
+// Rendering.
+
+const recapHeader = "Recap of earlier turns, folded to fit the context window:"
+
+// recapText writes lines while they fit in a budget. Every line is
+// counted with a newline after it; the last one is dropped at the end.
+type recapText struct {
+	lines  []string
+	used   int
+	budget int
+}
+
+func (t *recapText) fits(n int) bool { return t.used+n <= t.budget }
+
+func (t *recapText) add(line string) {
+	t.lines = append(t.lines, line)
+	t.used += len(line) + 1
+}
+
+// section adds head and as many items as fit, in order, stopping at the
+// first that does not.
+func (t *recapText) section(head string, items []string) {
+	for i, it := range items {
+		line := "- " + it
+		need := len(line) + 1
+		if i == 0 {
+			need += len(head) + 1
+		}
+		if !t.fits(need) {
+			return
+		}
+		if i == 0 {
+			t.add(head)
+		}
+		t.add(line)
+	}
+}
+
+// sectionSize is what section would use with room for everything.
+func sectionSize(head string, items []string) int {
+	if len(items) == 0 {
+		return 0
+	}
+	n := len(head) + 1
+	for _, it := range items {
+		n += len(it) + 3
+	}
+	return n
+}
+
+func renderRecap(r Recap, inherited bool, budget int) string {
+	t := recapText{budget: budget}
+	if !t.fits(len(recapHeader) + 1) {
+		return ""
+	}
+	t.add(recapHeader)
+
+	files := make([]string, len(r.Files))
+	for i, f := range r.Files {
+		files[i] = fileLine(f)
+	}
+	sections := []struct {
+		head  string
+		items []string
+	}{
+		{"Facts:", factLines(r.Ledger, r.Note)},
+		{"Happened, newest first:", r.Happened},
+		{"Files (lines read):", files},
+		{"Pages fetched:", r.Pages},
+		{"Searches run:", r.Searches},
+	}
+
+	if r.Note != "" {
+		head := "Note:"
+		if inherited {
+			head = "Note (from an earlier fold):"
+		}
+		rest := 0
+		for _, s := range sections {
+			rest += sectionSize(s.head, s.items)
+		}
+		avail := budget - t.used - len(head) - 2
+		room := min(len(r.Note), avail, max(budget*notePercent/100, avail-rest))
+		if room >= len(r.Note) || room >= 16 {
+			shown := cutNote(r.Note, room)
+			t.add(head)
+			t.add(shown)
+			sections[0].items = factLines(r.Ledger, shown)
+		} else {
+			sections[0].items = factLines(r.Ledger, "")
+		}
+	}
+	for _, s := range sections {
+		t.section(s.head, s.items)
+	}
+	return strings.Join(t.lines, "\n")
+}
+
+// cutNote cuts note to at most n bytes. It ends at a line when one ends
+// in the second half of the room, with the ellipsis on a line of its own,
+// and mid-line otherwise.
+func cutNote(note string, n int) string {
+	if len(note) <= n {
+		return note
+	}
+	head := clip(note, n-len("\n"+ellipsis))
+	if i := strings.LastIndexByte(head, '\n'); i >= len(head)/2 {
+		return strings.TrimRight(head[:i], " \t\r\n") + "\n" + ellipsis
+	}
+	return shorten(note, n)
+}
+
+// factLines renders the facts of the ledger that are not already shown,
+// word for word, on a line of note.
+func factLines(ledger []Fact, note string) []string {
+	var shown map[Fact]bool
+	for rest := note; rest != ""; {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if f, ok := factOf(strings.TrimSpace(line)); ok {
+			if shown == nil {
+				shown = make(map[Fact]bool)
+			}
+			shown[f] = true
+		}
+	}
+	var out []string
+	for _, f := range ledger {
+		if !shown[f] {
+			out = append(out, f.Key+": "+f.Value)
+		}
+	}
+	return out
+}
+
+// fileLine renders a file touched: "path: 1-120, 200-240; edited".
+func fileLine(f FileTouch) string {
+	var b strings.Builder
+	b.WriteString(f.Path)
+	for i, r := range f.Ranges {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(r.From))
+		b.WriteByte('-')
+		b.WriteString(strconv.Itoa(r.To))
+	}
+	if f.Edited {
+		if len(f.Ranges) > 0 {
+			b.WriteString("; edited")
+		} else {
+			b.WriteString(": edited")
+		}
+	}
+	return b.String()
+}
+
+// The ledger.
+
+// parseFacts returns the "key: value" lines of note in order; a key given
+// twice keeps its first place and takes its last value.
+func parseFacts(note string) []Fact {
+	var facts []Fact
+	var at map[string]int
+	fence := ""
+	for rest := note; rest != ""; {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
+			switch f := line[:3]; {
+			case fence == "":
+				fence = f
+			case fence == f:
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" {
+			continue
+		}
+		f, ok := factOf(line)
+		if !ok {
+			continue
+		}
+		k := factID(f.Key)
+		if i, ok := at[k]; ok {
+			facts[i] = f
+			continue
+		}
+		if at == nil {
+			at = make(map[string]int)
+		}
+		at[k] = len(facts)
+		facts = append(facts, f)
+	}
+	return facts
+}
+
+// factOf reads a line of a note as a fact: "key: value", after an optional
+// list marker, with the key in bold or code marks allowed.
+func factOf(line string) (Fact, bool) {
+	for _, m := range []string{"- ", "* ", "+ ", "• "} {
+		if strings.HasPrefix(line, m) {
+			line = strings.TrimLeft(line[len(m):], " ")
+			break
+		}
+	}
+	if i := strings.IndexAny(line, ".)"); i > 0 && i <= 3 && strings.Trim(line[:i], "0123456789") == "" && strings.HasPrefix(line[i+1:], " ") {
+		line = strings.TrimLeft(line[i+1:], " ")
+	}
+	// "**key:** value" puts the colon inside the marks.
+	for _, m := range []string{"**", "`"} {
+		if i := strings.Index(line, ":"+m+" "); i > 0 && strings.HasPrefix(line, m) {
+			line = line[:i] + m + ":" + line[i+1+len(m):]
+			break
+		}
+	}
+	key, value, ok := strings.Cut(line, ": ")
+	if k, v, ok2 := strings.Cut(line, "："); ok2 && (!ok || len(k) < len(key)) {
+		key, value, ok = k, v, true
+	}
+	if !ok {
+		return Fact{}, false
+	}
+	key = strings.TrimSpace(strings.Trim(strings.TrimSpace(key), "*`"))
+	f := Fact{Key: key, Value: strings.TrimSpace(value)}
+	return f, validFact(f)
+}
+
+// validFact reports whether f can stand in the ledger: a key that is a
+// label (at most four words and maxFactKey bytes, starting with a letter,
+// no sentence punctuation) and a one-line value, together at most maxFact
+// bytes.
+func validFact(f Fact) bool {
+	k, v := f.Key, f.Value
+	if k == "" || v == "" || len(k) > maxFactKey || len(k)+2+len(v) > maxFact {
+		return false
+	}
+	if !utf8.ValidString(k) || !utf8.ValidString(v) || strings.TrimSpace(v) != v || strings.ContainsAny(v, "\n\r") {
+		return false
+	}
+	words := 1
+	for i, r := range k {
+		switch {
+		case i == 0 && !unicode.IsLetter(r):
+			return false
+		case r == ' ':
+			if k[i-1] == ' ' {
+				return false
+			}
+			words++
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_/.()'&+#", r):
+		default:
+			return false
+		}
+	}
+	return words <= 4 && k[len(k)-1] != ' '
+}
+
+// factID is what makes two keys the same: case and spacing aside.
+func factID(key string) string {
+	return strings.ToLower(key)
+}
+
+// mergeLedger puts the note's facts first, then the previous facts whose
+// keys the note does not state, keeping maxFacts.
+func mergeLedger(facts, prev []Fact) []Fact {
+	out := slices.Clone(facts)
+	seen := make(map[string]bool, len(out)+len(prev))
+	for _, f := range out {
+		seen[factID(f.Key)] = true
+	}
+	for _, f := range prev {
+		if len(out) >= maxFacts {
+			break
+		}
+		if id := factID(f.Key); validFact(f) && !seen[id] {
+			seen[id] = true
+			out = append(out, f)
+		}
+	}
+	if len(out) > maxFacts {
+		out = out[:maxFacts]
+	}
+	return out
+}
+
+// Lists.
+
+func mergeEntries(entries, prev []string) []string {
+	out := entries
+	for _, e := range prev {
+		if len(out) >= maxHappened {
+			break
+		}
+		if e = oneLine(e, maxEntry); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// mergeUnique returns items then prev, each once, at most n of them.
+func mergeUnique(items, prev []string, n int) []string {
+	var out []string
+	seen := make(map[string]bool)
+	for _, l := range [][]string{items, prev} {
+		for _, s := range l {
+			if len(out) >= n {
+				return out
+			}
+			if s = oneLine(s, maxLabel); s != "" && !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// files gathers the files touched, newest first: the first maxFiles of
+// them, since older ones would be cut.
+type files struct {
+	list []FileTouch
+	at   map[string]int
+}
+
+func (fs *files) touch(path string, r LineRange, edited bool) {
+	path = oneLine(path, maxLabel)
+	if path == "" {
+		return
+	}
+	i, ok := fs.at[path]
+	if !ok {
+		if len(fs.list) >= maxFiles {
+			return
+		}
+		if fs.at == nil {
+			fs.at = make(map[string]int)
+		}
+		i = len(fs.list)
+		fs.at[path] = i
+		fs.list = append(fs.list, FileTouch{Path: path})
+	}
+	f := &fs.list[i]
+	if r.From > 0 && r.To >= r.From {
+		f.Ranges = append(f.Ranges, r)
+		if len(f.Ranges) > 8*maxRanges {
+			// A file read in many pieces: merge as we go to stay small.
+			f.Ranges = mergeRanges(f.Ranges, maxRanges)
+		}
+	}
+	f.Edited = f.Edited || edited
+}
+
+// mergeFiles merges the files of this fold (newest first) with the
+// previous recap's, keeping maxFiles, each with its ranges merged.
+func mergeFiles(fs files, prev []FileTouch) []FileTouch {
+	for _, f := range prev {
+		fs.touch(f.Path, LineRange{}, f.Edited)
+		if i, ok := fs.at[oneLine(f.Path, maxLabel)]; ok {
+			fs.list[i].Ranges = append(fs.list[i].Ranges, f.Ranges...)
+		}
+	}
+	out := fs.list
+	for i := range out {
+		out[i].Ranges = mergeRanges(out[i].Ranges, maxRanges)
+	}
+	return out
+}
+
+// mergeRanges sorts rs and merges those that overlap or touch (1-50 and
+// 40-120 give 1-120; 1-50 and 51-60 give 1-60). If more than n remain,
+// the smallest gaps between them are closed (the leftmost first on a tie)
+// until n do: the span read stays covered. Ranges that are not spans of
+// lines are dropped.
+func mergeRanges(rs []LineRange, n int) []LineRange {
+	var out []LineRange
+	sorted := slices.Clone(rs)
+	slices.SortFunc(sorted, func(a, b LineRange) int {
+		if a.From != b.From {
+			return a.From - b.From
+		}
+		return a.To - b.To
+	})
+	for _, r := range sorted {
+		if r.From <= 0 || r.To < r.From {
+			continue
+		}
+		if k := len(out) - 1; k >= 0 && r.From <= out[k].To+1 {
+			out[k].To = max(out[k].To, r.To)
+			continue
+		}
+		out = append(out, r)
+	}
+	if len(out) <= n || n <= 0 {
+		return out
+	}
+	// Close the len(out)-n smallest gaps; gap i lies after out[i].
+	gaps := make([]int, len(out)-1)
+	for i := range gaps {
+		gaps[i] = i
+	}
+	slices.SortStableFunc(gaps, func(a, b int) int {
+		return (out[a+1].From - out[a].To) - (out[b+1].From - out[b].To)
+	})
+	closed := make([]bool, len(out)-1)
+	for _, g := range gaps[:len(out)-n] {
+		closed[g] = true
+	}
+	merged := out[:1]
+	for i := 1; i < len(out); i++ {
+		if closed[i-1] {
+			merged[len(merged)-1].To = out[i].To
+		} else {
+			merged = append(merged, out[i])
+		}
+	}
+	return merged
+}
+
+// The folded turns.
+
+// turns is what foldTurns gathers, newest first.
+type turns struct {
+	entries  []string
+	files    files
+	pages    []string
+	searches []string
+
+	used  []bool     // scratch for group
+	calls []callInfo // scratch for group
+}
+
+// foldTurns walks the folded messages back from the newest, one group at
+// a time: a message that is not a tool result, with the tool results that
+// follow it.
+func foldTurns(msgs []Message) turns {
+	var t turns
+	for end := len(msgs); end > 0; {
+		start := end - 1
+		for start > 0 && msgs[start].Role == Tool {
+			start--
+		}
+		t.group(msgs[start:end])
+		end = start
+	}
+	return t
+}
+
+// group gathers one group: head (unless it is itself a tool result) and
+// its results. Calls are matched to results by ToolCallID; a result no
+// call claims stands alone.
+func (t *turns) group(g []Message) {
+	head, results := g[0], g[1:]
+	if head.Role == Tool {
+		head, results = Message{}, g
+	}
+	used := t.used[:0]
+	for range results {
+		used = append(used, false)
+	}
+	calls := t.calls[:0]
+	defer func() { t.used, t.calls = used, calls[:0] }()
+	for _, c := range head.ToolCalls {
+		var res *Message
+		for i := range results {
+			if !used[i] && c.ID != "" && results[i].ToolCallID == c.ID {
+				used[i] = true
+				res = &results[i]
+				break
+			}
+		}
+		calls = append(calls, inspect(c, res))
+	}
+	for i := range results {
+		if !used[i] {
+			calls = append(calls, inspect(ToolCall{}, &results[i]))
+		}
+	}
+	for i := range calls {
+		t.record(&calls[i])
+	}
+	if len(t.entries) >= maxHappened {
+		return
+	}
+	var parts []string
+	switch head.Role {
+	case User:
+		if s := oneLine(head.Content, maxEntry-12); s != "" {
+			parts = append(parts, "user asked \""+s+"\"")
+		}
+	case Assistant:
+		n := maxEntry - 2
+		if len(calls) > 0 {
+			n = maxEntryPart
+		}
+		if s := oneLine(firstSentence(head.Content), n); s != "" {
+			parts = append(parts, "\""+s+"\"")
+		}
+	}
+	for i := range calls {
+		parts = append(parts, calls[i].entry())
+	}
+	if len(parts) == 0 {
+		return
+	}
+	e := parts[0]
+	for i, p := range parts[1:] {
+		if i == 0 && strings.HasPrefix(e, "\"") {
+			e += " " + p
+		} else {
+			e += "; " + p
+		}
+		if len(e) > maxEntry {
+			break
+		}
+	}
+	t.entries = append(t.entries, shorten(e, maxEntry))
+}
+
+// record notes the files, page and search a call touched.
+func (t *turns) record(c *callInfo) {
+	if c.failed {
+		return
+	}
+	switch c.kind {
+	case Read:
+		t.files.touch(c.path, LineRange{From: c.from, To: c.to}, false)
+	case Diff:
+		for _, p := range c.paths() {
+			t.files.touch(p, LineRange{}, true)
+		}
+	case Fetch:
+		// Older pages and searches than the newest few would be cut.
+		if len(t.pages) < maxPages {
+			if u := oneLine(c.path, maxLabel); u != "" && !slices.Contains(t.pages, u) {
+				t.pages = append(t.pages, u)
+			}
+		}
+	case Search:
+		if len(t.searches) < maxSearches {
+			if s := c.search(); s != "" && !slices.Contains(t.searches, s) {
+				t.searches = append(t.searches, s)
+			}
+		}
+	}
+}
+
+// firstSentence is the first sentence of s's first line that has text.
+func firstSentence(s string) string {
+	s = strings.TrimLeft(s, " \t\r\n")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	s = clip(s, 4*maxEntry)
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '.', '!', '?':
+			if i+1 == len(s) || s[i+1] == ' ' {
+				return s[:i+1]
+			}
+		case 0xE3, 0xEF: // 。 or full-width ！？ in CJK text
+			for _, p := range []string{"。", "！", "？"} {
+				if strings.HasPrefix(s[i:], p) {
+					return s[:i+len(p)]
+				}
+			}
+		}
+	}
+	return s
+}
+
+// callInfo is what a tool call and its result tell about what was done.
+type callInfo struct {
+	name      string
+	kind      Kind
+	args      toolArgs
+	path      string
+	from, to  int
+	total     int
+	res       *Message
+	failed    bool
+	diffFiles []string // set lazily by paths
+}
+
+// toolArgs are the arguments of a tool call that tell what it touched.
+type toolArgs struct {
+	path, pattern, command, url, desc string
+	offset, limit, end                int
+}
+
+func (a *toolArgs) set(key, val string, isString bool) {
+	str := func(dst *string) {
+		if isString && *dst == "" {
+			*dst = val
+		}
+	}
+	num := func(dst *int) {
+		if n, err := strconv.Atoi(val); err == nil && *dst == 0 && n > 0 {
+			*dst = n
+		}
+	}
+	switch key {
+	case "path", "file_path", "filePath", "filepath", "file", "filename", "target_file", "notebook_path", "dir", "directory":
+		str(&a.path)
+	case "pattern", "query", "regex", "search", "q":
+		str(&a.pattern)
+	case "command", "cmd", "script":
+		str(&a.command)
+	case "url", "uri", "href":
+		str(&a.url)
+	case "description", "prompt", "task", "title":
+		str(&a.desc)
+	case "offset", "start_line", "startLine", "line_start", "from":
+		num(&a.offset)
+	case "limit", "lines", "count":
+		num(&a.limit)
+	case "end_line", "endLine", "line_end", "to":
+		num(&a.end)
+	}
+}
+
+// toolWords maps a word of a tool's name to what the tool returns.
+var toolWords = map[string]Kind{
+	"edit": Diff, "write": Diff, "patch": Diff, "replace": Diff, "create": Diff, "insert": Diff,
+	"read": Read, "view": Read, "cat": Read, "open": Read,
+	"grep": Search, "rg": Search, "search": Search, "glob": Search, "find": Search,
+	"fetch": Fetch, "web": Fetch, "url": Fetch, "browse": Fetch, "http": Fetch,
+	"bash": Command, "shell": Command, "sh": Command, "exec": Command, "run": Command, "command": Command, "terminal": Command, "cmd": Command,
+	"agent": Report, "task": Report, "subagent": Report, "delegate": Report,
+}
+
+// kindOfTool guesses what a tool returns from the words of its name
+// ("read_file", "WebFetch", "str_replace_editor"), for a call whose result
+// is missing or has no kind. Words are tried in that order of kinds, so
+// "web_search" is a search.
+func kindOfTool(name string) Kind {
+	best := Other
+	for _, w := range nameWords(name) {
+		if k, ok := toolWords[w]; ok && (best == Other || kindRank(k) < kindRank(best)) {
+			best = k
+		}
+	}
+	return best
+}
+
+// nameWords splits a name at non-letters and before capitals, in lower
+// case: "str_replace_editor" and "StrReplaceEditor" give str, replace,
+// editor. A run of capitals stays one word.
+func nameWords(name string) []string {
+	var words []string
+	var cur []byte
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, string(cur))
+			cur = cur[:0]
+		}
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'A' <= c && c <= 'Z':
+			if i > 0 && !('A' <= name[i-1] && name[i-1] <= 'Z') {
+				flush()
+			}
+			cur = append(cur, c+'a'-'A')
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			cur = append(cur, c)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return words
+}
+
+// kindRank orders kinds for a name with words of several: an edit that
+// reads is an edit, a web search a search.
+func kindRank(k Kind) int {
+	return slices.Index([]Kind{Diff, Read, Search, Fetch, Command, Report}, k)
+}
+
+func inspect(c ToolCall, res *Message) callInfo {
+	ci := callInfo{name: c.Name, res: res}
+	jsonFields(c.Arguments, ci.args.set)
+	var p Payload
+	if res != nil {
+		p = res.Payload
+	}
+	ci.kind = p.Kind
+	if ci.kind == Other {
+		ci.kind = kindOfTool(c.Name)
+	}
+	ci.failed = res != nil && ci.kind != Command && looksFailed(res.Content)
+	a := &ci.args
+	switch ci.kind {
+	case Read:
+		ci.path = cmp.Or(p.Path, a.path)
+		ci.from, ci.to, ci.total = p.From, p.To, p.Total
+		if res != nil && !ci.failed && (ci.from <= 0 || ci.to <= 0) {
+			if f, l, ok := numberedSpan(res.Content); ok {
+				ci.from, ci.to = cmp.Or(ci.from, f), cmp.Or(ci.to, l)
+			}
+		}
+		if ci.from <= 0 {
+			ci.from = max(a.offset, 1)
+		}
+		if ci.to <= 0 {
+			switch {
+			case a.end >= ci.from:
+				ci.to = a.end
+			case a.limit > 0:
+				ci.to = ci.from + a.limit - 1
+			case res != nil && !ci.failed && res.Content != "":
+				ci.to = ci.from + countLines(res.Content) - 1
+			default:
+				ci.from = 0 // nothing says which lines
+			}
+		}
+	case Diff:
+		ci.path = cmp.Or(p.Path, a.path)
+	case Search:
+		ci.path = cmp.Or(p.Path, a.pattern)
+	case Command:
+		ci.path = cmp.Or(p.Path, a.command)
+	case Fetch:
+		ci.path = cmp.Or(p.Path, a.url)
+	}
+	return ci
+}
+
+// numberedSpan returns the numbers of the first and last numbered lines
+// of a numbered listing.
+func numberedSpan(content string) (first, last int, ok bool) {
+	if !lineNumbering(content) {
+		return 0, 0, false
+	}
+	head, _, _ := strings.Cut(content, "\n")
+	first, _, _ = numbered(strings.TrimSuffix(head, "\r"))
+	end := strings.TrimRight(content, " \t\r\n")
+	line := end[strings.LastIndexByte(end, '\n')+1:]
+	last, _, ok = numbered(line)
+	if !ok || last < first {
+		last = first
+	}
+	return first, last, true
+}
+
+// looksFailed reports whether a result reads as a tool's error.
+func looksFailed(s string) bool {
+	s = strings.TrimLeft(s, " \t\r\n")
+	for _, w := range []string{"error", "failed", "fatal"} {
+		if len(s) >= len(w) && strings.EqualFold(s[:len(w)], w) {
+			return true
+		}
+	}
+	return false
+}
+
+// paths is the files an edit changed: the path it names, else those of
+// the diff in its result.
+func (c *callInfo) paths() []string {
+	if c.path != "" {
+		return []string{c.path}
+	}
+	if c.diffFiles == nil && c.res != nil {
+		for _, f := range parseDiff(c.res.Content, "") {
+			if f.path != "" {
+				c.diffFiles = append(c.diffFiles, f.path)
+			}
+		}
+	}
+	return c.diffFiles
+}
+
+// search is how the Searches list names a search: "pattern" in where.
+func (c *callInfo) search() string {
+	p := oneLine(c.path, maxLabel-40)
+	if p == "" {
+		return ""
+	}
+	s := "\"" + p + "\""
+	if w := oneLine(c.args.path, 40); w != "" && c.args.path != c.path {
+		s += " in " + w
+	}
+	return s
+}
+
+// entry is the call's part of a Happened entry, at most maxEntryPart
+// bytes.
+func (c *callInfo) entry() string {
+	const label = 80 // a path, pattern, command or URL in an entry
+	var s string
+	content := ""
+	if c.res != nil {
+		content = c.res.Content
+	}
+	switch c.kind {
+	case Read:
+		s = "read " + cmp.Or(oneLine(c.path, label), "a file")
+		if c.from > 0 {
+			s += " " + strconv.Itoa(c.from) + "-" + strconv.Itoa(c.to)
+		}
+		if c.total > 0 {
+			s += " of " + strconv.Itoa(c.total)
+		}
+	case Diff:
+		ps := c.paths()
+		s = "edited " + cmp.Or(oneLine(strings.Join(ps, ", "), label), "a file")
+		if h := strings.Count(content, "\n@@") + b2i(strings.HasPrefix(content, "@@")); h > 0 {
+			s += " (" + plural(h, "hunk") + ")"
+		}
+	case Search:
+		s = "searched " + cmp.Or(c.search(), "something")
+		if c.res != nil && !c.failed {
+			s += ": " + plural(countLines(content), "line")
+		}
+	case Command:
+		s = "ran " + cmp.Or(oneLine(c.path, label), "a command")
+		if c.res != nil {
+			if l := lastLine(content); l != "" {
+				s += " → " + oneLineTail(l, 60)
+			} else {
+				s += " (no output)"
+			}
+		}
+	case Fetch:
+		s = "fetched " + cmp.Or(oneLine(c.path, label), "a page")
+		if c.res != nil && !c.failed {
+			s += " (" + strconv.Itoa(len(content)) + " bytes)"
+		}
+	case Report:
+		s = "a subagent"
+		if d := oneLine(c.args.desc, 50); d != "" {
+			s += " \"" + d + "\""
+		}
+		if c.res != nil && !c.failed {
+			s += " reported: " + oneLine(firstSentence(content), 60)
+		}
+	default:
+		s = cmp.Or(oneLine(c.name, 40), "a tool")
+		if c.res != nil && !c.failed {
+			if l := oneLine(firstLine(content), 60); l != "" {
+				s += " → " + l
+			}
+		}
+	}
+	if c.failed {
+		s += " → failed: " + oneLine(firstLine(content), 60)
+	}
+	return shorten(s, maxEntryPart)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// firstLine is the first line of s that has text.
+func firstLine(s string) string {
+	s = strings.TrimLeft(s, " \t\r\n")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// lastLine is the last line of s that has text.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	return s[strings.LastIndexByte(s, '\n')+1:]
+}
+
+// Tool arguments.
+
+// jsonFields calls f with each top-level member of the JSON object s
+// whose value is a string (decoded) or a number (as written); other values
+// are skipped. It reads as far as s is well formed and stops there, so
+// arguments a model wrote badly still yield what they can. It is a small
+// scanner rather than encoding/json because a fold reads thousands of
+// calls and needs only a few of their fields.
+func jsonFields(s string, f func(key, val string, isString bool)) {
+	i := skipSpace(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return
+	}
+	i++
+	for {
+		i = skipSpace(s, i)
+		if i >= len(s) || s[i] != '"' {
+			return
+		}
+		key, j, ok := jsonString(s, i)
+		if !ok {
+			return
+		}
+		i = skipSpace(s, j)
+		if i >= len(s) || s[i] != ':' {
+			return
+		}
+		i = skipSpace(s, i+1)
+		if i >= len(s) {
+			return
+		}
+		switch c := s[i]; {
+		case c == '"':
+			val, j, ok := jsonString(s, i)
+			if !ok {
+				return
+			}
+			f(key, val, true)
+			i = j
+		case c == '-' || '0' <= c && c <= '9':
+			j := i + 1
+			for j < len(s) && strings.IndexByte("+-.eE0123456789", s[j]) >= 0 {
+				j++
+			}
+			f(key, s[i:j], false)
+			i = j
+		default:
+			j, ok := skipJSONValue(s, i)
+			if !ok {
+				return
+			}
+			i = j
+		}
+		i = skipSpace(s, i)
+		if i >= len(s) || s[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// jsonString decodes the JSON string that starts at s[i] == '"' and
+// returns it with the index after its closing quote.
+func jsonString(s string, i int) (string, int, bool) {
+	j := i + 1
+	for j < len(s) && s[j] != '"' && s[j] != '\\' {
+		j++
+	}
+	if j < len(s) && s[j] == '"' {
+		return s[i+1 : j], j + 1, true // the common case: no escapes
+	}
+	var b strings.Builder
+	b.WriteString(s[i+1 : j])
+	for j < len(s) {
+		c := s[j]
+		switch {
+		case c == '"':
+			return b.String(), j + 1, true
+		case c != '\\':
+			b.WriteByte(c)
+			j++
+			continue
+		}
+		if j+1 >= len(s) {
+			return "", 0, false
+		}
+		e := s[j+1]
+		j += 2
+		switch e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, ok := hex4(s, j)
+			if !ok {
+				return "", 0, false
+			}
+			j += 4
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(0), false
+				if j+6 <= len(s) && s[j] == '\\' && s[j+1] == 'u' {
+					r2, ok = hex4(s, j+2)
+				}
+				if d := utf16.DecodeRune(r, r2); ok && d != unicode.ReplacementChar {
+					r = d
+					j += 6
+				} else {
+					r = unicode.ReplacementChar
+				}
+			}
+			b.WriteRune(r)
+		default:
+			return "", 0, false
+		}
+	}
+	return "", 0, false
+}
+
+func hex4(s string, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s[i:i+4], 16, 32)
+	return rune(n), err == nil
+}
+
+// skipJSONValue skips an object, an array or a literal at s[i].
+func skipJSONValue(s string, i int) (int, bool) {
+	depth := 0
+	for i < len(s) {
+		switch c := s[i]; c {
+		case '"':
+			_, j, ok := jsonString(s, i)
+			if !ok {
+				return 0, false
+			}
+			i = j
+			if depth == 0 {
+				return i, true
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i, true // the end of a literal's object
+			}
+			depth--
+			if depth < 0 {
+				return 0, false
+			}
+			if depth == 0 {
+				return i + 1, true
+			}
+		case ',':
+			if depth == 0 {
+				return i, true
+			}
+		default:
+			if depth == 0 && (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+				return i, true
+			}
+		}
+		i++
+	}
+	return i, depth == 0
+}
