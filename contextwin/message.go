@@ -23,6 +23,10 @@ type Message struct {
 	ToolCallID string
 	// Payload describes a tool result, for its summary and its priority.
 	Payload Payload
+	// Continuation marks a reply cut by the length limit, or the prompt
+	// that asked the model to go on: once a later message exists, it is
+	// spent, and the first thing a shed drops.
+	Continuation bool
 }
 
 // ToolCall is one call an assistant message made.

@@ -1,0 +1,538 @@
+package contextwin
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Event says what a plan did to the previous request.
+type Event int
+
+const (
+	// Append: the request is the previous one plus the new messages, byte
+	// for byte (a new result may have been cut to fit).
+	Append Event = iota
+	// Note: before a fold, one round with tools forbidden asks the model
+	// what it has established. Send Plan.Messages with tool_choice "none",
+	// hand the answer to SetNote, then Plan again.
+	Note
+	// Shed: old results were shed to their summaries.
+	Shed
+	// Fold: old turns were folded into the recap (after shedding).
+	Fold
+	// Emergency: the engine refused the last request as too long; turns
+	// were folded without a note, and the request is to be retried once.
+	Emergency
+)
+
+var eventNames = [...]string{Append: "append", Note: "note", Shed: "shed", Fold: "fold", Emergency: "emergency fold"}
+
+func (e Event) String() string { return eventNames[e] }
+
+// Plan is what the next request carries and what happened to get there.
+type Plan struct {
+	Event Event
+	// Messages follow the fixed prefix. They are shared with the session:
+	// do not modify them.
+	Messages []Message
+	// MaxTokens for the request; 0 leaves it to the engine.
+	MaxTokens int
+	// Estimate is the request's size in tokens as decisions count it.
+	Estimate int
+	Chip     Chip
+
+	// Shed lists what this event shed, ShedChars how many bytes that
+	// removed, Short how many tokens above the shed target shedding alone
+	// left the request (a fold then closed the gap).
+	Shed      []Removed
+	ShedChars int
+	Short     int
+	// Folded is how many messages this event folded; RecapChars the size
+	// of the recap that replaced them.
+	Folded     int
+	RecapChars int
+	// Cut lists the new results cut to fit.
+	Cut []Cut
+
+	// TooSmall is set when the window cannot hold the fixed prefix and one
+	// round: Problem says so in a sentence for the user. It is a state to
+	// report, not one to retry.
+	TooSmall bool
+	// GiveUp is set by an Overflow that follows another without an answer
+	// in between: the one retry was spent.
+	GiveUp  bool
+	Problem string
+}
+
+// Removed is one result shed to its summary, or reasoning dropped.
+type Removed struct {
+	Index int    // the message's index in the session
+	What  string // "read a.go", "reasoning", …
+	Chars int    // bytes removed
+}
+
+// Cut is one new result cut to fit the room left.
+type Cut struct {
+	Index      int
+	From, To   int  // bytes before and after
+	Spill      bool // its kind is worth a spill file the model can page through
+	SpillPath  string
+	OverWindow bool // it would not have fitted even in an empty window
+}
+
+// Sizes for shedding and fitting, in bytes.
+const (
+	// largePayload results go first: shedding a small file makes the model
+	// read it again, which pulls the next event forward.
+	largePayload = 2000
+	// minCut is the least a cut result keeps, head and tail together.
+	minCut = 400
+)
+
+// Plan decides the next request. Call it after appending the newest
+// messages (a user message, or a round's tool results) and before sending.
+func (s *Session) Plan() Plan {
+	s.sync()
+	if s.cfg.Window <= 0 {
+		return s.planNoWindow()
+	}
+	b := s.Budget()
+	if p, ok := s.tooSmall(b); !ok {
+		return p
+	}
+	e := s.estimate()
+	if e <= b.ShedPoint {
+		return s.finish(Plan{Event: Append})
+	}
+
+	// Over the shed point. When the new results are what pushed it over —
+	// the rest still sits under the shed target — they are cut to the room
+	// left below the shed point: a single large result is cut, not paid
+	// for with the history. Otherwise the history is due: shrink.
+	fresh := s.freshResults()
+	need := 0
+	for _, i := range fresh {
+		need += s.est.New(s.entries[i].size)
+	}
+	rest := e - need
+	if need > 0 && rest <= b.ShedTarget && b.ShedPoint-rest >= min(need, b.Usable/8) {
+		p := Plan{Event: Append}
+		p.Cut = s.fit(fresh, b.ShedPoint)
+		return s.finish(p)
+	}
+	return s.shrink(b, false)
+}
+
+// SetNote hands over the model's note for the coming fold; "" when the
+// note round failed or came back empty (the fold goes ahead without one).
+func (s *Session) SetNote(note string) {
+	s.note = strings.TrimSpace(note)
+}
+
+// NoteInstruction is the question of the note round.
+const NoteInstruction = "The conversation is about to be compacted: older turns will be replaced by a recap. " +
+	"Before that, write a short note of what you have established that you will still need: " +
+	"findings, decisions, the plan and where you are in it. Put exact facts one per line as `key: value` " +
+	"(paths, commands, names, constraints) so they are carried over word for word. Do not call tools."
+
+// Overflow handles the engine's refusal of the last request as too long:
+// promptTokens and window are its own figures when it gave them (llama.cpp
+// does, vLLM's text does). It learns from them, then folds without a model
+// call and says in a gap notice what was removed. Retry the request once
+// with the returned plan; a second Overflow before an answer gives up.
+func (s *Session) Overflow(promptTokens, window int) Plan {
+	if s.emergencyUsed {
+		return Plan{GiveUp: true, Messages: s.view(), Problem: fmt.Sprintf(
+			"the engine refused the request as too long again after an emergency fold (%d tokens, window %d)", promptTokens, window)}
+	}
+	s.emergencyUsed = true
+	if window >= 256 && (s.cfg.Window == 0 || window < s.cfg.Window) {
+		s.cfg.Window = window
+	}
+	if promptTokens > 0 && s.lastChars > 0 {
+		s.est.Ratio = float64(promptTokens) / (float64(s.lastChars) / charsPerToken)
+	}
+	s.sync()
+	if s.cfg.Window <= 0 {
+		return Plan{GiveUp: true, Messages: s.view(), Problem: "the engine refused the request as too long and did not say its window: set REIKA_CONTEXT_WINDOW"}
+	}
+	b := s.Budget()
+	if p, ok := s.tooSmall(b); !ok {
+		return p
+	}
+	return s.shrink(b, true)
+}
+
+// tooSmall reports, with ok false, a window that cannot hold the fixed
+// prefix and the smallest round under the shed target.
+func (s *Session) tooSmall(b Budget) (Plan, bool) {
+	cur := s.currentStart()
+	round := 0
+	for i := cur; i < len(s.entries); i++ {
+		m := s.entries[i].msg
+		if m.Role == Tool {
+			round += s.est.New(min(sizeOf(m), minCut+msgOverhead))
+		} else {
+			round += s.est.New(sizeOf(m))
+		}
+	}
+	if need := s.prefixTokens() + round; need > b.ShedTarget {
+		p := Plan{TooSmall: true, Messages: s.view(), Problem: fmt.Sprintf(
+			"window too small: the fixed prefix (%d tokens) and one round (%d tokens) need more than the %d tokens a %d-token window "+
+				"leaves before its shed target; use a larger window or minimal mode", s.prefixTokens(), round, b.ShedTarget, b.Window)}
+		return s.finish(p), false
+	}
+	return Plan{}, true
+}
+
+// finish fills in what every plan carries.
+func (s *Session) finish(p Plan) Plan {
+	if p.Messages == nil {
+		p.Messages = s.view()
+	}
+	p.Estimate = s.estimate()
+	s.lastChars = s.cfg.PrefixChars + s.size
+	if p.Event == Note {
+		s.lastChars += len(NoteInstruction)
+	}
+	b := s.Budget()
+	limit := positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit)
+	if b.Window > 0 {
+		p.MaxTokens = b.MaxTokens(p.Estimate, limit)
+	} else {
+		p.MaxTokens = s.cfg.MaxTokens
+	}
+	p.Chip = NewChip(p.Estimate, b)
+	return p
+}
+
+func positiveMin(a, b int) int {
+	switch {
+	case a <= 0:
+		return max(b, 0)
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
+}
+
+// currentStart is the first entry of the current round: the newest
+// assistant message and the results after it, or the newest user message
+// when no assistant spoke after it — and never after an entry the engine
+// has not seen yet.
+func (s *Session) currentStart() int {
+	i := len(s.entries) - 1
+	for i > 0 && s.entries[i].msg.Role == Tool {
+		i--
+	}
+	return max(min(i, s.sent), s.foldedUpTo, 0)
+}
+
+// turnStart is the user message that opened the current turn, or -1.
+func (s *Session) turnStart() int {
+	for i := len(s.entries) - 1; i >= 0; i-- {
+		if s.entries[i].msg.Role == User {
+			return i
+		}
+	}
+	return -1
+}
+
+// freshResults are the current round's tool results no request has
+// carried, in order.
+func (s *Session) freshResults() []int {
+	var out []int
+	for i := s.currentStart(); i < len(s.entries); i++ {
+		e := &s.entries[i]
+		if e.msg.Role == Tool && e.fresh == e.size && i >= s.sent {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// shrink is one shrink event: shed down to the target, fold if that is not
+// enough, cut the current round's new results if even that is not, and
+// tell the model what went.
+func (s *Session) shrink(b Budget, emergency bool) Plan {
+	s.electTaskPayload()
+	cands := s.shedCandidates()
+	e := s.estimate()
+	target := b.ShedTarget
+
+	// Will shedding alone reach the target? If not, the fold comes, and
+	// the model writes its note first — unless the request is already too
+	// large to carry the question.
+	size, fresh := s.size, s.fresh
+	for _, c := range cands {
+		size, fresh = s.afterShed(c, size, fresh)
+		if s.price(size, fresh) <= target {
+			break
+		}
+	}
+	willFold := s.price(size, fresh) > target
+	if willFold && !emergency && !s.noteAsked && s.foldable() {
+		withQuestion := e + s.est.New(len(NoteInstruction)+msgOverhead)
+		if withQuestion+b.Reserve <= b.Window {
+			s.noteAsked = true
+			return s.finish(Plan{Event: Note, Messages: s.noteMessages()})
+		}
+	}
+
+	p := Plan{Event: Shed}
+	if emergency {
+		p.Event = Emergency
+	}
+	for _, c := range cands {
+		if s.estimate() <= target {
+			break
+		}
+		p.Shed = append(p.Shed, s.applyShed(c))
+		p.ShedChars += p.Shed[len(p.Shed)-1].Chars
+	}
+	if over := s.estimate() - target; over > 0 {
+		p.Short = over
+		if p.Event == Shed {
+			p.Event = Fold
+		}
+		p.Folded, p.RecapChars = s.fold(b)
+	}
+	s.note, s.noteAsked = "", false
+	s.attachNotice(p, emergency)
+	if s.estimate() > target {
+		p.Cut = s.fit(s.freshResults(), target)
+	}
+	if s.estimate() > target {
+		p.TooSmall = true
+		p.Problem = fmt.Sprintf("window too small: after shedding and folding the request still needs %d tokens, above the shed target of %d in a %d-token window; use a larger window or minimal mode",
+			s.estimate(), target, b.Window)
+	}
+	return s.finish(p)
+}
+
+// freshTokens is the estimate of the current round's new results.
+func (s *Session) freshTokens() int {
+	n := 0
+	for _, i := range s.freshResults() {
+		n += s.est.New(s.entries[i].size)
+	}
+	return n
+}
+
+// noteMessages is the view with the note question after it: merged into
+// the last message when that is the user's, so roles still alternate.
+func (s *Session) noteMessages() []Message {
+	msgs := make([]Message, len(s.msgs), len(s.msgs)+1)
+	copy(msgs, s.msgs)
+	if n := len(msgs); n > 0 && msgs[n-1].Role == User {
+		msgs[n-1].Content += "\n\n" + NoteInstruction
+		return msgs
+	}
+	return append(msgs, Message{Role: User, Content: NoteInstruction})
+}
+
+// shedCandidate is one thing a shed can drop.
+type shedCandidate struct {
+	index int
+	what  shedWhat
+}
+
+type shedWhat uint8
+
+const (
+	shedReasoning shedWhat = iota
+	shedContinuation
+	shedPayload
+)
+
+// shedCandidates lists, in the order they go, what a shed may drop:
+// spent continuations and old reasoning first (the model cannot fetch its
+// own reasoning again, so dropping it provokes no re-read), then results
+// of 2000 bytes or more, oldest first, then smaller ones. Never the current
+// round, never the task payload, never a result too small to be worth its
+// summary.
+func (s *Session) shedCandidates() []shedCandidate {
+	cur := s.currentStart()
+	var first, large, small []shedCandidate
+	for _, i := range s.slots {
+		if i < 0 || i >= cur {
+			continue
+		}
+		e := &s.entries[i]
+		switch {
+		case e.msg.Continuation && e.form != continuationShed:
+			first = append(first, shedCandidate{i, shedContinuation})
+		case e.msg.Role == Assistant && e.msg.Reasoning != "" && !e.reasoningShed:
+			first = append(first, shedCandidate{i, shedReasoning})
+		case e.msg.Role == Tool && e.form != summarized && i != s.taskPayload && !e.msg.Payload.Task:
+			if _, keep := s.summarize(i); keep {
+				continue
+			}
+			if len(e.msg.Content) >= largePayload {
+				large = append(large, shedCandidate{i, shedPayload})
+			} else {
+				small = append(small, shedCandidate{i, shedPayload})
+			}
+		}
+	}
+	return append(append(first, large...), small...)
+}
+
+// afterShed is the view's size and fresh bytes once c is shed, without
+// shedding it.
+func (s *Session) afterShed(c shedCandidate, size, fresh int) (int, int) {
+	e := &s.entries[c.index]
+	m := s.render(c.index)
+	contentNew := true
+	switch c.what {
+	case shedReasoning:
+		m.Reasoning, contentNew = "", false
+	case shedContinuation:
+		m.Content = continuationText
+	case shedPayload:
+		sum, _ := s.summarize(c.index)
+		m.Content = e.lead + sum + e.notice
+	}
+	n := sizeOf(m)
+	f := freshAfter(e.size, e.fresh, n, len(m.Content), contentNew)
+	return size + n - e.size, fresh + f - e.fresh
+}
+
+// continuationText replaces a spent continuation.
+const continuationText = "[a partial reply, continued in the next message]"
+
+// applyShed sheds c.
+func (s *Session) applyShed(c shedCandidate) Removed {
+	e := &s.entries[c.index]
+	before := e.size
+	sh := Removed{Index: c.index}
+	contentNew := true
+	switch c.what {
+	case shedReasoning:
+		e.reasoningShed, contentNew = true, false
+		sh.What = "reasoning"
+	case shedContinuation:
+		e.form, e.text = continuationShed, continuationText
+		sh.What = "a partial reply"
+	case shedPayload:
+		sum, _ := s.summarize(c.index)
+		e.form, e.text = summarized, sum
+		sh.What = describe(s.entries, c.index)
+	}
+	s.change(c.index, s.slotOf(c.index), contentNew)
+	sh.Chars = before - e.size
+	return sh
+}
+
+// describe names a tool result for notices: its tool and what it was about.
+func describe(entries []entry, i int) string {
+	m := entries[i].msg
+	name := ""
+	for j := i - 1; j >= 0 && j >= i-64; j-- {
+		for _, c := range entries[j].msg.ToolCalls {
+			if c.ID == m.ToolCallID {
+				name = c.Name
+			}
+		}
+		if name != "" || entries[j].msg.Role != Tool {
+			break
+		}
+	}
+	if name == "" {
+		name = m.Payload.Kind.String()
+	}
+	if m.Payload.Path != "" {
+		return name + " " + clip(m.Payload.Path, 120)
+	}
+	return name
+}
+
+// attachNotice tells the model, at the end of the newest message, what
+// this event removed and how to get it back.
+func (s *Session) attachNotice(p Plan, emergency bool) {
+	var b strings.Builder
+	if emergency {
+		b.WriteString("\n\n[Context: the engine refused the last request as longer than its window, so ")
+		if p.Folded > 0 {
+			fmt.Fprintf(&b, "%d earlier messages were folded into the recap at the start of the conversation", p.Folded)
+			if len(p.Shed) > 0 {
+				b.WriteString(" and ")
+			}
+		}
+		if len(p.Shed) > 0 {
+			fmt.Fprintf(&b, "%d earlier results were shed to their summaries (%s)", len(p.Shed), listShed(p.Shed))
+		}
+		if p.Folded == 0 && len(p.Shed) == 0 {
+			b.WriteString("the newest results were cut")
+		}
+		b.WriteString(". Nothing is lost: read files and run searches again for anything you need in full.]")
+	} else {
+		var payloads []Removed
+		for _, sh := range p.Shed {
+			if sh.What != "reasoning" && sh.What != "a partial reply" {
+				payloads = append(payloads, sh)
+			}
+		}
+		if len(payloads) > 0 {
+			fmt.Fprintf(&b, "\n\n[Context: to stay within the window, %d earlier tool results were shed to their summaries: %s. "+
+				"Run them again if you need their full text.]", len(payloads), listShed(payloads))
+		}
+		if p.Folded > 0 {
+			fmt.Fprintf(&b, "\n\n[Context: %d earlier messages were folded into the recap at the start of the conversation.]", p.Folded)
+		}
+	}
+	if b.Len() == 0 || len(s.entries) == 0 {
+		return
+	}
+	last := len(s.entries) - 1
+	s.entries[last].notice += b.String()
+	s.change(last, s.slotOf(last), false)
+}
+
+func listShed(sh []Removed) string {
+	const most = 8
+	var names []string
+	for i, x := range sh {
+		if i == most {
+			names = append(names, fmt.Sprintf("and %d more", len(sh)-most))
+			break
+		}
+		names = append(names, x.What)
+	}
+	return strings.Join(names, ", ")
+}
+
+// planNoWindow is the plan with no known window: nothing is shed, cut or
+// folded, but results older than the current round collapse to their
+// summaries and only the newest rounds keep their reasoning.
+func (s *Session) planNoWindow() Plan {
+	cur := s.currentStart()
+	for i := s.collapsed; i < cur; i++ {
+		e := &s.entries[i]
+		if e.msg.Role != Tool || e.form == summarized {
+			continue
+		}
+		if sum, keep := s.summarize(i); !keep {
+			e.form, e.text = summarized, sum
+			s.change(i, s.slotOf(i), true)
+		}
+	}
+	s.collapsed = max(s.collapsed, cur)
+	keep := s.cfg.ReasoningRounds
+	for i := len(s.entries) - 1; i >= s.foldedUpTo; i-- {
+		e := &s.entries[i]
+		if e.msg.Role != Assistant || e.msg.Reasoning == "" {
+			continue
+		}
+		if keep > 0 {
+			keep--
+			continue
+		}
+		if e.reasoningShed {
+			break // older ones were dropped already
+		}
+		e.reasoningShed = true
+		s.change(i, s.slotOf(i), false)
+	}
+	return s.finish(Plan{Event: Append})
+}

@@ -1,0 +1,381 @@
+package contextwin
+
+// msgOverhead is what a chat template adds around each message (role
+// markers, separators), in bytes at the baseline: about four tokens.
+const msgOverhead = 16
+
+// Config sets up a Session.
+type Config struct {
+	// Window is W in tokens; 0 means no known window: nothing is shed, cut
+	// or folded, and older tool results collapse to their summaries every
+	// round.
+	Window int
+	// Reserve pins the reply reserve (REIKA_MIN_GEN_TOKENS); 0 learns it.
+	Reserve int
+	// MaxTokens caps max_tokens (REIKA_MAX_TOKENS); OutputLimit is the
+	// catalog's output limit. 0 means no cap.
+	MaxTokens, OutputLimit int
+	// PrefixChars is the size in bytes of the fixed prefix the agent puts
+	// before the messages: system prompt, tool definitions, bootstrap.
+	PrefixChars int
+	// ReasoningRounds is, with no window, how many of the newest assistant
+	// messages keep their reasoning.
+	ReasoningRounds int
+	// TargetFraction is the shed target as a share of the shed point; 0
+	// means 0.7. It is held within 0.3…0.95: above that an event sheds
+	// almost nothing and fires again on the next round.
+	TargetFraction float64
+}
+
+// Usage is what the engine reported for a request.
+type Usage struct {
+	PromptTokens     int
+	CompletionTokens int
+	FinishReason     string
+}
+
+// Session is the context state of one agent session: every message it has
+// seen, how each stands in the request (whole, shed to its summary, cut to
+// fit), the recap, and what has been learned about the engine's tokens.
+// The agent appends messages, asks for a Plan before each request and
+// reports the engine's figures with Observe.
+//
+// A Session is not safe for concurrent use.
+type Session struct {
+	cfg Config
+	est Estimator
+	res Reserve
+
+	entries []entry // the transcript, append-only
+	sent    int     // entries [0, sent) existed when the engine last answered
+
+	// The view: what the next request carries after the fixed prefix. It
+	// grows by appending until a shrink event rebuilds it.
+	slots  []int     // entry index per message; recapSlot for the recap
+	msgs   []Message // the messages, in step with slots
+	synced int       // entries [0, synced) have been placed
+
+	// Bytes of the view, and how many of them no request carried yet.
+	size, fresh int
+	prefixSent  bool
+
+	foldedUpTo int    // entries before this are folded into the recap
+	recap      *Recap // the current recap, nil before the first fold
+	recapMsg   entry  // the recap as a view message
+	leadEntry  int    // the entry the recap leads, -1 when it stands alone
+	// recapVerbatim is how many bytes of the recap were carried before
+	// (the task and its payload, verbatim).
+	recapVerbatim int
+	note       string // the model's note for the coming fold
+	noteAsked  bool
+
+	taskPayload int // elected task payload entry, -1 none
+	taskTurn    int // the user entry that opened the turn it was elected in
+
+	lastChars     int  // bytes of the last request planned
+	lastReported  int  // prompt tokens the engine reported for it
+	emergencyUsed bool // an emergency fold since the engine last answered
+	collapsed     int  // no window: entries before this have collapsed
+}
+
+// recapSlot stands in the view for the recap message.
+const recapSlot = -1
+
+// entry is one transcript message and how it stands.
+type entry struct {
+	msg           Message
+	form          form
+	text          string // the content when form is not whole
+	reasoningShed bool
+	notice        string // appended to the content: shed and gap notices
+	lead          string // put before the content: the recap, at a fold
+
+	// size is the bytes of its rendering, fresh how many of them no
+	// request has carried yet.
+	size, fresh int
+
+	// The summary, computed once when first needed.
+	summary     string
+	keep        bool
+	summaryDone bool
+}
+
+// summarize returns entry i's summary, computing it once.
+func (s *Session) summarize(i int) (string, bool) {
+	e := &s.entries[i]
+	if !e.summaryDone {
+		e.summary, e.keep = Summarize(e.msg)
+		e.summaryDone = true
+	}
+	return e.summary, e.keep
+}
+
+type form uint8
+
+const (
+	whole form = iota
+	summarized
+	cutToFit
+	continuationShed
+)
+
+// NewSession starts a session.
+func NewSession(cfg Config) *Session {
+	if cfg.Window < 0 {
+		cfg.Window = 0
+	}
+	if cfg.TargetFraction == 0 {
+		cfg.TargetFraction = 0.7
+	}
+	cfg.TargetFraction = min(max(cfg.TargetFraction, 0.3), 0.95)
+	return &Session{cfg: cfg, res: Reserve{Pinned: cfg.Reserve}, taskPayload: -1, taskTurn: -1, leadEntry: -1}
+}
+
+// Append adds a message to the session. Tool results are appended after
+// the assistant message that called them.
+func (s *Session) Append(m Message) {
+	s.entries = append(s.entries, entry{msg: m})
+}
+
+// Len is the number of messages appended so far.
+func (s *Session) Len() int { return len(s.entries) }
+
+// Budget is the current division of the window; zero with no window.
+func (s *Session) Budget() Budget {
+	if s.cfg.Window <= 0 {
+		return Budget{}
+	}
+	b := NewBudget(s.cfg.Window, s.res.Tokens(s.cfg.Window))
+	if s.cfg.TargetFraction != 0.7 {
+		b.ShedTarget = int(float64(b.ShedPoint) * s.cfg.TargetFraction)
+	}
+	return b
+}
+
+// Window is the window the session works within; 0 when unknown.
+func (s *Session) Window() int { return s.cfg.Window }
+
+// SetPrefixChars records a new size of the fixed prefix (the agent rebuilt
+// it at a shrink event).
+func (s *Session) SetPrefixChars(n int) {
+	s.cfg.PrefixChars = n
+	s.prefixSent = false
+}
+
+// Estimator returns what has been learned about the engine's tokens.
+func (s *Session) Estimator() Estimator { return s.est }
+
+// Observe takes the engine's figures for the request last planned: the
+// prompt count teaches the token ratio, the completion the reserve. It
+// reports truncated when the prompt count is far below what the request
+// must have cost — an engine that silently dropped part of it — and then
+// learns nothing from it.
+func (s *Session) Observe(u Usage) (truncated bool) {
+	truncated = s.est.Learn(s.lastChars, u.PromptTokens)
+	if !truncated && u.PromptTokens > 0 {
+		s.lastReported = u.PromptTokens
+	}
+	s.res.Observe(u.CompletionTokens, u.FinishReason)
+	for _, i := range s.slots {
+		if i >= 0 {
+			s.entries[i].fresh = 0
+		}
+	}
+	s.recapMsg.fresh = 0
+	s.fresh = 0
+	s.prefixSent = true
+	s.sent = len(s.entries)
+	s.emergencyUsed = false
+	return truncated
+}
+
+// Chip is the status line's view of the last request: the engine's own
+// count when it gave one, else the estimate.
+func (s *Session) Chip() Chip {
+	size := s.lastReported
+	if size == 0 {
+		size = s.estimate()
+	}
+	return NewChip(size, s.Budget())
+}
+
+// Recap returns the current recap, nil before the first fold.
+func (s *Session) Recap() *Recap { return s.recap }
+
+// --- the view ---
+
+// render is entry i as the view carries it.
+func (s *Session) render(i int) Message {
+	e := &s.entries[i]
+	m := e.msg
+	if e.form != whole {
+		m.Content = e.text
+	}
+	if e.reasoningShed {
+		m.Reasoning = ""
+	}
+	if e.lead != "" {
+		m.Content = e.lead + m.Content
+	}
+	if e.notice != "" {
+		m.Content += e.notice
+	}
+	return m
+}
+
+// sizeOf is the size in bytes of a rendered message.
+func sizeOf(m Message) int {
+	n := len(m.Content) + len(m.Reasoning) + msgOverhead
+	for _, c := range m.ToolCalls {
+		n += len(c.ID) + len(c.Name) + len(c.Arguments) + msgOverhead
+	}
+	return n
+}
+
+// sync places the entries appended since the last plan at the end of the
+// view, all fresh.
+func (s *Session) sync() {
+	for ; s.synced < len(s.entries); s.synced++ {
+		e := &s.entries[s.synced]
+		m := s.render(s.synced)
+		e.size = sizeOf(m)
+		e.fresh = e.size
+		s.slots = append(s.slots, s.synced)
+		s.msgs = append(s.msgs, m)
+		s.size += e.size
+		s.fresh += e.fresh
+	}
+}
+
+// change re-renders entry i after its form, reasoning or notice changed,
+// and updates its slot at view index k. contentNew says the content was
+// replaced: its bytes are new to the engine; otherwise only bytes added
+// (a notice) are new.
+func (s *Session) change(i, k int, contentNew bool) {
+	e := &s.entries[i]
+	m := s.render(i)
+	size := sizeOf(m)
+	fresh := freshAfter(e.size, e.fresh, size, len(m.Content), contentNew)
+	s.size += size - e.size
+	s.fresh += fresh - e.fresh
+	e.size, e.fresh = size, fresh
+	if k >= 0 {
+		s.msgs[k] = m
+	}
+}
+
+// freshAfter is how many bytes of a re-rendered message no request has
+// carried: all of them if the old one was never sent; the new content if
+// the content was replaced; otherwise the old fresh bytes plus any added.
+func freshAfter(oldSize, oldFresh, size, content int, contentNew bool) int {
+	switch {
+	case oldFresh >= oldSize:
+		return size
+	case contentNew:
+		return min(size, oldFresh+content)
+	}
+	return min(size, oldFresh+max(0, size-oldSize))
+}
+
+// estimate is the decision estimate, in tokens, of the next request.
+func (s *Session) estimate() int {
+	return s.price(s.size, s.fresh)
+}
+
+// price is the estimate of a view of size bytes, fresh of them new, with
+// the fixed prefix in front.
+func (s *Session) price(size, fresh int) int {
+	known := size - fresh
+	if s.prefixSent {
+		known += s.cfg.PrefixChars
+	} else {
+		fresh += s.cfg.PrefixChars
+	}
+	return s.est.Known(known) + s.est.New(fresh)
+}
+
+// prefixTokens is the fixed prefix's share of the estimate.
+func (s *Session) prefixTokens() int {
+	if s.prefixSent {
+		return s.est.Known(s.cfg.PrefixChars)
+	}
+	return s.est.New(s.cfg.PrefixChars)
+}
+
+// view returns the messages of the view; the caller must not modify them.
+func (s *Session) view() []Message {
+	return s.msgs[:len(s.msgs):len(s.msgs)]
+}
+
+// slotOf returns the view index of entry i, or -1. Slots are in entry
+// order (the recap first), so a binary search finds it.
+func (s *Session) slotOf(i int) int {
+	lo, hi := 0, len(s.slots)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if s.slots[mid] < i {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(s.slots) && s.slots[lo] == i {
+		return lo
+	}
+	return -1
+}
+
+// rebuild lays the view out anew after a fold: the recap, then every
+// entry from foldedUpTo on. When the first kept message is the user's, the
+// recap leads that message instead of standing alone, so that roles still
+// alternate.
+func (s *Session) rebuild() {
+	s.slots, s.msgs = s.slots[:0], s.msgs[:0]
+	s.size, s.fresh = 0, 0
+	if s.leadEntry >= 0 {
+		s.entries[s.leadEntry].lead = ""
+		s.leadEntry = -1
+	}
+	if s.recap != nil {
+		first := s.foldedUpTo
+		if first < s.synced && s.entries[first].msg.Role == User {
+			e := &s.entries[first]
+			lead := s.recapMsg.msg.Content + "\n\n"
+			oldSize, oldFresh := e.size, e.fresh
+			e.lead = lead
+			e.size = sizeOf(s.render(first))
+			if oldFresh >= oldSize {
+				e.fresh = e.size
+			} else {
+				e.fresh = min(e.size, oldFresh+len(lead)-s.recapVerbatim)
+			}
+			s.leadEntry = first
+		} else {
+			m := s.recapMsg.msg
+			s.recapMsg.size = sizeOf(m)
+			s.recapMsg.fresh = s.recapMsg.size - s.recapVerbatim
+			s.slots = append(s.slots, recapSlot)
+			s.msgs = append(s.msgs, m)
+			s.size += s.recapMsg.size
+			s.fresh += s.recapMsg.fresh
+		}
+	}
+	for i := s.foldedUpTo; i < s.synced; i++ {
+		s.place(i)
+	}
+}
+
+// place appends entry i to the view as it stands.
+func (s *Session) place(i int) {
+	e := &s.entries[i]
+	m := s.render(i)
+	size := sizeOf(m)
+	if size != e.size {
+		e.fresh = freshAfter(e.size, e.fresh, size, len(m.Content), true)
+		e.size = size
+	}
+	s.slots = append(s.slots, i)
+	s.msgs = append(s.msgs, m)
+	s.size += e.size
+	s.fresh += e.fresh
+}
