@@ -66,8 +66,8 @@ type Session struct {
 	// recapVerbatim is how many bytes of the recap were carried before
 	// (the task and its payload, verbatim).
 	recapVerbatim int
-	note       string // the model's note for the coming fold
-	noteAsked  bool
+	note          string // the model's note for the coming fold
+	noteAsked     bool
 
 	taskPayload int // elected task payload entry, -1 none
 	taskTurn    int // the user entry that opened the turn it was elected in
