@@ -102,6 +102,10 @@ func (s *Session) Plan() Plan {
 	}
 	e := s.estimate()
 	if e <= b.ShedPoint {
+		// A note asked for may have taught the estimator that the request
+		// is smaller than it looked: no fold after all. A later fold asks
+		// afresh.
+		s.note, s.noteAsked = "", false
 		return s.finish(Plan{Event: Append})
 	}
 

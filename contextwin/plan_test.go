@@ -1,0 +1,363 @@
+package contextwin
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// build is a small session builder for targeted tests.
+type build struct {
+	s *Session
+	n int
+}
+
+func newBuild(cfg Config) *build {
+	b := &build{s: NewSession(cfg)}
+	return b
+}
+
+func (b *build) user(text string) *build {
+	b.s.Append(Message{Role: User, Content: text})
+	return b
+}
+
+// call appends an assistant message with one call and its result.
+func (b *build) call(kind Kind, path string, content string) int {
+	b.n++
+	id := fmt.Sprintf("c%d", b.n)
+	b.s.Append(Message{Role: Assistant, Content: "next", ToolCalls: []ToolCall{{ID: id, Name: kind.String(), Arguments: `{"path":"` + path + `"}`}}})
+	b.s.Append(Message{Role: Tool, ToolCallID: id, Content: content, Payload: Payload{Kind: kind, Path: path, From: 1, To: strings.Count(content, "\n") + 1, Total: strings.Count(content, "\n") + 1}})
+	return b.s.Len() - 1
+}
+
+// send plans and answers like an engine counting 3.2 bytes a token.
+func (b *build) send() Plan {
+	p := b.s.Plan()
+	b.answer(p)
+	return p
+}
+
+// answerAsEstimated answers like an engine whose count matches the
+// estimate exactly: what was dense stays dense.
+func (b *build) answerAsEstimated(p Plan) {
+	b.s.Observe(Usage{PromptTokens: p.Estimate, CompletionTokens: 120, FinishReason: "stop"})
+}
+
+func (b *build) answer(p Plan) {
+	n := b.s.cfg.PrefixChars
+	for _, m := range p.Messages {
+		n += sizeOf(m)
+	}
+	b.s.Observe(Usage{PromptTokens: engineTokens(n), CompletionTokens: 120, FinishReason: "tool_calls"})
+}
+
+// body is n bytes of function body: no top-level declarations, so a
+// read of it sheds to a short summary.
+func body(n int) string {
+	return clip(strings.Repeat("\tvalue = compute(value, 1)\n", n/27+1), n)
+}
+
+// TestShedOrder: reasoning first, then large results oldest first, then
+// small ones; never the current round.
+func TestShedOrder(t *testing.T) {
+	b := newBuild(Config{Window: 16000, PrefixChars: 2000})
+	b.user("Tidy up the handlers.")
+	b.send()
+	b.s.Append(Message{Role: Assistant, Content: "thinking", Reasoning: text(2000, 1), ToolCalls: []ToolCall{{ID: "r1", Name: "read", Arguments: `{}`}}})
+	small := text(1200, 2)
+	b.s.Append(Message{Role: Tool, ToolCallID: "r1", Content: small, Payload: Payload{Kind: Read, Path: "small.go"}})
+	b.send()
+	large1 := b.call(Read, "large1.go", body(12000))
+	b.send()
+	large2 := b.call(Read, "large2.go", body(12000))
+	b.send()
+	cur := b.call(Read, "now.go", text(9000, 5))
+	p := b.s.Plan()
+	if p.Event != Shed {
+		t.Fatalf("Plan().Event = %s, want shed", p.Event)
+	}
+	var order []string
+	for _, r := range p.Shed {
+		order = append(order, r.What)
+	}
+	if len(order) < 2 || order[0] != "reasoning" || order[1] != "read large1.go" {
+		t.Errorf("shed order = %q, want reasoning, then read large1.go first", order)
+	}
+	for _, r := range p.Shed {
+		if r.Index == cur {
+			t.Errorf("the current round's result was shed")
+		}
+		if r.Index == large2 && strings.Contains(strings.Join(order, ","), "small.go") &&
+			strings.Index(strings.Join(order, ","), "small.go") < strings.Index(strings.Join(order, ","), "large2.go") {
+			t.Errorf("a small result went before a large one: %q", order)
+		}
+	}
+	_ = large1
+	if p.Estimate > b.s.Budget().ShedTarget {
+		t.Errorf("after the shed the estimate %d is above the target %d", p.Estimate, b.s.Budget().ShedTarget)
+	}
+	last := p.Messages[len(p.Messages)-1].Content
+	if !strings.Contains(last, "were shed to their summaries: read large1.go") || !strings.Contains(last, "Run them again") {
+		t.Errorf("the newest message carries no shed notice: %q", clipTail(last, 300))
+	}
+	// The shed result stands as its summary in the request.
+	found := false
+	for _, m := range p.Messages {
+		if m.ToolCallID != "" && strings.HasPrefix(m.Content, "Read large1.go lines") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no message holds the summary of large1.go")
+	}
+}
+
+// TestAppendBetweenEvents: below the shed point every request starts with
+// the previous one, byte for byte.
+func TestAppendBetweenEvents(t *testing.T) {
+	b := newBuild(Config{Window: 32000, PrefixChars: 4000})
+	b.user("Read the code.")
+	prev := b.send().Messages
+	for r := 0; r < 10; r++ {
+		b.call(Read, fmt.Sprintf("f%d.go", r), text(2000, r))
+		p := b.send()
+		if p.Event != Append {
+			break
+		}
+		for i := range prev {
+			if !sameMessage(prev[i], p.Messages[i]) {
+				t.Fatalf("round %d: message %d changed in an append", r, i)
+			}
+		}
+		if len(p.Messages) != len(prev)+2 {
+			t.Fatalf("round %d: %d messages after %d, want two more", r, len(p.Messages), len(prev))
+		}
+		prev = p.Messages
+	}
+}
+
+// TestLargeResultIsCutNotTheHistory: a single result larger than the room
+// left is cut to it — head and tail, a marker between — and nothing older
+// is shed.
+func TestLargeResultIsCutNotTheHistory(t *testing.T) {
+	b := newBuild(Config{Window: 16000, PrefixChars: 2000})
+	b.user("Run the tests.")
+	b.send()
+	b.call(Read, "a.go", text(6000, 1))
+	b.send()
+	log := "BEGIN\n" + text(200_000, 2) + "\nFAIL: TestX (0.01s)\n"
+	i := b.call(Command, "go test ./...", log)
+	p := b.s.Plan()
+	if p.Event != Append || len(p.Shed) != 0 || len(p.Cut) != 1 || p.Cut[0].Index != i {
+		t.Fatalf("Plan() = %s, %d shed, cuts %+v; want an append that cuts the log only", p.Event, len(p.Shed), p.Cut)
+	}
+	got := p.Messages[len(p.Messages)-1].Content
+	if !strings.HasPrefix(got, "BEGIN") || !strings.HasSuffix(got, "FAIL: TestX (0.01s)\n") || !strings.Contains(got, "hit the context limit") {
+		t.Errorf("the cut log lost its head, its tail or the marker: %q … %q", clip(got, 80), clipTail(got, 120))
+	}
+	if !p.Cut[0].Spill {
+		t.Errorf("a 200 KB command log is not marked for spilling")
+	}
+	if p.Estimate > b.s.Budget().ShedPoint {
+		t.Errorf("estimate %d above the shed point %d after the cut", p.Estimate, b.s.Budget().ShedPoint)
+	}
+}
+
+// TestCutPriority: the payload that defines the task gets its room first,
+// then the newest read; small results stay whole; the rest share.
+func TestCutPriority(t *testing.T) {
+	b := newBuild(Config{Window: 16000, PrefixChars: 2000})
+	b.user("Implement what docs/spec.md asks for.")
+	b.send()
+	b.s.Append(Message{Role: Assistant, Content: "reading", ToolCalls: []ToolCall{
+		{ID: "a", Name: "read", Arguments: `{}`}, {ID: "b", Name: "grep", Arguments: `{}`},
+		{ID: "c", Name: "read", Arguments: `{}`}, {ID: "d", Name: "bash", Arguments: `{}`}}})
+	spec := text(12000, 1)
+	b.s.Append(Message{Role: Tool, ToolCallID: "a", Content: spec, Payload: Payload{Kind: Read, Path: "docs/spec.md"}})
+	b.s.Append(Message{Role: Tool, ToolCallID: "b", Content: "x.go:1: match\n", Payload: Payload{Kind: Search, Path: "match"}})
+	b.s.Append(Message{Role: Tool, ToolCallID: "c", Content: text(30000, 2), Payload: Payload{Kind: Read, Path: "big.go"}})
+	b.s.Append(Message{Role: Tool, ToolCallID: "d", Content: text(30000, 3), Payload: Payload{Kind: Command, Path: "make"}})
+	p := b.s.Plan()
+	cut := map[int]Cut{}
+	for _, c := range p.Cut {
+		cut[c.Index] = c
+	}
+	n := b.s.Len()
+	if _, ok := cut[n-4]; ok {
+		t.Errorf("the task's spec was cut: %+v", cut[n-4])
+	}
+	if _, ok := cut[n-3]; ok {
+		t.Errorf("a 14-byte search result was cut")
+	}
+	read, cmd := cut[n-2], cut[n-1]
+	if read.To == 0 || cmd.To == 0 {
+		t.Fatalf("cuts = %+v, want big.go and the command cut", p.Cut)
+	}
+	if read.To <= cmd.To {
+		t.Errorf("the newest read kept %d bytes, the command %d: the read comes first", read.To, cmd.To)
+	}
+	if p.Estimate > b.s.Budget().ShedPoint && p.Event == Append {
+		t.Errorf("estimate %d above the shed point after fitting", p.Estimate)
+	}
+}
+
+// longSession fills the window with turns that shedding alone cannot
+// shrink: long explanations, which are never shed. It returns the first
+// plan that is not an append.
+func longSession(cfg Config) (*build, Plan) {
+	b := newBuild(cfg)
+	b.user("Review internal/spec.md and implement it.")
+	b.send()
+	b.call(Read, "internal/spec.md", text(3000, 1))
+	b.send()
+	for r := 0; ; r++ {
+		b.s.Append(Message{Role: Assistant, Content: strings.Repeat("I considered the design at length. ", 60), ToolCalls: []ToolCall{{ID: fmt.Sprint("x", r), Name: "read", Arguments: `{}`}}})
+		b.s.Append(Message{Role: Tool, ToolCallID: fmt.Sprint("x", r), Content: text(1500, r), Payload: Payload{Kind: Read, Path: fmt.Sprintf("f%d.go", r)}})
+		p := b.s.Plan()
+		if p.Event != Append {
+			return b, p
+		}
+		b.answer(p)
+	}
+}
+
+// TestNoteThenFold: when shedding cannot reach the target, one round with
+// tools forbidden asks for a note; the fold that follows leads its recap
+// with it, carries the task verbatim, and lands under the target.
+func TestNoteThenFold(t *testing.T) {
+	b, p := longSession(Config{Window: 16000, PrefixChars: 2000})
+	s := b.s
+	if p.Event != Note || !strings.Contains(p.Messages[len(p.Messages)-1].Content, "Do not call tools") {
+		t.Fatalf("Plan() = %s, want the note round", p.Event)
+	}
+	b.answerAsEstimated(p)
+	s.SetNote("decision: keep the v1 API\nbuild: go test ./...")
+	p = s.Plan()
+	if p.Event != Fold || p.Folded == 0 {
+		t.Fatalf("after the note, Plan() = %s folding %d, want a fold", p.Event, p.Folded)
+	}
+	if p.Estimate > s.Budget().ShedTarget {
+		t.Errorf("after the fold the estimate %d is above the target %d", p.Estimate, s.Budget().ShedTarget)
+	}
+	first := p.Messages[0].Content
+	for _, want := range []string{"decision: keep the v1 API", "Review internal/spec.md and implement it.", "folded to stay inside the context window"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the recap message lacks %q:\n%s", want, clip(first, 1500))
+		}
+	}
+	if s.recap == nil || len(s.recap.Text) > s.est.NewChars(s.Budget().Recap) {
+		t.Errorf("recap %d bytes over its budget %d", len(s.recap.Text), s.est.NewChars(s.Budget().Recap))
+	}
+	checkPairs(t, p.Messages)
+}
+
+// TestFailedNoteFoldsWithoutOne: an empty note is no note.
+func TestFailedNoteFoldsWithoutOne(t *testing.T) {
+	b, p := longSession(Config{Window: 16000, PrefixChars: 2000})
+	if p.Event != Note {
+		t.Fatalf("longSession ended on %s, want the note round", p.Event)
+	}
+	b.answerAsEstimated(p)
+	b.s.SetNote("   ")
+	p = b.s.Plan()
+	if p.Event != Fold || strings.Contains(p.Messages[0].Content, "Note:") {
+		t.Errorf("Plan() after an empty note = %s with a note section; want a fold without one", p.Event)
+	}
+}
+
+// TestTaskPayloadSurvives: the payload that defines the task is never
+// shed, and a fold carries it verbatim.
+func TestTaskPayloadSurvives(t *testing.T) {
+	b, p := longSession(Config{Window: 16000, PrefixChars: 2000})
+	spec := b.s.entries[2].msg.Content
+	b.answerAsEstimated(p)
+	b.s.SetNote("")
+	p = b.s.Plan()
+	if b.s.taskPayload != 2 {
+		t.Fatalf("task payload elected = %d, want the read of internal/spec.md (2)", b.s.taskPayload)
+	}
+	if !strings.Contains(p.Messages[0].Content, spec) {
+		t.Errorf("the fold did not carry the task's spec verbatim")
+	}
+	for _, r := range p.Shed {
+		if r.Index == 2 {
+			t.Errorf("the task payload was shed")
+		}
+	}
+}
+
+// TestEmergency: an overflow folds without a model call, learns the window
+// and the ratio from the engine's figures, tells the model what went, and
+// gives up on a second overflow.
+func TestEmergency(t *testing.T) {
+	b := newBuild(Config{PrefixChars: 2000}) // no window known
+	b.user("Go through every file.")
+	b.send()
+	for r := 0; r < 30; r++ {
+		b.call(Read, fmt.Sprintf("f%d.go", r), text(3000, r))
+		b.send()
+	}
+	b.call(Read, "last.go", text(3000, 99))
+	p := b.s.Plan()
+	p = b.s.Overflow(20000, 8192)
+	if b.s.Window() != 8192 {
+		t.Errorf("window after the overflow = %d, want the engine's 8192", b.s.Window())
+	}
+	if p.Event != Emergency || p.GiveUp || p.TooSmall {
+		t.Fatalf("Overflow() = %s (give up %v, too small %v %s), want an emergency fold", p.Event, p.GiveUp, p.TooSmall, p.Problem)
+	}
+	if p.Estimate > b.s.Budget().ShedTarget {
+		t.Errorf("estimate after the emergency fold %d above the target %d", p.Estimate, b.s.Budget().ShedTarget)
+	}
+	last := p.Messages[len(p.Messages)-1].Content
+	if !strings.Contains(last, "refused the last request as longer than its window") {
+		t.Errorf("no gap notice on the newest message: %q", clipTail(last, 300))
+	}
+	if q := b.s.Overflow(9000, 8192); !q.GiveUp {
+		t.Errorf("a second overflow before an answer = %s, want give up", q.Event)
+	}
+	b.answer(p)
+	if q := b.s.Plan(); q.GiveUp || q.TooSmall {
+		t.Errorf("after an answer the session is stuck: %+v", q.Problem)
+	}
+}
+
+// TestObserveFlagsTruncation: a prompt count far below the estimate is an
+// engine that dropped part of the prompt.
+func TestObserveFlagsTruncation(t *testing.T) {
+	b := newBuild(Config{Window: 32000, PrefixChars: 2000})
+	b.user("x")
+	for r := 0; r < 10; r++ {
+		b.call(Read, "f.go", text(3000, r))
+	}
+	b.s.Plan()
+	if !b.s.Observe(Usage{PromptTokens: 500}) {
+		t.Errorf("Observe(500 tokens for ~32 KB) = not truncated, want flagged")
+	}
+	if b.s.Estimator().Ratio != 0 {
+		t.Errorf("ratio learned from a truncated count: %v", b.s.Estimator().Ratio)
+	}
+}
+
+// TestPlanMaxTokens: the window less the prompt and a margin, under the
+// configured and catalog caps.
+func TestPlanMaxTokens(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want func(p Plan) int
+	}{
+		{Config{Window: 16000, PrefixChars: 4000}, func(p Plan) int { return 16000 - p.Estimate - 384 }},
+		{Config{Window: 16000, PrefixChars: 4000, MaxTokens: 1000}, func(Plan) int { return 1000 }},
+		{Config{Window: 16000, PrefixChars: 4000, OutputLimit: 800, MaxTokens: 1000}, func(Plan) int { return 800 }},
+		{Config{PrefixChars: 4000}, func(Plan) int { return 0 }},
+		{Config{PrefixChars: 4000, MaxTokens: 1000}, func(Plan) int { return 1000 }},
+	} {
+		b := newBuild(tc.cfg)
+		b.user("hello")
+		p := b.s.Plan()
+		if p.MaxTokens != tc.want(p) {
+			t.Errorf("%+v: MaxTokens = %d, want %d", tc.cfg, p.MaxTokens, tc.want(p))
+		}
+	}
+}
