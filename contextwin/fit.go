@@ -38,7 +38,7 @@ func (s *Session) fit(results []int, limit int) []Cut {
 	for _, i := range results {
 		e := &s.entries[i]
 		need[i] = s.est.New(e.size)
-		floor[i] = min(need[i], s.est.New(minCut+e.size-len(e.msg.Content)))
+		floor[i] = min(need[i], s.est.New(minCut+e.size-len(s.log[i].Content)))
 		total += need[i]
 	}
 	room := limit - (s.estimate() - total)
@@ -54,7 +54,7 @@ func (s *Session) fit(results []int, limit int) []Cut {
 	}
 	newestRead := -1
 	for _, i := range results {
-		if s.entries[i].msg.Payload.Kind == Read {
+		if s.log[i].Payload.Kind == Read {
 			newestRead = i
 		}
 	}
@@ -84,8 +84,8 @@ func (s *Session) fit(results []int, limit int) []Cut {
 	for _, i := range results {
 		if alloc[i] < need[i] {
 			e := &s.entries[i]
-			before[i] = len(e.msg.Content)
-			s.cutTo(i, s.est.NewChars(alloc[i])-(e.size-len(e.msg.Content)))
+			before[i] = len(s.log[i].Content)
+			s.cutTo(i, s.est.NewChars(alloc[i])-(e.size-len(s.log[i].Content)))
 		}
 	}
 	// Rounding can leave the estimate a little over: take it from the
@@ -101,7 +101,7 @@ func (s *Session) fit(results []int, limit int) []Cut {
 			break
 		}
 		if _, ok := before[big]; !ok {
-			before[big] = len(s.entries[big].msg.Content)
+			before[big] = len(s.log[big].Content)
 		}
 		s.cutTo(big, bigLen-s.est.NewChars(over)-32)
 		if contentLen(s, big) >= bigLen {
@@ -112,7 +112,7 @@ func (s *Session) fit(results []int, limit int) []Cut {
 	var cuts []Cut
 	for _, i := range results {
 		if n, ok := before[i]; ok {
-			p := s.entries[i].msg.Payload
+			p := s.log[i].Payload
 			cuts = append(cuts, Cut{
 				Index: i, From: n, To: len(s.entries[i].text),
 				Spill: ShouldSpill(p, n), SpillPath: p.Spill,
@@ -127,7 +127,7 @@ func (s *Session) fit(results []int, limit int) []Cut {
 func contentLen(s *Session, i int) int {
 	e := &s.entries[i]
 	if e.form == whole {
-		return len(e.msg.Content)
+		return len(s.log[i].Content)
 	}
 	return len(e.text)
 }
@@ -135,7 +135,7 @@ func contentLen(s *Session, i int) int {
 // cutTo cuts result i's content to about n bytes (never under minCut).
 func (s *Session) cutTo(i, n int) {
 	e := &s.entries[i]
-	e.form, e.text = cutToFit, cutMiddle(e.msg.Content, max(n, minCut), e.msg.Payload)
+	e.form, e.text = cutToFit, cutMiddle(s.log[i].Content, max(n, minCut), s.log[i].Payload)
 	s.change(i, s.slotOf(i), true)
 }
 

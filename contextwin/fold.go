@@ -15,7 +15,7 @@ const foldPreamble = "[The conversation before this point was folded to stay ins
 func (s *Session) groupStarts(from, to int) []int {
 	var out []int
 	for i := from; i < to; i++ {
-		if s.entries[i].msg.Role != Tool {
+		if s.log[i].Role != Tool {
 			out = append(out, i)
 		}
 	}
@@ -27,7 +27,7 @@ func (s *Session) groupStarts(from, to int) []int {
 func (s *Session) foldable() bool {
 	cur := s.currentStart()
 	for i := s.foldedUpTo + 1; i < cur; i++ {
-		if s.entries[i].msg.Role != Tool {
+		if s.log[i].Role != Tool {
 			return true
 		}
 	}
@@ -52,10 +52,10 @@ func (s *Session) fold(b Budget) (folded, recapChars int) {
 	// recap and the task carried verbatim leave less under the target.
 	verbatim := 0
 	if t := s.turnStart(); t >= 0 && t < cur {
-		verbatim += len(s.entries[t].msg.Content)
+		verbatim += len(s.log[t].Content)
 	}
 	if p := s.taskPayload; p >= 0 && p < cur {
-		verbatim += len(s.entries[p].msg.Content)
+		verbatim += len(s.log[p].Content)
 	}
 	keeps := min(b.FoldKeeps, b.ShedTarget-s.prefixTokens()-b.Recap-s.est.Known(verbatim)-s.est.New(len(foldPreamble)+256))
 	boundary, keep := len(s.entries), 0
@@ -78,11 +78,7 @@ func (s *Session) fold(b Budget) (folded, recapChars int) {
 		return 0, 0
 	}
 
-	var out []Message
-	for i := s.foldedUpTo; i < boundary; i++ {
-		out = append(out, s.entries[i].msg)
-	}
-	r := BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: out, Budget: s.est.NewChars(b.Recap)})
+	r := BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: s.log[s.foldedUpTo:boundary], Budget: s.est.NewChars(b.Recap)})
 
 	var text strings.Builder
 	text.WriteString(foldPreamble)
@@ -93,17 +89,17 @@ func (s *Session) fold(b Budget) (folded, recapChars int) {
 	verbatim = 0
 	if t := s.turnStart(); t >= 0 && t < boundary {
 		text.WriteString("\n\nThe task, verbatim:\n")
-		text.WriteString(s.entries[t].msg.Content)
-		verbatim += len(s.entries[t].msg.Content)
+		text.WriteString(s.log[t].Content)
+		verbatim += len(s.log[t].Content)
 	}
 	if p := s.taskPayload; p >= 0 && p < boundary {
-		text.WriteString("\n\nThe payload that defines the task (" + describe(s.entries, p) + "), verbatim:\n")
-		text.WriteString(s.entries[p].msg.Content)
-		verbatim += len(s.entries[p].msg.Content)
+		text.WriteString("\n\nThe payload that defines the task (" + describe(s.log, p) + "), verbatim:\n")
+		text.WriteString(s.log[p].Content)
+		verbatim += len(s.log[p].Content)
 	}
 
 	s.recap = &r
-	s.recapMsg = entry{msg: Message{Role: User, Content: text.String()}}
+	s.recapMsg = Message{Role: User, Content: text.String()}
 	s.recapVerbatim = verbatim
 	folded = boundary - s.foldedUpTo
 	s.foldedUpTo = boundary
@@ -125,7 +121,7 @@ func (s *Session) electTaskPayload() {
 		return
 	}
 	for i := turn + 1; i < len(s.entries); i++ {
-		if m := s.entries[i].msg; m.Role == Tool && m.Payload.Task {
+		if m := s.log[i]; m.Role == Tool && m.Payload.Task {
 			s.taskPayload = i
 			return
 		}
@@ -141,7 +137,7 @@ func (s *Session) electTaskPayload() {
 // definesTask reports whether result i is about a file or page that the
 // user message at turn names.
 func (s *Session) definesTask(i, turn int) bool {
-	m := s.entries[i].msg
+	m := s.log[i]
 	if m.Role != Tool || turn < 0 {
 		return false
 	}
@@ -152,7 +148,7 @@ func (s *Session) definesTask(i, turn int) bool {
 	if (m.Payload.Kind != Read && m.Payload.Kind != Fetch) || len(p) < 4 {
 		return false
 	}
-	request := s.entries[turn].msg.Content
+	request := s.log[turn].Content
 	if strings.Contains(request, p) {
 		return true
 	}

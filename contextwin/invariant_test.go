@@ -242,16 +242,16 @@ func (h *harness) checkCurrentRound(p Plan) {
 	}
 	for i := s.currentStart(); i < len(s.entries); i++ {
 		e := &s.entries[i]
-		want := e.msg.Content
+		want := s.log[i].Content
 		if cut[i] || e.form == cutToFit {
 			want = clip(want, 100)
 		}
 		if !containsContent(p.Messages, want) {
-			t.Fatalf("the current round's message %d (%s, %d bytes) is not in the request", i, e.msg.Role, len(e.msg.Content))
+			t.Fatalf("the current round's message %d (%s, %d bytes) is not in the request", i, s.log[i].Role, len(s.log[i].Content))
 		}
 	}
 	if tp := s.taskPayload; tp >= 0 && s.entries[tp].form != cutToFit && s.turnStart() == s.taskTurn {
-		if !containsContent(p.Messages, s.entries[tp].msg.Content) {
+		if !containsContent(p.Messages, s.log[tp].Content) {
 			t.Fatalf("the task payload (message %d) is not in the request byte for byte", tp)
 		}
 	}

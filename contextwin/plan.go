@@ -173,7 +173,7 @@ func (s *Session) tooSmall(b Budget) (Plan, bool) {
 	cur := s.currentStart()
 	round := 0
 	for i := cur; i < len(s.entries); i++ {
-		m := s.entries[i].msg
+		m := s.log[i]
 		if m.Role == Tool {
 			round += s.est.New(min(sizeOf(m), minCut+msgOverhead))
 		} else {
@@ -226,21 +226,14 @@ func positiveMin(a, b int) int {
 // has not seen yet.
 func (s *Session) currentStart() int {
 	i := len(s.entries) - 1
-	for i > 0 && s.entries[i].msg.Role == Tool {
+	for i > 0 && s.log[i].Role == Tool {
 		i--
 	}
 	return max(min(i, s.sent), s.foldedUpTo, 0)
 }
 
 // turnStart is the user message that opened the current turn, or -1.
-func (s *Session) turnStart() int {
-	for i := len(s.entries) - 1; i >= 0; i-- {
-		if s.entries[i].msg.Role == User {
-			return i
-		}
-	}
-	return -1
-}
+func (s *Session) turnStart() int { return s.lastUser }
 
 // freshResults are the current round's tool results no request has
 // carried, in order.
@@ -248,7 +241,7 @@ func (s *Session) freshResults() []int {
 	var out []int
 	for i := s.currentStart(); i < len(s.entries); i++ {
 		e := &s.entries[i]
-		if e.msg.Role == Tool && e.fresh == e.size && i >= s.sent {
+		if s.log[i].Role == Tool && e.fresh == e.size && i >= s.sent {
 			out = append(out, i)
 		}
 	}
@@ -290,6 +283,11 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 	for _, c := range cands {
 		if s.estimate() <= target {
 			break
+		}
+		if c.what == shedPayload {
+			if _, keep := s.summarize(c.index); keep {
+				continue
+			}
 		}
 		p.Shed = append(p.Shed, s.applyShed(c))
 		p.ShedChars += p.Shed[len(p.Shed)-1].Chars
@@ -364,15 +362,17 @@ func (s *Session) shedCandidates() []shedCandidate {
 		}
 		e := &s.entries[i]
 		switch {
-		case e.msg.Continuation && e.form != continuationShed:
+		case s.log[i].Continuation && e.form != continuationShed:
 			first = append(first, shedCandidate{i, shedContinuation})
-		case e.msg.Role == Assistant && e.msg.Reasoning != "" && !e.reasoningShed:
+		case s.log[i].Role == Assistant && s.log[i].Reasoning != "" && !e.reasoningShed:
 			first = append(first, shedCandidate{i, shedReasoning})
-		case e.msg.Role == Tool && e.form != summarized && i != s.taskPayload && !e.msg.Payload.Task:
-			if _, keep := s.summarize(i); keep {
+		case s.log[i].Role == Tool && e.form != summarized && i != s.taskPayload && !s.log[i].Payload.Task:
+			// Whether a result is worth its summary is asked only when a
+			// shed reaches it; the tiny ones need not even ask.
+			if len(s.log[i].Content) < keepBelow {
 				continue
 			}
-			if len(e.msg.Content) >= largePayload {
+			if len(s.log[i].Content) >= largePayload {
 				large = append(large, shedCandidate{i, shedPayload})
 			} else {
 				small = append(small, shedCandidate{i, shedPayload})
@@ -394,7 +394,10 @@ func (s *Session) afterShed(c shedCandidate, size, fresh int) (int, int) {
 	case shedContinuation:
 		m.Content = continuationText
 	case shedPayload:
-		sum, _ := s.summarize(c.index)
+		sum, keep := s.summarize(c.index)
+		if keep {
+			return size, fresh
+		}
 		m.Content = e.lead + sum + e.notice
 	}
 	n := sizeOf(m)
@@ -421,7 +424,7 @@ func (s *Session) applyShed(c shedCandidate) Removed {
 	case shedPayload:
 		sum, _ := s.summarize(c.index)
 		e.form, e.text = summarized, sum
-		sh.What = describe(s.entries, c.index)
+		sh.What = describe(s.log, c.index)
 	}
 	s.change(c.index, s.slotOf(c.index), contentNew)
 	sh.Chars = before - e.size
@@ -429,16 +432,16 @@ func (s *Session) applyShed(c shedCandidate) Removed {
 }
 
 // describe names a tool result for notices: its tool and what it was about.
-func describe(entries []entry, i int) string {
-	m := entries[i].msg
+func describe(log []Message, i int) string {
+	m := log[i]
 	name := ""
 	for j := i - 1; j >= 0 && j >= i-64; j-- {
-		for _, c := range entries[j].msg.ToolCalls {
+		for _, c := range log[j].ToolCalls {
 			if c.ID == m.ToolCallID {
 				name = c.Name
 			}
 		}
-		if name != "" || entries[j].msg.Role != Tool {
+		if name != "" || log[j].Role != Tool {
 			break
 		}
 	}
@@ -513,7 +516,7 @@ func (s *Session) planNoWindow() Plan {
 	cur := s.currentStart()
 	for i := s.collapsed; i < cur; i++ {
 		e := &s.entries[i]
-		if e.msg.Role != Tool || e.form == summarized {
+		if s.log[i].Role != Tool || e.form == summarized {
 			continue
 		}
 		if sum, keep := s.summarize(i); !keep {
@@ -525,7 +528,7 @@ func (s *Session) planNoWindow() Plan {
 	keep := s.cfg.ReasoningRounds
 	for i := len(s.entries) - 1; i >= s.foldedUpTo; i-- {
 		e := &s.entries[i]
-		if e.msg.Role != Assistant || e.msg.Reasoning == "" {
+		if s.log[i].Role != Assistant || s.log[i].Reasoning == "" {
 			continue
 		}
 		if keep > 0 {

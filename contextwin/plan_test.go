@@ -270,7 +270,7 @@ func TestFailedNoteFoldsWithoutOne(t *testing.T) {
 // shed, and a fold carries it verbatim.
 func TestTaskPayloadSurvives(t *testing.T) {
 	b, p := longSession(Config{Window: 16000, PrefixChars: 2000})
-	spec := b.s.entries[2].msg.Content
+	spec := b.s.log[2].Content
 	b.answerAsEstimated(p)
 	b.s.SetNote("")
 	p = b.s.Plan()
@@ -358,6 +358,21 @@ func TestPlanMaxTokens(t *testing.T) {
 		p := b.s.Plan()
 		if p.MaxTokens != tc.want(p) {
 			t.Errorf("%+v: MaxTokens = %d, want %d", tc.cfg, p.MaxTokens, tc.want(p))
+		}
+	}
+}
+
+func TestMinimalAndTargetFraction(t *testing.T) {
+	if got := NewSession(Config{Window: 24000, Minimal: true}).Budget().RepoMapChars; got != 0 {
+		t.Errorf("minimal mode RepoMapChars = %d, want 0", got)
+	}
+	for _, tc := range []struct {
+		f    float64
+		want float64
+	}{{0, 0.7}, {0.5, 0.5}, {0.1, 0.3}, {0.99, 0.95}} {
+		b := NewSession(Config{Window: 24000, TargetFraction: tc.f}).Budget()
+		if got := float64(b.ShedTarget) / float64(b.ShedPoint); got < tc.want-0.001 || got > tc.want+0.001 {
+			t.Errorf("TargetFraction %v: target/shed point = %.3f, want %.2f", tc.f, got, tc.want)
 		}
 	}
 }

@@ -21,6 +21,9 @@ type Config struct {
 	// ReasoningRounds is, with no window, how many of the newest assistant
 	// messages keep their reasoning.
 	ReasoningRounds int
+	// Minimal leaves the repo map out (Budget.RepoMapChars is 0): the
+	// window is too small for it to be worth its room.
+	Minimal bool
 	// TargetFraction is the shed target as a share of the shed point; 0
 	// means 0.7. It is held within 0.3…0.95: above that an event sheds
 	// almost nothing and fires again on the next round.
@@ -46,7 +49,8 @@ type Session struct {
 	est Estimator
 	res Reserve
 
-	entries []entry // the transcript, append-only
+	log     []Message // the transcript, append-only
+	entries []entry   // how each message stands, in step with log
 	sent    int     // entries [0, sent) existed when the engine last answered
 
 	// The view: what the next request carries after the fixed prefix. It
@@ -55,13 +59,18 @@ type Session struct {
 	msgs   []Message // the messages, in step with slots
 	synced int       // entries [0, synced) have been placed
 
-	// Bytes of the view, and how many of them no request carried yet.
+	// Bytes of the view, and how many of them no request carried yet;
+	// dirty lists the entries that hold some of those.
 	size, fresh int
+	dirty       []int
 	prefixSent  bool
 
 	foldedUpTo int    // entries before this are folded into the recap
 	recap      *Recap // the current recap, nil before the first fold
-	recapMsg   entry  // the recap as a view message
+	// recapMsg is the recap as a view message when it stands alone;
+	// recapSize and recapFresh are its bytes and its new bytes.
+	recapMsg              Message
+	recapSize, recapFresh int
 	leadEntry  int    // the entry the recap leads, -1 when it stands alone
 	// recapVerbatim is how many bytes of the recap were carried before
 	// (the task and its payload, verbatim).
@@ -69,6 +78,7 @@ type Session struct {
 	note          string // the model's note for the coming fold
 	noteAsked     bool
 
+	lastUser    int // the newest user message, -1 none
 	taskPayload int // elected task payload entry, -1 none
 	taskTurn    int // the user entry that opened the turn it was elected in
 
@@ -81,9 +91,8 @@ type Session struct {
 // recapSlot stands in the view for the recap message.
 const recapSlot = -1
 
-// entry is one transcript message and how it stands.
+// entry is how one transcript message stands.
 type entry struct {
-	msg           Message
 	form          form
 	text          string // the content when form is not whole
 	reasoningShed bool
@@ -104,7 +113,7 @@ type entry struct {
 func (s *Session) summarize(i int) (string, bool) {
 	e := &s.entries[i]
 	if !e.summaryDone {
-		e.summary, e.keep = Summarize(e.msg)
+		e.summary, e.keep = Summarize(s.log[i])
 		e.summaryDone = true
 	}
 	return e.summary, e.keep
@@ -128,13 +137,17 @@ func NewSession(cfg Config) *Session {
 		cfg.TargetFraction = 0.7
 	}
 	cfg.TargetFraction = min(max(cfg.TargetFraction, 0.3), 0.95)
-	return &Session{cfg: cfg, res: Reserve{Pinned: cfg.Reserve}, taskPayload: -1, taskTurn: -1, leadEntry: -1}
+	return &Session{cfg: cfg, res: Reserve{Pinned: cfg.Reserve}, taskPayload: -1, taskTurn: -1, leadEntry: -1, lastUser: -1}
 }
 
 // Append adds a message to the session. Tool results are appended after
 // the assistant message that called them.
 func (s *Session) Append(m Message) {
-	s.entries = append(s.entries, entry{msg: m})
+	if m.Role == User {
+		s.lastUser = len(s.log)
+	}
+	s.log = append(s.log, m)
+	s.entries = append(s.entries, entry{})
 }
 
 // Len is the number of messages appended so far.
@@ -148,6 +161,9 @@ func (s *Session) Budget() Budget {
 	b := NewBudget(s.cfg.Window, s.res.Tokens(s.cfg.Window))
 	if s.cfg.TargetFraction != 0.7 {
 		b.ShedTarget = int(float64(b.ShedPoint) * s.cfg.TargetFraction)
+	}
+	if s.cfg.Minimal {
+		b.RepoMapChars = 0
 	}
 	return b
 }
@@ -176,12 +192,11 @@ func (s *Session) Observe(u Usage) (truncated bool) {
 		s.lastReported = u.PromptTokens
 	}
 	s.res.Observe(u.CompletionTokens, u.FinishReason)
-	for _, i := range s.slots {
-		if i >= 0 {
-			s.entries[i].fresh = 0
-		}
+	for _, i := range s.dirty {
+		s.entries[i].fresh = 0
 	}
-	s.recapMsg.fresh = 0
+	s.dirty = s.dirty[:0]
+	s.recapFresh = 0
 	s.fresh = 0
 	s.prefixSent = true
 	s.sent = len(s.entries)
@@ -207,7 +222,7 @@ func (s *Session) Recap() *Recap { return s.recap }
 // render is entry i as the view carries it.
 func (s *Session) render(i int) Message {
 	e := &s.entries[i]
-	m := e.msg
+	m := s.log[i]
 	if e.form != whole {
 		m.Content = e.text
 	}
@@ -240,6 +255,7 @@ func (s *Session) sync() {
 		m := s.render(s.synced)
 		e.size = sizeOf(m)
 		e.fresh = e.size
+		s.dirty = append(s.dirty, s.synced)
 		s.slots = append(s.slots, s.synced)
 		s.msgs = append(s.msgs, m)
 		s.size += e.size
@@ -259,6 +275,9 @@ func (s *Session) change(i, k int, contentNew bool) {
 	s.size += size - e.size
 	s.fresh += fresh - e.fresh
 	e.size, e.fresh = size, fresh
+	if fresh > 0 {
+		s.dirty = append(s.dirty, i)
+	}
 	if k >= 0 {
 		s.msgs[k] = m
 	}
@@ -338,9 +357,9 @@ func (s *Session) rebuild() {
 	}
 	if s.recap != nil {
 		first := s.foldedUpTo
-		if first < s.synced && s.entries[first].msg.Role == User {
+		if first < s.synced && s.log[first].Role == User {
 			e := &s.entries[first]
-			lead := s.recapMsg.msg.Content + "\n\n"
+			lead := s.recapMsg.Content + "\n\n"
 			oldSize, oldFresh := e.size, e.fresh
 			e.lead = lead
 			e.size = sizeOf(s.render(first))
@@ -350,14 +369,14 @@ func (s *Session) rebuild() {
 				e.fresh = min(e.size, oldFresh+len(lead)-s.recapVerbatim)
 			}
 			s.leadEntry = first
+			s.dirty = append(s.dirty, first)
 		} else {
-			m := s.recapMsg.msg
-			s.recapMsg.size = sizeOf(m)
-			s.recapMsg.fresh = s.recapMsg.size - s.recapVerbatim
+			s.recapSize = sizeOf(s.recapMsg)
+			s.recapFresh = s.recapSize - s.recapVerbatim
 			s.slots = append(s.slots, recapSlot)
-			s.msgs = append(s.msgs, m)
-			s.size += s.recapMsg.size
-			s.fresh += s.recapMsg.fresh
+			s.msgs = append(s.msgs, s.recapMsg)
+			s.size += s.recapSize
+			s.fresh += s.recapFresh
 		}
 	}
 	for i := s.foldedUpTo; i < s.synced; i++ {
@@ -373,6 +392,9 @@ func (s *Session) place(i int) {
 	if size != e.size {
 		e.fresh = freshAfter(e.size, e.fresh, size, len(m.Content), true)
 		e.size = size
+	}
+	if e.fresh > 0 {
+		s.dirty = append(s.dirty, i)
 	}
 	s.slots = append(s.slots, i)
 	s.msgs = append(s.msgs, m)
