@@ -51,7 +51,7 @@ type Session struct {
 
 	log     []Message // the transcript, append-only
 	entries []entry   // how each message stands, in step with log
-	sent    int     // entries [0, sent) existed when the engine last answered
+	sent    int       // entries [0, sent) existed when the engine last answered
 
 	// The view: what the next request carries after the fixed prefix. It
 	// grows by appending until a shrink event rebuilds it.
@@ -71,7 +71,7 @@ type Session struct {
 	// recapSize and recapFresh are its bytes and its new bytes.
 	recapMsg              Message
 	recapSize, recapFresh int
-	leadEntry  int    // the entry the recap leads, -1 when it stands alone
+	leadEntry             int // the entry the recap leads, -1 when it stands alone
 	// recapVerbatim is how many bytes of the recap were carried before
 	// (the task and its payload, verbatim).
 	recapVerbatim int
