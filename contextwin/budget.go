@@ -1,12 +1,3 @@
-// Package contextwin decides what each request to the engine contains: how
-// the context window is divided (Budget), and — as it grows — what is shed
-// and folded to keep the next request inside it.
-//
-// It is pure: no I/O, no clock, no goroutines, no LSP or HTTP types. Every
-// function is safe for concurrent use; values are copied, not shared.
-//
-//	b := contextwin.NewBudget(24000, contextwin.DefaultReserve)
-//	if promptTokens > b.ShedPoint { … shed down to b.ShedTarget … }
 package contextwin
 
 // DefaultReserve is the room held back for the model's reply before

@@ -1,0 +1,30 @@
+// Package contextwin decides what each request to the engine carries after
+// the fixed prefix: how the context window is divided (Budget), how text
+// is priced in tokens without a tokenizer (Estimator), how much room the
+// reply needs (Reserve), and — as the conversation grows — what is cut,
+// shed and folded so that requests stay byte-for-byte appends of each
+// other for as long as possible and shrink in as few events as possible.
+//
+// The agent drives a Session:
+//
+//	s := contextwin.NewSession(contextwin.Config{Window: 24000, PrefixChars: len(prefix)})
+//	s.Append(contextwin.Message{Role: contextwin.User, Content: task})
+//	for {
+//		p := s.Plan()
+//		switch {
+//		case p.TooSmall, p.GiveUp: // tell the user p.Problem; stop
+//		case p.Event == contextwin.Note: // send p.Messages with tool_choice "none", then s.SetNote(answer) and Plan again
+//		}
+//		// send prefix + p.Messages with max_tokens p.MaxTokens …
+//		// on a context-length refusal: p = s.Overflow(promptTokens, window) and retry once
+//		s.Observe(contextwin.Usage{PromptTokens: …, CompletionTokens: …, FinishReason: …})
+//		s.Append(reply); s.Append(results…)
+//	}
+//
+// Summarize and BuildRecap are the pieces a shed and a fold use; NewBudget
+// and NewChip are the figures a status line shows.
+//
+// The package is pure: no I/O, no clock, no goroutines, no randomness, no
+// LSP or HTTP types; the same inputs always give the same bytes. Functions
+// are safe for concurrent use; a Session is not.
+package contextwin
