@@ -1,0 +1,69 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/reika-lsp/reika/contextwin"
+)
+
+// Result is what a tool call gives back to the model, and what the agent
+// needs to know about it.
+type Result struct {
+	// Content is the text the model sees.
+	Content string
+	// Payload describes the result for contextwin: its kind, the file or
+	// pattern it is about, the lines a read shows, a spill file.
+	Payload contextwin.Payload
+	// Error marks a failed call: Content says why, in a sentence the
+	// model can act on. A tool error is a result, never a crash.
+	Error bool
+	// Proposal is the change an edit or write proposed, with what became
+	// of it; nil for other tools.
+	Proposal *Proposal
+}
+
+// Proposal is a change to one file that the agent proposes and the editor
+// (or the user) applies. The agent never writes a file itself.
+type Proposal struct {
+	// Path is workspace-relative, with forward slashes; Abs is absolute.
+	Path, Abs string
+	// Old is the text the change was computed against — the open buffer
+	// if the editor has the file open, else the file on disk; empty for a
+	// new file. New is the text after the change.
+	Old, New string
+	// Version is the editor buffer's version Old came from, -1 when it
+	// came from the disk.
+	Version int32
+	// Create is set for a new file.
+	Create bool
+	// Hunks are the changed regions, for the front end to present.
+	Hunks []Hunk
+}
+
+// Hunk is one changed region of a proposal, in byte offsets of Old.
+type Hunk struct {
+	OldStart, OldEnd int    // the replaced bytes of Old
+	Text             string // what replaces them
+}
+
+// Outcome is what the front end did with a proposal.
+type Outcome struct {
+	Applied bool
+	// Reason says why it was not applied (the user rejected it, the
+	// document changed and the change could not be re-anchored, …).
+	Reason string
+}
+
+// Proposer hands a proposal to the front end and waits for its outcome.
+type Proposer func(ctx context.Context, p Proposal) (Outcome, error)
+
+// Buffers gives the text of documents open in the editor, which wins over
+// the disk.
+type Buffers interface {
+	// Open returns the text and version of the open document at the
+	// absolute path abs, and false when it is not open.
+	Open(abs string) (text string, version int32, ok bool)
+}
+
+// Confirm asks the user whether a shell command may run.
+type Confirm func(ctx context.Context, command string) bool
