@@ -27,6 +27,27 @@ type knowledge struct {
 	identSet  map[string]bool
 	paths     []string // path-like strings seen in results, first seen first
 	pathSet   map[string]bool
+	// facts are the lines "FACT key: value" seen anywhere in the
+	// conversation — the findings a careful model writes down when asked
+	// for a note — keyed, newest value last.
+	facts    []string
+	factKeys map[string]int
+}
+
+// factRe finds a fact planted in a message: "FACT key: value".
+var factRe = regexp.MustCompile(`(?m)^FACT ([A-Za-z0-9_.-]{1,40}): (.{1,200})$`)
+
+// noteFacts collects the facts of a message's text.
+func (k *knowledge) noteFacts(text string) {
+	for _, m := range factRe.FindAllStringSubmatch(text, -1) {
+		line := m[1] + ": " + strings.TrimSpace(m[2])
+		if i, ok := k.factKeys[m[1]]; ok {
+			k.facts[i] = line
+			continue
+		}
+		k.factKeys[m[1]] = len(k.facts)
+		k.facts = append(k.facts, line)
+	}
 }
 
 type readRecord struct {
@@ -58,12 +79,16 @@ func learn(c *chat) *knowledge {
 		done:      map[string]bool{},
 		identSet:  map[string]bool{},
 		pathSet:   map[string]bool{},
+		factKeys:  map[string]int{},
 	}
 	for _, m := range c.messages {
 		if m.Role == "user" {
 			k.task = m.Content
 			break
 		}
+	}
+	for _, m := range c.messages {
+		k.noteFacts(m.Content)
 	}
 	// The task's own names come first: they are what to look for.
 	for _, id := range identRe.FindAllString(k.task, -1) {
@@ -252,6 +277,12 @@ func (k *knowledge) note() string {
 	}
 	if len(k.idents) > 0 {
 		fmt.Fprintf(&b, "- names that matter: %s\n", listSome(k.idents, 10))
+	}
+	if len(k.facts) > 0 {
+		b.WriteString("Facts to keep:\n")
+		for _, f := range k.facts {
+			b.WriteString("- " + f + "\n")
+		}
 	}
 	b.WriteString("Next: continue from the files above; nothing needs to be re-read unless it changed.")
 	return b.String()

@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A tool the policy does not know is still called, with its required
 // arguments filled from the schema: this is what `reika-lsp check` asks.
@@ -38,5 +41,24 @@ func TestSchemaCall(t *testing.T) {
 		if n := len(c.Choices[0].Message.ToolCalls); n != 0 {
 			t.Errorf("root %q: tool_choice none: %d tool calls, want none", root, n)
 		}
+	}
+}
+
+// The note a request with tool_choice "none" gets lists the facts planted
+// in the conversation ("FACT key: value"), newest value for a key.
+func TestNoteKeepsFacts(t *testing.T) {
+	_, url := start(t, Config{})
+	call := msg{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
+		"id": "call_1", "type": "function", "function": map[string]any{"name": "read", "arguments": `{"path":"a.go"}`}}}}
+	result := msg{"role": "tool", "tool_call_id": "call_1", "content": "x\nFACT port: 8080\nFACT owner: ops team\ny\nFACT port: 8443\n"}
+	c := chatOK(t, url, with(body(user("Find the port.\nFACT deadline: friday"), call, result), "tools", toolDefs("read"), "tool_choice", "none"))
+	note := c.content()
+	for _, want := range []string{"- port: 8443\n", "- owner: ops team\n", "- deadline: friday\n"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note = %q, want it to list %q", note, want)
+		}
+	}
+	if strings.Contains(note, "8080") {
+		t.Errorf("note = %q keeps the older value of port", note)
 	}
 }
