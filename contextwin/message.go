@@ -70,17 +70,19 @@ func (k Kind) String() string {
 
 // Payload is what the agent knows about a tool result.
 type Payload struct {
-	Kind Kind
+	Kind Kind `json:"kind,omitempty"`
 	// Path is the file a Read or Diff is about, the URL of a Fetch, the
 	// pattern of a Search, the command line of a Command.
-	Path string
+	Path string `json:"path,omitempty"`
 	// From and To are the 1-based lines a Read shows, Total the file's
 	// length in lines.
-	From, To, Total int
+	From  int `json:"from,omitempty"`
+	To    int `json:"to,omitempty"`
+	Total int `json:"total,omitempty"`
 	// Spill, when set, is a file holding the whole output, which the model
 	// can page through with its read tool.
-	Spill string
+	Spill string `json:"spill,omitempty"`
 	// Task marks the payload that defines the task (the spec a review
 	// fetched first): it is never shed, and a fold carries it verbatim.
-	Task bool
+	Task bool `json:"task,omitempty"`
 }

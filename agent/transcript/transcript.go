@@ -1,0 +1,276 @@
+// Package transcript keeps a session's conversation on disk: one JSONL
+// file per session, append-only, synced after every round, holding
+// everything ever said — whatever was later shed or folded out of the
+// requests. A session resumes from it after a crash or a restart.
+//
+//	w, err := transcript.Create(transcript.Dir(os.Getenv), transcript.Meta{Workspace: root})
+//	w.Append(transcript.Record{Kind: transcript.KindMessage, Message: &m})
+//	w.Sync()
+//
+// A Writer is safe for concurrent use.
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reika-lsp/reika/contextwin"
+)
+
+// Kind is what a record holds.
+type Kind string
+
+const (
+	KindMeta    Kind = "meta"    // the first record: what the session is
+	KindMessage Kind = "message" // a message of the conversation
+	KindNote    Kind = "note"    // the model's note before a fold
+	KindEvent   Kind = "event"   // a shrink event, a run's end, …
+	KindUsage   Kind = "usage"   // the engine's figures for a request
+)
+
+// Record is one line of a transcript.
+type Record struct {
+	Kind Kind      `json:"kind"`
+	At   time.Time `json:"at"`
+
+	Meta    *Meta    `json:"meta,omitempty"`
+	Message *Message `json:"message,omitempty"`
+	// Text is a note's text or an event's description.
+	Text  string `json:"text,omitempty"`
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Meta describes a session.
+type Meta struct {
+	ID        string `json:"id"`
+	Workspace string `json:"workspace,omitempty"`
+	Endpoint  string `json:"endpoint,omitempty"`
+	Model     string `json:"model,omitempty"`
+	Window    int    `json:"window,omitempty"`
+}
+
+// Message is a message as the transcript keeps it: everything, reasoning
+// included.
+type Message struct {
+	Role         string             `json:"role"`
+	Content      string             `json:"content,omitempty"`
+	Reasoning    string             `json:"reasoning,omitempty"`
+	ToolCalls    []ToolCall         `json:"tool_calls,omitempty"`
+	ToolCallID   string             `json:"tool_call_id,omitempty"`
+	Payload      contextwin.Payload `json:"payload,omitzero"`
+	Continuation bool               `json:"continuation,omitempty"`
+}
+
+// ToolCall is one call of an assistant message.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Usage is the engine's figures for one request.
+type Usage struct {
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	CachedTokens     int     `json:"cached_tokens"`
+	PromptMS         float64 `json:"prompt_ms,omitempty"`
+	Event            string  `json:"event,omitempty"`
+}
+
+// Dir is where transcripts live: $XDG_STATE_HOME/reika/sessions, else
+// ~/.local/state/reika/sessions.
+func Dir(getenv func(string) string) string {
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "reika", "sessions")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return filepath.Join(os.TempDir(), "reika", "sessions")
+	}
+	return filepath.Join(home, ".local", "state", "reika", "sessions")
+}
+
+// Writer appends records to one transcript file.
+type Writer struct {
+	mu   sync.Mutex
+	f    *os.File
+	buf  *bufio.Writer
+	path string
+	id   string
+}
+
+// Create starts a new transcript in dir. meta.ID is filled in when empty.
+func Create(dir string, meta Meta) (*Writer, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("transcript directory: %w", err)
+	}
+	if meta.ID == "" {
+		meta.ID = NewID(time.Now())
+	}
+	path := filepath.Join(dir, meta.ID+".jsonl")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create transcript: %w", err)
+	}
+	w := &Writer{f: f, buf: bufio.NewWriter(f), path: path, id: meta.ID}
+	if err := w.Append(Record{Kind: KindMeta, Meta: &meta}); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, w.Sync()
+}
+
+// Open reopens a transcript to append to it, and returns what it holds.
+func Open(path string) (*Writer, []Record, error) {
+	recs, err := Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open transcript: %w", err)
+	}
+	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if len(recs) > 0 && recs[0].Meta != nil && recs[0].Meta.ID != "" {
+		id = recs[0].Meta.ID
+	}
+	return &Writer{f: f, buf: bufio.NewWriter(f), path: path, id: id}, recs, nil
+}
+
+// NewID names a session: its start time and a random suffix, so that ids
+// sort by time.
+func NewID(t time.Time) string {
+	var b [3]byte
+	rand.Read(b[:])
+	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Path is the file the transcript is written to.
+func (w *Writer) Path() string { return w.path }
+
+// ID is the session's id.
+func (w *Writer) ID() string { return w.id }
+
+// Append adds a record. It is buffered until Sync.
+func (w *Writer) Append(r Record) error {
+	if r.At.IsZero() {
+		r.At = time.Now().UTC()
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("transcript record: %w", err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return errors.New("transcript is closed")
+	}
+	w.buf.Write(line)
+	return w.buf.WriteByte('\n')
+}
+
+// Sync writes what is buffered and asks the disk to keep it.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
+	if err := w.buf.Flush(); err != nil {
+		return fmt.Errorf("write transcript: %w", err)
+	}
+	return w.f.Sync()
+}
+
+// Close syncs and closes the file.
+func (w *Writer) Close() error {
+	err := w.Sync()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f != nil {
+		if cerr := w.f.Close(); err == nil {
+			err = cerr
+		}
+		w.f = nil
+	}
+	return err
+}
+
+// Load reads a transcript. A last line cut short by a crash is ignored; a
+// damaged line elsewhere is an error that names it.
+func Load(path string) ([]Record, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read transcript: %w", err)
+	}
+	return Parse(data)
+}
+
+// Parse reads transcript lines.
+func Parse(data []byte) ([]Record, error) {
+	var recs []Record
+	r := bufio.NewReader(bytes.NewReader(data))
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		complete := err == nil
+		if len(bytes.TrimSpace(line)) > 0 {
+			var rec Record
+			if jerr := json.Unmarshal(line, &rec); jerr != nil {
+				if !complete {
+					break // the crash cut the last line short
+				}
+				return recs, fmt.Errorf("transcript line %d: %v", n, jerr)
+			}
+			recs = append(recs, rec)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return recs, err
+		}
+	}
+	return recs, nil
+}
+
+// Latest returns the path of the most recent transcript in dir for the
+// workspace, or "" when there is none.
+func Latest(dir, workspace string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".jsonl") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(names)))
+	for _, name := range names {
+		p := filepath.Join(dir, name)
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		line, _ := bufio.NewReader(f).ReadBytes('\n')
+		f.Close()
+		var rec Record
+		if json.Unmarshal(line, &rec) == nil && rec.Meta != nil && rec.Meta.Workspace == workspace {
+			return p
+		}
+	}
+	return ""
+}
