@@ -1,0 +1,124 @@
+package agent
+
+import (
+	"fmt"
+
+	"github.com/reika-lsp/reika/agent/tools"
+	"github.com/reika-lsp/reika/contextwin"
+)
+
+// EventKind says what happened.
+type EventKind int
+
+const (
+	// RoundStarted: a request is about to go to the engine.
+	RoundStarted EventKind = iota
+	// ChipChanged: the engine answered; Chip has its figures.
+	ChipChanged
+	// ToolRan: a tool call finished; Tool and Detail say which and what.
+	ToolRan
+	// NoteWritten: the model wrote its note before a fold.
+	NoteWritten
+	// Shed: old results were shed to their summaries.
+	Shed
+	// Folded: old turns were folded into a recap; an emergency fold too.
+	Folded
+	// ProposalReady: an edit or a new file was proposed (and perhaps
+	// applied: see Outcome).
+	ProposalReady
+	// Warning: something the user should know (Text).
+	Warning
+	// Debug: a prefix-cache line (REIKA_DEBUG).
+	Debug
+	// Finished: the run ended; Result says how.
+	Finished
+	// Failed: the run ended on an error; Err says which.
+	Failed
+)
+
+var eventNames = [...]string{
+	RoundStarted: "round", ChipChanged: "chip", ToolRan: "tool", NoteWritten: "note", Shed: "shed",
+	Folded: "fold", ProposalReady: "proposal", Warning: "warning", Debug: "debug", Finished: "finished", Failed: "failed",
+}
+
+func (k EventKind) String() string { return eventNames[k] }
+
+// Event is one thing a run reports to its front end. It carries no LSP
+// types: the front end turns it into progress, messages or status.
+type Event struct {
+	Kind  EventKind
+	Round int
+	Chip  contextwin.Chip
+	// Tool and Detail: the tool that ran and a one-line account of it.
+	Tool, Detail string
+	// Text: a warning, a debug line, a note.
+	Text string
+	// Shed and Folded figures.
+	ShedItems  []contextwin.Removed
+	ShedChars  int
+	Folded     int
+	RecapChars int
+	Emergency  bool
+	// Proposal and what became of it.
+	Proposal *tools.Proposal
+	Applied  bool
+	// Result ends a run.
+	Result *Result
+	Err    error
+}
+
+func (e Event) String() string {
+	switch e.Kind {
+	case ToolRan:
+		return fmt.Sprintf("%s %s", e.Tool, e.Detail)
+	case Shed:
+		return fmt.Sprintf("shed %d results (%d bytes)", len(e.ShedItems), e.ShedChars)
+	case Folded:
+		if e.Emergency {
+			return fmt.Sprintf("emergency fold: %d messages into a %d-byte recap", e.Folded, e.RecapChars)
+		}
+		return fmt.Sprintf("fold: %d messages into a %d-byte recap", e.Folded, e.RecapChars)
+	case ChipChanged:
+		return e.Chip.String()
+	case Finished:
+		if e.Result != nil {
+			return "finished: " + e.Result.End.String()
+		}
+	case Failed:
+		return fmt.Sprintf("failed: %v", e.Err)
+	}
+	if e.Text != "" {
+		return e.Kind.String() + ": " + e.Text
+	}
+	return e.Kind.String()
+}
+
+// End says how a run ended.
+type End int
+
+const (
+	// Answered: the model gave its final answer.
+	Answered End = iota
+	// Canceled: the user cancelled.
+	Canceled
+	// StepLimit: the run took as many rounds as it may.
+	StepLimit
+	// EngineFailed: the engine failed in a way retrying does not mend.
+	EngineFailed
+	// TooSmall: the window cannot hold the fixed prefix and one round.
+	TooSmall
+)
+
+var endNames = [...]string{Answered: "answered", Canceled: "canceled", StepLimit: "step limit reached", EngineFailed: "engine error", TooSmall: "window too small"}
+
+func (e End) String() string { return endNames[e] }
+
+// Result is how a run ended.
+type Result struct {
+	End    End
+	Answer string // the final answer, when the model gave one
+	Rounds int    // requests that carried a round (notes and retries aside)
+	// Proposals are the changes the run proposed, in order.
+	Proposals []*tools.Proposal
+	Err       error // for EngineFailed and TooSmall
+}

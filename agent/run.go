@@ -1,0 +1,321 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/tools"
+	"github.com/reika-lsp/reika/agent/transcript"
+	"github.com/reika-lsp/reika/contextwin"
+)
+
+// ErrBusy is returned when a run is asked for while another is under way.
+var ErrBusy = errors.New("a run is already in progress in this session: wait for it, or cancel it")
+
+// Limits of a run.
+const (
+	// maxContinuations is how many times in a row a reply cut by the
+	// length limit is asked to go on.
+	maxContinuations = 3
+	// retries of a request the engine failed in a passing way, and the
+	// waits before them.
+	retries = 2
+)
+
+var retryWait = [retries]time.Duration{time.Second, 3 * time.Second}
+
+// continuePrompt asks the model to go on after the length limit cut it.
+const continuePrompt = "Your reply was cut off by the length limit. Continue exactly where it stopped."
+
+// Run carries out one instruction: rounds against the engine until the
+// model answers without calling tools, the context is cancelled, the step
+// limit is reached, or the engine fails for good. report receives the
+// run's events on the calling goroutine; it may be nil. Run returns how
+// the run ended; the error is non-nil only when it did not end by an
+// answer.
+func (s *Session) Run(ctx context.Context, instruction string, report func(Event)) (Result, error) {
+	if !s.running.CompareAndSwap(false, true) {
+		return Result{}, ErrBusy
+	}
+	defer s.running.Store(false)
+	if report == nil {
+		report = func(Event) {}
+	}
+	r := &run{s: s, report: report}
+	res := r.loop(ctx, instruction)
+	res.Proposals = r.proposals
+	s.note(transcript.KindEvent, "run ended: "+res.End.String())
+	s.sync()
+	if res.End == Answered {
+		report(Event{Kind: Finished, Round: res.Rounds, Result: &res, Chip: s.Chip()})
+		return res, nil
+	}
+	if res.Err == nil {
+		res.Err = errors.New(res.End.String())
+	}
+	if res.End == Canceled || res.End == StepLimit {
+		report(Event{Kind: Finished, Round: res.Rounds, Result: &res, Chip: s.Chip()})
+	} else {
+		report(Event{Kind: Failed, Round: res.Rounds, Result: &res, Err: res.Err, Chip: s.Chip()})
+	}
+	return res, res.Err
+}
+
+// run is the state of one Run.
+type run struct {
+	s         *Session
+	report    func(Event)
+	rounds    int
+	proposals []*tools.Proposal
+}
+
+func (r *run) loop(ctx context.Context, instruction string) Result {
+	s := r.s
+	s.record(contextwin.Message{Role: contextwin.User, Content: instruction}, "")
+	continuations := 0
+	for {
+		if ctx.Err() != nil {
+			return Result{End: Canceled, Rounds: r.rounds}
+		}
+		if r.rounds >= s.cfg.MaxSteps {
+			return Result{End: StepLimit, Rounds: r.rounds, Err: fmt.Errorf("the run stopped after %d rounds, its step limit", r.rounds)}
+		}
+		s.mu.Lock()
+		p := s.cw.Plan()
+		s.mu.Unlock()
+		if p.TooSmall {
+			return Result{End: TooSmall, Rounds: r.rounds, Err: errors.New(p.Problem)}
+		}
+		if p.Event == contextwin.Note {
+			p = r.noteRound(ctx, p)
+			if p.TooSmall {
+				return Result{End: TooSmall, Rounds: r.rounds, Err: errors.New(p.Problem)}
+			}
+		}
+		r.rounds++
+		r.report(Event{Kind: RoundStarted, Round: r.rounds, Chip: p.Chip})
+		r.reportShrink(p)
+
+		resp, err := r.send(ctx, p)
+		if err != nil {
+			if errors.Is(err, engine.Canceled) || ctx.Err() != nil {
+				return Result{End: Canceled, Rounds: r.rounds}
+			}
+			if errors.Is(err, errTooSmall) {
+				return Result{End: TooSmall, Rounds: r.rounds, Err: err}
+			}
+			if resp == nil || !errors.Is(err, engine.BadToolCall) {
+				return Result{End: EngineFailed, Rounds: r.rounds, Err: err}
+			}
+		}
+		r.report(Event{Kind: ChipChanged, Round: r.rounds, Chip: s.Chip()})
+
+		reply := Assistant(resp)
+		switch {
+		case len(resp.ToolCalls) == 0 && resp.FinishReason == "length" && continuations < maxContinuations:
+			continuations++
+			reply.Continuation = true
+			s.record(reply, resp.Reasoning)
+			s.record(contextwin.Message{Role: contextwin.User, Content: continuePrompt, Continuation: true}, "")
+			s.sync()
+			continue
+		case len(resp.ToolCalls) == 0:
+			s.record(reply, resp.Reasoning)
+			s.sync()
+			return Result{End: Answered, Answer: resp.Content, Rounds: r.rounds}
+		}
+		continuations = 0
+		s.record(reply, resp.Reasoning)
+		for _, call := range resp.ToolCalls {
+			res := r.runTool(ctx, call, err)
+			s.record(contextwin.Message{Role: contextwin.Tool, ToolCallID: call.ID, Content: res.Content, Payload: res.Payload}, "")
+		}
+		s.sync()
+	}
+}
+
+// runTool runs one call, or explains to the model why it could not.
+func (r *run) runTool(ctx context.Context, call engine.ToolCall, sendErr error) tools.Result {
+	var res tools.Result
+	if sendErr != nil && !validJSON(call.Arguments) {
+		res = tools.Result{Error: true, Content: fmt.Sprintf("error: the arguments of this %s call are not valid JSON (%q); call it again with a JSON object",
+			call.Name, clipText(call.Arguments, 200))}
+	} else {
+		res = r.s.cfg.Tools.Run(ctx, call)
+	}
+	detail := res.Payload.Path
+	if res.Error {
+		detail = "failed: " + firstLine(res.Content)
+	}
+	r.report(Event{Kind: ToolRan, Round: r.rounds, Tool: call.Name, Detail: detail})
+	if p := res.Proposal; p != nil {
+		r.proposals = append(r.proposals, p)
+		r.report(Event{Kind: ProposalReady, Round: r.rounds, Proposal: p, Applied: strings.Contains(res.Content, "applied"), Detail: p.Path})
+	}
+	return res
+}
+
+// noteRound asks the model for its note before a fold: the same requests
+// with the question appended and tools forbidden. A failed or empty note
+// folds without one.
+func (r *run) noteRound(ctx context.Context, p contextwin.Plan) contextwin.Plan {
+	s := r.s
+	req := s.prefix.Request(p.Messages, p.MaxTokens, "none")
+	req.Temperature = s.cfg.Temperature
+	resp, err := r.chat(ctx, req, p)
+	note := ""
+	if err == nil && resp != nil {
+		note = strings.TrimSpace(resp.Content)
+		s.mu.Lock()
+		s.stats.Notes++
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	s.cw.SetNote(note)
+	next := s.cw.Plan()
+	s.mu.Unlock()
+	s.note(transcript.KindNote, note)
+	text := note
+	if err != nil {
+		text = "the note round failed: " + err.Error()
+	}
+	r.report(Event{Kind: NoteWritten, Round: r.rounds, Text: text})
+	return next
+}
+
+// reportShrink tells the front end what a plan shed and folded.
+func (r *run) reportShrink(p contextwin.Plan) {
+	s := r.s
+	if len(p.Shed) > 0 {
+		r.report(Event{Kind: Shed, Round: r.rounds, ShedItems: p.Shed, ShedChars: p.ShedChars, Emergency: p.Event == contextwin.Emergency})
+	}
+	if p.Folded > 0 {
+		r.report(Event{Kind: Folded, Round: r.rounds, Folded: p.Folded, RecapChars: p.RecapChars, Emergency: p.Event == contextwin.Emergency})
+	}
+	switch p.Event {
+	case contextwin.Shed, contextwin.Fold, contextwin.Emergency:
+		s.mu.Lock()
+		s.stats.Events++
+		if p.Folded > 0 {
+			s.stats.Folds++
+		}
+		s.mu.Unlock()
+		s.note(transcript.KindEvent, fmt.Sprintf("%s: shed %d results, folded %d messages", p.Event, len(p.Shed), p.Folded))
+	}
+	for _, c := range p.Cut {
+		r.report(Event{Kind: Warning, Round: r.rounds, Text: fmt.Sprintf("a result of %d bytes was cut to %d to fit the window", c.From, c.To)})
+	}
+}
+
+var errTooSmall = errors.New("window too small")
+
+// send sends a round's request: on an overflow, one emergency fold and
+// one retry; on a passing failure (model loading, 5xx, a cut stream), two
+// retries after a wait.
+func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, error) {
+	s := r.s
+	overflowed := false
+	for attempt := 0; ; attempt++ {
+		req := s.prefix.Request(p.Messages, p.MaxTokens, "")
+		req.Temperature = s.cfg.Temperature
+		resp, err := r.chat(ctx, req, p)
+		var ee *engine.Error
+		switch {
+		case err == nil, errors.Is(err, engine.BadToolCall):
+			return resp, err
+		case errors.As(err, &ee) && ee.Kind == engine.Overflow && !overflowed:
+			overflowed = true
+			s.mu.Lock()
+			s.stats.Overflows++
+			p = s.cw.Overflow(ee.PromptTokens, ee.Window)
+			s.mu.Unlock()
+			if p.GiveUp || p.TooSmall {
+				return nil, fmt.Errorf("%w: %s", errTooSmall, p.Problem)
+			}
+			r.reportShrink(p)
+			r.report(Event{Kind: Warning, Round: r.rounds, Text: "the engine refused the request as too long; folded without a note and retrying once"})
+			attempt = -1
+			continue
+		case errors.As(err, &ee) && ee.Kind.Retryable() && ee.Kind != engine.Unreachable && attempt < retries:
+			r.report(Event{Kind: Warning, Round: r.rounds, Text: fmt.Sprintf("%v; retrying in %v", err, retryWait[attempt])})
+			select {
+			case <-time.After(retryWait[attempt]):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		return resp, err
+	}
+}
+
+// chat sends one request, streaming, and takes in the engine's figures.
+func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (*engine.Response, error) {
+	s := r.s
+	cur, starts := promptBytes(req)
+	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) {})
+	s.mu.Lock()
+	prev := s.prev
+	s.stats.Requests++
+	if resp != nil && (err == nil || errors.Is(err, engine.BadToolCall)) {
+		s.prev = cur
+		if s.cw.Observe(contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, FinishReason: resp.FinishReason}) {
+			s.stats.Truncations++
+			defer r.report(Event{Kind: Warning, Round: r.rounds, Text: fmt.Sprintf(
+				"the engine counted %d prompt tokens for a request Reika estimated at %d: it silently dropped part of the prompt. "+
+					"Set REIKA_CONTEXT_WINDOW to the engine's real context size", resp.Usage.PromptTokens, p.Estimate)})
+		}
+		reprocessed, reused, ms := engineFigures(resp)
+		s.stats.Prefilled += reprocessed
+		s.stats.Reused += reused
+		s.stats.PromptMS += ms
+		s.stats.LastPrompt = resp.Usage.PromptTokens
+		if s.cfg.Debug {
+			line := cacheLine(prev, cur, starts, reprocessed, reused, ms)
+			defer r.report(Event{Kind: Debug, Round: r.rounds, Text: line})
+		}
+		if s.tr != nil {
+			s.tr.Append(transcript.Record{Kind: transcript.KindUsage, Usage: &transcript.Usage{
+				PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+				CachedTokens: reused, PromptMS: ms, Event: p.Event.String()}})
+		}
+	}
+	s.mu.Unlock()
+	return resp, err
+}
+
+// engineFigures reads what the engine reprocessed and reused: llama.cpp's
+// timings when it sent them, else the usage's cached tokens.
+func engineFigures(r *engine.Response) (reprocessed, reused int, ms float64) {
+	if t := r.Timings; t != nil {
+		return t.PromptN, t.CacheN, t.PromptMS
+	}
+	cached := max(r.Usage.CachedTokens, 0)
+	return r.Usage.PromptTokens - cached, cached, 0
+}
+
+func validJSON(s string) bool {
+	s = strings.TrimSpace(s)
+	return s == "" || (strings.HasPrefix(s, "{") && jsonValid(s))
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return clipText(s, 160)
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

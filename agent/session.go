@@ -1,0 +1,288 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/tools"
+	"github.com/reika-lsp/reika/agent/transcript"
+	"github.com/reika-lsp/reika/contextwin"
+)
+
+// Engine is what the agent needs of the engine client.
+type Engine interface {
+	Chat(ctx context.Context, req engine.Request, onDelta func(engine.Delta)) (*engine.Response, error)
+}
+
+// Toolbox is what the agent needs of its tools.
+type Toolbox interface {
+	// Definitions are sent with every request, in a fixed order with
+	// fixed bytes.
+	Definitions() []engine.Tool
+	// Run runs one call; a failure is a result for the model.
+	Run(ctx context.Context, call engine.ToolCall) tools.Result
+}
+
+// Config sets up a Session.
+type Config struct {
+	Engine Engine
+	Tools  Toolbox
+
+	// Context window figures, as discovery and the settings give them.
+	Window          int // 0: no known window
+	Reserve         int // pinned reply reserve (REIKA_MIN_GEN_TOKENS)
+	MaxTokens       int // REIKA_MAX_TOKENS
+	OutputLimit     int // the catalog's output limit
+	ReasoningRounds int
+	Minimal         bool // no repo map, no project instructions
+
+	// Workspace is the root whose AGENTS.md joins the bootstrap.
+	Workspace string
+	// RepoMap, when set, gives the repo map for the bootstrap. It is
+	// called when the prefix is built: at the start of the session and at
+	// a shrink event, never in between.
+	RepoMap func() string
+	// System replaces the built-in system prompt.
+	System string
+
+	// MaxSteps bounds the rounds of one run; 0 means 200.
+	MaxSteps int
+	// Temperature, when set, is sent with every request.
+	Temperature *float64
+
+	// TranscriptDir is where the transcript goes; "" keeps none.
+	TranscriptDir string
+	// Resume is a transcript to continue.
+	Resume string
+	// Meta describes the session in its transcript.
+	Meta transcript.Meta
+
+	// Debug logs one prefix-cache line per round (REIKA_DEBUG).
+	Debug bool
+}
+
+// Session is one conversation with the engine. Runs take turns: one at a
+// time. Its methods are safe for concurrent use.
+type Session struct {
+	cfg    Config
+	prefix *Prefix
+	tr     *transcript.Writer
+
+	mu      sync.Mutex // guards cw, prev, stats
+	cw      *contextwin.Session
+	prev    []byte // prompt bytes of the last request sent
+	stats   Stats
+	running atomic.Bool
+}
+
+// Stats are a session's running figures, from the engine's own reports.
+type Stats struct {
+	Requests int // everything sent: rounds, notes, retries, warm-up
+	Rounds   int
+	Events   int // shrink events (shed, fold, emergency)
+	Folds    int
+	Notes    int
+	// Prefilled are prompt tokens the engine processed anew, Reused those
+	// it took from its cache; PromptMS the time it spent on the former.
+	Prefilled, Reused int
+	PromptMS          float64
+	Overflows         int
+	Truncations       int
+	LastPrompt        int
+}
+
+// NewSession starts a session, or resumes the one cfg.Resume names.
+func NewSession(cfg Config) (*Session, error) {
+	if cfg.Engine == nil || cfg.Tools == nil {
+		return nil, errors.New("agent: a session needs an engine and tools")
+	}
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = 200
+	}
+	s := &Session{cfg: cfg}
+	s.prefix = NewPrefix(s.systemPrompt(), cfg.Tools.Definitions())
+	s.cw = contextwin.NewSession(contextwin.Config{
+		Window: cfg.Window, Reserve: cfg.Reserve, MaxTokens: cfg.MaxTokens, OutputLimit: cfg.OutputLimit,
+		PrefixChars: s.prefix.Chars, ReasoningRounds: cfg.ReasoningRounds, Minimal: cfg.Minimal,
+	})
+	switch {
+	case cfg.Resume != "":
+		w, recs, err := transcript.Open(cfg.Resume)
+		if err != nil {
+			return nil, err
+		}
+		s.tr = w
+		for _, r := range recs {
+			if r.Kind == transcript.KindMessage && r.Message != nil {
+				s.cw.Append(fromTranscript(*r.Message))
+			}
+		}
+	case cfg.TranscriptDir != "":
+		meta := cfg.Meta
+		meta.Workspace, meta.Window = cfg.Workspace, cfg.Window
+		w, err := transcript.Create(cfg.TranscriptDir, meta)
+		if err != nil {
+			return nil, err
+		}
+		s.tr = w
+	}
+	return s, nil
+}
+
+// Close ends the session; its transcript is kept.
+func (s *Session) Close() error {
+	if s.tr != nil {
+		return s.tr.Close()
+	}
+	return nil
+}
+
+// TranscriptPath is where the transcript is written; "" when none.
+func (s *Session) TranscriptPath() string {
+	if s.tr == nil {
+		return ""
+	}
+	return s.tr.Path()
+}
+
+// Stats returns the session's figures so far.
+func (s *Session) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// Chip is the status line's view of the context.
+func (s *Session) Chip() contextwin.Chip {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cw.Chip()
+}
+
+// Budget is the current division of the window.
+func (s *Session) Budget() contextwin.Budget {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cw.Budget()
+}
+
+// Recap is the current recap, nil before the first fold.
+func (s *Session) Recap() *contextwin.Recap {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cw.Recap()
+}
+
+// Running reports whether a run is under way.
+func (s *Session) Running() bool { return s.running.Load() }
+
+// projectInstructionsMax bounds the AGENTS.md the bootstrap carries.
+const projectInstructionsMax = 16 << 10
+
+// systemPrompt is the built-in prompt, then the bootstrap: the project's
+// instructions and the repo map, unless in minimal mode.
+func (s *Session) systemPrompt() string {
+	var b strings.Builder
+	if s.cfg.System != "" {
+		b.WriteString(s.cfg.System)
+	} else {
+		b.WriteString(defaultSystem)
+	}
+	if s.cfg.Minimal {
+		return b.String()
+	}
+	if s.cfg.Workspace != "" {
+		if data, err := os.ReadFile(filepath.Join(s.cfg.Workspace, "AGENTS.md")); err == nil && len(data) > 0 {
+			text := string(data)
+			if len(text) > projectInstructionsMax {
+				text = text[:projectInstructionsMax] + "\n[… the rest of AGENTS.md was left out]"
+			}
+			fmt.Fprintf(&b, "\n\n# Project instructions (AGENTS.md)\n\n%s", strings.TrimSpace(text))
+		}
+	}
+	if s.cfg.RepoMap != nil {
+		if m := s.cfg.RepoMap(); m != "" {
+			fmt.Fprintf(&b, "\n\n# Repository map\n\n%s", m)
+		}
+	}
+	return b.String()
+}
+
+// defaultSystem is the built-in system prompt.
+const defaultSystem = `You are Reika, a coding agent working inside the user's editor on their workspace.
+
+Work in small, verifiable steps with the tools you are given. Read code before you change it. Edits and new files are proposed to the user, who sees them in the editor; say briefly what each change does. Prefer precise searches and line ranges to whole files when you only need a part.
+
+The conversation is kept inside a limited context window. Older tool results may be replaced by short summaries and older turns by a recap; a notice says so when it happens. Nothing is lost: read a file or run a search again when you need the full text.
+
+When the task is done, answer with a short account of what you changed and why, without calling tools.`
+
+// fromTranscript turns a transcript message back into a session message.
+func fromTranscript(m transcript.Message) contextwin.Message {
+	c := contextwin.Message{Role: contextwin.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Payload: m.Payload, Continuation: m.Continuation}
+	for _, tc := range m.ToolCalls {
+		c.ToolCalls = append(c.ToolCalls, contextwin.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+	}
+	return c
+}
+
+// record appends a message to the session and to the transcript.
+func (s *Session) record(m contextwin.Message, reasoning string) {
+	s.mu.Lock()
+	s.cw.Append(m)
+	s.mu.Unlock()
+	if s.tr == nil {
+		return
+	}
+	tm := transcript.Message{Role: string(m.Role), Content: m.Content, Reasoning: reasoning, ToolCallID: m.ToolCallID, Payload: m.Payload, Continuation: m.Continuation}
+	for _, c := range m.ToolCalls {
+		tm.ToolCalls = append(tm.ToolCalls, transcript.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	s.tr.Append(transcript.Record{Kind: transcript.KindMessage, Message: &tm})
+}
+
+// note records a transcript line of another kind.
+func (s *Session) note(kind transcript.Kind, text string) {
+	if s.tr != nil {
+		s.tr.Append(transcript.Record{Kind: kind, Text: text})
+	}
+}
+
+// sync makes the transcript durable: once a round.
+func (s *Session) sync() {
+	if s.tr != nil {
+		s.tr.Sync()
+	}
+}
+
+// warmupMessage is the user turn of the warm-up request: chat templates
+// want one, and it is short enough to cost nothing.
+const warmupMessage = "."
+
+// Warmup prefills the fixed prefix: one request with max_tokens 1, so
+// that the user's first ask pays only for itself. It is synchronous; the
+// caller runs it in the background and may cancel it. It never touches
+// the conversation.
+func (s *Session) Warmup(ctx context.Context) error {
+	req := s.prefix.Request([]contextwin.Message{{Role: contextwin.User, Content: warmupMessage}}, 1, "")
+	req.Temperature = s.cfg.Temperature
+	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) {})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Requests++
+	if err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	reprocessed, reused, ms := engineFigures(resp)
+	s.stats.Prefilled += reprocessed
+	s.stats.Reused += reused
+	s.stats.PromptMS += ms
+	return nil
+}
