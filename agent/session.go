@@ -286,3 +286,14 @@ func (s *Session) Warmup(ctx context.Context) error {
 	s.stats.PromptMS += ms
 	return nil
 }
+
+// Prefix is the session's fixed prefix.
+func (s *Session) Prefix() *Prefix { return s.prefix }
+
+// Messages returns the whole conversation so far, shed and folded parts
+// included, as the session holds it (reasoning aside).
+func (s *Session) Messages() []contextwin.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cw.Messages()
+}

@@ -401,3 +401,7 @@ func (s *Session) place(i int) {
 	s.size += e.size
 	s.fresh += e.fresh
 }
+
+// Messages returns every message appended so far, in order, whatever the
+// view now holds of them. The caller must not modify them.
+func (s *Session) Messages() []Message { return s.log[:len(s.log):len(s.log)] }
