@@ -1,0 +1,332 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reika-lsp/reika/agent/agenttest"
+	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/tools"
+	"github.com/reika-lsp/reika/agent/transcript"
+	"github.com/reika-lsp/reika/contextwin"
+)
+
+// simEngine serves a simulated engine on loopback and returns it with a
+// client for it.
+func simEngine(t *testing.T, cfg sim.Config) (*sim.Server, *engine.Client) {
+	t.Helper()
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	return s, engine.NewClient(engine.Options{BaseURL: ts.URL + "/v1", Flavor: engine.LlamaCpp})
+}
+
+// collect gathers a run's events.
+type collect struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+func (c *collect) add(e Event) {
+	c.mu.Lock()
+	c.events = append(c.events, e)
+	c.mu.Unlock()
+}
+
+func (c *collect) kinds() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, e := range c.events {
+		out = append(out, e.Kind.String())
+	}
+	return out
+}
+
+func (c *collect) texts(k EventKind) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, e := range c.events {
+		if e.Kind == k {
+			out = append(out, e.Text)
+		}
+	}
+	return out
+}
+
+func readTurn(path string) sim.Turn {
+	return sim.Turn{Content: "Let me look.", ToolCalls: []sim.ScriptCall{{Name: "read", Arguments: []byte(`{"path":"` + path + `"}`)}}}
+}
+
+func TestRunToAnAnswer(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 8192})
+	srv.AppendScript(readTurn("a.go"), sim.Turn{Content: "Done: a.go is fine."})
+	box := &agenttest.Toolbox{Names: []string{"read"}, Answer: func(c engine.ToolCall) tools.Result {
+		return tools.Result{Content: "     1\tpackage a\n", Payload: contextwin.Payload{Kind: contextwin.Read, Path: "a.go", From: 1, To: 1, Total: 1}}
+	}}
+	dir := t.TempDir()
+	s, err := NewSession(Config{Engine: client, Tools: box, Window: 8192, TranscriptDir: dir, Debug: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var c collect
+	res, err := s.Run(context.Background(), "Check a.go", c.add)
+	if err != nil || res.End != Answered || res.Answer != "Done: a.go is fine." || res.Rounds != 2 {
+		t.Fatalf("Run = %+v, %v; want the answer after 2 rounds", res, err)
+	}
+	if calls := box.Calls(); len(calls) != 1 || calls[0].Name != "read" {
+		t.Errorf("tool calls = %+v, want one read", calls)
+	}
+	want := "round debug chip tool round debug chip finished"
+	if got := strings.Join(c.kinds(), " "); got != want {
+		t.Errorf("events = %s, want %s", got, want)
+	}
+	dbg := c.texts(Debug)
+	if len(dbg) != 2 || !strings.HasPrefix(dbg[0], "prefix cache: first request") || !strings.HasPrefix(dbg[1], "prefix cache: append (+") {
+		t.Errorf("debug lines = %q, want first request then append", dbg)
+	}
+	recs, err := transcript.Load(s.TranscriptPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, r := range recs {
+		if r.Kind == transcript.KindMessage {
+			roles = append(roles, r.Message.Role)
+		}
+	}
+	if got := strings.Join(roles, " "); got != "user assistant tool assistant" {
+		t.Errorf("transcript roles = %s, want user assistant tool assistant", got)
+	}
+	// The second request began with the first one's bytes: the engine
+	// reused them.
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[1].CacheN < reqs[0].PromptTokens {
+		t.Errorf("second request reused %d tokens of a %d-token first prompt; want all", reqs[1].CacheN, reqs[0].PromptTokens)
+	}
+}
+
+func TestResume(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 8192})
+	srv.AppendScript(readTurn("a.go"), sim.Turn{Content: "first answer"}, sim.Turn{Content: "second answer"})
+	box := &agenttest.Toolbox{Names: []string{"read"}}
+	dir := t.TempDir()
+	s, _ := NewSession(Config{Engine: client, Tools: box, Window: 8192, TranscriptDir: dir})
+	if _, err := s.Run(context.Background(), "one", nil); err != nil {
+		t.Fatal(err)
+	}
+	before := s.Messages()
+	path := s.TranscriptPath()
+	s.Close() // the process goes away
+
+	s2, err := NewSession(Config{Engine: client, Tools: box, Window: 8192, Resume: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if got := s2.Messages(); len(got) != len(before) {
+		t.Fatalf("resumed with %d messages, want %d", len(got), len(before))
+	}
+	res, err := s2.Run(context.Background(), "two", nil)
+	if err != nil || res.Answer != "second answer" {
+		t.Fatalf("Run after resume = %+v, %v", res, err)
+	}
+	last := srv.Requests()[len(srv.Requests())-1]
+	if !strings.Contains(string(last.Body), `"one"`) || !strings.Contains(string(last.Body), "first answer") {
+		t.Errorf("the resumed session's request lost the earlier conversation")
+	}
+}
+
+// An engine that refuses the request as too long gets one emergency fold
+// and one retry.
+func TestOverflowFoldsAndRetries(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 4096})
+	var turns []sim.Turn
+	for i := 0; i < 12; i++ {
+		turns = append(turns, readTurn(fmt.Sprintf("f%d.go", i)))
+	}
+	srv.AppendScript(append(turns, sim.Turn{Content: "done"})...)
+	big := strings.Repeat("\tvalue = compute(value, 1)\n", 60)
+	box := &agenttest.Toolbox{Names: []string{"read"}, Answer: func(c engine.ToolCall) tools.Result {
+		return tools.Result{Content: big, Payload: contextwin.Payload{Kind: contextwin.Read, Path: "f.go"}}
+	}}
+	// The session believes the window is far larger than the engine's.
+	s, _ := NewSession(Config{Engine: client, Tools: box, Window: 64000})
+	var c collect
+	res, err := s.Run(context.Background(), "read them all", c.add)
+	if err != nil || res.End != Answered {
+		t.Fatalf("Run = %+v, %v; want an answer after the emergency fold", res, err)
+	}
+	st := s.Stats()
+	if st.Overflows == 0 {
+		t.Fatalf("no overflow happened: the test did not test anything")
+	}
+	if s.Budget().Window != 4096 {
+		t.Errorf("window after the overflow = %d, want the engine's 4096", s.Budget().Window)
+	}
+	if !strings.Contains(strings.Join(c.texts(Warning), "\n"), "refused the request as too long") {
+		t.Errorf("warnings = %q, want the overflow reported", c.texts(Warning))
+	}
+}
+
+func TestCancelStopsTheStream(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 8192})
+	srv.AppendScript(sim.Turn{Content: strings.Repeat("word ", 2000), Fault: &sim.Fault{ChunkLatency: 20 * time.Millisecond}})
+	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := s.Run(ctx, "talk", nil)
+		done <- res
+	}()
+	for !s.Running() {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // well into the slow stream
+	cancel()
+	select {
+	case res := <-done:
+		if res.End != Canceled {
+			t.Errorf("Run after cancel = %s, want canceled", res.End)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	// The engine saw the client go away.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		reqs := srv.Requests()
+		if len(reqs) == 1 && reqs[0].Cancelled {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the engine's request was not cancelled: %+v", reqs)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestBusy(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 8192})
+	srv.AppendScript(sim.Turn{Content: "slow", Fault: &sim.Fault{Latency: 300 * time.Millisecond}})
+	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	go s.Run(context.Background(), "first", nil)
+	for !s.Running() {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := s.Run(context.Background(), "second", nil); !errors.Is(err, ErrBusy) {
+		t.Errorf("a second Run = %v, want ErrBusy", err)
+	}
+}
+
+func TestEngineFailureEndsTheRun(t *testing.T) {
+	saved := retryWait
+	retryWait = [retries]time.Duration{time.Millisecond, time.Millisecond}
+	defer func() { retryWait = saved }()
+	srv, client := simEngine(t, sim.Config{Ctx: 8192, Faults: []sim.FaultRule{{Fault: sim.Fault{Status: 500}}}})
+	_ = srv
+	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	var c collect
+	res, err := s.Run(context.Background(), "x", c.add)
+	if res.End != EngineFailed || !errors.Is(err, engine.Server) {
+		t.Errorf("Run against a failing engine = %s, %v; want engine error", res.End, err)
+	}
+	if n := len(c.texts(Warning)); n != retries {
+		t.Errorf("%d retry warnings, want %d", n, retries)
+	}
+	if got := s.Stats().Requests; got != 1+retries {
+		t.Errorf("requests = %d, want %d", got, 1+retries)
+	}
+}
+
+// A malformed tool call becomes a result that tells the model; the run
+// goes on.
+func TestMalformedToolCall(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 8192})
+	bad := readTurn("a.go")
+	bad.Fault = &sim.Fault{MalformedToolCalls: true}
+	srv.AppendScript(bad, sim.Turn{Content: "done"})
+	box := &agenttest.Toolbox{Names: []string{"read"}}
+	s, _ := NewSession(Config{Engine: client, Tools: box, Window: 8192})
+	res, err := s.Run(context.Background(), "x", nil)
+	if err != nil || res.End != Answered {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if len(box.Calls()) != 0 {
+		t.Errorf("the malformed call reached the tool")
+	}
+	msgs := s.Messages()
+	if r := msgs[2]; r.Role != contextwin.Tool || !strings.Contains(r.Content, "not valid JSON") {
+		t.Errorf("the result of a malformed call = %q, want it to say the arguments are not JSON", r.Content)
+	}
+}
+
+func TestContinuation(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 8192})
+	srv.AppendScript(sim.Turn{Content: "part one", FinishReason: "length"}, sim.Turn{Content: "part two"})
+	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	res, err := s.Run(context.Background(), "write a lot", nil)
+	if err != nil || res.Answer != "part two" {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	msgs := s.Messages()
+	if len(msgs) != 4 || !msgs[1].Continuation || msgs[2].Content != continuePrompt {
+		t.Errorf("messages = %+v, want the cut reply and the prompt to go on, marked as continuations", msgs)
+	}
+}
+
+func TestWarmup(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 8192})
+	srv.AppendScript(sim.Turn{Content: "warm"}, sim.Turn{Content: "answer"})
+	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read", "grep"}}, Window: 8192})
+	if err := s.Warmup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(context.Background(), "a task", nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].MaxTokens != 1 {
+		t.Fatalf("requests = %d, first max_tokens %d; want the warm-up with max_tokens 1", len(reqs), reqs[0].MaxTokens)
+	}
+	// The first real request found the fixed prefix in the cache.
+	if reqs[1].CacheN < reqs[0].PromptTokens-8 { // all but the warm-up's own user turn
+		t.Errorf("the first ask reused %d tokens of the %d-token warm-up", reqs[1].CacheN, reqs[0].PromptTokens)
+	}
+	if s.Messages()[0].Content != "a task" {
+		t.Errorf("the warm-up entered the conversation")
+	}
+}
+
+func TestDivergence(t *testing.T) {
+	for _, tc := range []struct {
+		prev, cur string
+		starts    []int
+		want      string
+	}{
+		{"", "abc", []int{0}, "first request"},
+		{"abc", "abcdef", []int{0, 3}, "append (+3 bytes)"},
+		{"[t]{m0}{m1}", "[t]{m0}{mX}", []int{3, 7}, "diverged at message 1 byte 2"},
+		{"[t]{m0}", "[u]{m0}", []int{3}, "diverged in the tool definitions at byte 1"},
+	} {
+		var prev []byte
+		if tc.prev != "" {
+			prev = []byte(tc.prev)
+		}
+		if got := divergence(prev, []byte(tc.cur), tc.starts); got != tc.want {
+			t.Errorf("divergence(%q, %q) = %q, want %q", tc.prev, tc.cur, got, tc.want)
+		}
+	}
+}
