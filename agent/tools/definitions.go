@@ -78,6 +78,8 @@ func definitions(bashTimeout time.Duration, fetch bool) []engine.Tool {
 		{Name: "read", Description: readDescription, Parameters: json.RawMessage(readParameters)},
 		{Name: "glob", Description: globDescription, Parameters: json.RawMessage(globParameters)},
 		{Name: "grep", Description: grepDescription, Parameters: json.RawMessage(grepParameters)},
+		{Name: "edit", Description: editDescription, Parameters: json.RawMessage(editParameters)},
+		{Name: "write", Description: writeDescription, Parameters: json.RawMessage(writeParameters)},
 	}
 	return defs
 }

@@ -141,6 +141,10 @@ func (s *Set) Run(ctx context.Context, call engine.ToolCall) (res Result) {
 		run = s.glob
 	case "grep":
 		run = s.grep
+	case "edit":
+		run = s.edit
+	case "write":
+		run = s.write
 	default:
 		names := make([]string, len(s.defs))
 		for i, d := range s.defs {
