@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/reika-lsp/reika/agent/engine"
@@ -80,6 +81,7 @@ func definitions(bashTimeout time.Duration, fetch bool) []engine.Tool {
 		{Name: "grep", Description: grepDescription, Parameters: json.RawMessage(grepParameters)},
 		{Name: "edit", Description: editDescription, Parameters: json.RawMessage(editParameters)},
 		{Name: "write", Description: writeDescription, Parameters: json.RawMessage(writeParameters)},
+		{Name: "bash", Description: fmt.Sprintf(bashDescription, humanDuration(bashTimeout)), Parameters: json.RawMessage(bashParameters)},
 	}
 	return defs
 }

@@ -145,6 +145,8 @@ func (s *Set) Run(ctx context.Context, call engine.ToolCall) (res Result) {
 		run = s.edit
 	case "write":
 		run = s.write
+	case "bash":
+		run = s.bash
 	default:
 		names := make([]string, len(s.defs))
 		for i, d := range s.defs {
