@@ -83,6 +83,9 @@ func definitions(bashTimeout time.Duration, fetch bool) []engine.Tool {
 		{Name: "write", Description: writeDescription, Parameters: json.RawMessage(writeParameters)},
 		{Name: "bash", Description: fmt.Sprintf(bashDescription, humanDuration(bashTimeout)), Parameters: json.RawMessage(bashParameters)},
 	}
+	if fetch {
+		defs = append(defs, engine.Tool{Name: "fetch_url", Description: fetchDescription, Parameters: json.RawMessage(fetchParameters)})
+	}
 	return defs
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -61,7 +62,11 @@ type Set struct {
 	bashTimeout  time.Duration
 	fetchEnabled bool
 	spillDir     string
+	client       *http.Client
 	defs         []engine.Tool
+
+	// lookup resolves a host name for fetch_url's dialer; tests replace it.
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 // New checks the configuration and builds the tools.
@@ -108,6 +113,7 @@ func New(cfg Config) (*Set, error) {
 		}
 		s.spillDir = filepath.Clean(cfg.SpillDir)
 	}
+	s.client = s.fetchClient(cfg.HTTPClient)
 	s.defs = definitions(s.bashTimeout, s.fetchEnabled)
 	return s, nil
 }
@@ -147,6 +153,11 @@ func (s *Set) Run(ctx context.Context, call engine.ToolCall) (res Result) {
 		run = s.write
 	case "bash":
 		run = s.bash
+	case "fetch_url":
+		if !s.fetchEnabled {
+			return failf("fetch_url is turned off for this session; work with the files in the workspace")
+		}
+		run = s.fetch
 	default:
 		names := make([]string, len(s.defs))
 		for i, d := range s.defs {
