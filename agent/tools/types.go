@@ -20,6 +20,9 @@ type Result struct {
 	// Proposal is the change an edit or write proposed, with what became
 	// of it; nil for other tools.
 	Proposal *Proposal
+	// Outcome is what the front end did with the Proposal; nil when there
+	// was no proposer to ask (the change stays proposed) or asking failed.
+	Outcome *Outcome
 }
 
 // Proposal is a change to one file that the agent proposes and the editor

@@ -1,0 +1,181 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reika-lsp/reika/contextwin"
+)
+
+// Limits of the bash tool.
+const (
+	bashKeep  = 8 << 20         // output kept in memory; the rest is counted
+	bashDrain = 2 * time.Second // how long output may trail a finished command
+)
+
+// AllowSetting names the allowlist setting in messages to the model.
+const AllowSetting = "bash_allow"
+
+type bashArgs struct {
+	Command string `json:"command"`
+}
+
+func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
+	var a bashArgs
+	if r := decode("bash", raw, &a); r != nil {
+		return *r
+	}
+	command := strings.TrimSpace(a.Command)
+	if command == "" {
+		return failf(`bash needs "command", such as {"command":"go test ./..."}`)
+	}
+	p := contextwin.Payload{Kind: contextwin.Command, Path: command}
+	if !s.allowed(command) {
+		if s.confirm == nil {
+			return Result{Error: true, Payload: p, Content: fmt.Sprintf(
+				"bash: %q was not run: it is not on the user's %s list of commands that run without confirmation, and the user cannot be asked here. Use the other tools, or tell the user the command to run", command, AllowSetting)}
+		}
+		if !s.confirm(ctx, command) {
+			return Result{Error: true, Payload: p, Content: fmt.Sprintf(
+				"bash: the user declined to run %q; do not run it again: find another way, or ask the user", command)}
+		}
+	}
+	out, status, failed := s.runCommand(ctx, command)
+	if out == "" {
+		out = "(no output)"
+	}
+	return Result{Content: strings.TrimSuffix(out, "\n") + "\n" + status, Payload: p, Error: failed}
+}
+
+// allowed reports whether command runs without confirmation: it equals an
+// allowlist entry or starts with one and a space, and has no shell
+// operator, redirection or substitution that could make an allowed
+// command do something else ("go test ./... && rm -rf ~").
+func (s *Set) allowed(command string) bool {
+	if strings.ContainsAny(command, ";&|<>`$\n\r") {
+		return false
+	}
+	for _, e := range s.bashAllow {
+		if command == e || strings.HasPrefix(command, e+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// runCommand runs command with bash -c in the first folder, stdin closed,
+// stdout and stderr together. A timeout or a cancelled ctx kills the
+// whole process group; so does the end of the command, for what it left
+// running in the background. It returns the output, the status line and
+// whether the command was stopped or could not start.
+func (s *Set) runCommand(ctx context.Context, command string) (string, string, bool) {
+	if err := ctx.Err(); err != nil {
+		return "", "[not run: the request was cancelled]", true
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", fmt.Sprintf("[not run: %v]", err), true
+	}
+	cmd := exec.Command("bash", "-c", command)
+	cmd.Dir = s.folders[0].root
+	cmd.Stdout, cmd.Stderr = w, w
+	ownGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return "", fmt.Sprintf("[not run: cannot start bash: %v]", err), true
+	}
+	w.Close()
+	out := &capture{max: bashKeep}
+	readDone := make(chan struct{})
+	go func() {
+		io.Copy(out, r)
+		close(readDone)
+	}()
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+
+	timer := time.NewTimer(s.bashTimeout)
+	defer timer.Stop()
+	var werr error
+	stopped := ""
+	select {
+	case werr = <-waitDone:
+	case <-timer.C:
+		stopped = "timeout"
+		killGroup(cmd)
+		werr = <-waitDone
+	case <-ctx.Done():
+		stopped = "cancel"
+		killGroup(cmd)
+		werr = <-waitDone
+	}
+	killGroup(cmd) // what the command left running
+	drain := time.NewTimer(bashDrain)
+	select {
+	case <-readDone:
+	case <-drain.C: // a process outside the group still holds the pipe
+	}
+	drain.Stop()
+	r.Close()
+	<-readDone
+
+	text := out.String()
+	var status string
+	failed := stopped != ""
+	switch {
+	case stopped == "timeout":
+		status = fmt.Sprintf("[stopped at the time limit of %s, with its child processes; run something shorter, or limit its time]", humanDuration(s.bashTimeout))
+	case stopped == "cancel":
+		status = "[cancelled: the command and its child processes were stopped]"
+	case werr == nil:
+		status = "[exit status 0]"
+	default:
+		var ee *exec.ExitError
+		if errors.As(werr, &ee) && ee.ExitCode() >= 0 {
+			status = fmt.Sprintf("[exit status %d]", ee.ExitCode())
+		} else {
+			status = fmt.Sprintf("[%v]", werr)
+		}
+	}
+	return text, status, failed
+}
+
+// capture keeps the first max bytes written to it and counts the rest.
+type capture struct {
+	mu      sync.Mutex
+	buf     []byte
+	max     int
+	dropped int
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	room := c.max - len(c.buf)
+	if room >= len(p) {
+		c.buf = append(c.buf, p...)
+	} else {
+		c.buf = append(c.buf, p[:max(room, 0)]...)
+		c.dropped += len(p) - max(room, 0)
+	}
+	return len(p), nil
+}
+
+func (c *capture) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := validUTF8(string(c.buf))
+	if c.dropped > 0 {
+		s += fmt.Sprintf("\n… [output cut at %d MB; %d more bytes were not kept]\n", c.max>>20, c.dropped)
+	}
+	return s
+}

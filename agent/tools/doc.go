@@ -1,0 +1,19 @@
+// Package tools owns the tools the agent's model calls: read, glob, grep,
+// edit, write, bash and (when enabled) fetch_url, over the folders of one
+// workspace.
+//
+//	set, err := tools.New(tools.Config{Folders: []string{root}, Buffers: docs, Proposer: propose})
+//	req.Tools = set.Definitions() // fixed order, fixed bytes: part of the cached prompt prefix
+//	res := set.Run(ctx, call)     // never panics: a failure is a Result with Error set
+//
+// Every path is confined to the folders (and, for read and grep, the spill
+// dir): `..`, absolute paths elsewhere and symbolic links that lead out
+// are refused. Open editor buffers win over the disk. The tools never
+// write a file: edit and write build a Proposal (against the buffer, with
+// its version) and hand it to the Proposer; bash runs only allowlisted or
+// confirmed commands. glob and grep honour .gitignore files with their
+// own matcher. Long bash, grep, glob and fetch_url results are also saved
+// in the spill dir for the model to page through with read.
+//
+// A Set is safe for concurrent use.
+package tools

@@ -1,0 +1,294 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/contextwin"
+)
+
+// Config says where the tools work and who decides for the user.
+type Config struct {
+	// Folders are the absolute workspace roots; relative paths are taken
+	// against the first.
+	Folders []string
+	// Buffers gives the open editor documents, which win over the disk;
+	// nil reads the disk only.
+	Buffers Buffers
+	// Proposer hands edits and new files to the front end; nil leaves them
+	// proposed but not applied.
+	Proposer Proposer
+	// Confirm asks the user before a command off the allowlist runs; nil
+	// runs allowlisted commands only.
+	Confirm Confirm
+	// BashAllow lists commands that run without confirmation: a command
+	// equal to an entry, or starting with an entry and a space (and free
+	// of shell operators, redirections and substitutions).
+	BashAllow []string
+	// BashTimeout stops a command; 0 means 2 minutes.
+	BashTimeout time.Duration
+	// FetchEnabled offers fetch_url.
+	FetchEnabled bool
+	// SpillDir is where long outputs are saved for the model to page
+	// through with read (which may read there too); "" saves nothing.
+	SpillDir string
+	// HTTPClient, when set, makes fetch_url's requests (tests). Its
+	// transport is used as is: the address checks made at dial time apply
+	// only to the default client; URL and redirect checks always apply.
+	HTTPClient *http.Client
+}
+
+// DefaultBashTimeout is the timeout of a command when Config sets none.
+const DefaultBashTimeout = 2 * time.Minute
+
+// Set is the agent's tools over one workspace. It is safe for concurrent
+// use; its definitions never change.
+type Set struct {
+	folders      []folder
+	buffers      Buffers
+	proposer     Proposer
+	confirm      Confirm
+	bashAllow    []string
+	bashTimeout  time.Duration
+	fetchEnabled bool
+	spillDir     string
+	client       *http.Client
+	defs         []engine.Tool
+
+	// lookup resolves a host name for fetch_url's dialer; tests replace it.
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+}
+
+// New checks the configuration and builds the tools.
+func New(cfg Config) (*Set, error) {
+	if len(cfg.Folders) == 0 {
+		return nil, errors.New("tools: no workspace folder")
+	}
+	s := &Set{
+		buffers:      cfg.Buffers,
+		proposer:     cfg.Proposer,
+		confirm:      cfg.Confirm,
+		bashTimeout:  cfg.BashTimeout,
+		fetchEnabled: cfg.FetchEnabled,
+	}
+	for _, root := range cfg.Folders {
+		if !filepath.IsAbs(root) {
+			return nil, fmt.Errorf("tools: workspace folder %q is not an absolute path", root)
+		}
+		root = filepath.Clean(root)
+		st, err := os.Stat(root)
+		if err != nil {
+			return nil, fmt.Errorf("tools: workspace folder: %w", err)
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("tools: workspace folder %s is not a directory", root)
+		}
+		real, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			return nil, fmt.Errorf("tools: workspace folder: %w", err)
+		}
+		s.folders = append(s.folders, folder{root: root, real: real})
+	}
+	for _, a := range cfg.BashAllow {
+		if a = strings.TrimSpace(a); a != "" {
+			s.bashAllow = append(s.bashAllow, a)
+		}
+	}
+	if s.bashTimeout <= 0 {
+		s.bashTimeout = DefaultBashTimeout
+	}
+	if cfg.SpillDir != "" {
+		if !filepath.IsAbs(cfg.SpillDir) {
+			return nil, fmt.Errorf("tools: spill dir %q is not an absolute path", cfg.SpillDir)
+		}
+		s.spillDir = filepath.Clean(cfg.SpillDir)
+	}
+	s.client = s.fetchClient(cfg.HTTPClient)
+	s.defs = definitions(s.bashTimeout, s.fetchEnabled)
+	return s, nil
+}
+
+// Definitions returns the tools to offer the model, always in the same
+// order and with the same bytes: they are part of the prompt prefix the
+// engine caches.
+func (s *Set) Definitions() []engine.Tool {
+	defs := make([]engine.Tool, len(s.defs))
+	for i, d := range s.defs {
+		d.Parameters = append(json.RawMessage(nil), d.Parameters...)
+		defs[i] = d
+	}
+	return defs
+}
+
+// Run runs one tool call. Every failure — an unknown tool, bad arguments,
+// a refused path, even a bug — comes back as a Result with Error set and
+// a sentence the model can act on.
+func (s *Set) Run(ctx context.Context, call engine.ToolCall) (res Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = failf("the %s tool failed on an internal error (%v); this is a bug in Reika, not in your call: try another way", call.Name, r)
+		}
+	}()
+	var run func(context.Context, json.RawMessage) Result
+	switch call.Name {
+	case "read":
+		run = s.read
+	case "glob":
+		run = s.glob
+	case "grep":
+		run = s.grep
+	case "edit":
+		run = s.edit
+	case "write":
+		run = s.write
+	case "bash":
+		run = s.bash
+	case "fetch_url":
+		if !s.fetchEnabled {
+			return failf("fetch_url is turned off for this session; work with the files in the workspace")
+		}
+		run = s.fetch
+	default:
+		names := make([]string, len(s.defs))
+		for i, d := range s.defs {
+			names[i] = d.Name
+		}
+		return failf("there is no tool named %q; the tools are %s", call.Name, strings.Join(names, ", "))
+	}
+	args, err := rawArgs(call.Arguments)
+	if err != nil {
+		return failf("the arguments of %s are not a JSON object (%v); send them as an object, such as %s", call.Name, err, exampleArgs[call.Name])
+	}
+	res = run(ctx, args)
+	return s.spill(call.Name, res)
+}
+
+// exampleArgs show the model the shape of each tool's arguments.
+var exampleArgs = map[string]string{
+	"read":      `{"path":"main.go"}`,
+	"glob":      `{"pattern":"**/*.go"}`,
+	"grep":      `{"pattern":"func main"}`,
+	"edit":      `{"path":"main.go","old_text":"…","new_text":"…"}`,
+	"write":     `{"path":"notes.md","content":"…"}`,
+	"bash":      `{"command":"go test ./..."}`,
+	"fetch_url": `{"url":"https://go.dev/doc/"}`,
+}
+
+func failf(format string, args ...any) Result {
+	return Result{Error: true, Content: fmt.Sprintf(format, args...)}
+}
+
+// rawArgs checks that the arguments are a JSON object. Empty arguments
+// are an empty object, and an object sent as a JSON string (some models
+// encode twice) is unwrapped.
+func rawArgs(s string) (json.RawMessage, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return json.RawMessage("{}"), nil
+	}
+	if s[0] == '"' {
+		var inner string
+		if err := json.Unmarshal([]byte(s), &inner); err == nil {
+			s = strings.TrimSpace(inner)
+		}
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errors.New("got null")
+	}
+	return json.RawMessage(s), nil
+}
+
+// decode unmarshals arguments already checked by rawArgs into v, saying
+// which field has the wrong type.
+func decode(tool string, args json.RawMessage, v any) *Result {
+	if err := json.Unmarshal(args, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			r := failf("the %q argument of %s must be a %s, not a JSON %s; for example %s", te.Field, tool, jsonKind(te.Type.Kind().String()), te.Value, exampleArgs[tool])
+			return &r
+		}
+		r := failf("the arguments of %s do not fit (%v); send an object such as %s", tool, err, exampleArgs[tool])
+		return &r
+	}
+	return nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "string"
+	case "bool":
+		return "boolean"
+	case "int", "int32", "int64", "float64":
+		return "number"
+	}
+	return goKind
+}
+
+// flexInt is an integer argument that also accepts a numeric string or a
+// whole float ("10", 10.0), as models write them.
+type flexInt struct {
+	n   int
+	set bool
+}
+
+func (f *flexInt) UnmarshalJSON(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if s == "null" {
+		return nil
+	}
+	if unq, err := strconv.Unquote(s); err == nil {
+		s = strings.TrimSpace(unq)
+		if s == "" {
+			return nil
+		}
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || x != float64(int64(x)) || x > 1e9 || x < -1e9 {
+		return fmt.Errorf("%s is not a whole number", string(b))
+	}
+	f.n, f.set = int(x), true
+	return nil
+}
+
+// spill saves a long result to a file in the spill dir, keeps its head
+// and tail in the content and says where the whole is.
+func (s *Set) spill(tool string, res Result) Result {
+	if s.spillDir == "" || res.Payload.Spill != "" || !contextwin.ShouldSpill(res.Payload, len(res.Content)) {
+		return res
+	}
+	if err := os.MkdirAll(s.spillDir, 0o700); err != nil {
+		return res
+	}
+	f, err := os.CreateTemp(s.spillDir, strings.ReplaceAll(tool, "_", "-")+"-*.txt")
+	if err != nil {
+		return res
+	}
+	_, werr := f.WriteString(res.Content)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return res
+	}
+	res.Payload.Spill = f.Name()
+	lines := strings.Count(res.Content, "\n") + 1
+	res.Content = headTail(res.Content, spillKeep, f.Name()) +
+		fmt.Sprintf("\n[the whole output (%s) is saved in %s; page through it with read and offset/limit]", plural(lines, "line"), f.Name())
+	return res
+}
+
+// spillKeep is how much of a spilled result stays in the content.
+const spillKeep = 64 << 10

@@ -1,0 +1,619 @@
+package tools
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sourcegraph/go-diff/diff"
+)
+
+// A model's unified diff is read in three steps. extractDiff takes it out
+// of a Markdown fence; splitDiff finds file headers and hunks, recounting
+// each hunk from its body and leaving out prose; go-diff then parses each
+// hunk on its own (which keeps its file-level gaps out of the way: see
+// ENGINES.md). applyHunks places each hunk by its context and removed
+// lines, using line numbers only to choose among several places.
+
+// dline is one line of a hunk body.
+type dline struct {
+	op   byte // ' ', '-' or '+'
+	text string
+}
+
+// dhunk is one parsed hunk.
+type dhunk struct {
+	header    string // as the model wrote it, for messages
+	origStart int    // the header's first old line (1-based), or the line an insertion follows
+	hasHint   bool   // the header had line numbers
+	lines     []dline
+	origNoEOL bool // the old side's last line had no newline
+	newNoEOL  bool // the new side's last line has none
+}
+
+// fileDiff is one file's part of a diff.
+type fileDiff struct {
+	oldName, newName string
+	hunks            []dhunk
+}
+
+var hunkHeaderRe = regexp.MustCompile(`^@@+\s*-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?\s*@@+ ?(.*)$`)
+
+// parseDiff reads a unified diff as a model writes it.
+func parseDiff(text string) ([]fileDiff, error) {
+	lines := strings.Split(extractDiff(strings.ReplaceAll(text, "\r\n", "\n")), "\n")
+	raws := splitDiff(lines)
+	var files []fileDiff
+	for _, rf := range raws {
+		f := fileDiff{oldName: rf.oldName, newName: rf.newName}
+		for _, rh := range rf.hunks {
+			h, err := parseHunk(rh)
+			if err != nil {
+				return nil, err
+			}
+			f.hunks = append(f.hunks, h)
+		}
+		if len(f.hunks) > 0 {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("the diff has no hunks: write each change as a hunk that starts with an @@ line, with context lines starting with a space, removed lines with - and added lines with +")
+	}
+	return files, nil
+}
+
+// extractDiff returns the contents of the first ``` or ~~~ fence that
+// holds a hunk, or the whole text when there is none.
+func extractDiff(text string) string {
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		fence := fenceOf(lines[i])
+		if fence == "" {
+			continue
+		}
+		end := i + 1
+		for end < len(lines) && !(strings.HasPrefix(lines[end], fence) && strings.TrimSpace(strings.TrimLeft(lines[end], fence[:1])) == "") {
+			end++
+		}
+		body := lines[i+1 : end]
+		for _, l := range body {
+			if strings.HasPrefix(l, "@@") {
+				return strings.Join(body, "\n")
+			}
+		}
+		i = end
+	}
+	return text
+}
+
+func fenceOf(line string) string {
+	for _, f := range []string{"```", "~~~"} {
+		if strings.HasPrefix(line, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+type rawHunk struct {
+	header                string
+	oldStart, newStart    int
+	oldCount, newCount    int
+	hasNums, hasOldCounts bool
+	body                  []string
+}
+
+type rawFile struct {
+	oldName, newName string
+	hunks            []rawHunk
+}
+
+// splitDiff finds the files and hunks of a diff. A hunk's body runs to
+// the next hunk or file header; lines after its last -, + or space line
+// are prose and left out, while unprefixed lines between them (a blank
+// context line whose space the model dropped) are taken as context.
+func splitDiff(lines []string) []rawFile {
+	var files []rawFile
+	cur := func() *rawFile {
+		if len(files) == 0 {
+			files = append(files, rawFile{})
+		}
+		return &files[len(files)-1]
+	}
+	newFile := func(oldName, newName string) {
+		if n := len(files); n > 0 && len(files[n-1].hunks) == 0 {
+			if oldName != "" || newName != "" {
+				files[n-1].oldName, files[n-1].newName = oldName, newName
+			}
+			return
+		}
+		files = append(files, rawFile{oldName: oldName, newName: newName})
+	}
+	for i := 0; i < len(lines); {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			a, b := gitNames(l)
+			newFile(a, b)
+			i++
+		case isFileHeader(lines, i):
+			newFile(headerName(lines[i][4:]), headerName(lines[i+1][4:]))
+			i += 2
+		case strings.HasPrefix(l, "@@"):
+			h, next := readHunk(lines, i)
+			f := cur()
+			f.hunks = append(f.hunks, h)
+			i = next
+		default:
+			i++ // prose, or git's extended headers (index, mode)
+		}
+	}
+	return files
+}
+
+func isFileHeader(lines []string, i int) bool {
+	return strings.HasPrefix(lines[i], "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ ")
+}
+
+// readHunk reads the hunk whose header is lines[i]; it returns the hunk
+// and where reading goes on.
+func readHunk(lines []string, i int) (rawHunk, int) {
+	h := rawHunk{header: lines[i]}
+	if m := hunkHeaderRe.FindStringSubmatch(lines[i]); m != nil {
+		h.hasNums = true
+		h.oldStart, _ = strconv.Atoi(m[1])
+		h.newStart, _ = strconv.Atoi(m[3])
+		h.oldCount, h.newCount = 1, 1
+		if m[2] != "" {
+			h.oldCount, _ = strconv.Atoi(m[2])
+		}
+		if m[4] != "" {
+			h.newCount, _ = strconv.Atoi(m[4])
+		}
+		h.hasOldCounts = true
+	}
+	oldN, newN := 0, 0
+	last := i // the last body line that is certainly part of the hunk
+	j := i + 1
+	for ; j < len(lines); j++ {
+		l := lines[j]
+		if strings.HasPrefix(l, "@@") || strings.HasPrefix(l, "diff --git ") {
+			break
+		}
+		// "--- x" then "+++ y" then "@@" is the next file, unless the
+		// header's counts say this hunk is not complete yet (a removed
+		// "-- x" line followed by an added "++ y" line).
+		if isFileHeader(lines, j) && j+2 < len(lines) && strings.HasPrefix(lines[j+2], "@@") &&
+			!(h.hasOldCounts && (oldN < h.oldCount || newN < h.newCount)) {
+			break
+		}
+		if l == "" {
+			continue
+		}
+		switch l[0] {
+		case ' ':
+			oldN++
+			newN++
+		case '-':
+			oldN++
+		case '+':
+			newN++
+		case '\\':
+		default:
+			continue
+		}
+		last = j
+	}
+	for _, l := range lines[i+1 : last+1] {
+		switch {
+		case l == "":
+			l = " "
+		case !strings.ContainsRune(" -+\\", rune(l[0])):
+			l = " " + l
+		}
+		h.body = append(h.body, l)
+	}
+	return h, j
+}
+
+// gitNames reads the names of a "diff --git a/x b/x" line, when they are
+// unambiguous.
+func gitNames(l string) (string, string) {
+	rest := strings.TrimPrefix(l, "diff --git ")
+	if i := strings.Index(rest, " b/"); i >= 0 && strings.HasPrefix(rest, "a/") {
+		return rest[:i], rest[i+1:]
+	}
+	return "", ""
+}
+
+// headerName reads the file name of a --- or +++ line: quotes removed,
+// a timestamp after a tab dropped.
+func headerName(s string) string {
+	if i := strings.IndexByte(s, '\t'); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSpace(s)
+	if uq, err := strconv.Unquote(s); err == nil {
+		s = uq
+	}
+	return s
+}
+
+// parseHunk writes a header with counts taken from the body and has
+// go-diff parse it.
+func parseHunk(rh rawHunk) (dhunk, error) {
+	oldN, newN := 0, 0
+	for _, l := range rh.body {
+		switch l[0] {
+		case ' ':
+			oldN++
+			newN++
+		case '-':
+			oldN++
+		case '+':
+			newN++
+		}
+	}
+	if oldN == 0 && newN == 0 {
+		return dhunk{}, fmt.Errorf("the hunk %q has no lines: give context lines starting with a space, removed lines with - and added lines with +", rh.header)
+	}
+	oldStart, newStart := rh.oldStart, rh.newStart
+	if !rh.hasNums {
+		oldStart, newStart = 1, 1
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", oldStart, oldN, newStart, newN)
+	for _, l := range rh.body {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	hs, err := diff.ParseHunks(b.Bytes())
+	if err != nil {
+		return dhunk{}, fmt.Errorf("the hunk %q does not parse: %v", rh.header, err)
+	}
+	if len(hs) != 1 {
+		return dhunk{}, fmt.Errorf("the hunk %q does not parse", rh.header)
+	}
+	gh := hs[0]
+	h := dhunk{header: rh.header, origStart: int(gh.OrigStartLine), hasHint: rh.hasNums, origNoEOL: gh.OrigNoNewlineAt > 0}
+	body := string(gh.Body)
+	bodyNoEOL := body != "" && !strings.HasSuffix(body, "\n")
+	for l := range strings.SplitSeq(strings.TrimSuffix(body, "\n"), "\n") {
+		if l == "" || !strings.ContainsRune(" -+", rune(l[0])) {
+			continue // a stray marker line
+		}
+		h.lines = append(h.lines, dline{op: l[0], text: l[1:]})
+	}
+	if n := len(h.lines); bodyNoEOL && n > 0 {
+		h.newNoEOL = true
+		if h.lines[n-1].op == ' ' {
+			h.origNoEOL = true
+		}
+	}
+	return h, nil
+}
+
+// pickFile chooses the part of a diff that changes rel (or abs). A diff
+// of one file goes to the path given, whatever name it has; in a diff of
+// several, the one that names the path is taken and the others are
+// reported.
+func pickFile(files []fileDiff, rel, abs string) (fileDiff, []string, error) {
+	if len(files) == 1 {
+		return files[0], nil, nil
+	}
+	var pick []int
+	var others []string
+	for i, f := range files {
+		if nameMatches(f.newName, rel, abs) || nameMatches(f.oldName, rel, abs) {
+			pick = append(pick, i)
+		} else {
+			others = append(others, displayName(f))
+		}
+	}
+	if len(pick) != 1 {
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = displayName(f)
+		}
+		which := "none of them is " + rel
+		if len(pick) > 1 {
+			which = "several of them look like " + rel
+		}
+		return fileDiff{}, nil, fmt.Errorf("the diff changes %d files (%s) and %s; send one edit per file, each with its own path", len(files), strings.Join(names, ", "), which)
+	}
+	return files[pick[0]], others, nil
+}
+
+func displayName(f fileDiff) string {
+	n := f.newName
+	if n == "" || n == "/dev/null" {
+		n = f.oldName
+	}
+	return stripAB(n)
+}
+
+// nameMatches reports whether a diff's file name denotes the path: equal
+// with or without the a/ b/ prefix, or one a path-suffix of the other.
+func nameMatches(name, rel, abs string) bool {
+	if name == "" || name == "/dev/null" {
+		return false
+	}
+	for _, n := range []string{name, stripAB(name)} {
+		n = path.Clean(n)
+		if n == rel || n == abs || strings.HasSuffix(rel, "/"+n) || strings.HasSuffix(n, "/"+rel) {
+			return true
+		}
+	}
+	return false
+}
+
+func stripAB(n string) string {
+	if strings.HasPrefix(n, "a/") || strings.HasPrefix(n, "b/") {
+		return n[2:]
+	}
+	return n
+}
+
+// span is the lines [start, end) of the old text a hunk replaces.
+type span struct{ start, end, hunk int }
+
+// applyHunks applies the hunks to text, placing each by its context and
+// removed lines. If any hunk cannot be placed, nothing is applied and the
+// error says which and why. rel names the file in messages.
+func applyHunks(text string, hunks []dhunk, rel string) (string, error) {
+	lines := splitKeep(text)
+	content := make([]string, len(lines))
+	for i, l := range lines {
+		content[i] = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
+	}
+	eol := dominantEOL(lines)
+	var spans []span
+	for hi, h := range hunks {
+		var old []string
+		for _, l := range h.lines {
+			if l.op != '+' {
+				old = append(old, l.text)
+			}
+		}
+		pos, err := locate(content, old, h, spans)
+		if err != nil {
+			return "", fmt.Errorf("hunk %d of %d (%s) %v in %s; nothing was applied. Read the file again and send the change with the exact current lines", hi+1, len(hunks), shortHeader(h.header), err, rel)
+		}
+		spans = append(spans, span{pos, pos + len(old), hi})
+	}
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	var b strings.Builder
+	at := 0
+	for _, sp := range spans {
+		for ; at < sp.start; at++ {
+			b.WriteString(lines[at])
+		}
+		h := hunks[sp.hunk]
+		var repl []string
+		cur := sp.start
+		for _, l := range h.lines {
+			switch l.op {
+			case ' ':
+				repl = append(repl, lines[cur])
+				cur++
+			case '-':
+				cur++
+			case '+':
+				repl = append(repl, l.text+eol)
+			}
+		}
+		atEOF := sp.end == len(lines)
+		for i, r := range repl {
+			if i < len(repl)-1 || !atEOF {
+				repl[i] = withEOL(r, eol)
+			}
+		}
+		if atEOF && len(repl) > 0 {
+			fileNoEOL := len(lines) > 0 && !strings.HasSuffix(lines[len(lines)-1], "\n")
+			noEOL := fileNoEOL
+			switch {
+			case h.newNoEOL:
+				noEOL = true
+			case h.origNoEOL:
+				noEOL = false
+			}
+			last := &repl[len(repl)-1]
+			if noEOL {
+				*last = strings.TrimSuffix(strings.TrimSuffix(*last, "\n"), "\r")
+			} else {
+				*last = withEOL(*last, eol)
+			}
+		}
+		for _, r := range repl {
+			b.WriteString(r)
+		}
+		at = sp.end
+	}
+	for ; at < len(lines); at++ {
+		b.WriteString(lines[at])
+	}
+	return b.String(), nil
+}
+
+func withEOL(l, eol string) string {
+	if strings.HasSuffix(l, "\n") {
+		return l
+	}
+	return l + eol
+}
+
+// dominantEOL is the line ending most lines of the text use.
+func dominantEOL(lines []string) string {
+	crlf := 0
+	for _, l := range lines {
+		if strings.HasSuffix(l, "\r\n") {
+			crlf++
+		}
+	}
+	if crlf*2 > len(lines) {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+func shortHeader(h string) string {
+	return clip(strings.TrimSpace(h), 60)
+}
+
+// locate finds where the old side of a hunk sits in the file: exactly, or
+// else ignoring trailing whitespace; not overlapping hunks placed before;
+// nearest to the header's line number when there are several places.
+func locate(content, old []string, h dhunk, taken []span) (int, error) {
+	if len(old) == 0 {
+		switch {
+		case len(content) == 0:
+			return 0, nil
+		case h.hasHint:
+			return min(max(h.origStart, 0), len(content)), nil
+		}
+		return 0, fmt.Errorf("only adds lines and has neither context nor line numbers to place them")
+	}
+	free := func(p int) bool {
+		for _, t := range taken {
+			if p < t.end && t.start < p+len(old) {
+				return false
+			}
+		}
+		return true
+	}
+	var found []int
+	for _, eq := range []func(a, b string) bool{
+		func(a, b string) bool { return a == b },
+		func(a, b string) bool { return strings.TrimRight(a, " \t") == strings.TrimRight(b, " \t") },
+	} {
+		for p := 0; p+len(old) <= len(content); p++ {
+			ok := true
+			for k := range old {
+				if !eq(content[p+k], old[k]) {
+					ok = false
+					break
+				}
+			}
+			if ok && free(p) {
+				found = append(found, p)
+			}
+		}
+		if len(found) > 0 {
+			break
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1 && h.hasHint:
+		want := h.origStart - 1
+		best := found[0]
+		for _, p := range found[1:] {
+			if abs(p-want) < abs(best-want) {
+				best = p
+			}
+		}
+		return best, nil
+	case len(found) > 1:
+		nums := make([]string, 0, 5)
+		for _, p := range found[:min(len(found), 5)] {
+			nums = append(nums, strconv.Itoa(p+1))
+		}
+		return 0, fmt.Errorf("fits %d places (lines %s) and has no line numbers to choose; add context lines or line numbers", len(found), strings.Join(nums, ", "))
+	}
+	return 0, whyNotFound(content, old)
+}
+
+// whyNotFound explains a hunk that fits nowhere: how far its lines match
+// at their best place, and what the file has instead.
+func whyNotFound(content, old []string) error {
+	bestLen, bestAt := 0, -1
+	for p := range content {
+		k := 0
+		for k < len(old) && p+k < len(content) && strings.TrimRight(content[p+k], " \t") == strings.TrimRight(old[k], " \t") {
+			k++
+		}
+		if k > bestLen {
+			bestLen, bestAt = k, p
+		}
+	}
+	if bestAt < 0 {
+		msg := fmt.Sprintf("cannot be placed: its first old line %q is not in the file", clip(old[0], 120))
+		if n, line, ok := closestLine(content, old[0]); ok {
+			msg += fmt.Sprintf(" (the closest is line %d: %q)", n, clip(line, 120))
+		}
+		return fmt.Errorf("%s", msg)
+	}
+	at := bestAt + bestLen
+	has := "the file ends there"
+	if at < len(content) {
+		has = fmt.Sprintf("line %d is %q", at+1, clip(content[at], 120))
+	}
+	if bestLen == len(old) {
+		return fmt.Errorf("cannot be placed: its lines overlap another hunk at line %d", bestAt+1)
+	}
+	return fmt.Errorf("cannot be placed: its old lines match from line %d for %s, but then it expects %q where %s",
+		bestAt+1, plural(bestLen, "line"), clip(old[bestLen], 120), has)
+}
+
+// closestLine finds the line of content most like want (by shared
+// character pairs, whitespace ignored at both ends).
+func closestLine(content []string, want string) (int, string, bool) {
+	want = strings.TrimSpace(want)
+	if want == "" {
+		return 0, "", false
+	}
+	wp := pairs(want)
+	best, bestScore := -1, 0.0
+	for i, l := range content {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		lp := pairs(t)
+		common := 0
+		for p, n := range lp {
+			common += min(n, wp[p])
+		}
+		score := 2 * float64(common) / float64(max(1, sum(lp)+sum(wp)))
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	if best < 0 || bestScore < 0.4 {
+		return 0, "", false
+	}
+	return best + 1, content[best], true
+}
+
+func pairs(s string) map[string]int {
+	m := make(map[string]int)
+	r := []rune(s)
+	for i := 0; i+1 < len(r); i++ {
+		m[string(r[i:i+2])]++
+	}
+	if len(r) == 1 {
+		m[s]++
+	}
+	return m
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
