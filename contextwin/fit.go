@@ -37,7 +37,7 @@ func (s *Session) fit(results []int, limit int) []Cut {
 	total := 0
 	for _, i := range results {
 		e := &s.entries[i]
-		need[i] = s.est.New(e.size)
+		need[i] = s.entryTokens(i)
 		floor[i] = min(need[i], s.est.New(minCut+e.size-len(s.log[i].Content)))
 		total += need[i]
 	}

@@ -45,7 +45,7 @@ func (s *Session) entryTokens(i int) int {
 // (the current round always stays); everything older becomes the recap,
 // which replaces the previous one. It returns how many messages it folded
 // and the recap message's size.
-func (s *Session) fold(b Budget) (folded, recapChars int) {
+func (s *Session) fold(b Budget, goal int) (folded, recapChars int) {
 	cur := s.currentStart()
 	starts := s.groupStarts(s.foldedUpTo, len(s.entries))
 	// The kept turns get the fold keeps, or less when the prefix, the
@@ -57,7 +57,7 @@ func (s *Session) fold(b Budget) (folded, recapChars int) {
 	if p := s.taskPayload; p >= 0 && p < cur {
 		verbatim += len(s.log[p].Content)
 	}
-	keeps := min(b.FoldKeeps, b.ShedTarget-s.prefixTokens()-b.Recap-s.est.Known(verbatim)-s.est.New(len(foldPreamble)+256))
+	keeps := min(b.FoldKeeps, goal-s.prefixTokens()-b.Recap-s.est.Known(verbatim)-s.est.New(len(foldPreamble)+256))
 	boundary, keep := len(s.entries), 0
 	for g := len(starts) - 1; g >= 0; g-- {
 		st, end := starts[g], len(s.entries)

@@ -197,7 +197,9 @@ func (h *harness) check(p Plan) {
 		}
 	}
 	checkPairs(t, p.Messages)
-	h.checkCurrentRound(p)
+	if p.Event != Note { // the note round asks before the current round
+		h.checkCurrentRound(p)
+	}
 	if b.Window == 0 && len(p.Shed)+p.Folded+len(p.Cut) > 0 {
 		t.Fatalf("with no window a plan shed %d, folded %d, cut %d", len(p.Shed), p.Folded, len(p.Cut))
 	}

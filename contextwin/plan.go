@@ -195,9 +195,9 @@ func (s *Session) finish(p Plan) Plan {
 		p.Messages = s.view()
 	}
 	p.Estimate = s.estimate()
-	s.lastChars = s.cfg.PrefixChars + s.size
-	if p.Event == Note {
-		s.lastChars += len(NoteInstruction)
+	if p.Event != Note {
+		s.lastChars = s.cfg.PrefixChars + s.size
+		s.carriedUpTo = len(s.entries)
 	}
 	b := s.Budget()
 	limit := positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit)
@@ -236,7 +236,7 @@ func (s *Session) currentStart() int {
 func (s *Session) turnStart() int { return s.lastUser }
 
 // freshResults are the current round's tool results no request has
-// carried, in order.
+// carried, in order: the ones an append may still cut.
 func (s *Session) freshResults() []int {
 	var out []int
 	for i := s.currentStart(); i < len(s.entries); i++ {
@@ -248,31 +248,56 @@ func (s *Session) freshResults() []int {
 	return out
 }
 
+// roundResults are all the current round's tool results, sent or not: a
+// shrink event rewrites the request anyway, so it may cut any of them
+// (a note round has carried them once already).
+func (s *Session) roundResults() []int {
+	var out []int
+	for i := s.currentStart(); i < len(s.entries); i++ {
+		if s.log[i].Role == Tool && i != s.taskPayload {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// noteReply is the room, in tokens, a note needs to be written: a note
+// round is skipped when the request with its question leaves less.
+const noteReply = 512
+
+// noticeRoom is the room, in bytes, held for the notice an event attaches
+// to the newest message; the notice is clipped to it.
+const noticeRoom = 640
+
 // shrink is one shrink event: shed down to the target, fold if that is not
 // enough, cut the current round's new results if even that is not, and
 // tell the model what went.
 func (s *Session) shrink(b Budget, emergency bool) Plan {
 	s.electTaskPayload()
 	cands := s.shedCandidates()
-	e := s.estimate()
 	target := b.ShedTarget
+	// Shedding and folding aim below the target by the notice's room, so
+	// that telling the model what went does not push the request back over.
+	goal := target - s.est.New(noticeRoom)
 
-	// Will shedding alone reach the target? If not, the fold comes, and
-	// the model writes its note first — unless the request is already too
+	// Will shedding alone reach the goal? If not, the fold comes, and the
+	// model writes its note first — unless the request is already too
 	// large to carry the question.
 	size, fresh := s.size, s.fresh
 	for _, c := range cands {
 		size, fresh = s.afterShed(c, size, fresh)
-		if s.price(size, fresh) <= target {
+		if s.price(size, fresh) <= goal {
 			break
 		}
 	}
-	willFold := s.price(size, fresh) > target
+	willFold := s.price(size, fresh) > goal
 	if willFold && !emergency && !s.noteAsked && s.foldable() {
-		withQuestion := e + s.est.New(len(NoteInstruction)+msgOverhead)
-		if withQuestion+b.Reserve <= b.Window {
+		msgs, est := s.noteMessages()
+		if est+noteReply <= b.Window {
 			s.noteAsked = true
-			return s.finish(Plan{Event: Note, Messages: s.noteMessages()})
+			p := s.finish(Plan{Event: Note, Messages: msgs})
+			p.Estimate = est
+			return p
 		}
 	}
 
@@ -281,7 +306,7 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 		p.Event = Emergency
 	}
 	for _, c := range cands {
-		if s.estimate() <= target {
+		if s.estimate() <= goal {
 			break
 		}
 		if c.what == shedPayload {
@@ -292,17 +317,17 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 		p.Shed = append(p.Shed, s.applyShed(c))
 		p.ShedChars += p.Shed[len(p.Shed)-1].Chars
 	}
-	if over := s.estimate() - target; over > 0 {
+	if over := s.estimate() - goal; over > 0 {
 		p.Short = over
 		if p.Event == Shed {
 			p.Event = Fold
 		}
-		p.Folded, p.RecapChars = s.fold(b)
+		p.Folded, p.RecapChars = s.fold(b, goal)
 	}
 	s.note, s.noteAsked = "", false
 	s.attachNotice(p, emergency)
 	if s.estimate() > target {
-		p.Cut = s.fit(s.freshResults(), target)
+		p.Cut = s.fit(s.roundResults(), target)
 	}
 	if s.estimate() > target {
 		p.TooSmall = true
@@ -321,16 +346,30 @@ func (s *Session) freshTokens() int {
 	return n
 }
 
-// noteMessages is the view with the note question after it: merged into
-// the last message when that is the user's, so roles still alternate.
-func (s *Session) noteMessages() []Message {
-	msgs := make([]Message, len(s.msgs), len(s.msgs)+1)
-	copy(msgs, s.msgs)
-	if n := len(msgs); n > 0 && msgs[n-1].Role == User {
-		msgs[n-1].Content += "\n\n" + NoteInstruction
-		return msgs
+// noteMessages is the note round's request: the view up to the current
+// round — what the model has seen, which the engine has cached — and the
+// question after it (merged into the last message when that is the
+// user's, so roles still alternate). It returns the request's estimate.
+func (s *Session) noteMessages() ([]Message, int) {
+	cur := s.currentStart()
+	k, size, fresh := len(s.slots), s.size, s.fresh
+	for k > 0 && s.slots[k-1] >= cur {
+		k--
+		e := &s.entries[s.slots[k]]
+		size -= e.size
+		fresh -= e.fresh
 	}
-	return append(msgs, Message{Role: User, Content: NoteInstruction})
+	msgs := make([]Message, k, k+1)
+	copy(msgs, s.msgs[:k])
+	q := len(NoteInstruction) + msgOverhead
+	s.lastChars = s.cfg.PrefixChars + size + q
+	s.carriedUpTo = cur
+	if k > 0 && msgs[k-1].Role == User {
+		msgs[k-1].Content += "\n\n" + NoteInstruction
+	} else {
+		msgs = append(msgs, Message{Role: User, Content: NoteInstruction})
+	}
+	return msgs, s.price(size+q, fresh+q)
 }
 
 // shedCandidate is one thing a shed can drop.
@@ -491,8 +530,12 @@ func (s *Session) attachNotice(p Plan, emergency bool) {
 	if b.Len() == 0 || len(s.entries) == 0 {
 		return
 	}
+	notice := b.String()
+	if len(notice) > noticeRoom {
+		notice = clip(notice, noticeRoom-2) + "…]"
+	}
 	last := len(s.entries) - 1
-	s.entries[last].notice += b.String()
+	s.entries[last].notice += notice
 	s.change(last, s.slotOf(last), false)
 }
 

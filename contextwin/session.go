@@ -83,6 +83,7 @@ type Session struct {
 	taskTurn    int // the user entry that opened the turn it was elected in
 
 	lastChars     int  // bytes of the last request planned
+	carriedUpTo   int  // entries before this were in the last request planned
 	lastReported  int  // prompt tokens the engine reported for it
 	emergencyUsed bool // an emergency fold since the engine last answered
 	collapsed     int  // no window: entries before this have collapsed
@@ -192,14 +193,23 @@ func (s *Session) Observe(u Usage) (truncated bool) {
 		s.lastReported = u.PromptTokens
 	}
 	s.res.Observe(u.CompletionTokens, u.FinishReason)
+	// What the request carried is no longer new: everything, or for a
+	// note round only what came before the current round.
+	bound := s.carriedUpTo
+	kept := s.dirty[:0]
 	for _, i := range s.dirty {
-		s.entries[i].fresh = 0
+		if i < bound {
+			s.fresh -= s.entries[i].fresh
+			s.entries[i].fresh = 0
+		} else if s.entries[i].fresh > 0 {
+			kept = append(kept, i)
+		}
 	}
-	s.dirty = s.dirty[:0]
+	s.dirty = kept
+	s.fresh -= s.recapFresh
 	s.recapFresh = 0
-	s.fresh = 0
 	s.prefixSent = true
-	s.sent = len(s.entries)
+	s.sent = max(s.sent, bound)
 	s.emergencyUsed = false
 	return truncated
 }

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reika-lsp/reika/agent"
+	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/tools"
+	"github.com/reika-lsp/reika/contextwin"
+)
+
+// demoTask is the instruction of the demo session. "rounds=N" tells the
+// simulated engine's policy how long to explore.
+const demoTask = "Review how this repository's engine client and context manager handle errors, " +
+	"and propose small improvements where an error loses information. rounds=%d"
+
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rounds := fs.Int("rounds", 160, "tool rounds the simulated model explores before answering")
+	window := fs.Int("window", 16384, "the simulated engine's context window, in tokens")
+	root := fs.String("root", ".", "the directory the session works on (read only: proposals stay in memory)")
+	debug := fs.Bool("debug", false, "print the prefix-cache line of every request")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: reika-lsp demo [--rounds N] [--window N] [--root DIR] [--debug]")
+		fmt.Fprintln(stderr, "\nRuns a long agent session against the built-in simulated engine, in this process,")
+		fmt.Fprintln(stderr, "over the real files of --root: no model, no network, nothing written to disk.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *rounds < 1 || *window < 1024 {
+		fmt.Fprintln(stderr, "reika-lsp demo: --rounds must be at least 1 and --window at least 1024")
+		return 2
+	}
+	d, err := startDemo(ctx, *root, *window, *rounds)
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp demo: %v\n", err)
+		return 1
+	}
+	defer d.stop()
+	return d.run(ctx, *rounds, *debug, stdout, stderr)
+}
+
+// demo is a simulated engine, the tools over a read-only workspace with an
+// in-memory overlay for proposals, and an agent session.
+type demo struct {
+	root    string
+	base    string
+	srv     *sim.Server
+	session *agent.Session
+	overlay *overlay
+	stop    func()
+}
+
+func startDemo(ctx context.Context, root string, window, rounds int) (*demo, error) {
+	abs, err := absDir(root)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := sim.New(sim.Config{Ctx: window, Root: abs, PolicyRounds: rounds})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		srv.Serve(sctx, ln)
+	}()
+	d := &demo{root: abs, base: "http://" + ln.Addr().String() + "/v1", srv: srv, overlay: newOverlay()}
+	spill, err := os.MkdirTemp("", "reika-demo-spill-")
+	if err != nil {
+		cancel()
+		<-done
+		return nil, err
+	}
+	d.stop = func() { cancel(); <-done; os.RemoveAll(spill) }
+
+	disc, err := engine.Discover(ctx, engine.Options{BaseURL: d.base}, engine.Configured{})
+	if err != nil {
+		d.stop()
+		return nil, err
+	}
+	ts, err := tools.New(tools.Config{
+		Folders:  []string{abs},
+		Buffers:  d.overlay,
+		Proposer: d.overlay.accept,
+		// The simulated model runs read-only commands.
+		BashAllow: []string{"wc -l", "ls -la", "ls", "git log --oneline", "head -n"},
+		SpillDir:  spill,
+	})
+	if err != nil {
+		d.stop()
+		return nil, err
+	}
+	zero := 0.0
+	d.session, err = agent.NewSession(agent.Config{
+		Engine:      engine.NewClient(engine.Options{BaseURL: d.base, Model: disc.Model, Flavor: disc.Flavor}),
+		Tools:       ts,
+		Window:      disc.Window,
+		Workspace:   abs,
+		MaxSteps:    rounds + 40,
+		Temperature: &zero,
+		Debug:       true,
+	})
+	if err != nil {
+		d.stop()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *demo) run(ctx context.Context, rounds int, debug bool, stdout, stderr io.Writer) int {
+	start := time.Now()
+	fmt.Fprintf(stdout, "reika demo: the simulated engine on %s (window %d tokens), the agent working on %s\n",
+		d.base, d.srv.Config().Ctx, d.root)
+	fmt.Fprintf(stdout, "budget: %s\n\n", budgetLine(d.session.Budget()))
+
+	var (
+		line   []string
+		chip   contextwin.Chip
+		round  int
+		events int
+	)
+	flush := func() {
+		if round > 0 {
+			fmt.Fprintf(stdout, "%4d  %-28s %s\n", round, chip.String(), strings.Join(line, "; "))
+		}
+		line = line[:0]
+	}
+	report := func(e agent.Event) {
+		switch e.Kind {
+		case agent.RoundStarted:
+			flush()
+			round, chip = e.Round, e.Chip
+		case agent.ChipChanged:
+			chip = e.Chip
+		case agent.ToolRan:
+			line = append(line, e.Tool+" "+clipLine(e.Detail, 48))
+		case agent.NoteWritten:
+			flush()
+			fmt.Fprintf(stdout, "      note: %s\n", clipLine(strings.ReplaceAll(e.Text, "\n", " "), 110))
+		case agent.Shed:
+			events++
+			fmt.Fprintf(stdout, "      ▸ %s\n", e)
+		case agent.Folded:
+			fmt.Fprintf(stdout, "      ▸ %s\n", e)
+		case agent.Warning:
+			fmt.Fprintf(stdout, "      ! %s\n", e.Text)
+		case agent.Debug:
+			if debug {
+				fmt.Fprintf(stdout, "      %s\n", e.Text)
+			}
+		}
+	}
+	res, err := d.session.Run(ctx, fmt.Sprintf(demoTask, rounds), report)
+	flush()
+	st := d.session.Stats()
+	lower := d.lowerBound()
+	fmt.Fprintln(stdout)
+	if err == nil {
+		fmt.Fprintf(stdout, "answer: %s\n\n", clipLine(strings.ReplaceAll(res.Answer, "\n", " "), 300))
+	}
+	fmt.Fprintf(stdout, "rounds            %d\n", res.Rounds)
+	fmt.Fprintf(stdout, "requests          %d (%d notes)\n", st.Requests, st.Notes)
+	fmt.Fprintf(stdout, "shrink events     %d (%d with a fold)\n", st.Events, st.Folds)
+	fmt.Fprintf(stdout, "prefilled anew    %d tokens against a lower bound of %d (%.1f×); %d more came from the prefix cache\n",
+		st.Prefilled, lower, float64(st.Prefilled)/float64(max(lower, 1)), st.Reused)
+	fmt.Fprintf(stdout, "overflows         %d\n", st.Overflows)
+	fmt.Fprintf(stdout, "proposals         %d (kept in memory; nothing was written)\n", len(res.Proposals))
+	fmt.Fprintf(stdout, "took              %.1fs\n", time.Since(start).Seconds())
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp demo: the run ended: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// lowerBound is what an infinite window would have prefilled for the
+// same conversation: the first request whole, then for every later round
+// only the messages it added, as sent — counted by the simulated engine's
+// own tokenizer from the requests it received. Note rounds add nothing to
+// the conversation and count for nothing.
+func (d *demo) lowerBound() int {
+	type body struct {
+		Messages   []json.RawMessage `json:"messages"`
+		Tools      json.RawMessage   `json:"tools"`
+		ToolChoice string            `json:"tool_choice"`
+	}
+	total := 0
+	var prev map[string]bool
+	for _, r := range d.srv.Requests() {
+		var b body
+		if json.Unmarshal(r.Body, &b) != nil || len(b.Messages) == 0 || b.ToolChoice == "none" || r.MaxTokens == 1 {
+			continue
+		}
+		if prev == nil {
+			total += r.PromptTokens
+		} else {
+			k := len(b.Messages)
+			for k > 0 && !prev[string(b.Messages[k-1])] {
+				k--
+			}
+			added, _ := json.Marshal(map[string]any{"messages": b.Messages[k:]})
+			n, _ := sim.CountPrompt(added)
+			total += n
+		}
+		prev = make(map[string]bool, len(b.Messages))
+		for _, m := range b.Messages {
+			prev[string(m)] = true
+		}
+	}
+	return total
+}
+
+func budgetLine(b contextwin.Budget) string {
+	return fmt.Sprintf("window %d, reserve %d, shed point %d, shed target %d, fold keeps %d, recap %d",
+		b.Window, b.Reserve, b.ShedPoint, b.ShedTarget, b.FoldKeeps, b.Recap)
+}
+
+func clipLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func absDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		return "", errors.New(dir + " is not a directory")
+	}
+	return abs, nil
+}
+
+// overlay holds the demo's accepted proposals in memory: reads see them,
+// the disk never does.
+type overlay struct {
+	mu    sync.Mutex
+	files map[string]string
+	vers  map[string]int32
+}
+
+func newOverlay() *overlay {
+	return &overlay{files: map[string]string{}, vers: map[string]int32{}}
+}
+
+func (o *overlay) Open(abs string) (string, int32, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t, ok := o.files[abs]
+	return t, o.vers[abs], ok
+}
+
+func (o *overlay) accept(_ context.Context, p tools.Proposal) (tools.Outcome, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.files[p.Abs] = p.New
+	o.vers[p.Abs]++
+	return tools.Outcome{Applied: true}, nil
+}
