@@ -1,0 +1,37 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// The demo is the README's first command: a long session on this
+// repository against the simulated engine, with sheds, folds and no
+// overflow.
+func TestDemo(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := runDemo(context.Background(), []string{"--root", "../.."}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 0 {
+		t.Fatalf("demo exit %d\n%s\n%s", code, out, stderr.String())
+	}
+	for _, want := range []string{"▸ shed", "▸ fold", "note:", "overflows         0", "rounds            16", "prefilled anew"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the demo's output lacks %q", want)
+		}
+	}
+	if strings.Count(out, "\n") < 150 {
+		t.Errorf("the demo printed %d lines, want a line per round of at least 150 rounds", strings.Count(out, "\n"))
+	}
+}
+
+func TestDemoBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"--rounds", "0"}, {"--window", "10"}, {"--root", "/no/such/dir"}} {
+		var stdout, stderr bytes.Buffer
+		if code := runDemo(context.Background(), args, &stdout, &stderr); code == 0 || stderr.Len() == 0 {
+			t.Errorf("demo %v = exit %d, stderr %q; want a failure with a message", args, code, stderr.String())
+		}
+	}
+}
