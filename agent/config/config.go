@@ -88,7 +88,12 @@ type Settings struct {
 	Debug           Value[bool]
 	Minimal         Value[bool]
 	Warmup          Value[bool]
-	Extra           Value[map[string]any]
+	// BashAllow lists the commands the agent may run without asking: a
+	// command runs when it equals an entry or starts with one and a space.
+	BashAllow Value[[]string]
+	// Fetch lets the agent fetch public web pages (never local hosts).
+	Fetch Value[bool]
+	Extra Value[map[string]any]
 
 	// Profiles lists the profiles the file defines, sorted.
 	Profiles []string
@@ -121,6 +126,8 @@ type Profile struct {
 	Debug           *bool          `json:"debug,omitempty"`
 	Minimal         *bool          `json:"minimal,omitempty"`
 	Warmup          *bool          `json:"warmup,omitempty"`
+	BashAllow       []string       `json:"bash_allow,omitempty"`
+	Fetch           *bool          `json:"fetch,omitempty"`
 	Extra           map[string]any `json:"extra,omitempty"`
 }
 

@@ -144,6 +144,22 @@ func TestResolveLayers(t *testing.T) {
 			},
 		},
 		{
+			name: "lists: the bash allowlist from the environment and the editor",
+			env:  envOf("REIKA_BASH_ALLOW", "go test, make check ,"),
+			check: func(t *testing.T, s *Settings) {
+				want(t, "allow", strings.Join(s.BashAllow.Value, "|"), "go test|make check")
+				want(t, "allow source", s.BashAllow.Source.String(), "env REIKA_BASH_ALLOW")
+			},
+		},
+		{
+			name:   "the editor's allowlist",
+			editor: map[string]any{"bashAllow": []any{"npm test"}, "fetch": true},
+			check: func(t *testing.T, s *Settings) {
+				want(t, "allow", strings.Join(s.BashAllow.Value, "|"), "npm test")
+				want(t, "fetch", s.Fetch.Value, true)
+			},
+		},
+		{
 			name: "a key instead of a variable name",
 			env:  envOf("REIKA_API_KEY_ENV", "sk-abc def"),
 			check: func(t *testing.T, s *Settings) {

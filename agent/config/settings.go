@@ -27,6 +27,7 @@ const (
 	kindURL
 	kindInt
 	kindBool
+	kindList
 )
 
 var settingsTable = []setting{
@@ -42,6 +43,8 @@ var settingsTable = []setting{
 	{key: "debug", env: "REIKA_DEBUG", kind: kindBool, hint: "1 or 0"},
 	{key: "minimal", env: "REIKA_MINIMAL", kind: kindBool, hint: "1 or 0"},
 	{key: "warmup", env: "REIKA_WARMUP", kind: kindBool, hint: "1 or 0"},
+	{key: "fetch", env: "REIKA_FETCH", kind: kindBool, hint: "1 or 0"},
+	{key: "bash_allow", env: "REIKA_BASH_ALLOW", kind: kindList, hint: "a list of command prefixes (in the environment, separated by commas)"},
 }
 
 type resolver struct{ s *Settings }
@@ -82,10 +85,13 @@ func (r *resolver) applyProfile(p Profile, src Source) {
 	for _, f := range []struct {
 		key string
 		v   *bool
-	}{{"debug", p.Debug}, {"minimal", p.Minimal}, {"warmup", p.Warmup}} {
+	}{{"debug", p.Debug}, {"minimal", p.Minimal}, {"warmup", p.Warmup}, {"fetch", p.Fetch}} {
 		if f.v != nil {
 			set(f.key, *f.v)
 		}
+	}
+	if p.BashAllow != nil {
+		set("bash_allow", toAny(p.BashAllow))
 	}
 	if p.Extra != nil {
 		r.s.Extra = Value[map[string]any]{p.Extra, src}
@@ -103,6 +109,14 @@ func (r *resolver) setText(st setting, text string, src Source) {
 			return
 		}
 		r.setInt(st, n, src)
+	case kindList:
+		var list []string
+		for _, item := range strings.Split(text, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				list = append(list, item)
+			}
+		}
+		r.setList(st, list, src)
 	case kindBool:
 		b, ok := parseBool(text)
 		if !ok {
@@ -134,6 +148,22 @@ func (r *resolver) setAny(st setting, v any, src Source) {
 		default:
 			r.warn("%s = %v is not %s; ignored", name, v, st.hint)
 		}
+	case kindList:
+		items, ok := v.([]any)
+		if !ok {
+			r.warn("%s = %v is not %s; ignored", name, v, st.hint)
+			return
+		}
+		var list []string
+		for _, it := range items {
+			str, ok := it.(string)
+			if !ok || strings.TrimSpace(str) == "" {
+				r.warn("%s holds %v, which is not a command; ignored", name, it)
+				return
+			}
+			list = append(list, strings.TrimSpace(str))
+		}
+		r.setList(st, list, src)
 	case kindBool:
 		switch b := v.(type) {
 		case bool:
@@ -182,7 +212,23 @@ func (r *resolver) setBool(st setting, b bool, src Source) {
 		r.s.Minimal = v
 	case "warmup":
 		r.s.Warmup = v
+	case "fetch":
+		r.s.Fetch = v
 	}
+}
+
+func (r *resolver) setList(st setting, list []string, src Source) {
+	if st.key == "bash_allow" {
+		r.s.BashAllow = Value[[]string]{list, src}
+	}
+}
+
+func toAny(list []string) []any {
+	out := make([]any, len(list))
+	for i, s := range list {
+		out[i] = s
+	}
+	return out
 }
 
 func (r *resolver) setString(st setting, s string, src Source) {
@@ -291,5 +337,7 @@ func (s *Settings) Each(f func(key string, value any, src Source)) {
 	f("debug", s.Debug.Value, s.Debug.Source)
 	f("minimal", s.Minimal.Value, s.Minimal.Source)
 	f("warmup", s.Warmup.Value, s.Warmup.Source)
+	f("fetch", s.Fetch.Value, s.Fetch.Source)
+	f("bash_allow", s.BashAllow.Value, s.BashAllow.Source)
 	f("extra", s.Extra.Value, s.Extra.Source)
 }
