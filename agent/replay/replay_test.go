@@ -438,3 +438,21 @@ func TestSessionRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// One replay of a whole session: the figure behind the command's speed
+// (the default run is 20 of them, on as many cores as there are).
+func BenchmarkReplay(b *testing.B) {
+	s, err := LoadSession(filepath.Join(sessionsDir, "fold-orphans.jsonl.gz"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"ours", "sliding"} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Replay(context.Background(), s, 16000, name); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

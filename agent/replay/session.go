@@ -172,7 +172,7 @@ func ReadSession(r io.Reader) (*Session, error) {
 				s.Tools = append(s.Tools, engine.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 			}
 			for _, f := range h.Facts {
-				s.Facts = append(s.Facts, Fact{Key: f.Key, Value: f.Value, Round: f.Round})
+				s.Facts = append(s.Facts, Fact(f))
 			}
 			continue
 		}
@@ -243,7 +243,7 @@ func WriteSession(w io.Writer, s *Session) error {
 		h.Tools = append(h.Tools, toolLine{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
 	for _, f := range s.Facts {
-		h.Facts = append(h.Facts, factLine{Key: f.Key, Value: f.Value, Round: f.Round})
+		h.Facts = append(h.Facts, factLine(f))
 	}
 	if err := enc.Encode(h); err != nil {
 		return err
