@@ -9,7 +9,14 @@
 //	s, _ := replay.LoadSession("testdata/sessions/fold-orphans.jsonl.gz")
 //	rows, err := replay.Run(ctx, replay.Options{Sessions: []*replay.Session{s}, Windows: []int{16000, 32000}})
 //
+// A Strategy (Append the conversation's messages, Turn to get the model's
+// next turn through a Model) is what is compared; Strategies lists them.
+// The figures of a Row are defined on its fields and, with the session
+// format, in testdata/sessions/README.md.
+//
 // Each replay starts its own engine on loopback and runs on the calling
-// goroutine; Run runs replays in parallel. The package is meant for
-// benchmarks and the reika-lsp replay command, not for the server.
+// goroutine; Replay and Run are safe for concurrent use, and Run runs its
+// replays in parallel. A Strategy is not safe for concurrent use. The
+// package is for the benchmark and the reika-lsp replay command, not for
+// the server.
 package replay
