@@ -1,0 +1,22 @@
+// Package replay measures context strategies against recorded agent
+// sessions: it replays each session, round by round, through a strategy —
+// Reika's own contextwin (ours) and the peers' (sliding window,
+// summarize-when-full, observation masking, the second seed's layered
+// budget) — against the simulated llama.cpp engine, sending every request
+// with the real engine client, and reads the engine's own figures: what it
+// prefilled, what its cache kept, what it refused.
+//
+//	s, _ := replay.LoadSession("testdata/sessions/fold-orphans.jsonl.gz")
+//	rows, err := replay.Run(ctx, replay.Options{Sessions: []*replay.Session{s}, Windows: []int{16000, 32000}})
+//
+// A Strategy (Append the conversation's messages, Turn to get the model's
+// next turn through a Model) is what is compared; Strategies lists them.
+// The figures of a Row are defined on its fields and, with the session
+// format, in testdata/sessions/README.md.
+//
+// Each replay starts its own engine on loopback and runs on the calling
+// goroutine; Replay and Run are safe for concurrent use, and Run runs its
+// replays in parallel. A Strategy is not safe for concurrent use. The
+// package is for the benchmark and the reika-lsp replay command, not for
+// the server.
+package replay

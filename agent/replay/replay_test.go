@@ -1,0 +1,458 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/reika-lsp/reika/agent"
+	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/contextwin"
+)
+
+// The windows the acceptance holds at.
+var acceptanceWindows = []int{16000, 32000}
+
+var (
+	loadOnce     sync.Once
+	loaded       []*Session
+	loadErr      error
+	replayMu     sync.Mutex
+	replayResult = map[string]Result{}
+)
+
+// testSessions are the recorded sessions of testdata/sessions.
+func testSessions(t *testing.T) []*Session {
+	t.Helper()
+	loadOnce.Do(func() {
+		names, err := filepath.Glob(filepath.Join(sessionsDir, "*.jsonl.gz"))
+		if err != nil || len(names) == 0 {
+			loadErr = fmt.Errorf("no sessions in %s: %v", sessionsDir, err)
+			return
+		}
+		for _, n := range names {
+			s, err := LoadSession(n)
+			if err != nil {
+				loadErr = err
+				return
+			}
+			loaded = append(loaded, s)
+		}
+	})
+	if loadErr != nil {
+		t.Fatal(loadErr)
+	}
+	return loaded
+}
+
+// replayed returns the replay of s in window with a strategy, replaying
+// every strategy the tests compare (all of them unless -short) in every
+// acceptance window the first time, in parallel.
+func replayed(t *testing.T, s *Session, window int, name string) Result {
+	t.Helper()
+	replayMu.Lock()
+	defer replayMu.Unlock()
+	if len(replayResult) == 0 {
+		names := []string{"ours", "sliding", "mask"}
+		if !testing.Short() {
+			names = nil
+			for _, st := range Strategies {
+				names = append(names, st.Name)
+			}
+		}
+		type job struct {
+			s      *Session
+			window int
+			name   string
+		}
+		jobs := make(chan job)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var errs []error
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				for j := range jobs {
+					r, err := Replay(context.Background(), j.s, j.window, j.name)
+					mu.Lock()
+					if err != nil {
+						errs = append(errs, err)
+					}
+					replayResult[replayKey(j.s, j.window, j.name)] = r
+					mu.Unlock()
+				}
+			})
+		}
+		for _, w := range acceptanceWindows {
+			for _, ts := range testSessions(t) {
+				for _, n := range names {
+					jobs <- job{ts, w, n}
+				}
+			}
+		}
+		close(jobs)
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatalf("Replay failed: %v", err)
+		}
+	}
+	key := replayKey(s, window, name)
+	r, ok := replayResult[key]
+	if !ok {
+		var err error
+		if r, err = Replay(context.Background(), s, window, name); err != nil {
+			t.Fatalf("Replay(%s) failed: %v", key, err)
+		}
+		replayResult[key] = r
+	}
+	return r
+}
+
+func replayKey(s *Session, window int, name string) string {
+	return fmt.Sprintf("%s/%d/%s", s.Name, window, name)
+}
+
+// forEach runs f for every session in every acceptance window.
+func forEach(t *testing.T, f func(t *testing.T, s *Session, window int)) {
+	for _, w := range acceptanceWindows {
+		for _, s := range testSessions(t) {
+			t.Run(fmt.Sprintf("%s/%d", s.Name, w), func(t *testing.T) { f(t, s, w) })
+		}
+	}
+}
+
+func usable(window int) int { return window - Reserve }
+
+// The sessions are what testdata/sessions/README.md promises: at least
+// 300 rounds each, 15–20 planted facts, most of them early.
+func TestSessionsShape(t *testing.T) {
+	for _, s := range testSessions(t) {
+		if len(s.Rounds) < 300 {
+			t.Errorf("len(%s.Rounds) = %d, want at least 300", s.Name, len(s.Rounds))
+		}
+		if n := len(s.Facts); n < 15 || n > 20 {
+			t.Errorf("len(%s.Facts) = %d, want 15…20", s.Name, n)
+		}
+		early := 0
+		for _, f := range s.Facts {
+			if f.Round <= len(s.Rounds)/3 {
+				early++
+			}
+			// Each fact is planted where the engine's note can see it.
+			r := s.Rounds[f.Round-1]
+			line := "FACT " + f.Key + ": " + f.Value
+			found := false
+			for _, m := range r.Messages() {
+				if containsLine(m.Content, line) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s round %d does not carry the line %q", s.Name, f.Round, line)
+			}
+		}
+		if early*2 <= len(s.Facts) {
+			t.Errorf("%s: %d of %d facts in the first third, want most", s.Name, early, len(s.Facts))
+		}
+	}
+}
+
+func containsLine(text, line string) bool {
+	for _, l := range splitLines(text) {
+		if l == line {
+			return true
+		}
+	}
+	return false
+}
+
+func splitLines(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != '\n' {
+			i++
+		}
+		out = append(out, s[:i])
+		if i == len(s) {
+			break
+		}
+		s = s[i+1:]
+	}
+	return out
+}
+
+// Ours is never refused by the engine, and never has a problem to report.
+func TestOursNoOverflow(t *testing.T) {
+	forEach(t, func(t *testing.T, s *Session, w int) {
+		r := replayed(t, s, w, "ours")
+		if r.Row.Overflows != 0 {
+			t.Errorf("overflows(ours) = %d, want 0", r.Row.Overflows)
+		}
+		if len(r.Problems) != 0 {
+			t.Errorf("problems(ours) = %q, want none", r.Problems)
+		}
+	})
+}
+
+// Between two consecutive events of ours at least a quarter of usable
+// passes in growth: the content that arrived since the previous event,
+// the request of the next event included.
+func TestOursEventSpacing(t *testing.T) {
+	forEach(t, func(t *testing.T, s *Session, w int) {
+		r := replayed(t, s, w, "ours")
+		want := usable(w) / 4
+		since, prev := 0, -1
+		for i, q := range r.Requests {
+			if q.Refused {
+				continue
+			}
+			if i > 0 {
+				since += q.Growth
+			}
+			if q.Side || q.Extends {
+				continue
+			}
+			if prev >= 0 && since < want {
+				t.Errorf("growth between events at rounds %d and %d = %d, want at least %d (usable/4)",
+					r.Requests[prev].Round, q.Round, since, want)
+			}
+			prev, since = i, 0
+		}
+	})
+}
+
+// Ours prefills at least four times less than a sliding window, and less
+// than observation masking.
+func TestOursPrefill(t *testing.T) {
+	forEach(t, func(t *testing.T, s *Session, w int) {
+		ours := replayed(t, s, w, "ours").Row
+		sliding := replayed(t, s, w, "sliding").Row
+		mask := replayed(t, s, w, "mask").Row
+		if 4*ours.Prefilled > sliding.Prefilled {
+			t.Errorf("prefilled(ours) = %d, want at most a quarter of prefilled(sliding) = %d (%.2f×)",
+				ours.Prefilled, sliding.Prefilled, float64(sliding.Prefilled)/float64(ours.Prefilled))
+		}
+		if ours.Prefilled >= mask.Prefilled {
+			t.Errorf("prefilled(ours) = %d, want less than prefilled(mask) = %d", ours.Prefilled, mask.Prefilled)
+		}
+	})
+}
+
+// folds counts the turn requests of a fold (or an emergency fold).
+func folds(r Result) int {
+	n := 0
+	for _, q := range r.Requests {
+		if !q.Side && !q.Refused && (q.Event == contextwin.Fold.String() || q.Event == contextwin.Emergency.String()) {
+			n++
+		}
+	}
+	return n
+}
+
+// After at least five folds, at least 95% of the planted facts are still
+// visible in ours' last request.
+func TestOursFacts(t *testing.T) {
+	forEach(t, func(t *testing.T, s *Session, w int) {
+		r := replayed(t, s, w, "ours")
+		if n := folds(r); n < 5 {
+			t.Fatalf("folds(ours) = %d, want at least 5", n)
+		}
+		if r.Row.FactsKept < 0.95 {
+			var lost []string
+			for _, f := range s.Facts {
+				if FactsVisible([]Fact{f}, r.Last) == 0 {
+					lost = append(lost, fmt.Sprintf("%s (round %d)", f.Key, f.Round))
+				}
+			}
+			notes := 0
+			for _, q := range r.Requests {
+				if q.Side {
+					notes++
+				}
+			}
+			t.Errorf("facts_kept(ours) = %.3f after %d folds and %d note rounds, want at least 0.95; lost %q",
+				r.Row.FactsKept, folds(r), notes, lost)
+		}
+	})
+}
+
+// Every request of ours extends the previous turn request byte for byte
+// (its messages' JSON, and the tools), except exactly at the shrink
+// events contextwin reported; a note round extends it too. The engine
+// agrees: an append reuses at least the whole previous prompt from its
+// cache.
+func TestOursAppendsArePrefixes(t *testing.T) {
+	forEach(t, func(t *testing.T, s *Session, w int) {
+		r := replayed(t, s, w, "ours")
+		checked, prevPrompt := 0, 0
+		for i, q := range r.Requests {
+			if q.Refused {
+				continue
+			}
+			want := q.Side || q.Event == contextwin.Append.String()
+			if i == 0 {
+				want = true
+			}
+			if q.Extends != want {
+				t.Errorf("request %d (round %d, %s): extends the previous = %v, want %v", i+1, q.Round, q.Event, q.Extends, want)
+			}
+			if !q.Side && q.Event == contextwin.Append.String() && i > 0 && q.CacheN < prevPrompt {
+				t.Errorf("request %d (round %d, append): cache_n = %d, want at least the previous prompt, %d", i+1, q.Round, q.CacheN, prevPrompt)
+			}
+			if !q.Side {
+				prevPrompt = q.PromptTokens
+			}
+			checked++
+		}
+		if checked < 300 {
+			t.Errorf("checked %d consecutive requests, want at least 300", checked)
+		}
+	})
+}
+
+// With a window no session fills, nothing is dropped: every request is an
+// append and the engine prefills exactly the growth. This is what makes
+// growth the lower bound, and it holds the token mirror of tokens.go to
+// the engine's own counts.
+func TestGrowthIsWhatAnInfiniteWindowPrefills(t *testing.T) {
+	rounds := 60
+	if testing.Short() {
+		rounds = 25
+	}
+	for _, s := range testSessions(t) {
+		short := *s
+		short.Rounds = s.Rounds[:rounds]
+		r, err := Replay(context.Background(), &short, 1<<21, "sliding")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Row.Prefilled != r.Row.Growth || r.Row.Events != 0 {
+			t.Errorf("%s, %d rounds, infinite window: prefilled = %d, events = %d, want prefilled = growth = %d and no events",
+				s.Name, rounds, r.Row.Prefilled, r.Row.Events, r.Row.Growth)
+		}
+	}
+}
+
+// The peers' token counts (tokens.go) are the engine's.
+func TestTokenMirror(t *testing.T) {
+	s := testSessions(t)[0]
+	srv, err := sim.New(sim.Config{Ctx: 1 << 21})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	defer func() { cancel(); <-done }()
+	client := engine.NewClient(engine.Options{BaseURL: "http://" + ln.Addr().String() + "/v1", Flavor: engine.LlamaCpp})
+	for _, w := range acceptanceWindows {
+		p := agent.NewPrefix(s.Prefix(w), s.Tools)
+		var msgs []contextwin.Message
+		for i, r := range s.Rounds[:12] {
+			msgs = append(msgs, r.Messages()...)
+			req := p.Request(msgs, 0, "none")
+			resp, err := client.Chat(ctx, req, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := promptTokens(prefixTokens(p), req.Messages), resp.Usage.PromptTokens; got != want {
+				t.Errorf("promptTokens(window %d, round %d) = %d, want the engine's %d", w, i+1, got, want)
+			}
+		}
+	}
+}
+
+// Every strategy replays every session without failing, and the figures
+// hang together.
+func TestStrategiesRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays every strategy: slow under -race")
+	}
+	forEach(t, func(t *testing.T, s *Session, w int) {
+		for _, st := range Strategies {
+			row := replayed(t, s, w, st.Name).Row
+			if row.Requests < len(s.Rounds) || row.Prefilled < row.Growth*9/10 || row.PeakRatio >= 1 || row.FactsKept < 0 || row.FactsKept > 1 {
+				t.Errorf("%s: row %+v does not hang together (%d rounds)", st.Name, row, len(s.Rounds))
+			}
+		}
+	})
+}
+
+func TestCapOutput(t *testing.T) {
+	for _, tc := range []struct {
+		lines, width int
+		capped       bool
+	}{
+		{10, 20, false},
+		{256, 20, false},
+		{257, 20, true},
+		{100, 200, true},
+	} {
+		var in string
+		for i := range tc.lines {
+			in += fmt.Sprintf("%0*d\n", tc.width-1, i)
+		}
+		out := capOutput(in)
+		if (out != in) != tc.capped {
+			t.Errorf("capOutput(%d lines of %d bytes) changed = %v, want %v", tc.lines, tc.width, out != in, tc.capped)
+		}
+		if len(out) > capBytes+64 || len(splitLines(out)) > capLines+2 {
+			t.Errorf("capOutput(%d lines of %d bytes) = %d bytes, %d lines, want at most %d bytes and %d lines",
+				tc.lines, tc.width, len(out), len(splitLines(out)), capBytes, capLines)
+		}
+		if tc.capped && (out[:tc.width] != in[:tc.width] || out[len(out)-tc.width:] != in[len(in)-tc.width:]) {
+			t.Errorf("capOutput(%d lines of %d bytes) lost its head or its tail", tc.lines, tc.width)
+		}
+	}
+}
+
+// A session survives the trip through its file format.
+func TestSessionRoundTrip(t *testing.T) {
+	s := testSessions(t)[0]
+	var b bytes.Buffer
+	if err := WriteSession(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSession(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Rounds) != len(s.Rounds) || len(got.Facts) != len(s.Facts) || got.RepoMap != s.RepoMap {
+		t.Fatalf("ReadSession(WriteSession(s)) = %d rounds, %d facts, want %d, %d", len(got.Rounds), len(got.Facts), len(s.Rounds), len(s.Facts))
+	}
+	for i := range s.Rounds {
+		a, b := s.Rounds[i].Messages(), got.Rounds[i].Messages()
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("round %d differs after a round trip", i+1)
+		}
+	}
+}
+
+// One replay of a whole session: the figure behind the command's speed
+// (the default run is 20 of them, on as many cores as there are).
+func BenchmarkReplay(b *testing.B) {
+	s, err := LoadSession(filepath.Join(sessionsDir, "fold-orphans.jsonl.gz"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"ours", "sliding"} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Replay(context.Background(), s, 16000, name); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,413 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/reika-lsp/reika/agent"
+	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/contextwin"
+)
+
+// Reserve is the room every strategy holds back for the reply: contextwin's
+// starting reserve, so that usable means the same for all.
+const Reserve = contextwin.DefaultReserve
+
+// Row is one strategy's figures for one session in one window.
+type Row struct {
+	Strategy string `json:"strategy"`
+	Window   int    `json:"window"`
+	Session  string `json:"session"`
+	// Prefilled is Σ prompt_n: the prompt tokens the engine processed
+	// anew, over every request it answered (side calls included).
+	Prefilled int `json:"prefilled"`
+	// Growth is the physical lower bound: what an infinite window would
+	// have prefilled for the same content (see Request.Growth).
+	Growth int `json:"growth"`
+	// Ratio is Prefilled ÷ Growth.
+	Ratio float64 `json:"ratio"`
+	// Events are the turn requests whose messages do not extend the
+	// previous turn request's: each one invalidates the engine's prefix
+	// cache from where it differs. Side calls are not counted (their
+	// cost is in Prefilled and Requests).
+	Events int `json:"events"`
+	// LiveMean is the mean prompt of the turn requests ÷ usable;
+	// PeakRatio the largest prompt of any request ÷ the window.
+	LiveMean  float64 `json:"live_mean"`
+	PeakRatio float64 `json:"peak_ratio"`
+	// Overflows are the engine's refusals of a request as too long.
+	Overflows int `json:"overflows"`
+	// FactsKept is the share of the planted facts whose value is visible
+	// in the last request.
+	FactsKept float64 `json:"facts_kept"`
+	// Requests the engine answered, and the prefill time it reported for
+	// them (Σ prompt_ms, in seconds).
+	Requests       int     `json:"requests"`
+	PrefillSeconds float64 `json:"prefill_s"`
+}
+
+// Request is what one request of a replay was and cost.
+type Request struct {
+	Round int // 1-based round of the recording
+	Side  bool
+	Event string // the strategy's word for it (Call.Event)
+	// Refused is set when the engine refused it as too long; the figures
+	// below are then zero.
+	Refused bool
+	// Extends is set when its messages start with the previous turn
+	// request's messages, byte for byte (and the tools are the same);
+	// the first request extends nothing and counts as extending.
+	Extends      bool
+	PromptTokens int
+	CacheN       int
+	PromptN      int
+	PromptMS     float64
+	// Growth is what this request carried that no earlier one had: for
+	// the first, its whole prompt; after it, the conversation's new
+	// messages (user messages and tool results; as the strategy sent
+	// them when it cut them, as recorded otherwise), plus the markers that
+	// close the model's previous reply and open the next one. The model's
+	// own replies are not growth: the engine generated them and holds
+	// them in its cache. Side calls' questions are not growth either.
+	Growth int
+}
+
+// Result is one replay: the row and every request.
+type Result struct {
+	Row      Row
+	Requests []Request
+	// Problems lists, by round, what the strategy would have told the
+	// user (contextwin's TooSmall and GiveUp) and the turns it gave up.
+	Problems []string
+	// Last is the last turn request the engine answered.
+	Last engine.Request
+}
+
+// Options select what Run replays.
+type Options struct {
+	Sessions   []*Session
+	Windows    []int
+	Strategies []string // names; empty means all
+	// Parallel replays at once; 0 means GOMAXPROCS.
+	Parallel int
+}
+
+// Run replays every session in every window with every strategy and
+// returns the rows ordered by window, session and strategy.
+func Run(ctx context.Context, opt Options) ([]Row, error) {
+	names := opt.Strategies
+	if len(names) == 0 {
+		for _, s := range Strategies {
+			names = append(names, s.Name)
+		}
+	}
+	for _, n := range names {
+		if _, err := strategy(n); err != nil {
+			return nil, err
+		}
+	}
+	type job struct {
+		i      int
+		s      *Session
+		window int
+		name   string
+	}
+	var jobs []job
+	for _, w := range opt.Windows {
+		for _, s := range opt.Sessions {
+			for _, n := range names {
+				jobs = append(jobs, job{len(jobs), s, w, n})
+			}
+		}
+	}
+	par := opt.Parallel
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	rows := make([]Row, len(jobs))
+	errs := make([]error, len(jobs))
+	ch := make(chan job)
+	var wg sync.WaitGroup
+	for range min(par, len(jobs)) {
+		wg.Go(func() {
+			for j := range ch {
+				r, err := Replay(ctx, j.s, j.window, j.name)
+				rows[j.i], errs[j.i] = r.Row, err
+			}
+		})
+	}
+	for _, j := range jobs {
+		ch <- j
+	}
+	close(ch)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// Replay replays one session in one window with one strategy against a
+// simulated llama.cpp engine (one slot, n_ctx = window) started for it.
+//
+// The model's actions are the recording's: before each turn the engine is
+// scripted with the recorded reply, so what it generates — and keeps in its
+// cache, as llama.cpp does — is that reply; the history takes the recorded
+// message itself (its call ids, which the template does not render, are
+// the recording's). Side calls (tool_choice "none") find no script turn
+// and get the engine's own note, which the strategy uses.
+func Replay(ctx context.Context, s *Session, window int, name string) (Result, error) {
+	info, err := strategy(name)
+	if err != nil {
+		return Result{}, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srv, err := sim.New(sim.Config{Ctx: window, Slots: 1})
+	if err != nil {
+		return Result{}, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return Result{}, fmt.Errorf("replay: listen on loopback: %w", err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	defer func() { cancel(); <-served }()
+
+	setup := Setup{Window: window, Reserve: Reserve, Prefix: agent.NewPrefix(s.Prefix(window), s.Tools)}
+	m := &meter{
+		client: engine.NewClient(engine.Options{BaseURL: "http://" + ln.Addr().String() + "/v1", Flavor: engine.LlamaCpp}),
+		srv:    srv,
+	}
+	st := info.New(setup)
+	res := Result{}
+	for i, r := range s.Rounds {
+		m.round = i + 1
+		m.turn = scriptTurn(r.Assistant)
+		if r.User != "" {
+			u := contextwin.Message{Role: contextwin.User, Content: r.User}
+			st.Append(u)
+			m.fresh = append(m.fresh, u)
+		}
+		m.counted = map[int]int{}
+		m.glued = false
+		if err := st.Turn(ctx, m); err != nil {
+			if !errors.Is(err, ErrSkipped) {
+				return Result{}, fmt.Errorf("replay %s, %s, window %d, round %d: %w", s.Name, name, window, i+1, err)
+			}
+			m.Problem(err.Error())
+		}
+		st.Append(r.Assistant)
+		st.Append(r.Results...)
+		m.fresh = append(m.fresh[:0], r.Results...)
+	}
+
+	row := Row{Strategy: name, Window: window, Session: s.Name}
+	usable := float64(setup.Usable())
+	live, turns := 0.0, 0
+	for _, q := range m.requests {
+		if q.Refused {
+			row.Overflows++
+			continue
+		}
+		row.Requests++
+		row.Prefilled += q.PromptN
+		row.Growth += q.Growth
+		row.PrefillSeconds += q.PromptMS / 1000
+		row.PeakRatio = max(row.PeakRatio, float64(q.PromptTokens)/float64(window))
+		if !q.Side {
+			if !q.Extends {
+				row.Events++
+			}
+			live += float64(q.PromptTokens) / usable
+			turns++
+		}
+	}
+	if row.Growth > 0 {
+		row.Ratio = round(float64(row.Prefilled)/float64(row.Growth), 3)
+	}
+	if turns > 0 {
+		row.LiveMean = round(live/float64(turns), 3)
+	}
+	row.PeakRatio = round(row.PeakRatio, 3)
+	row.PrefillSeconds = round(row.PrefillSeconds, 1)
+	row.FactsKept = round(FactsVisible(s.Facts, m.last), 3)
+	res.Row, res.Requests, res.Last, res.Problems = row, m.requests, m.last, m.problems
+	return res, nil
+}
+
+func round(x float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	return math.Round(x*p) / p
+}
+
+// FactsVisible is the share of facts whose value appears in req's messages
+// (their text or their tool calls' arguments).
+func FactsVisible(facts []Fact, req engine.Request) float64 {
+	if len(facts) == 0 {
+		return 1
+	}
+	var b strings.Builder
+	for _, m := range req.Messages {
+		b.WriteString(m.Content)
+		b.WriteByte('\n')
+		for _, c := range m.ToolCalls {
+			b.WriteString(c.Arguments)
+			b.WriteByte('\n')
+		}
+	}
+	text := b.String()
+	n := 0
+	for _, f := range facts {
+		if strings.Contains(text, f.Value) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(facts))
+}
+
+// scriptTurn is a recorded reply as the engine's script: it generates the
+// same text and calls.
+func scriptTurn(m contextwin.Message) sim.Turn {
+	t := sim.Turn{Content: m.Content}
+	for _, c := range m.ToolCalls {
+		args, _ := json.Marshal(c.Arguments) // a JSON string: the text is generated as it is
+		t.ToolCalls = append(t.ToolCalls, sim.ScriptCall{Name: c.Name, Arguments: args})
+	}
+	return t
+}
+
+// meter is the Model the strategies call: the real engine client, and the
+// engine's figures for every request.
+type meter struct {
+	client *engine.Client
+	srv    *sim.Server
+
+	round    int
+	turn     sim.Turn
+	scripted bool // the engine's script holds a turn not yet generated
+	// fresh are the conversation's messages new in this round (the
+	// previous round's results, the user's message); counted is the
+	// growth already counted for each (by index), glued whether the
+	// round's markers were.
+	fresh   []contextwin.Message
+	counted map[int]int
+	glued   bool
+
+	prev     [][]byte // the previous turn request's messages, as JSON
+	prevTool []byte
+	started  bool
+	requests []Request
+	last     engine.Request
+	problems []string
+}
+
+func (m *meter) Problem(text string) {
+	m.problems = append(m.problems, fmt.Sprintf("round %d: %s", m.round, text))
+}
+
+func (m *meter) Chat(ctx context.Context, req engine.Request, c Call) (*engine.Response, error) {
+	if !c.Side && !m.scripted {
+		m.srv.AppendScript(m.turn)
+		m.scripted = true
+	}
+	resp, err := m.client.Chat(ctx, req, nil)
+	q := Request{Round: m.round, Side: c.Side, Event: c.Event}
+	if err != nil {
+		if _, ok := overflowed(err); ok {
+			q.Refused = true
+			m.requests = append(m.requests, q)
+		}
+		return resp, err
+	}
+	if !c.Side {
+		m.scripted = false
+	}
+	msgs := make([][]byte, len(req.Messages))
+	for i, msg := range req.Messages {
+		msgs[i] = messageJSON(msg)
+	}
+	tools, _ := json.Marshal(req.Tools)
+	q.Extends = !m.started || extends(m.prev, m.prevTool, msgs, tools)
+	q.PromptTokens = resp.Usage.PromptTokens
+	if t := resp.Timings; t != nil {
+		q.CacheN, q.PromptN, q.PromptMS = t.CacheN, t.PromptN, t.PromptMS
+	}
+	if !m.started {
+		q.Growth = q.PromptN
+		m.fresh = m.fresh[:0]
+	} else {
+		q.Growth = m.growth(req)
+	}
+	m.started = true
+	if !c.Side {
+		m.prev, m.prevTool = msgs, tools
+		m.last = req
+	}
+	m.requests = append(m.requests, q)
+	return resp, nil
+}
+
+// growth counts what req carries of the round's new messages beyond what
+// earlier requests of the round carried of them: a message sent whole (or
+// whole inside a larger one: a notice, a recap around it) counts as
+// recorded; one sent cut, capped or summarized counts as sent, and if a
+// later request of the round carries more of it, the difference counts
+// then. What no request carries is not growth.
+func (m *meter) growth(req engine.Request) int {
+	n := 0
+	for i, raw := range m.fresh {
+		t := 0
+		for _, sent := range req.Messages {
+			if sent.Role != string(raw.Role) || (raw.Role == contextwin.Tool && sent.ToolCallID != raw.ToolCallID) {
+				continue
+			}
+			if strings.Contains(sent.Content, raw.Content) {
+				t = blockTokens(toEngine(raw))
+				break
+			}
+			if raw.Role == contextwin.Tool {
+				t = blockTokens(sent)
+				break
+			}
+		}
+		if t > m.counted[i] {
+			n += t - m.counted[i]
+			m.counted[i] = t
+		}
+	}
+	if n > 0 && !m.glued {
+		n += endTokens + genPrompt
+		m.glued = true
+	}
+	return n
+}
+
+// messageJSON is a message's bytes for comparing requests.
+func messageJSON(m engine.Message) []byte {
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// extends reports whether msgs starts with prev, message for message, byte
+// for byte, with the same tools.
+func extends(prev [][]byte, prevTools []byte, msgs [][]byte, tools []byte) bool {
+	if len(msgs) < len(prev) || string(tools) != string(prevTools) {
+		return false
+	}
+	for i := range prev {
+		if string(prev[i]) != string(msgs[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/reika-lsp/reika/agent/replay"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+
+func (s *stringList) Set(v string) error {
+	for _, part := range strings.Split(v, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			*s = append(*s, part)
+		}
+	}
+	return nil
+}
+
+// defaultReplayWindows are the windows replayed when none is given.
+var defaultReplayWindows = []int{16000, 32000}
+
+// sessionsDir is where the recorded sessions live, from the module root.
+const sessionsDir = "testdata/sessions"
+
+func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var windows windowList
+	var sessions, strategies stringList
+	fs.Var(&windows, "window", "context window in tokens (16000 or 16k); repeat for several (default 16k and 32k)")
+	fs.Var(&sessions, "session", "recorded session file (.jsonl or .jsonl.gz); repeat for several (default testdata/sessions/*)")
+	fs.Var(&strategies, "strategy", "strategy to replay: "+strategyNames()+"; repeat for several (default all)")
+	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--window N]… [--session FILE]… [--strategy NAME]…")
+		fmt.Fprintln(stderr, "\nReplays recorded agent sessions through each context strategy against the simulated")
+		fmt.Fprintln(stderr, "llama.cpp engine and prints what each prefilled, how often it invalidated the cache,")
+		fmt.Fprintln(stderr, "how full it kept the window and which planted facts it still carried at the end.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	if len(windows) == 0 {
+		windows = defaultReplayWindows
+	}
+	for _, s := range strategies {
+		if !validStrategy(s) {
+			fmt.Fprintf(stderr, "reika-lsp replay: unknown strategy %q: want %s\n", s, strategyNames())
+			return 2
+		}
+	}
+	if len(sessions) == 0 {
+		found, err := findSessions()
+		if err != nil {
+			fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
+			return 1
+		}
+		sessions = found
+	}
+	var loaded []*replay.Session
+	for _, name := range sessions {
+		s, err := replay.LoadSession(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
+			return 1
+		}
+		loaded = append(loaded, s)
+	}
+	rows, err := replay.Run(ctx, replay.Options{Sessions: loaded, Windows: windows, Strategies: strategies})
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	printReplayRows(stdout, rows)
+	return 0
+}
+
+func validStrategy(name string) bool {
+	for _, s := range replay.Strategies {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func strategyNames() string {
+	var names []string
+	for _, s := range replay.Strategies {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// findSessions lists the recorded sessions of testdata/sessions, looking
+// from the working directory up to the module root.
+func findSessions() ([]string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		names, _ := filepath.Glob(filepath.Join(dir, sessionsDir, "*.jsonl*"))
+		if len(names) > 0 {
+			return names, nil
+		}
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return nil, errors.New("no sessions found in " + sessionsDir + ": run from the repository, or name them with --session")
+}
+
+// printReplayRows prints the rows as an aligned table: names to the left,
+// numbers to the right.
+func printReplayRows(w io.Writer, rows []replay.Row) {
+	table := [][]string{{"strategy", "window", "session", "prefilled", "growth", "ratio", "events", "live_mean",
+		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s"}}
+	for _, r := range rows {
+		table = append(table, []string{r.Strategy, strconv.Itoa(r.Window), r.Session, strconv.Itoa(r.Prefilled),
+			strconv.Itoa(r.Growth), fmt.Sprintf("%.2f", r.Ratio), strconv.Itoa(r.Events), fmt.Sprintf("%.2f", r.LiveMean),
+			fmt.Sprintf("%.2f", r.PeakRatio), strconv.Itoa(r.Overflows), fmt.Sprintf("%.2f", r.FactsKept),
+			strconv.Itoa(r.Requests), fmt.Sprintf("%.1f", r.PrefillSeconds)})
+	}
+	left := map[int]bool{0: true, 2: true}
+	width := make([]int, len(table[0]))
+	for _, row := range table {
+		for i, c := range row {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	for _, row := range table {
+		var b strings.Builder
+		for i, c := range row {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			pad := strings.Repeat(" ", width[i]-len(c))
+			if left[i] {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString(pad + c)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}

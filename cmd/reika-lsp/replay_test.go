@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const testSession = "../../testdata/sessions/fold-orphans.jsonl.gz"
+
+// One session, one window, two strategies: a table with a row each, and
+// the same rows as JSON with exactly the documented keys.
+func TestReplayCommand(t *testing.T) {
+	args := []string{"--window", "16k", "--session", testSession, "--strategy", "ours", "--strategy", "sliding"}
+	var stdout, stderr bytes.Buffer
+	if code := runReplay(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("replay %v: exit %d: %s", args, code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("replay %v printed %d lines, want a header and two rows:\n%s", args, len(lines), stdout.String())
+	}
+	for i, want := range []string{"prefilled", "ours", "sliding"} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %d = %q, want it to contain %q", i+1, lines[i], want)
+		}
+	}
+	if a, b := strings.Index(lines[0], "session"), strings.Index(lines[1], "fold-orphans"); a != b {
+		t.Errorf("the session column starts at %d in the header and %d in a row, want aligned", a, b)
+	}
+	if a, b := strings.Index(lines[0], "prefill_s")+len("prefill_s"), len(lines[1]); a != b {
+		t.Errorf("the last column ends at %d in the header and %d in a row, want aligned", a, b)
+	}
+
+	stdout.Reset()
+	if code := runReplay(context.Background(), append(args, "--json"), &stdout, &stderr); code != 0 {
+		t.Fatalf("replay --json: exit %d: %s", code, stderr.String())
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil {
+		t.Fatalf("replay --json printed invalid JSON: %v\n%s", err, stdout.String())
+	}
+	if len(rows) != 2 {
+		t.Fatalf("replay --json printed %d rows, want 2", len(rows))
+	}
+	keys := []string{"strategy", "window", "session", "prefilled", "growth", "ratio", "events", "live_mean",
+		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s"}
+	for _, row := range rows {
+		if len(row) != len(keys) {
+			t.Errorf("row has %d keys, want %d: %v", len(row), len(keys), row)
+		}
+		for _, k := range keys {
+			if _, ok := row[k]; !ok {
+				t.Errorf("row has no %q: %v", k, row)
+			}
+		}
+	}
+	if rows[0]["strategy"] != "ours" || rows[0]["window"] != 16000.0 || rows[0]["session"] != "fold-orphans" {
+		t.Errorf("first row = %v, want ours, 16000, fold-orphans", rows[0])
+	}
+	ours, sliding := rows[0]["prefilled"].(float64), rows[1]["prefilled"].(float64)
+	if ours <= 0 || sliding <= ours {
+		t.Errorf("prefilled(ours) = %v, prefilled(sliding) = %v, want 0 < ours < sliding", ours, sliding)
+	}
+}
+
+func TestReplayBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"--strategy", "bogus"},
+		{"--window", "12"},
+		{"--window", "abc"},
+		{"extra"},
+		{"--session", "no/such/file.jsonl"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := runReplay(context.Background(), args, &stdout, &stderr); code == 0 {
+			t.Errorf("replay %v: exit 0, want a failure", args)
+		}
+		if stderr.Len() == 0 {
+			t.Errorf("replay %v said nothing on stderr", args)
+		}
+	}
+}
