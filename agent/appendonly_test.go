@@ -142,4 +142,3 @@ func commonPrefix(a, b []byte) int {
 	}
 	return n
 }
-

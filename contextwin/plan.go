@@ -100,8 +100,13 @@ func (s *Session) Plan() Plan {
 	if p, ok := s.tooSmall(b); !ok {
 		return p
 	}
-	e := s.estimate()
-	if e <= b.ShedPoint {
+	// Two estimates: the cautious one prices bytes no request has carried
+	// at 1.6 bytes a token, and keeps every request inside the window; the
+	// likely one prices them at the learned ratio, and decides when the
+	// history is due — so that one dense new result, priced as if it were
+	// the densest text there is, does not pull the next event forward.
+	e, likely := s.estimate(), s.likely()
+	if likely <= b.ShedPoint && e <= b.Usable {
 		// A note asked for may have taught the estimator that the request
 		// is smaller than it looked: no fold after all. A later fold asks
 		// afresh.
@@ -109,17 +114,18 @@ func (s *Session) Plan() Plan {
 		return s.finish(Plan{Event: Append})
 	}
 
-	// Over the shed point. When the new results are what pushed it over —
-	// the rest still sits under the shed target — they are cut to the room
-	// left below the shed point: a single large result is cut, not paid
-	// for with the history. Otherwise the history is due: shrink.
+	// Over. When the new results are what pushed it over — the rest still
+	// sits under the shed target — they are cut to the room left: a single
+	// large result is cut, not paid for with the history. Otherwise the
+	// history is due: shrink.
 	fresh := s.freshResults()
-	need := 0
+	need, needLikely := 0, 0
 	for _, i := range fresh {
 		need += s.est.New(s.entries[i].size)
+		needLikely += s.est.Known(s.entries[i].size)
 	}
-	rest := e - need
-	if need > 0 && rest <= b.ShedTarget && b.ShedPoint-rest >= min(need, b.Usable/8) {
+	rest := likely - needLikely
+	if need > 0 && rest <= b.ShedTarget && b.ShedPoint-rest >= min(needLikely, b.Usable/8) {
 		p := Plan{Event: Append}
 		p.Cut = s.fit(fresh, b.ShedPoint)
 		return s.finish(p)
@@ -297,6 +303,7 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 			s.noteAsked = true
 			p := s.finish(Plan{Event: Note, Messages: msgs})
 			p.Estimate = est
+			p.MaxTokens = b.MaxTokens(est, positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit))
 			return p
 		}
 	}
@@ -347,9 +354,11 @@ func (s *Session) freshTokens() int {
 }
 
 // noteMessages is the note round's request: the view up to the current
-// round — what the model has seen, which the engine has cached — and the
-// question after it (merged into the last message when that is the
-// user's, so roles still alternate). It returns the request's estimate.
+// round — what the model has seen, which the engine has cached — then the
+// current round with its results shed to their summaries (they may be
+// what pushed the request over, and they stay whole after the fold), then
+// the question. It is an append of the last request sent. It returns the
+// request's estimate.
 func (s *Session) noteMessages() ([]Message, int) {
 	cur := s.currentStart()
 	k, size, fresh := len(s.slots), s.size, s.fresh
@@ -359,17 +368,27 @@ func (s *Session) noteMessages() ([]Message, int) {
 		size -= e.size
 		fresh -= e.fresh
 	}
-	msgs := make([]Message, k, k+1)
+	msgs := make([]Message, k, len(s.slots)+1)
 	copy(msgs, s.msgs[:k])
-	q := len(NoteInstruction) + msgOverhead
-	s.lastChars = s.cfg.PrefixChars + size + q
-	s.carriedUpTo = cur
-	if k > 0 && msgs[k-1].Role == User {
-		msgs[k-1].Content += "\n\n" + NoteInstruction
-	} else {
-		msgs = append(msgs, Message{Role: User, Content: NoteInstruction})
+	for _, i := range s.slots[k:] {
+		m := s.msgs[len(msgs)]
+		if m.Role == Tool {
+			if sum, keep := s.summarize(i); !keep {
+				m.Content = sum
+			}
+		}
+		msgs = append(msgs, m)
+		n := sizeOf(m)
+		size += n
+		fresh += n
 	}
-	return msgs, s.price(size+q, fresh+q)
+	q := Message{Role: User, Content: NoteInstruction}
+	msgs = append(msgs, q)
+	size += sizeOf(q)
+	fresh += sizeOf(q)
+	s.lastChars = s.cfg.PrefixChars + size
+	s.carriedUpTo = cur
+	return msgs, s.price(size, fresh)
 }
 
 // shedCandidate is one thing a shed can drop.

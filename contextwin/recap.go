@@ -367,8 +367,27 @@ func validFact(f Fact) bool {
 }
 
 // factID is what makes two keys the same: case and spacing aside.
+// factID is what makes two keys the same fact: case aside, and a count
+// in parentheses aside — "Edits made (13)" and "edits made (14)" are one
+// slot, whose newest value wins.
 func factID(key string) string {
-	return strings.ToLower(key)
+	k := strings.ToLower(strings.TrimSpace(key))
+	if i := strings.LastIndexByte(k, '('); i > 0 && strings.HasSuffix(k, ")") && isCount(k[i+1:len(k)-1]) {
+		k = strings.TrimSpace(k[:i])
+	}
+	return k
+}
+
+func isCount(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeLedger puts the note's facts first, then the previous facts whose

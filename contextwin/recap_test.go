@@ -513,3 +513,17 @@ func BenchmarkBuildRecap10k(b *testing.B) {
 		BuildRecap(in)
 	}
 }
+
+func TestFactIDIgnoresCounts(t *testing.T) {
+	for _, tc := range []struct{ a, b string }{
+		{"edits made (13)", "Edits made (14)"},
+		{"files read (2)", "files read"},
+	} {
+		if factID(tc.a) != factID(tc.b) {
+			t.Errorf("factID(%q) = %q, factID(%q) = %q; want the same slot", tc.a, factID(tc.a), tc.b, factID(tc.b))
+		}
+	}
+	if factID("port (http)") == factID("port") {
+		t.Errorf("a word in parentheses is part of the key")
+	}
+}

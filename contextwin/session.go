@@ -323,6 +323,12 @@ func (s *Session) price(size, fresh int) int {
 	return s.est.Known(known) + s.est.New(fresh)
 }
 
+// likely is the estimate with every byte at the learned ratio: what the
+// engine will most likely count.
+func (s *Session) likely() int {
+	return s.est.Known(s.size + s.cfg.PrefixChars)
+}
+
 // prefixTokens is the fixed prefix's share of the estimate.
 func (s *Session) prefixTokens() int {
 	if s.prefixSent {

@@ -34,6 +34,7 @@ func commands() []command {
 	return []command{
 		{"budget", "show how a context window is divided (--window N [--reserve G] [--json])", runBudget},
 		{"demo", "run a long agent session against the built-in simulated engine (no model needed)", runDemo},
+		{"replay", "replay recorded sessions through several context strategies on the simulated engine and compare them", runReplay},
 		{"check", "diagnose the configuration and the engine (--json for a machine-readable report)", runCheck},
 		{"sim", "run the simulated engine, an OpenAI-compatible server for trying Reika without a model", runSim},
 	}

@@ -34,8 +34,9 @@ type knowledge struct {
 	factKeys map[string]int
 }
 
-// factRe finds a fact planted in a message: "FACT key: value".
-var factRe = regexp.MustCompile(`(?m)^FACT ([A-Za-z0-9_.-]{1,40}): (.{1,200})$`)
+// factRe finds a fact planted in a message: "FACT key: value", at the
+// start of a line (indented too: a shed summary indents what it quotes).
+var factRe = regexp.MustCompile(`(?m)^[ \t]*FACT ([A-Za-z0-9_.-]{1,40}): (.{1,200})$`)
 
 // noteFacts collects the facts of a message's text.
 func (k *knowledge) noteFacts(text string) {
