@@ -35,7 +35,7 @@ var generate = flag.Bool("generate", false, "rebuild testdata/sessions from the 
 
 // sourceRev is the commit whose files the sessions read, grep, build and
 // edit.
-const sourceRev = "ef9ae19fdde84166e15c17686212829e4a1b9857"
+const sourceRev = "a1bd614c67d26180a9729233666c39d43e79e7b7"
 
 const sessionsDir = "../../testdata/sessions"
 
