@@ -195,12 +195,14 @@ func TestCancelStopsTheStream(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	time.Sleep(100 * time.Millisecond) // well into the slow stream
+	cancelled := time.Now()
 	cancel()
 	select {
 	case res := <-done:
 		if res.End != Canceled {
 			t.Errorf("Run after cancel = %s, want canceled", res.End)
 		}
+		t.Logf("Run returned %v after the cancel", time.Since(cancelled))
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return after cancel")
 	}
