@@ -332,3 +332,38 @@ func TestDivergence(t *testing.T) {
 		}
 	}
 }
+
+func TestCompact(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 32768})
+	var turns []sim.Turn
+	for i := 0; i < 30; i++ {
+		turns = append(turns, readTurn(fmt.Sprintf("f%d.go", i)))
+	}
+	srv.AppendScript(append(turns, sim.Turn{Content: "done"})...)
+	body := strings.Repeat("\tvalue = compute(value, 1)\n", 70)
+	box := &agenttest.Toolbox{Names: []string{"read"}, Answer: func(c engine.ToolCall) tools.Result {
+		return tools.Result{Content: body, Payload: contextwin.Payload{Kind: contextwin.Read, Path: "f.go"}}
+	}}
+	s, _ := NewSession(Config{Engine: client, Tools: box, Window: 32768})
+	if _, _, err := s.Compact(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "nothing to fold") {
+		t.Errorf("Compact on an empty session = %v, want nothing to fold", err)
+	}
+	if _, err := s.Run(context.Background(), "read", nil); err != nil {
+		t.Fatal(err)
+	}
+	var c collect
+	before, after, err := s.Compact(context.Background(), c.add)
+	if err != nil || after >= before {
+		t.Fatalf("Compact = %d → %d, %v; want a smaller request", before, after, err)
+	}
+	if got := strings.Join(c.kinds(), " "); !strings.Contains(got, "note") || !strings.Contains(got, "fold") {
+		t.Errorf("Compact's events = %s, want a note and a fold", got)
+	}
+	if s.Recap() == nil || !s.EditRecap("my recap") {
+		t.Fatalf("no recap to edit after Compact")
+	}
+	noWindow, _ := NewSession(Config{Engine: client, Tools: box})
+	if _, _, err := noWindow.Compact(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "no known window") {
+		t.Errorf("Compact with no window = %v, want no known window", err)
+	}
+}

@@ -297,3 +297,47 @@ func (s *Session) Messages() []contextwin.Message {
 	defer s.mu.Unlock()
 	return s.cw.Messages()
 }
+
+// Compact folds the conversation now (reika.compact): the note round, then
+// the fold, without waiting for the shed point. It returns the request's
+// estimated size before and after, or why there was nothing to do (no
+// known window, nothing to fold, a run under way).
+func (s *Session) Compact(ctx context.Context, report func(Event)) (before, after int, err error) {
+	if !s.running.CompareAndSwap(false, true) {
+		return 0, 0, ErrBusy
+	}
+	defer s.running.Store(false)
+	if report == nil {
+		report = func(Event) {}
+	}
+	s.mu.Lock()
+	before = s.cw.Chip().Size
+	err = s.cw.Compact()
+	var p contextwin.Plan
+	if err == nil {
+		p = s.cw.Plan()
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return before, before, err
+	}
+	r := &run{s: s, report: report}
+	if p.Event == contextwin.Note {
+		p = r.noteRound(ctx, p)
+	}
+	r.reportShrink(p)
+	s.sync()
+	return before, p.Estimate, nil
+}
+
+// EditRecap replaces the current recap with the user's edit; the next
+// request carries it. It reports false when there is no recap yet.
+func (s *Session) EditRecap(text string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ok := s.cw.EditRecap(text)
+	if ok {
+		s.note(transcript.KindEvent, "the user edited the recap")
+	}
+	return ok
+}

@@ -40,16 +40,14 @@ func (s *Session) entryTokens(i int) int {
 	return s.est.Known(e.size-e.fresh) + s.est.New(e.fresh)
 }
 
-// fold folds the oldest turns into one recap: walking back from the
-// newest message, groups stay verbatim while they fit in the fold keeps
-// (the current round always stays); everything older becomes the recap,
-// which replaces the previous one. It returns how many messages it folded
-// and the recap message's size.
-func (s *Session) fold(b Budget, goal int) (folded, recapChars int) {
+// foldBoundary is where a fold would start keeping turns verbatim:
+// walking back from the newest message, groups stay while they fit in the
+// fold keeps — or less, when the prefix, the recap and the task carried
+// verbatim leave less under the goal — and the current round always
+// stays. A boundary at or before foldedUpTo folds nothing.
+func (s *Session) foldBoundary(b Budget, goal int) int {
 	cur := s.currentStart()
 	starts := s.groupStarts(s.foldedUpTo, len(s.entries))
-	// The kept turns get the fold keeps, or less when the prefix, the
-	// recap and the task carried verbatim leave less under the target.
 	verbatim := 0
 	if t := s.turnStart(); t >= 0 && t < cur {
 		verbatim += len(s.log[t].Content)
@@ -74,6 +72,16 @@ func (s *Session) fold(b Budget, goal int) (folded, recapChars int) {
 		keep += t
 		boundary = st
 	}
+	return boundary
+}
+
+// fold folds the oldest turns into one recap: walking back from the
+// newest message, groups stay verbatim while they fit in the fold keeps
+// (the current round always stays); everything older becomes the recap,
+// which replaces the previous one. It returns how many messages it folded
+// and the recap message's size.
+func (s *Session) fold(b Budget, goal int) (folded, recapChars int) {
+	boundary := s.foldBoundary(b, goal)
 	if boundary <= s.foldedUpTo {
 		return 0, 0
 	}
@@ -86,7 +94,7 @@ func (s *Session) fold(b Budget, goal int) (folded, recapChars int) {
 	// The task survives: the request that opened the turn, and the payload
 	// that defined it, travel verbatim inside the recap. Their bytes were
 	// carried before, so they are not priced as new.
-	verbatim = 0
+	verbatim := 0
 	if t := s.turnStart(); t >= 0 && t < boundary {
 		text.WriteString("\n\nThe task, verbatim:\n")
 		text.WriteString(s.log[t].Content)

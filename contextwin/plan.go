@@ -1,6 +1,7 @@
 package contextwin
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -105,6 +106,9 @@ func (s *Session) Plan() Plan {
 	// likely one prices them at the learned ratio, and decides when the
 	// history is due — so that one dense new result, priced as if it were
 	// the densest text there is, does not pull the next event forward.
+	if s.compact {
+		return s.shrink(b, false)
+	}
 	e, likely := s.estimate(), s.likely()
 	if likely <= b.ShedPoint && e <= b.Usable {
 		// A note asked for may have taught the estimator that the request
@@ -131,6 +135,36 @@ func (s *Session) Plan() Plan {
 		return s.finish(p)
 	}
 	return s.shrink(b, false)
+}
+
+// Compact asks for a fold now, whatever the size: the next Plan returns
+// the note round (when there is something to fold), and the one after it
+// the fold. It reports why it cannot: no known window, or nothing older
+// than the current round to fold.
+func (s *Session) Compact() error {
+	s.sync()
+	switch {
+	case s.cfg.Window <= 0:
+		return errors.New("no known window: there is nothing to fold against; set REIKA_CONTEXT_WINDOW")
+	case !s.foldable() || s.foldBoundary(s.Budget(), s.Budget().ShedTarget-s.est.New(noticeRoom)) <= s.foldedUpTo:
+		return errors.New("nothing to fold: the conversation is no longer than the turns a fold keeps")
+	}
+	s.compact = true
+	return nil
+}
+
+// EditRecap replaces the current recap's text with the user's edit; the
+// next request carries it (and so is not an append). It reports false
+// when there is no recap yet.
+func (s *Session) EditRecap(text string) bool {
+	if s.recap == nil {
+		return false
+	}
+	s.recap.Text = text
+	s.recapMsg.Content = foldPreamble + text
+	s.recapVerbatim = 0
+	s.rebuild()
+	return true
 }
 
 // SetNote hands over the model's note for the coming fold; "" when the
@@ -296,7 +330,7 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 			break
 		}
 	}
-	willFold := s.price(size, fresh) > goal
+	willFold := s.price(size, fresh) > goal || s.compact
 	if willFold && !emergency && !s.noteAsked && s.foldable() {
 		msgs, est := s.noteMessages()
 		if est+noteReply <= b.Window {
@@ -311,6 +345,15 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 	p := Plan{Event: Shed}
 	if emergency {
 		p.Event = Emergency
+	}
+	if s.compact {
+		// Asked for: fold now, whatever the size; nothing need be shed.
+		s.compact = false
+		p.Event = Fold
+		p.Folded, p.RecapChars = s.fold(b, goal)
+		s.note, s.noteAsked = "", false
+		s.attachNotice(p, false)
+		return s.finish(p)
 	}
 	for _, c := range cands {
 		if s.estimate() <= goal {

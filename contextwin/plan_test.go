@@ -376,3 +376,53 @@ func TestMinimalAndTargetFraction(t *testing.T) {
 		}
 	}
 }
+
+// TestCompact: a fold on demand, with the note round first; and the two
+// states in which there is nothing to do.
+func TestCompact(t *testing.T) {
+	if err := NewSession(Config{}).Compact(); err == nil || !strings.Contains(err.Error(), "no known window") {
+		t.Errorf("Compact() with no window = %v, want no known window", err)
+	}
+	b := newBuild(Config{Window: 32000, PrefixChars: 2000})
+	b.user("start")
+	if err := b.s.Compact(); err == nil || !strings.Contains(err.Error(), "nothing to fold") {
+		t.Errorf("Compact() on a new session = %v, want nothing to fold", err)
+	}
+	b.send()
+	for r := 0; r < 30; r++ {
+		b.call(Read, fmt.Sprintf("f%d.go", r), body(2000))
+		if p := b.send(); p.Event != Append {
+			t.Fatalf("round %d: %s, want the session to stay under the shed point", r, p.Event)
+		}
+	}
+	before := b.s.estimate()
+	if err := b.s.Compact(); err != nil {
+		t.Fatalf("Compact() = %v", err)
+	}
+	p := b.s.Plan()
+	if p.Event != Note {
+		t.Fatalf("Plan() after Compact = %s, want the note round", p.Event)
+	}
+	b.answerAsEstimated(p)
+	b.s.SetNote("state: half done")
+	p = b.s.Plan()
+	if p.Event != Fold || p.Folded == 0 || p.Estimate >= before {
+		t.Fatalf("Plan() after the note = %s folding %d, estimate %d from %d; want a fold that shrinks", p.Event, p.Folded, p.Estimate, before)
+	}
+	if !strings.Contains(p.Messages[0].Content, "state: half done") {
+		t.Errorf("the recap lacks the note")
+	}
+	b.answer(p)
+	if p := b.s.Plan(); p.Event != Append {
+		t.Errorf("the plan after a compaction = %s, want an append", p.Event)
+	}
+
+	// The user edits the recap: the next request carries the edit.
+	if !b.s.EditRecap("the user's own recap") {
+		t.Fatalf("EditRecap() = false with a recap")
+	}
+	p = b.s.Plan()
+	if !strings.Contains(p.Messages[0].Content, "the user's own recap") || strings.Contains(p.Messages[0].Content, "state: half done") {
+		t.Errorf("after EditRecap the first message = %q", clip(p.Messages[0].Content, 300))
+	}
+}

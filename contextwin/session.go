@@ -77,6 +77,7 @@ type Session struct {
 	recapVerbatim int
 	note          string // the model's note for the coming fold
 	noteAsked     bool
+	compact       bool // a fold was asked for (Compact)
 
 	lastUser    int // the newest user message, -1 none
 	taskPayload int // elected task payload entry, -1 none
