@@ -79,3 +79,22 @@ func TestDir(t *testing.T) {
 		t.Errorf("Dir = %q, want /st/reika/sessions", got)
 	}
 }
+
+func TestMarkdown(t *testing.T) {
+	recs, err := Parse([]byte(`{"kind":"meta","at":"2026-01-01T10:00:00Z","meta":{"id":"s1","workspace":"/ws","model":"m","endpoint":"http://x/v1","window":8192}}
+{"kind":"message","at":"2026-01-01T10:00:01Z","message":{"role":"user","content":"fix it"}}
+{"kind":"message","at":"2026-01-01T10:00:02Z","message":{"role":"assistant","reasoning":"think","tool_calls":[{"id":"c1","name":"read","arguments":"{\"path\":\"a.go\"}"}]}}
+{"kind":"message","at":"2026-01-01T10:00:03Z","message":{"role":"tool","tool_call_id":"c1","content":"x := ` + "```" + `\n","payload":{"kind":1,"path":"a.go"}}}
+{"kind":"note","at":"2026-01-01T10:00:04Z","text":"decision: keep it"}
+{"kind":"event","at":"2026-01-01T10:00:05Z","text":"fold: shed 2 results, folded 4 messages"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Markdown(recs)
+	for _, want := range []string{"# Reika session s1", "## You (10:00:01)\n\nfix it", "**read** `{\"path\":\"a.go\"}`", "result: a.go", "````\n", "> decision: keep it", "*10:00:05 — fold"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -1,0 +1,294 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/reika-lsp/reika/agent"
+	"github.com/reika-lsp/reika/agent/tools"
+)
+
+// askArgs are reika.ask's arguments.
+type askArgs struct {
+	Instruction string               `json:"instruction"`
+	URI         protocol.DocumentURI `json:"uri,omitempty"`
+	Range       *protocol.Range      `json:"range,omitempty"`
+}
+
+// activeRun is the run under way.
+type activeRun struct {
+	cancel context.CancelFunc
+	key    string // the id of the executeCommand that started it
+	prog   atomic.Pointer[progress]
+}
+
+// startAsk starts a run in the background and returns at once. A second
+// ask while one runs gets a clear answer instead.
+func (s *Server) startAsk(key string, a askArgs) (any, error) {
+	if strings.TrimSpace(a.Instruction) == "" {
+		return nil, fmt.Errorf("reika.ask needs an instruction")
+	}
+	s.mu.Lock()
+	busy := s.run != nil
+	s.mu.Unlock()
+	if busy {
+		s.showMessage(msgWarning, "Reika is already working on a request: wait for it, or run reika.cancel")
+		return map[string]any{"started": false, "reason": "a run is already in progress"}, nil
+	}
+	instruction, err := s.instruction(a)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	r := &activeRun{cancel: cancel, key: key}
+	s.mu.Lock()
+	if s.run != nil {
+		s.mu.Unlock()
+		cancel()
+		return map[string]any{"started": false, "reason": "a run is already in progress"}, nil
+	}
+	s.run = r
+	s.mu.Unlock()
+
+	s.goOwned(func(context.Context) {
+		defer cancel()
+		defer func() {
+			s.mu.Lock()
+			if s.run == r {
+				s.run = nil
+			}
+			s.mu.Unlock()
+		}()
+		s.doAsk(ctx, r, instruction)
+	})
+	return map[string]any{"started": true}, nil
+}
+
+// instruction is the user's instruction with the place it is about: the
+// file, the lines, and the selected text.
+func (s *Server) instruction(a askArgs) (string, error) {
+	if a.URI == "" {
+		return a.Instruction, nil
+	}
+	path, err := URIToPath(a.URI)
+	if err != nil {
+		return "", fmt.Errorf("reika.ask: %v", err)
+	}
+	rel := s.relative(path)
+	text, ok := "", false
+	if d, open := s.docs.Get(a.URI); open {
+		text, ok = d.Text, true
+	} else if data, err := os.ReadFile(path); err == nil {
+		text, ok = string(data), true
+	}
+	if a.Range == nil || !ok {
+		return fmt.Sprintf("%s\n\nThe file: %s", a.Instruction, rel), nil
+	}
+	m := NewMapper(text, s.encoding())
+	start, end, err := m.OffsetRange(*a.Range)
+	if err != nil {
+		return "", fmt.Errorf("reika.ask: the range is outside %s: %v", rel, err)
+	}
+	from, to := a.Range.Start.Line+1, a.Range.End.Line+1
+	if a.Range.End.Character == 0 && to > from {
+		to--
+	}
+	sel := text[start:end]
+	if sel == "" {
+		return fmt.Sprintf("%s\n\nThe place: %s, line %d.", a.Instruction, rel, from), nil
+	}
+	const maxSel = 12000
+	if len(sel) > maxSel {
+		sel = sel[:maxSel] + "\n[… the rest of the selection was left out; read the file for it]"
+	}
+	return fmt.Sprintf("%s\n\nThe place: %s, lines %d-%d:\n```\n%s\n```", a.Instruction, rel, from, to, sel), nil
+}
+
+// relative writes a path relative to the first workspace folder when it
+// is inside it.
+func (s *Server) relative(path string) string {
+	s.mu.Lock()
+	folders := s.folders
+	s.mu.Unlock()
+	for _, f := range folders {
+		if rel, err := filepath.Rel(f, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return path
+}
+
+// doAsk runs the agent with progress and messages.
+func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
+	sess, err := s.session(ctx)
+	if err != nil {
+		s.showMessage(msgError, "Reika: %v", err)
+		return
+	}
+	prog := s.startProgress(ctx, "Reika", clipLine(instruction, 80))
+	r.prog.Store(prog)
+	if !prog.ok {
+		s.showMessage(msgInfo, "Reika is working on it: %s", clipLine(instruction, 80))
+	}
+	debug := sess.settings.Debug.Value
+	report := func(e agent.Event) {
+		switch e.Kind {
+		case agent.RoundStarted:
+			prog.report(fmt.Sprintf("round %d · %s", e.Round, e.Chip))
+		case agent.ChipChanged:
+			s.sendStatus(e.Chip, true)
+		case agent.ToolRan:
+			prog.report(fmt.Sprintf("%s %s", e.Tool, clipLine(e.Detail, 60)))
+		case agent.NoteWritten:
+			s.logMessage(msgLog, "Reika note: %s", e.Text)
+		case agent.Shed:
+			s.logMessage(msgLog, "Reika: %s", e)
+		case agent.Folded:
+			s.showMessage(msgInfo, "Reika %s", e)
+		case agent.Warning:
+			s.logMessage(msgWarning, "Reika: %s", e.Text)
+		case agent.Debug:
+			if debug {
+				s.logMessage(msgLog, "%s", e.Text)
+			}
+		}
+	}
+	res, err := sess.agent.Run(ctx, instruction, report)
+	chip := sess.agent.Chip()
+	s.sendStatus(chip, false)
+	summary := changesLine(res.Proposals)
+	switch res.End {
+	case agent.Answered:
+		prog.end("done")
+		s.showAnswer(ctx, sess, res.Answer, summary, chip.String())
+	case agent.Canceled:
+		prog.end("cancelled")
+		s.showMessage(msgInfo, "Reika stopped: cancelled. %s · %s", summary, chip)
+	case agent.StepLimit:
+		prog.end("step limit")
+		s.showMessage(msgWarning, "Reika stopped after %d rounds, its step limit. %s · %s", res.Rounds, summary, chip)
+	default:
+		prog.end("failed")
+		s.showMessage(msgError, "Reika stopped: %v", err)
+	}
+}
+
+// changesLine says in a few words what a run changed.
+func changesLine(ps []*tools.Proposal) string {
+	if len(ps) == 0 {
+		return "No changes proposed"
+	}
+	files := map[string]bool{}
+	var names []string
+	for _, p := range ps {
+		if !files[p.Path] {
+			files[p.Path] = true
+			names = append(names, p.Path)
+		}
+	}
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
+	}
+	return fmt.Sprintf("%d change%s proposed to %s", len(ps), plural(len(ps)), strings.Join(names, ", "))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// answerInline is the longest answer shown in a message; a longer one
+// opens as a document.
+const answerInline = 400
+
+// showAnswer shows the model's final answer: in a message when it is
+// short, else in a Markdown document the editor opens.
+func (s *Server) showAnswer(ctx context.Context, sess *session, answer, summary, chip string) {
+	answer = strings.TrimSpace(answer)
+	if len(answer) <= answerInline || !s.canShowDocument() {
+		s.showMessage(msgInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
+		return
+	}
+	path := filepath.Join(sess.stateDir, fmt.Sprintf("answer-%s.md", time.Now().UTC().Format("20060102-150405")))
+	if err := os.WriteFile(path, []byte(answer+"\n"), 0o600); err != nil {
+		s.showMessage(msgInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
+		return
+	}
+	s.showMessage(msgInfo, "Reika finished: %s · %s", summary, chip)
+	s.showDocument(ctx, path, false)
+}
+
+func (s *Server) canShowDocument() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.client.showDocument
+}
+
+// showDocument asks the editor to open a file (a raw call: go.lsp.dev puts
+// it on the wrong interface).
+func (s *Server) showDocument(ctx context.Context, path string, takeFocus bool) bool {
+	var res struct {
+		Success bool `json:"success"`
+	}
+	err := s.call(ctx, s.opts.ClientTimeout, "window/showDocument",
+		map[string]any{"uri": PathToURI(path), "takeFocus": takeFocus}, &res)
+	return err == nil && res.Success
+}
+
+// cancelRun stops the run under way, if any.
+func (s *Server) cancelRun() bool {
+	s.mu.Lock()
+	r := s.run
+	s.mu.Unlock()
+	if r == nil {
+		return false
+	}
+	r.cancel()
+	return true
+}
+
+// cancelRunFor stops the run an executeCommand with this id started.
+func (s *Server) cancelRunFor(key string) {
+	s.mu.Lock()
+	r := s.run
+	s.mu.Unlock()
+	if r != nil && r.key == key {
+		r.cancel()
+	}
+}
+
+// progressCancel is the user pressing cancel on the progress.
+func (s *Server) progressCancel(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
+	var p struct {
+		Token json.RawMessage `json:"token"`
+	}
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	token := idKey(string(p.Token))
+	s.mu.Lock()
+	r := s.run
+	s.mu.Unlock()
+	if r != nil && r.progressToken() == token {
+		r.cancel()
+	}
+	return nil, nil
+}
+
+func (r *activeRun) progressToken() string {
+	if p := r.prog.Load(); p != nil {
+		return p.token
+	}
+	return ""
+}

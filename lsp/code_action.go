@@ -1,0 +1,177 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// codeActionParams is textDocument/codeAction's params; the diagnostics
+// are kept raw so that any client's extra fields pass through, and "only"
+// is read leniently (Neovim 0.7 sends a junk value set).
+type codeActionParams struct {
+	TextDocument struct {
+		URI protocol.DocumentURI `json:"uri"`
+	} `json:"textDocument"`
+	Range   protocol.Range `json:"range"`
+	Context struct {
+		Diagnostics []struct {
+			Message string         `json:"message"`
+			Range   protocol.Range `json:"range"`
+			Source  string         `json:"source"`
+		} `json:"diagnostics"`
+		Only []string `json:"only"`
+	} `json:"context"`
+}
+
+// codeAction offers Reika's actions on a range: each a reika.ask with an
+// instruction and the place. It is pure computation — no engine, no disk
+// beyond what the editor sent — so it answers at once, and a cancelled or
+// repeated request costs nothing.
+func (s *Server) codeAction(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
+	var p codeActionParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	uri, r := p.TextDocument.URI, p.Range
+	name := s.relative(uriPath(uri))
+
+	var problems []string
+	for _, d := range p.Context.Diagnostics {
+		msg := strings.TrimSpace(d.Message)
+		if d.Source != "" {
+			msg = d.Source + ": " + msg
+		}
+		problems = append(problems, fmt.Sprintf("- line %d: %s", d.Range.Start.Line+1, msg))
+	}
+	var actions []action
+	if len(problems) > 0 {
+		actions = append(actions, action{KindFix, "Reika: fix this problem",
+			"Fix the problem the editor reports here, changing as little as needed:\n" + strings.Join(problems, "\n"), true})
+	} else {
+		actions = append(actions, action{KindFix, "Reika: fix this code",
+			"Find what is wrong with this code and fix it, changing as little as needed.", false})
+	}
+	actions = append(actions,
+		action{KindExplain, "Reika: explain this code", "Explain what this code does and why, for a reader new to it. Do not change anything.", false},
+		action{KindEdit, "Reika: improve the selection", "Improve this code: clearer, simpler, same behaviour. Keep the change small.", false},
+		action{KindTests, "Reika: write tests", "Write tests for this code, in the project's existing style and test layout.", false},
+		action{KindDocument, "Reika: document this code", "Write or improve the doc comments of this code, in the project's style. Change nothing else.", false},
+	)
+
+	s.mu.Lock()
+	literal := s.client.codeActionLit
+	var offers []*offered
+	for _, o := range s.pending {
+		if o.uri == uri {
+			offers = append(offers, o)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(offers, func(a, b *offered) int { return strings.Compare(a.id, b.id) })
+
+	var out []any
+	for _, a := range actions {
+		if !wanted(a.kind, p.Context.Only) {
+			continue
+		}
+		cmd := protocol.Command{Title: a.title, Command: CmdAsk, Arguments: []any{askArgs{
+			Instruction: a.instruction, URI: uri, Range: &r}}}
+		if !literal {
+			out = append(out, cmd)
+			continue
+		}
+		ca := map[string]any{"title": a.title, "kind": a.kind, "command": cmd}
+		if a.preferred {
+			ca["isPreferred"] = true
+		}
+		out = append(out, ca)
+	}
+	for _, o := range offers {
+		out = append(out, s.offerActions(o, name, literal)...)
+	}
+	if out == nil {
+		out = []any{}
+	}
+	return out, nil
+}
+
+// action is one of Reika's code actions.
+type action struct {
+	kind, title, instruction string
+	preferred                bool
+}
+
+// wanted reports whether a kind passes the client's "only" filter; an
+// empty or unknown filter lets everything through.
+func wanted(kind string, only []string) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, o := range only {
+		if o == "" || kind == o || strings.HasPrefix(kind, o+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// offerActions are the code actions of a waiting proposal: apply it whole,
+// apply one hunk, reject it. Each carries its edit, so a client without
+// workspace/applyEdit applies it itself, then runs the command that tells
+// the server.
+func (s *Server) offerActions(o *offered, name string, literal bool) []any {
+	s.mu.Lock()
+	c := s.client
+	s.mu.Unlock()
+	opt := EditOptions{DocumentChanges: c.documentChanges, ResourceCreate: c.resourceCreate}
+	pos := s.position(c.encoding)
+	var out []any
+	add := func(title string, edit *WorkspaceEdit, cmd string, args map[string]any) {
+		command := protocol.Command{Title: title, Command: cmd, Arguments: []any{args}}
+		if !literal {
+			out = append(out, command)
+			return
+		}
+		ca := map[string]any{"title": title, "kind": KindProposal, "command": command}
+		if edit != nil {
+			ca["edit"] = edit
+		}
+		out = append(out, ca)
+	}
+	if whole, err := BuildWorkspaceEdit([]EditPlan{o.plan}, PathToURI, pos, opt); err == nil {
+		add(fmt.Sprintf("Reika: apply the proposal (%s)", changeLabel(o.plan)), &whole, CmdApplyProposal, map[string]any{"id": o.id})
+	}
+	if len(o.plan.Hunks) > 1 {
+		for i := range o.plan.Hunks {
+			if one, err := BuildHunkEdit(o.plan, i, PathToURI, pos, opt); err == nil {
+				add(fmt.Sprintf("Reika: apply hunk %d of %d to %s", i+1, len(o.plan.Hunks), name), &one, CmdApplyHunk, map[string]any{"id": o.id, "hunk": i + 1})
+			}
+		}
+	}
+	add(fmt.Sprintf("Reika: reject the proposal for %s", name), nil, CmdRejectProposal, map[string]any{"id": o.id})
+	return out
+}
+
+// codeActionResolve returns the action as it is: Reika's actions carry
+// everything already; resolve is advertised for clients that ask for it.
+func (s *Server) codeActionResolve(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
+	var ca json.RawMessage
+	if err := decode(req, &ca); err != nil {
+		return nil, err
+	}
+	return ca, nil
+}
+
+// uriPath is a URI's path, or the URI itself when it is not a file.
+func uriPath(uri protocol.DocumentURI) string {
+	if p, err := URIToPath(uri); err == nil {
+		return p
+	}
+	return string(uri)
+}

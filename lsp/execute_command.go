@@ -1,0 +1,204 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/reika-lsp/reika/agent/tools"
+	"github.com/reika-lsp/reika/agent/transcript"
+)
+
+// executeCommand runs one of Reika's commands. Each replies at once or,
+// when it must wait for the engine, from a goroutine the connection owns.
+func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply jsonrpc2.Replier) (any, error) {
+	var p struct {
+		Command   string            `json:"command"`
+		Arguments []json.RawMessage `json:"arguments"`
+	}
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	arg := func(v any) error {
+		if len(p.Arguments) == 0 {
+			return nil
+		}
+		if err := json.Unmarshal(p.Arguments[0], v); err != nil {
+			return fmt.Errorf("%w: %s: %v", jsonrpc2.ErrInvalidParams, p.Command, err)
+		}
+		return nil
+	}
+	key := ""
+	if call, ok := req.(*jsonrpc2.Call); ok {
+		key = idKey(fmt.Sprint(call.ID()))
+	}
+
+	switch p.Command {
+	case CmdAsk:
+		var a askArgs
+		if err := arg(&a); err != nil {
+			return nil, err
+		}
+		return s.startAsk(key, a)
+	case CmdCancel:
+		if s.cancelRun() {
+			return map[string]any{"cancelled": true}, nil
+		}
+		s.showMessage(msgInfo, "Reika has no run to cancel")
+		return map[string]any{"cancelled": false}, nil
+	case CmdStatus:
+		return s.later(req, reply, s.status)
+	case CmdCompact:
+		return s.later(req, reply, s.compact)
+	case CmdSave:
+		return s.later(req, reply, s.save)
+	case CmdShowRecap:
+		return s.later(req, reply, s.showRecap)
+	case CmdNewSession:
+		s.resetSession("reika.newSession")
+		s.showMessage(msgInfo, "Reika: a new session starts with the next request")
+		return map[string]any{"ok": true}, nil
+	case CmdApplyProposal, CmdApplyHunk, CmdRejectProposal:
+		var a struct {
+			ID   string `json:"id"`
+			Hunk int    `json:"hunk"`
+		}
+		if err := arg(&a); err != nil {
+			return nil, err
+		}
+		out := tools.Outcome{Applied: true}
+		switch p.Command {
+		case CmdRejectProposal:
+			out = tools.Outcome{Reason: "the user rejected it"}
+		case CmdApplyHunk:
+			out = tools.Outcome{Reason: fmt.Sprintf("the user applied only hunk %d", a.Hunk)}
+		}
+		return nil, s.answerOffer(a.ID, out)
+	}
+	return nil, fmt.Errorf("%w: unknown command %q", jsonrpc2.ErrInvalidParams, p.Command)
+}
+
+// status returns the chip and the budget, and shows the chip.
+func (s *Server) status(ctx context.Context) (any, error) {
+	sess, err := s.session(ctx)
+	if err != nil {
+		s.showMessage(msgError, "Reika: %v", err)
+		return nil, err
+	}
+	chip, b := sess.agent.Chip(), sess.agent.Budget()
+	running := sess.agent.Running()
+	s.sendStatus(chip, running)
+	line := chip.String()
+	if b.Window == 0 {
+		line += " (no known window: set REIKA_CONTEXT_WINDOW)"
+	} else {
+		line += fmt.Sprintf(" · shed at %d, down to %d; reserve %d", b.ShedPoint, b.ShedTarget, b.Reserve)
+	}
+	s.showMessage(msgInfo, "Reika: %s", line)
+	return map[string]any{
+		"chip": chip.String(), "size": chip.Size, "window": chip.Window, "percent": chip.Percent, "warn": chip.Warn,
+		"budget": b, "running": running, "model": sess.conn.Options.Model, "endpoint": sess.conn.Options.BaseURL,
+		"transcript": sess.agent.TranscriptPath(),
+	}, nil
+}
+
+// compact writes the note and folds now, and says what it did.
+func (s *Server) compact(ctx context.Context) (any, error) {
+	sess, err := s.session(ctx)
+	if err != nil {
+		s.showMessage(msgError, "Reika: %v", err)
+		return nil, err
+	}
+	before, after, err := sess.agent.Compact(ctx, nil)
+	if err != nil {
+		s.showMessage(msgInfo, "Reika: %v", err)
+		return map[string]any{"compacted": false, "reason": err.Error(), "before": before, "after": after}, nil
+	}
+	r := sess.agent.Recap()
+	size := 0
+	if r != nil {
+		size = len(r.Text)
+	}
+	s.sendStatus(sess.agent.Chip(), false)
+	s.showMessage(msgInfo, "Reika folded the conversation: %d → %d tokens, with a recap of %d bytes", before, after, size)
+	return map[string]any{"compacted": true, "before": before, "after": after, "recap_chars": size}, nil
+}
+
+// save writes the whole transcript as Markdown and opens it.
+func (s *Server) save(ctx context.Context) (any, error) {
+	sess, err := s.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	path := sess.agent.TranscriptPath()
+	if path == "" {
+		return nil, errors.New("this session keeps no transcript")
+	}
+	recs, err := transcript.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	out := strings.TrimSuffix(path, ".jsonl") + ".md"
+	if err := os.WriteFile(out, []byte(transcript.Markdown(recs)), 0o600); err != nil {
+		return nil, fmt.Errorf("save the transcript: %w", err)
+	}
+	if !s.canShowDocument() || !s.showDocument(ctx, out, true) {
+		s.showMessage(msgInfo, "Reika saved the transcript to %s", out)
+	}
+	return map[string]any{"path": out}, nil
+}
+
+// showRecap opens the current recap as a document; when the user saves
+// an edit of it, the edit replaces the recap on the next request.
+func (s *Server) showRecap(ctx context.Context) (any, error) {
+	sess, err := s.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := sess.agent.Recap()
+	if r == nil {
+		s.showMessage(msgInfo, "Reika has no recap yet: nothing has been folded in this session")
+		return map[string]any{"recap": false}, nil
+	}
+	path := filepath.Join(sess.stateDir, "recap-"+filepath.Base(strings.TrimSuffix(sess.agent.TranscriptPath(), ".jsonl"))+".md")
+	if err := os.WriteFile(path, []byte(r.Text), 0o600); err != nil {
+		return nil, fmt.Errorf("write the recap: %w", err)
+	}
+	s.mu.Lock()
+	sess.recapURI = string(PathToURI(path))
+	s.mu.Unlock()
+	if !s.canShowDocument() || !s.showDocument(ctx, path, true) {
+		s.showMessage(msgInfo, "Reika wrote the recap to %s: edit and save it to replace the recap", path)
+	}
+	return map[string]any{"path": path}, nil
+}
+
+// recapSaved takes the user's saved edit of the recap document.
+func (s *Server) recapSaved(uri protocol.DocumentURI) {
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	if sess == nil || sess.recapURI == "" || string(uri) != sess.recapURI {
+		return
+	}
+	text := ""
+	if d, ok := s.docs.Get(uri); ok {
+		text = d.Text
+	} else if path, err := URIToPath(uri); err == nil {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return
+		}
+		text = string(data)
+	}
+	if sess.agent.EditRecap(text) {
+		s.showMessage(msgInfo, "Reika: the edited recap replaces the old one on the next request")
+	}
+}

@@ -1,0 +1,156 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/reika-lsp/reika/agent/tools"
+)
+
+// offered is a proposal waiting in code actions, for a client that cannot
+// take workspace/applyEdit: the user applies it (or one hunk) or rejects
+// it there.
+type offered struct {
+	id   string
+	uri  protocol.DocumentURI
+	plan EditPlan
+	done chan tools.Outcome
+}
+
+var offerSeq atomic.Int64
+
+// current is the file a proposal is about as it is now: the open buffer,
+// else the disk.
+func (s *Server) current(abs string) Current {
+	if d, ok := s.docs.ByPath(abs); ok {
+		return Current{Text: d.Text, Version: d.Version, Open: true, Exists: true}
+	}
+	data, err := os.ReadFile(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Current{}
+	}
+	return Current{Text: string(data), Exists: err == nil}
+}
+
+// position is the position function edits are built with, in the
+// negotiated encoding.
+func (s *Server) position(enc Encoding) func(text string, offset int) protocol.Position {
+	var last string
+	var m *Mapper
+	return func(text string, offset int) protocol.Position {
+		if m == nil || text != last {
+			m, last = NewMapper(text, enc), text
+		}
+		p, err := m.Position(offset)
+		if err != nil {
+			return protocol.Position{}
+		}
+		return p
+	}
+}
+
+// propose hands one of the agent's changes to the editor: re-anchored on
+// what the user has now, as minimal versioned edits, with a confirmation
+// where the client supports change annotations. A change that no longer
+// fits the user's text is applied nowhere, and both the model and the user
+// hear which hunk and why.
+func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, error) {
+	plan, err := PlanEdit(p, s.current(p.Abs))
+	if err != nil {
+		s.showMessage(msgWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+		return tools.Outcome{Reason: err.Error()}, nil
+	}
+	s.mu.Lock()
+	c := s.client
+	s.mu.Unlock()
+	if !c.applyEdit {
+		return s.offer(ctx, plan)
+	}
+	edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{
+		DocumentChanges: c.documentChanges, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
+		Label: fmt.Sprintf("Reika: %s", changeLabel(plan)),
+	})
+	if err != nil {
+		s.showMessage(msgWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
+		return tools.Outcome{Reason: err.Error()}, nil
+	}
+	var res ApplyWorkspaceEditResult
+	if err := s.call(ctx, s.opts.ApplyTimeout, "workspace/applyEdit",
+		ApplyWorkspaceEditParams{Label: "Reika: " + changeLabel(plan), Edit: edit}, &res); err != nil {
+		if ctx.Err() != nil {
+			return tools.Outcome{Reason: "the run was cancelled before the editor answered"}, nil
+		}
+		s.showMessage(msgWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+		return tools.Outcome{Reason: err.Error()}, nil
+	}
+	if !res.Applied {
+		reason := res.FailureReason
+		if reason == "" {
+			reason = "the editor or the user declined it"
+		}
+		s.showMessage(msgInfo, "Reika's change to %s was not applied: %s", p.Path, reason)
+		return tools.Outcome{Reason: reason}, nil
+	}
+	return tools.Outcome{Applied: true}, nil
+}
+
+// changeLabel names a change for the editor's confirmation.
+func changeLabel(plan EditPlan) string {
+	n := len(plan.Hunks)
+	if plan.Proposal.Create {
+		return "create " + plan.Proposal.Path
+	}
+	return fmt.Sprintf("%d change%s to %s", n, plural(n), plan.Proposal.Path)
+}
+
+// offer keeps a proposal for the code actions of its file and waits for
+// the user's choice, or the apply timeout.
+func (s *Server) offer(ctx context.Context, plan EditPlan) (tools.Outcome, error) {
+	o := &offered{
+		id:   strconv.FormatInt(offerSeq.Add(1), 10),
+		uri:  PathToURI(plan.Proposal.Abs),
+		plan: plan,
+		done: make(chan tools.Outcome, 1),
+	}
+	s.mu.Lock()
+	s.pending[o.id] = o
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, o.id)
+		s.mu.Unlock()
+	}()
+	s.showMessage(msgInfo, "Reika proposes %s: open the code actions on %s to apply it, one hunk of it, or reject it",
+		changeLabel(plan), plan.Proposal.Path)
+	select {
+	case out := <-o.done:
+		return out, nil
+	case <-ctx.Done():
+		return tools.Outcome{Reason: "the run was cancelled before the user chose"}, nil
+	case <-time.After(s.opts.ApplyTimeout):
+		return tools.Outcome{Reason: "the user did not apply it in time"}, nil
+	}
+}
+
+// answerOffer records the user's choice on an offered proposal.
+func (s *Server) answerOffer(id string, out tools.Outcome) error {
+	s.mu.Lock()
+	o := s.pending[id]
+	s.mu.Unlock()
+	if o == nil {
+		return fmt.Errorf("Reika's proposal %s is no longer waiting", id)
+	}
+	select {
+	case o.done <- out:
+	default:
+	}
+	return nil
+}

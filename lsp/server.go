@@ -1,0 +1,294 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// Options configure a server.
+type Options struct {
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// HTTPClient, when set, carries every request to the engine (tests).
+	HTTPClient *http.Client
+	// StateDir is where transcripts are kept; "" means the user's state
+	// directory.
+	StateDir string
+	// ClientTimeout bounds a request the server sends to the client;
+	// ApplyTimeout bounds workspace/applyEdit and showMessageRequest, which
+	// may wait for the user. Zero values take 10s and 5m.
+	ClientTimeout, ApplyTimeout time.Duration
+	// Log receives the server's own log lines; nil means stderr.
+	Log io.Writer
+}
+
+// Serve speaks LSP on rwc until the client exits or ctx is cancelled.
+// Every goroutine it starts is stopped before it returns.
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.ClientTimeout <= 0 {
+		opts.ClientTimeout = 10 * time.Second
+	}
+	if opts.ApplyTimeout <= 0 {
+		opts.ApplyTimeout = 5 * time.Minute
+	}
+	if opts.Log == nil {
+		opts.Log = os.Stderr
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := newServer(ctx, opts)
+	s.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	s.conn.Go(ctx, s.handle)
+	select {
+	case <-s.conn.Done():
+	case <-ctx.Done():
+		s.conn.Close()
+		<-s.conn.Done()
+	case <-s.exited:
+		s.conn.Close()
+		<-s.conn.Done()
+	}
+	cancel()
+	s.wg.Wait()
+	s.closeSession()
+	if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) && !isClosed(err) && !s.exitRequested() {
+		return err
+	}
+	return nil
+}
+
+func isClosed(err error) bool {
+	return strings.Contains(err.Error(), "use of closed") || strings.Contains(err.Error(), "closed pipe")
+}
+
+// Server is one connection's state.
+type Server struct {
+	opts Options
+	ctx  context.Context // the connection's: cancelled when it ends
+	conn jsonrpc2.Conn
+	log  *log.Logger
+	wg   sync.WaitGroup // goroutines the server started
+
+	docs *Documents
+
+	mu       sync.Mutex
+	state    serverState
+	client   clientCaps
+	folders  []string
+	editor   map[string]any // the editor's settings, as last sent
+	inflight map[string]context.CancelFunc
+	exited   chan struct{}
+	exitOnce sync.Once
+	sess     *session   // the agent session, nil until the first need
+	sessMu   sync.Mutex // held while a session is being built
+	run      *activeRun // the run under way, nil when none
+	pending  map[string]*offered
+}
+
+type serverState int
+
+const (
+	stateNew serverState = iota
+	stateInitialized
+	stateShutdown
+)
+
+func newServer(ctx context.Context, opts Options) *Server {
+	return &Server{
+		opts:     opts,
+		ctx:      ctx,
+		log:      log.New(opts.Log, "reika-lsp: ", log.LstdFlags),
+		docs:     NewDocuments(),
+		inflight: map[string]context.CancelFunc{},
+		exited:   make(chan struct{}),
+		pending:  map[string]*offered{},
+	}
+}
+
+func (s *Server) exitRequested() bool {
+	select {
+	case <-s.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// handle dispatches one message. It returns at once: work that waits on
+// the engine or the user runs in goroutines the connection owns, and
+// replies when done, so no message ever waits behind another.
+func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	_, isCall := req.(*jsonrpc2.Call)
+	method := req.Method()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("internal error in %s: %v", method, r)
+			if isCall {
+				reply(ctx, nil, fmt.Errorf("%w: internal error in reika-lsp: %v", jsonrpc2.ErrInternal, r))
+			}
+		}
+	}()
+
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	switch {
+	case method == "exit":
+		s.exitOnce.Do(func() { close(s.exited) })
+		return nil
+	case state == stateNew && method != "initialize":
+		if isCall {
+			return reply(ctx, nil, fmt.Errorf("%w: the server is not initialized", jsonrpc2.ErrServerNotInitialized))
+		}
+		return nil
+	case state == stateShutdown && method != "exit":
+		if isCall {
+			return reply(ctx, nil, fmt.Errorf("%w: the server is shutting down", jsonrpc2.ErrInvalidRequest))
+		}
+		return nil
+	}
+
+	h, ok := handlers[method]
+	if !ok {
+		if isCall {
+			return reply(ctx, nil, fmt.Errorf("%w: %s", jsonrpc2.ErrMethodNotFound, method))
+		}
+		return nil // an unknown notification is ignored, as the spec asks
+	}
+	result, err := h(s, ctx, req, reply)
+	if errors.Is(err, errLater) {
+		return nil // the handler replies from its goroutine
+	}
+	if isCall {
+		return reply(ctx, result, err)
+	}
+	if err != nil {
+		s.log.Printf("%s: %v", method, err)
+	}
+	return nil
+}
+
+// errLater tells handle that a handler will reply itself.
+var errLater = errors.New("reply later")
+
+// handler serves one method; it returns errLater when it will reply from
+// a goroutine.
+type handler func(s *Server, ctx context.Context, req jsonrpc2.Request, reply jsonrpc2.Replier) (any, error)
+
+var handlers map[string]handler
+
+func init() {
+	handlers = map[string]handler{
+		"initialize":                          (*Server).initialize,
+		"initialized":                         (*Server).initialized,
+		"shutdown":                            (*Server).shutdown,
+		"$/cancelRequest":                     (*Server).cancelRequest,
+		"$/setTrace":                          ignore,
+		"$/logTrace":                          ignore,
+		"textDocument/didOpen":                (*Server).didOpen,
+		"textDocument/didChange":              (*Server).didChange,
+		"textDocument/didClose":               (*Server).didClose,
+		"textDocument/didSave":                (*Server).didSave,
+		"textDocument/codeAction":             (*Server).codeAction,
+		"codeAction/resolve":                  (*Server).codeActionResolve,
+		"workspace/executeCommand":            (*Server).executeCommand,
+		"workspace/didChangeConfiguration":    (*Server).didChangeConfiguration,
+		"workspace/didChangeWorkspaceFolders": (*Server).didChangeWorkspaceFolders,
+		"window/workDoneProgress/cancel":      (*Server).progressCancel,
+	}
+}
+
+func ignore(*Server, context.Context, jsonrpc2.Request, jsonrpc2.Replier) (any, error) {
+	return nil, nil
+}
+
+// decode reads a request's params.
+func decode(req jsonrpc2.Request, v any) error {
+	if len(req.Params()) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(req.Params(), v); err != nil {
+		return fmt.Errorf("%w: %s: %v", jsonrpc2.ErrInvalidParams, req.Method(), err)
+	}
+	return nil
+}
+
+// idKey names a request id the same way whether it came as a request's id
+// or inside $/cancelRequest's params (where go.lsp.dev drops numbers).
+func idKey(raw string) string {
+	return strings.Trim(strings.TrimSpace(raw), `"`)
+}
+
+// later runs f in a goroutine the connection owns, with a context that
+// $/cancelRequest for this call cancels; f's result is the reply.
+func (s *Server) later(req jsonrpc2.Request, reply jsonrpc2.Replier, f func(ctx context.Context) (any, error)) (any, error) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	key := ""
+	if call, ok := req.(*jsonrpc2.Call); ok {
+		key = idKey(fmt.Sprint(call.ID()))
+		s.mu.Lock()
+		s.inflight[key] = cancel
+		s.mu.Unlock()
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		res, err := f(ctx)
+		if key != "" {
+			s.mu.Lock()
+			delete(s.inflight, key)
+			s.mu.Unlock()
+		}
+		if ctx.Err() != nil && err == nil && s.ctx.Err() == nil {
+			err = fmt.Errorf("%w: cancelled", jsonrpc2.ErrRequestCancelled)
+		}
+		reply(s.ctx, res, err)
+	}()
+	return nil, errLater
+}
+
+// cancelRequest cancels a request the server is still working on.
+// go.lsp.dev's own cancellation drops numeric ids, which VS Code and
+// Neovim send: this one reads the id itself.
+func (s *Server) cancelRequest(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	key := idKey(string(p.ID))
+	s.mu.Lock()
+	cancel := s.inflight[key]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	// A cancelled ask stops the run it started.
+	s.cancelRunFor(key)
+	return nil, nil
+}
+
+// go runs f in a goroutine the connection owns.
+func (s *Server) goOwned(f func(ctx context.Context)) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		f(s.ctx)
+	}()
+}

@@ -1,0 +1,90 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+func (s *Server) didOpen(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
+	var p struct {
+		TextDocument struct {
+			URI        protocol.DocumentURI `json:"uri"`
+			LanguageID string               `json:"languageId"`
+			Version    int32                `json:"version"`
+			Text       string               `json:"text"`
+		} `json:"textDocument"`
+	}
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	d := p.TextDocument
+	if err := s.docs.DidOpen(d.URI, d.LanguageID, d.Version, d.Text); err != nil {
+		s.logMessage(msgWarning, "Reika does not keep %s: %v", d.URI, err)
+	}
+	return nil, nil
+}
+
+// didChange applies incremental changes. The changes are decoded here,
+// not by go.lsp.dev, which cannot tell a whole-document change from an
+// edit at 0:0.
+func (s *Server) didChange(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
+	var p struct {
+		TextDocument struct {
+			URI     protocol.DocumentURI `json:"uri"`
+			Version int32                `json:"version"`
+		} `json:"textDocument"`
+		ContentChanges json.RawMessage `json:"contentChanges"`
+	}
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	changes, err := DecodeChanges(p.ContentChanges)
+	if err == nil {
+		err = s.docs.DidChange(p.TextDocument.URI, p.TextDocument.Version, changes, s.encoding())
+	}
+	if err != nil {
+		// The document is no longer in step: drop it, so that tools read
+		// the disk rather than a wrong text, and say so.
+		s.docs.DidClose(p.TextDocument.URI)
+		s.logMessage(msgWarning, "Reika lost track of %s (%v); it reads the file from disk until the editor opens it again", p.TextDocument.URI, err)
+	}
+	return nil, nil
+}
+
+func (s *Server) didClose(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
+	var p struct {
+		TextDocument struct {
+			URI protocol.DocumentURI `json:"uri"`
+		} `json:"textDocument"`
+	}
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	s.docs.DidClose(p.TextDocument.URI)
+	return nil, nil
+}
+
+// didSave notices the user saving the recap document: the edit replaces
+// the recap on the next request.
+func (s *Server) didSave(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
+	var p struct {
+		TextDocument struct {
+			URI protocol.DocumentURI `json:"uri"`
+		} `json:"textDocument"`
+	}
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	s.recapSaved(p.TextDocument.URI)
+	return nil, nil
+}
+
+// encoding is the negotiated position encoding.
+func (s *Server) encoding() Encoding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.client.encoding
+}
