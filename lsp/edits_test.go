@@ -7,10 +7,80 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
 
 	"github.com/reika-lsp/reika/agent/tools"
 )
+
+// These tests convert positions with small functions of their own, so
+// they do not depend on the server's Mapper: edPos16/edOff16 count UTF-16
+// code units, edPos8/edOff8 bytes. Lines end at "\n" (a "\r" before it
+// belongs to the line break, not to the line).
+
+func edPos16(text string, off int) protocol.Position {
+	start := strings.LastIndexByte(text[:off], '\n') + 1
+	units := 0
+	for _, r := range text[start:off] {
+		units += utf16.RuneLen(r)
+	}
+	return protocol.Position{Line: uint32(strings.Count(text[:off], "\n")), Character: uint32(units)}
+}
+
+func edOff16(text string, p protocol.Position) (int, error) {
+	start, err := edLineStart(text, p.Line)
+	if err != nil {
+		return 0, err
+	}
+	line := text[start:nextLineStart(text, start)]
+	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+	units, i := 0, 0
+	for units < int(p.Character) {
+		if i >= len(line) {
+			return 0, fmt.Errorf("position %d:%d is past the end of its line", p.Line, p.Character)
+		}
+		r, size := utf8.DecodeRuneInString(line[i:])
+		units += utf16.RuneLen(r)
+		i += size
+	}
+	if units != int(p.Character) {
+		return 0, fmt.Errorf("position %d:%d splits a surrogate pair", p.Line, p.Character)
+	}
+	return start + i, nil
+}
+
+func edPos8(text string, off int) protocol.Position {
+	start := strings.LastIndexByte(text[:off], '\n') + 1
+	return protocol.Position{Line: uint32(strings.Count(text[:off], "\n")), Character: uint32(off - start)}
+}
+
+func edOff8(text string, p protocol.Position) (int, error) {
+	start, err := edLineStart(text, p.Line)
+	if err != nil {
+		return 0, err
+	}
+	line := strings.TrimSuffix(strings.TrimSuffix(text[start:nextLineStart(text, start)], "\n"), "\r")
+	if int(p.Character) > len(line) {
+		return 0, fmt.Errorf("position %d:%d is past the end of its line", p.Line, p.Character)
+	}
+	return start + int(p.Character), nil
+}
+
+func edLineStart(text string, line uint32) (int, error) {
+	at := 0
+	for range line {
+		j := strings.IndexByte(text[at:], '\n')
+		if j < 0 {
+			return 0, fmt.Errorf("line %d is past the end of the text", line)
+		}
+		at += j + 1
+	}
+	return at, nil
+}
+
+func edURI(abs string) protocol.DocumentURI { return protocol.DocumentURI("file://" + abs) }
 
 // edSub is one change the agent makes: the only occurrence of From becomes
 // To.
@@ -326,6 +396,15 @@ func TestPlanEditReanchor(t *testing.T) {
 			if got := plan.Result(); got != want {
 				t.Errorf("PlanEdit(changed).Result() = %q, want %q", got, want)
 			}
+			// The workspace edit, applied the way a UTF-16 client does,
+			// gives the same text.
+			w, err := BuildWorkspaceEdit([]EditPlan{plan}, edURI, edPos16, EditOptions{DocumentChanges: true})
+			if err != nil {
+				t.Fatalf("BuildWorkspaceEdit = %v", err)
+			}
+			if err := VerifyWorkspaceEdit(w, []EditPlan{plan}, edURI, edOff16); err != nil {
+				t.Errorf("VerifyWorkspaceEdit = %v", err)
+			}
 		})
 	}
 }
@@ -441,7 +520,8 @@ func TestPlanEditWidensSplitHunks(t *testing.T) {
 // must succeed and give the file with both the user's edits and the
 // agent's hunks. With the user's edits anywhere, on any file, the plan may
 // refuse, but what it gives must keep every marker: the user's text is
-// never lost.
+// never lost. Either way the workspace edit, applied the way a UTF-16
+// client does, gives what the plan says.
 func FuzzPlanEdit(f *testing.F) {
 	for i := range 12 {
 		f.Add(uint64(i), uint64(i*31+7), i%3 == 0)
@@ -487,6 +567,13 @@ func FuzzPlanEdit(f *testing.F) {
 		}
 		if cur == old && got != p.New {
 			t.Fatalf("PlanEdit(unchanged %q, hunks %+v).Result() = %q, want p.New %q", old, p.Hunks, got, p.New)
+		}
+		w, err := BuildWorkspaceEdit([]EditPlan{plan}, edURI, edPos16, EditOptions{DocumentChanges: true, Annotations: true})
+		if err != nil {
+			t.Fatalf("BuildWorkspaceEdit = %v", err)
+		}
+		if err := VerifyWorkspaceEdit(w, []EditPlan{plan}, edURI, edOff16); err != nil {
+			t.Fatalf("VerifyWorkspaceEdit(old %q, hunks %+v, user %+v) = %v", old, p.Hunks, user, err)
 		}
 	})
 }
