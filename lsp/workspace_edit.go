@@ -1,0 +1,370 @@
+package lsp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/reika-lsp/reika/agent/tools"
+)
+
+// The workspace edit of LSP 3.16, as Reika sends it. go.lsp.dev/protocol
+// v0.12.0 holds only plain text edits in documentChanges (ENGINES.md,
+// defect 6), so annotated edits and file creation have their own structs
+// here, sent with a raw workspace/applyEdit call.
+
+// WorkspaceEdit is either DocumentChanges (versioned edits, file
+// creation, change annotations) or, for clients without them, Changes.
+type WorkspaceEdit struct {
+	Changes           map[protocol.DocumentURI][]TextEdit `json:"changes,omitempty"`
+	DocumentChanges   []DocumentChange                    `json:"documentChanges,omitempty"`
+	ChangeAnnotations map[string]ChangeAnnotation         `json:"changeAnnotations,omitempty"`
+}
+
+// Empty reports whether the edit changes nothing.
+func (w WorkspaceEdit) Empty() bool { return len(w.Changes) == 0 && len(w.DocumentChanges) == 0 }
+
+// DocumentChange is one entry of documentChanges: a TextDocumentEdit or a
+// CreateFile, whichever is set.
+type DocumentChange struct {
+	TextDocumentEdit *TextDocumentEdit
+	CreateFile       *CreateFile
+}
+
+// MarshalJSON writes the entry that is set.
+func (c DocumentChange) MarshalJSON() ([]byte, error) {
+	switch {
+	case c.TextDocumentEdit != nil && c.CreateFile == nil:
+		return json.Marshal(c.TextDocumentEdit)
+	case c.CreateFile != nil && c.TextDocumentEdit == nil:
+		return json.Marshal(c.CreateFile)
+	}
+	return nil, errors.New("a document change must be exactly one of a text document edit and a file creation")
+}
+
+// UnmarshalJSON reads a text document edit, or a file creation when the
+// entry's kind is "create".
+func (c *DocumentChange) UnmarshalJSON(data []byte) error {
+	var probe struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return err
+	}
+	*c = DocumentChange{}
+	switch probe.Kind {
+	case "":
+		c.TextDocumentEdit = new(TextDocumentEdit)
+		return json.Unmarshal(data, c.TextDocumentEdit)
+	case "create":
+		c.CreateFile = new(CreateFile)
+		return json.Unmarshal(data, c.CreateFile)
+	}
+	return fmt.Errorf("unsupported document change kind %q", probe.Kind)
+}
+
+// TextDocumentEdit is the edits to one document at one version.
+type TextDocumentEdit struct {
+	TextDocument VersionedDocument `json:"textDocument"`
+	Edits        []TextEdit        `json:"edits"`
+}
+
+// VersionedDocument names a document and the version the edits were made
+// against; Version is nil (null) for a file that is not open, whose text
+// on disk is the reference.
+type VersionedDocument struct {
+	URI     protocol.DocumentURI `json:"uri"`
+	Version *int32               `json:"version"`
+}
+
+// TextEdit replaces Range with NewText; with an AnnotationID it is an
+// AnnotatedTextEdit.
+type TextEdit struct {
+	Range        protocol.Range `json:"range"`
+	NewText      string         `json:"newText"`
+	AnnotationID string         `json:"annotationId,omitempty"`
+}
+
+// CreateFile creates an empty file; Reika never overwrites one.
+type CreateFile struct {
+	Kind         string               `json:"kind"` // "create"
+	URI          protocol.DocumentURI `json:"uri"`
+	Options      *CreateFileOptions   `json:"options,omitempty"`
+	AnnotationID string               `json:"annotationId,omitempty"`
+}
+
+// CreateFileOptions are written out in full: false is what Reika means.
+type CreateFileOptions struct {
+	Overwrite      bool `json:"overwrite"`
+	IgnoreIfExists bool `json:"ignoreIfExists"`
+}
+
+// ChangeAnnotation describes a group of changes; with NeedsConfirmation
+// the client asks the user before applying them.
+type ChangeAnnotation struct {
+	Label             string `json:"label"`
+	NeedsConfirmation bool   `json:"needsConfirmation"`
+	Description       string `json:"description,omitempty"`
+}
+
+// ApplyWorkspaceEditParams are the params of workspace/applyEdit.
+type ApplyWorkspaceEditParams struct {
+	Label string        `json:"label,omitempty"`
+	Edit  WorkspaceEdit `json:"edit"`
+}
+
+// ApplyWorkspaceEditResult is the client's answer to workspace/applyEdit.
+type ApplyWorkspaceEditResult struct {
+	Applied       bool   `json:"applied"`
+	FailureReason string `json:"failureReason,omitempty"`
+	// FailedChange is the index in documentChanges of the change that
+	// failed, when the client says.
+	FailedChange *uint32 `json:"failedChange,omitempty"`
+}
+
+// EditOptions are what the client supports, and how to describe the edit.
+type EditOptions struct {
+	// DocumentChanges: workspace.workspaceEdit.documentChanges. Without
+	// it the edit is the plain changes map, unversioned.
+	DocumentChanges bool
+	// Annotations: workspace.workspaceEdit.changeAnnotationSupport. Every
+	// edit and creation then carries an annotation that needs the user's
+	// confirmation.
+	Annotations bool
+	// ResourceCreate: "create" in workspace.workspaceEdit.resourceOperations.
+	ResourceCreate bool
+	// Label says what the agent was asked; it becomes each annotation's
+	// description.
+	Label string
+}
+
+// BuildWorkspaceEdit turns plans into one workspace edit: per file, a
+// TextDocumentEdit at the version the plan was made against (null for a
+// file that is not open), one edit per hunk, in document order; a new file
+// is a CreateFile followed by the insertion of its text. uriOf names a
+// file by its absolute path; pos converts a byte offset of a text to a
+// position in the negotiated encoding. Plans that change nothing are left
+// out. A new file for a client that cannot create files, and two plans for
+// one file, are errors.
+func BuildWorkspaceEdit(plans []EditPlan, uriOf func(abs string) protocol.DocumentURI, pos func(text string, offset int) protocol.Position, opt EditOptions) (WorkspaceEdit, error) {
+	return buildEdit(plans, uriOf, pos, opt, planLabel)
+}
+
+// HunkWorkspaceEdit is the workspace edit for hunk index (0-based, as
+// HunkEdit.Index) of plan alone, for an "apply hunk" code action. Once it
+// is applied, plan the rest with AfterHunk.
+func HunkWorkspaceEdit(plan EditPlan, index int, uriOf func(abs string) protocol.DocumentURI, pos func(text string, offset int) protocol.Position, opt EditOptions) (WorkspaceEdit, error) {
+	for _, h := range plan.Hunks {
+		if h.Index != index {
+			continue
+		}
+		one := plan
+		one.Hunks = []HunkEdit{h}
+		return buildEdit([]EditPlan{one}, uriOf, pos, opt, func(p EditPlan) string {
+			if p.Creates() {
+				return planLabel(p)
+			}
+			return fmt.Sprintf("Reika: change %d of %d to %s", index+1, max(len(p.Proposal.Hunks), 1), displayName(p.Proposal))
+		})
+	}
+	return WorkspaceEdit{}, fmt.Errorf("%s has no hunk %d that changes anything", displayName(plan.Proposal), index+1)
+}
+
+// AfterHunk returns p as it stands once its hunk index (0-based) is
+// applied: Old includes that hunk, and the other hunks follow it. An index
+// outside p's hunks returns p unchanged.
+func AfterHunk(p tools.Proposal, index int) tools.Proposal {
+	if index < 0 || index >= len(p.Hunks) {
+		return p
+	}
+	h := p.Hunks[index]
+	shift := len(h.Text) - (h.OldEnd - h.OldStart)
+	q := p
+	q.Old = p.Old[:h.OldStart] + h.Text + p.Old[h.OldEnd:]
+	q.Hunks = make([]tools.Hunk, 0, len(p.Hunks)-1)
+	for i, o := range p.Hunks {
+		switch {
+		case i == index:
+			continue
+		case i > index:
+			o.OldStart += shift
+			o.OldEnd += shift
+		}
+		q.Hunks = append(q.Hunks, o)
+	}
+	return q
+}
+
+func buildEdit(plans []EditPlan, uriOf func(abs string) protocol.DocumentURI, pos func(text string, offset int) protocol.Position, opt EditOptions, label func(EditPlan) string) (WorkspaceEdit, error) {
+	var w WorkspaceEdit
+	annotate := opt.Annotations && opt.DocumentChanges
+	seen := map[protocol.DocumentURI]bool{}
+	for _, p := range plans {
+		if p.Empty() {
+			continue
+		}
+		name := displayName(p.Proposal)
+		uri := uriOf(p.Proposal.Abs)
+		if seen[uri] {
+			return WorkspaceEdit{}, fmt.Errorf("two proposals for %s in one workspace edit: plan the second after the first is applied", name)
+		}
+		seen[uri] = true
+		if p.Creates() && !(opt.DocumentChanges && opt.ResourceCreate) {
+			return WorkspaceEdit{}, fmt.Errorf("this editor cannot create files through the language server (its workspace edits have no create operation), so %s was not created; nothing was applied: create the file, then ask again", name)
+		}
+		id := ""
+		if annotate {
+			id = "reika:" + name
+			if w.ChangeAnnotations == nil {
+				w.ChangeAnnotations = map[string]ChangeAnnotation{}
+			}
+			w.ChangeAnnotations[id] = ChangeAnnotation{Label: label(p), NeedsConfirmation: true, Description: annotationDescription(p, opt.Label)}
+		}
+		edits := make([]TextEdit, 0, len(p.Hunks))
+		text := p.Current.Text
+		for _, h := range p.Hunks {
+			edits = append(edits, TextEdit{
+				Range:        protocol.Range{Start: pos(text, h.OldStart), End: pos(text, h.OldEnd)},
+				NewText:      h.Text,
+				AnnotationID: id,
+			})
+		}
+		if !opt.DocumentChanges {
+			if w.Changes == nil {
+				w.Changes = map[protocol.DocumentURI][]TextEdit{}
+			}
+			w.Changes[uri] = edits
+			continue
+		}
+		if p.Creates() {
+			w.DocumentChanges = append(w.DocumentChanges, DocumentChange{CreateFile: &CreateFile{
+				Kind: "create", URI: uri, Options: &CreateFileOptions{}, AnnotationID: id,
+			}})
+		}
+		if len(edits) == 0 {
+			continue
+		}
+		doc := VersionedDocument{URI: uri}
+		if p.Current.Open && !p.Creates() {
+			v := p.Current.Version
+			doc.Version = &v
+		}
+		w.DocumentChanges = append(w.DocumentChanges, DocumentChange{TextDocumentEdit: &TextDocumentEdit{TextDocument: doc, Edits: edits}})
+	}
+	return w, nil
+}
+
+// planLabel says what a plan proposes: "Reika: 2 changes to main.go".
+func planLabel(p EditPlan) string {
+	name := displayName(p.Proposal)
+	if p.Creates() {
+		return "Reika: create " + name
+	}
+	if n := len(p.Hunks); n != 1 {
+		return fmt.Sprintf("Reika: %d changes to %s", n, name)
+	}
+	return "Reika: 1 change to " + name
+}
+
+// annotationDescription says what the agent was asked, and whether the
+// hunks were moved to fit the user's own edits.
+func annotationDescription(p EditPlan, asked string) string {
+	var parts []string
+	if asked != "" {
+		parts = append(parts, asked)
+	}
+	if p.Reanchored {
+		parts = append(parts, "placed around your edits made since the agent read the file")
+	}
+	if len(parts) == 0 {
+		return "proposed by the agent; review before applying"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ApplyEdits applies one document's edits to text the way a client does:
+// all against the same text, inserts at one position in their order. It
+// fails on overlapping edits and on positions offset cannot place. offset
+// converts a position of text back to a byte offset.
+func ApplyEdits(text string, edits []TextEdit, offset func(text string, pos protocol.Position) (int, error)) (string, error) {
+	type span struct{ s, e, i int }
+	spans := make([]span, len(edits))
+	for i, e := range edits {
+		s, err := offset(text, e.Range.Start)
+		if err != nil {
+			return "", fmt.Errorf("edit %d: start: %w", i, err)
+		}
+		end, err := offset(text, e.Range.End)
+		if err != nil {
+			return "", fmt.Errorf("edit %d: end: %w", i, err)
+		}
+		if end < s {
+			return "", fmt.Errorf("edit %d ends before it starts", i)
+		}
+		spans[i] = span{s, end, i}
+	}
+	sort.SliceStable(spans, func(a, b int) bool {
+		if spans[a].s != spans[b].s {
+			return spans[a].s < spans[b].s
+		}
+		return spans[a].e < spans[b].e
+	})
+	var b strings.Builder
+	at := 0
+	for _, sp := range spans {
+		if sp.s < at {
+			return "", fmt.Errorf("edit %d overlaps another", sp.i)
+		}
+		b.WriteString(text[at:sp.s])
+		b.WriteString(edits[sp.i].NewText)
+		at = sp.e
+	}
+	b.WriteString(text[at:])
+	return b.String(), nil
+}
+
+// VerifyWorkspaceEdit checks that w, applied to each plan's current text,
+// gives each plan's Result, at the right version, creating the files the
+// plans create: the server's check before it sends w. uriOf and offset are
+// those w was built with.
+func VerifyWorkspaceEdit(w WorkspaceEdit, plans []EditPlan, uriOf func(abs string) protocol.DocumentURI, offset func(text string, pos protocol.Position) (int, error)) error {
+	for _, p := range plans {
+		if p.Empty() {
+			continue
+		}
+		name := displayName(p.Proposal)
+		uri := uriOf(p.Proposal.Abs)
+		var edits []TextEdit
+		created := false
+		if w.DocumentChanges == nil {
+			edits = w.Changes[uri]
+		}
+		for _, c := range w.DocumentChanges {
+			switch {
+			case c.CreateFile != nil && c.CreateFile.URI == uri:
+				created = true
+			case c.TextDocumentEdit != nil && c.TextDocumentEdit.TextDocument.URI == uri:
+				d := c.TextDocumentEdit.TextDocument
+				if want := p.Current.Open && !p.Creates(); (d.Version != nil) != want || want && *d.Version != p.Current.Version {
+					return fmt.Errorf("the workspace edit for %s has the wrong document version", name)
+				}
+				edits = append(edits, c.TextDocumentEdit.Edits...)
+			}
+		}
+		if created != p.Creates() {
+			return fmt.Errorf("the workspace edit for %s should create it only when the plan does (creates: %v, plan: %v)", name, created, p.Creates())
+		}
+		got, err := ApplyEdits(p.Current.Text, edits, offset)
+		if err != nil {
+			return fmt.Errorf("the workspace edit for %s does not apply: %w", name, err)
+		}
+		if want := p.Result(); got != want {
+			return fmt.Errorf("the workspace edit for %s gives %d bytes that differ from the planned %d", name, len(got), len(want))
+		}
+	}
+	return nil
+}
