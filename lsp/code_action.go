@@ -149,7 +149,7 @@ func (s *Server) offerActions(o *offered, name string, literal bool) []any {
 	}
 	if len(o.plan.Hunks) > 1 {
 		for i := range o.plan.Hunks {
-			if one, err := BuildHunkEdit(o.plan, i, PathToURI, pos, opt); err == nil {
+			if one, err := HunkWorkspaceEdit(o.plan, o.plan.Hunks[i].Index, PathToURI, pos, opt); err == nil {
 				add(fmt.Sprintf("Reika: apply hunk %d of %d to %s", i+1, len(o.plan.Hunks), name), &one, CmdApplyHunk, map[string]any{"id": o.id, "hunk": i + 1})
 			}
 		}
