@@ -1,8 +1,10 @@
 package lsp
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -99,24 +101,52 @@ func NewMapper(text string, enc Encoding) *Mapper {
 // index computes the line starts, once.
 func (m *Mapper) index() {
 	m.once.Do(func() {
-		t := m.text
-		starts := make([]int, 1, 1+len(t)/32)
-		ascii := true
-		for i := 0; i < len(t); i++ {
-			switch c := t[i]; {
-			case c == '\n':
-				starts = append(starts, i+1)
-			case c == '\r':
-				if i+1 < len(t) && t[i+1] == '\n' {
-					i++
-				}
-				starts = append(starts, i+1)
-			case c >= utf8.RuneSelf:
-				ascii = false
-			}
-		}
-		m.starts, m.ascii = starts, ascii
+		m.starts, m.ascii = lineStarts(m.text), isASCII(m.text)
 	})
+}
+
+// lineStarts returns the offsets at which the lines of t start.
+func lineStarts(t string) []int {
+	starts := make([]int, 1, 1+len(t)/32)
+	if strings.IndexByte(t, '\r') < 0 {
+		// The common case, LF only: IndexByte is much faster than a loop.
+		for i := 0; ; {
+			j := strings.IndexByte(t[i:], '\n')
+			if j < 0 {
+				return starts
+			}
+			i += j + 1
+			starts = append(starts, i)
+		}
+	}
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '\n':
+			starts = append(starts, i+1)
+		case '\r':
+			if i+1 < len(t) && t[i+1] == '\n' {
+				i++
+			}
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// isASCII reports whether s has no byte ≥ 0x80, eight bytes at a time.
+func isASCII(s string) bool {
+	const high = 0x8080808080808080
+	for ; len(s) >= 8; s = s[8:] {
+		if binary.LittleEndian.Uint64([]byte(s[:8]))&high != 0 {
+			return false
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // line returns the byte offsets of the start of line i and of its end,

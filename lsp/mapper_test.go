@@ -67,12 +67,9 @@ func refRunes(content string, enc Encoding) []refRune {
 	return out
 }
 
-// refOffset is the model of Mapper.Offset.
-func refOffset(text string, p protocol.Position, enc Encoding) (int, bool) {
-	return refLineOffset(refSplit(text), len(text), p, enc)
-}
-
-func refLineOffset(lines []refLine, size int, p protocol.Position, enc Encoding) (int, bool) {
+// refOffset is the model of Mapper.Offset in a text of size bytes split
+// into lines.
+func refOffset(lines []refLine, size int, p protocol.Position, enc Encoding) (int, bool) {
 	switch {
 	case int64(p.Line) == int64(len(lines)) && p.Character == 0:
 		return size, true
@@ -369,7 +366,7 @@ func checkMapper(t *testing.T, text string, enc Encoding) {
 		for _, c := range chars {
 			p := pos(uint32(line), c)
 			got, err := m.Offset(p)
-			want, ok := refLineOffset(lines, len(text), p, enc)
+			want, ok := refOffset(lines, len(text), p, enc)
 			switch {
 			case !ok && err == nil:
 				t.Fatalf("Offset(%s) in %q (%v) = %d, want an error", fmtPos(p), text, enc, got)
