@@ -1,0 +1,207 @@
+package lsp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/reika-lsp/reika/agent/tools"
+)
+
+// maxDocumentSize is the largest document the store keeps. A bigger one
+// is refused: it is not source the agent can read in a window anyway.
+const maxDocumentSize = 32 << 20
+
+// Document is an open document as the editor has it.
+type Document struct {
+	// URI is the document's URI as the client spelt it at didOpen.
+	URI protocol.DocumentURI
+	// Path is the absolute path of a file: URI; "" for other schemes
+	// (untitled:, git:), which tools never see.
+	Path       string
+	LanguageID string
+	Version    int32
+	Text       string
+}
+
+// Change is one entry of didChange's contentChanges: the text that
+// replaces Range, or the whole document when Range is nil.
+type Change struct {
+	Range *protocol.Range
+	Text  string
+}
+
+// DecodeChanges decodes the contentChanges array of didChange's params.
+// It does not use protocol.TextDocumentContentChangeEvent, whose Range is
+// a value: there a full replacement (no "range" key) reads as an insertion
+// at 0:0. Here a change without "range" (or with "range": null) has a nil
+// Range. The deprecated "rangeLength" is ignored: the range is the truth.
+func DecodeChanges(raw json.RawMessage) ([]Change, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, fmt.Errorf("contentChanges is not an array: %.40q", raw)
+	}
+	var wire []struct {
+		Range *protocol.Range `json:"range"`
+		Text  *string         `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &wire); err != nil {
+		return nil, fmt.Errorf("decode contentChanges: %w", err)
+	}
+	changes := make([]Change, len(wire))
+	for i, w := range wire {
+		if w.Text == nil {
+			return nil, fmt.Errorf("contentChanges[%d] has no text", i)
+		}
+		changes[i] = Change{Range: w.Range, Text: *w.Text}
+	}
+	return changes, nil
+}
+
+// Documents holds the documents open in the editor, which the agent reads
+// before the disk. It is safe for concurrent use.
+//
+// A document is found by its URI; a file is also found by its path, so two
+// spellings of one file's URI ("%3A" or ":", "%7E" or "~") name one
+// document.
+type Documents struct {
+	mu   sync.RWMutex
+	docs map[string]*Document // by key
+}
+
+var _ tools.Buffers = (*Documents)(nil)
+
+// NewDocuments returns an empty store.
+func NewDocuments() *Documents {
+	return &Documents{docs: make(map[string]*Document)}
+}
+
+// key is where a document is stored: its path for a file, else its URI.
+func key(uri protocol.DocumentURI) (k, path string) {
+	if p, err := URIToPath(uri); err == nil {
+		return "path:" + p, p
+	}
+	return "uri:" + string(uri), ""
+}
+
+// checkText refuses a text the store will not keep.
+func checkText(uri protocol.DocumentURI, text string) error {
+	if len(text) > maxDocumentSize {
+		return fmt.Errorf("%s is too large to keep open (%d MiB, the limit is %d MiB): the agent will read it from disk", uri, len(text)>>20, maxDocumentSize>>20)
+	}
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		return fmt.Errorf("%s looks binary (a NUL byte at offset %d): the agent will not read it as an open document", uri, i)
+	}
+	return nil
+}
+
+// DidOpen records a document the editor opened (textDocument/didOpen). A
+// document already open is replaced: the client's text is the truth. A
+// document over 32 MiB or with a NUL byte is refused with an error, and
+// the store keeps nothing for its URI. A file: URI that does not parse is
+// kept with Path "", like any other scheme.
+func (d *Documents) DidOpen(uri protocol.DocumentURI, languageID string, version int32, text string) error {
+	k, path := key(uri)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := checkText(uri, text); err != nil {
+		delete(d.docs, k)
+		return err
+	}
+	d.docs[k] = &Document{URI: uri, Path: path, LanguageID: languageID, Version: version, Text: text}
+	return nil
+}
+
+// DidChange applies a didChange: changes in order, each against the text
+// the one before produced, positions read in enc. It is all or nothing:
+// a document that is not open, a version not after the current one, or a
+// range outside the text is an error that changes nothing. A batch that
+// leaves the text over 32 MiB or with a NUL byte is an error and the
+// document is dropped, as DidOpen would have refused it.
+func (d *Documents) DidChange(uri protocol.DocumentURI, version int32, changes []Change, enc Encoding) error {
+	k, _ := key(uri)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	doc, ok := d.docs[k]
+	if !ok {
+		return fmt.Errorf("change to %s, which is not open", uri)
+	}
+	if version <= doc.Version {
+		return fmt.Errorf("stale change to %s: version %d after %d", uri, version, doc.Version)
+	}
+	text := doc.Text
+	for i, c := range changes {
+		if c.Range == nil {
+			text = c.Text
+			continue
+		}
+		start, end, err := NewMapper(text, enc).OffsetRange(*c.Range)
+		if err != nil {
+			return fmt.Errorf("change %d of %d to %s (version %d): %w", i+1, len(changes), uri, version, err)
+		}
+		text = text[:start] + c.Text + text[end:]
+	}
+	if err := checkText(uri, text); err != nil {
+		delete(d.docs, k)
+		return err
+	}
+	doc.Version, doc.Text = version, text
+	return nil
+}
+
+// DidClose forgets a document the editor closed. Closing a document that
+// is not open does nothing.
+func (d *Documents) DidClose(uri protocol.DocumentURI) {
+	k, _ := key(uri)
+	d.mu.Lock()
+	delete(d.docs, k)
+	d.mu.Unlock()
+}
+
+// Get returns the open document at uri.
+func (d *Documents) Get(uri protocol.DocumentURI) (Document, bool) {
+	k, _ := key(uri)
+	return d.get(k)
+}
+
+// ByPath returns the open document of the file at the absolute path abs.
+func (d *Documents) ByPath(abs string) (Document, bool) {
+	if abs == "" {
+		return Document{}, false
+	}
+	return d.get("path:" + filepath.Clean(abs))
+}
+
+// Open gives the agent's tools the text and version of the open document
+// of the file at abs (tools.Buffers); false when it is not open.
+func (d *Documents) Open(abs string) (text string, version int32, ok bool) {
+	doc, ok := d.ByPath(abs)
+	return doc.Text, doc.Version, ok
+}
+
+func (d *Documents) get(k string) (Document, bool) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if doc, ok := d.docs[k]; ok {
+		return *doc, true
+	}
+	return Document{}, false
+}
+
+// All returns the open documents, sorted by URI.
+func (d *Documents) All() []Document {
+	d.mu.RLock()
+	all := make([]Document, 0, len(d.docs))
+	for _, doc := range d.docs {
+		all = append(all, *doc)
+	}
+	d.mu.RUnlock()
+	sort.Slice(all, func(i, j int) bool { return all[i].URI < all[j].URI })
+	return all
+}
