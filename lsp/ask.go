@@ -35,7 +35,7 @@ type activeRun struct {
 // ask while one runs gets a clear answer instead.
 func (s *Server) startAsk(key string, a askArgs) (any, error) {
 	if strings.TrimSpace(a.Instruction) == "" {
-		return nil, fmt.Errorf("reika.ask needs an instruction")
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask needs an instruction")
 	}
 	s.mu.Lock()
 	busy := s.run != nil

@@ -31,7 +31,7 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 			return nil
 		}
 		if err := json.Unmarshal(p.Arguments[0], v); err != nil {
-			return fmt.Errorf("%w: %s: %v", jsonrpc2.ErrInvalidParams, p.Command, err)
+			return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", p.Command, err)
 		}
 		return nil
 	}
@@ -82,7 +82,7 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 		}
 		return nil, s.answerOffer(a.ID, out)
 	}
-	return nil, fmt.Errorf("%w: unknown command %q", jsonrpc2.ErrInvalidParams, p.Command)
+	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 }
 
 // status returns the chip and the budget, and shows the chip.

@@ -138,7 +138,7 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		if r := recover(); r != nil {
 			s.log.Printf("internal error in %s: %v", method, r)
 			if isCall {
-				reply(ctx, nil, fmt.Errorf("%w: internal error in reika-lsp: %v", jsonrpc2.ErrInternal, r))
+				reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in reika-lsp: %v", r))
 			}
 		}
 	}()
@@ -152,12 +152,12 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		return nil
 	case state == stateNew && method != "initialize":
 		if isCall {
-			return reply(ctx, nil, fmt.Errorf("%w: the server is not initialized", jsonrpc2.ErrServerNotInitialized))
+			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "the server is not initialized"))
 		}
 		return nil
 	case state == stateShutdown && method != "exit":
 		if isCall {
-			return reply(ctx, nil, fmt.Errorf("%w: the server is shutting down", jsonrpc2.ErrInvalidRequest))
+			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is shutting down"))
 		}
 		return nil
 	}
@@ -165,7 +165,7 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	h, ok := handlers[method]
 	if !ok {
 		if isCall {
-			return reply(ctx, nil, fmt.Errorf("%w: %s", jsonrpc2.ErrMethodNotFound, method))
+			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "%s", method))
 		}
 		return nil // an unknown notification is ignored, as the spec asks
 	}
@@ -174,12 +174,34 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		return nil // the handler replies from its goroutine
 	}
 	if isCall {
-		return reply(ctx, result, err)
+		return reply(ctx, result, wireError(err))
 	}
 	if err != nil {
 		s.log.Printf("%s: %v", method, err)
 	}
 	return nil
+}
+
+// requestFailed is LSP's error code for a request that was well formed
+// but could not be carried out.
+const requestFailed jsonrpc2.Code = -32803
+
+// wireError gives an error its JSON-RPC code: go.lsp.dev sends a wrapped
+// *jsonrpc2.Error as it is, dropping the message around it, so every
+// error leaves here as an *Error with the full message.
+func wireError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *jsonrpc2.Error
+	if errors.As(err, &e) && e.Error() == err.Error() {
+		return e
+	}
+	code := requestFailed
+	if e != nil {
+		code = e.Code
+	}
+	return jsonrpc2.Errorf(code, "%s", err.Error())
 }
 
 // errLater tells handle that a handler will reply itself.
@@ -222,7 +244,7 @@ func decode(req jsonrpc2.Request, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(req.Params(), v); err != nil {
-		return fmt.Errorf("%w: %s: %v", jsonrpc2.ErrInvalidParams, req.Method(), err)
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", req.Method(), err)
 	}
 	return nil
 }
@@ -255,9 +277,9 @@ func (s *Server) later(req jsonrpc2.Request, reply jsonrpc2.Replier, f func(ctx 
 			s.mu.Unlock()
 		}
 		if ctx.Err() != nil && err == nil && s.ctx.Err() == nil {
-			err = fmt.Errorf("%w: cancelled", jsonrpc2.ErrRequestCancelled)
+			err = jsonrpc2.Errorf(requestCancelled, "cancelled")
 		}
-		reply(s.ctx, res, err)
+		reply(s.ctx, res, wireError(err))
 	}()
 	return nil, errLater
 }
@@ -292,3 +314,6 @@ func (s *Server) goOwned(f func(ctx context.Context)) {
 		f(s.ctx)
 	}()
 }
+
+// requestCancelled is LSP's error code for a request the client cancelled.
+const requestCancelled jsonrpc2.Code = -32800

@@ -1,5 +1,6 @@
 // Command reika-lsp is the Reika language server and its tools.
 //
+//	reika-lsp                         speak LSP on stdio (what an editor starts)
 //	reika-lsp check [--json]          diagnose the engine setup
 //	reika-lsp budget --window N       show how a window is divided
 //	reika-lsp sim --listen ADDR ...   run the simulated engine
@@ -32,6 +33,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"serve", "speak LSP on stdin and stdout (the default: what an editor starts)", runServe},
 		{"budget", "show how a context window is divided (--window N [--reserve G] [--json])", runBudget},
 		{"demo", "run a long agent session against the built-in simulated engine (no model needed)", runDemo},
 		{"replay", "replay recorded sessions through several context strategies on the simulated engine and compare them", runReplay},
@@ -42,8 +44,7 @@ func commands() []command {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		usage(stderr)
-		return 2
+		return runServe(ctx, nil, stdout, stderr)
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "--help" {
