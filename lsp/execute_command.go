@@ -184,8 +184,9 @@ func (s *Server) showRecap(ctx context.Context) (any, error) {
 func (s *Server) recapSaved(uri protocol.DocumentURI) {
 	s.mu.Lock()
 	sess := s.sess
+	mine := sess != nil && sess.recapURI != "" && string(uri) == sess.recapURI
 	s.mu.Unlock()
-	if sess == nil || sess.recapURI == "" || string(uri) != sess.recapURI {
+	if !mine {
 		return
 	}
 	text := ""

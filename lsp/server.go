@@ -150,6 +150,8 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	case method == "exit":
 		s.exitOnce.Do(func() { close(s.exited) })
 		return nil
+	case state != stateNew && method == "initialize":
+		return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is already initialized"))
 	case state == stateNew && method != "initialize":
 		if isCall {
 			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "the server is not initialized"))
