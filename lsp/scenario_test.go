@@ -312,8 +312,9 @@ type runner struct {
 	cancelAt  time.Time
 	generated map[string]bool
 	figure    func(string)
-	claimed   map[int]bool // cancelled engine requests already expected
-	lastRes   string
+	claimed   map[int]bool    // cancelled engine requests already expected
+	lastRes   string          // the last exec's result, normalized
+	lastRaw   json.RawMessage // and as it came
 	// since is where waits look from: the mark at the start of the last
 	// step that was not a wait or an expectation.
 	since int
@@ -353,10 +354,19 @@ func runScenario(t *testing.T, sc scenario, transport string, figure func(string
 			e.Note("> %s", s)
 		}
 		r.step(s)
+		switch strings.Fields(s)[0] {
+		case "open", "close", "save", "edit", "stale-change", "notify", "pick":
+			// What the step sent was a notification: let the server's
+			// answer to it land before the next step's line.
+			e.Sync()
+		}
 	}
 	for _, a := range r.async {
 		res, err := a.p.Wait(nil)
 		r.results[a.slot] = a.label + " → " + r.result(res, err)
+	}
+	if os.Getenv("LSPTEST_SERVERLOG") != "" {
+		t.Cleanup(func() { t.Logf("server log:\n%s", e.ServerLog()) })
 	}
 	return r.goldens(sc)
 }
@@ -376,8 +386,11 @@ func runScenario(t *testing.T, sc scenario, transport string, figure func(string
 //	cancel command|progress|request   reika.cancel, workDoneProgress/cancel,
 //	                               $/cancelRequest of the last async request
 //	wait run-end | wait line /re/ | wait progress KIND | wait streaming N
+//	                               (lines and results are matched normalized,
+//	                               as the goldens show them)
 //	expect cancelled               the engine saw its stream closed (timed)
 //	expect line /re/ | expect no-line /re/ | expect result /re/
+//	expect less KEY1 KEY2          in the last result, KEY1 < KEY2
 //	expect request N|last /re/     what was new in engine request N
 //	expect file PATH /re/ | expect transcript-file /re/
 //	shutdown                       shutdown and exit; Serve must return
@@ -498,6 +511,7 @@ func (r *runner) step(line string) {
 			return
 		}
 		res, err := p.Wait(nil)
+		r.lastRaw = res
 		r.lastRes = r.result(res, err)
 		r.results = append(r.results, line+" → "+r.lastRes)
 	case "notify":
@@ -550,7 +564,10 @@ func (r *runner) step(line string) {
 			e.WaitRunEnd(from)
 		case "line":
 			need(3)
-			e.WaitLine(from, regexArg(t, args[2]))
+			rx := regexp.MustCompile(regexArg(t, args[2]))
+			e.WaitFor("a line matching "+args[2], from, func(ev lsptest.Event) bool {
+				return ev.Method != "" && rx.MatchString(r.normalize(ev.Line))
+			})
 		case "progress":
 			need(3)
 			e.WaitProgress(from, args[2])
@@ -613,7 +630,7 @@ func (r *runner) expect(line string, args []string) {
 		rx := regexp.MustCompile(regexArg(t, args[1]))
 		found := false
 		for _, l := range e.Transcript() {
-			if rx.MatchString(l) && !strings.HasPrefix(l, "> ") {
+			if rx.MatchString(r.normalize(l)) && !strings.HasPrefix(l, "> ") {
 				found = true
 			}
 		}
@@ -624,6 +641,15 @@ func (r *runner) expect(line string, args []string) {
 		need(2)
 		if !regexp.MustCompile(regexArg(t, args[1])).MatchString(r.lastRes) {
 			t.Errorf("step %q: the last result is %s", line, r.lastRes)
+		}
+	case "less":
+		need(3)
+		var v map[string]any
+		json.Unmarshal(r.lastRaw, &v)
+		a, okA := v[args[1]].(float64)
+		b, okB := v[args[2]].(float64)
+		if !okA || !okB || a >= b {
+			t.Errorf("step %q: the last result is %s", line, r.lastRaw)
 		}
 	case "request":
 		need(3)
@@ -698,6 +724,16 @@ func (r *runner) result(res json.RawMessage, err error) string {
 	if err := json.Unmarshal(res, &v); err != nil {
 		return r.normalize(string(res))
 	}
+	var titled []struct {
+		Title string `json:"title"`
+	}
+	if json.Unmarshal(res, &titled) == nil && len(titled) > 0 && titled[0].Title != "" {
+		var ts []string
+		for _, x := range titled {
+			ts = append(ts, x.Title)
+		}
+		return fmt.Sprintf("%d actions: %s", len(ts), strings.Join(ts, " | "))
+	}
 	out, _ := json.Marshal(numbersOut(v))
 	return r.normalize(string(out))
 }
@@ -722,7 +758,7 @@ var (
 	chipRx    = regexp.MustCompile(`ctx [0-9.]+[kM]?(/[0-9.]+[kM]? \(\d+% of [0-9.]+[kM]?\))?`)
 	tokensRx  = regexp.MustCompile(`\d+ → \d+ tokens`)
 	bytesRx   = regexp.MustCompile(`\b\d+(-byte| bytes)\b`)
-	stampRx   = regexp.MustCompile(`\d{8}-\d{6}(-\d+)?`)
+	stampRx   = regexp.MustCompile(`\d{8}-\d{6}(-[0-9a-z]+)?`)
 	figuresRx = regexp.MustCompile(`shed at \d+, down to \d+; reserve \d+`)
 )
 

@@ -634,6 +634,18 @@ func (e *Editor) callTimeout(method string, params, result any, d time.Duration)
 	return e.Go(method, params).wait(result, d, false)
 }
 
+// Sync returns once the server has handled everything sent before it,
+// and everything it sent while doing so has been recorded: the server
+// handles notifications in order, so the answer to a request sent after
+// them (one it does not know, answered at once with MethodNotFound)
+// follows whatever they made it send.
+func (e *Editor) Sync() {
+	e.t.Helper()
+	if _, err := e.Call("reika-lsptest/sync", nil, nil); err == nil {
+		e.t.Fatalf("reika-lsptest/sync: the server answered a method it cannot know")
+	}
+}
+
 // Notify sends a notification.
 func (e *Editor) Notify(method string, params any) {
 	msg := map[string]any{"jsonrpc": "2.0", "method": method}
