@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -147,14 +148,15 @@ func sectionMap(fs []txtar.File) map[string]string {
 
 // scenario is a parsed txtar scenario.
 type scenario struct {
-	caps         lsptest.Caps
-	ctx          int
-	env          map[string]string
-	transports   []string
-	applyTimeout time.Duration
-	script       []sim.Turn
-	files        map[string]string
-	steps        []string
+	caps          lsptest.Caps
+	ctx           int
+	env           map[string]string
+	transports    []string
+	applyTimeout  time.Duration
+	clientTimeout time.Duration
+	script        []sim.Turn
+	files         map[string]string
+	steps         []string
 }
 
 func parseScenario(t *testing.T, ar *txtar.Archive) scenario {
@@ -189,6 +191,12 @@ func parseScenario(t *testing.T, ar *txtar.Archive) scenario {
 					sc.env[k] = v
 				case "transport":
 					sc.transports = strings.Fields(val)
+				case "client-timeout":
+					d, err := time.ParseDuration(val)
+					if err != nil {
+						t.Fatalf("config client-timeout: %v", err)
+					}
+					sc.clientTimeout = d
 				case "apply-timeout":
 					d, err := time.ParseDuration(val)
 					if err != nil {
@@ -326,16 +334,28 @@ type asyncCall struct {
 	label string
 	p     *lsptest.Pending
 	slot  int
+	done  *bool
+}
+
+// answer waits for an async request's answer and puts it in its place.
+func (r *runner) answer(a asyncCall) {
+	if *a.done {
+		return
+	}
+	*a.done = true
+	res, err := a.p.Wait(nil)
+	r.results[a.slot] = a.label + " → " + r.result(res, err)
 }
 
 func runScenario(t *testing.T, sc scenario, transport string, figure func(string)) []txtar.File {
 	t.Helper()
 	cfg := lsptest.Config{
-		Caps:         sc.caps,
-		Files:        sc.files,
-		Engine:       sim.Config{Ctx: sc.ctx, Script: sc.script},
-		Env:          sc.env,
-		ApplyTimeout: sc.applyTimeout,
+		Caps:          sc.caps,
+		Files:         sc.files,
+		Engine:        sim.Config{Ctx: sc.ctx, Script: sc.script},
+		Env:           sc.env,
+		ApplyTimeout:  sc.applyTimeout,
+		ClientTimeout: sc.clientTimeout,
 	}
 	switch transport {
 	case "pipe":
@@ -362,8 +382,7 @@ func runScenario(t *testing.T, sc scenario, transport string, figure func(string
 		}
 	}
 	for _, a := range r.async {
-		res, err := a.p.Wait(nil)
-		r.results[a.slot] = a.label + " → " + r.result(res, err)
+		r.answer(a)
 	}
 	if os.Getenv("LSPTEST_SERVERLOG") != "" {
 		t.Cleanup(func() { t.Logf("server log:\n%s", e.ServerLog()) })
@@ -382,10 +401,13 @@ func runScenario(t *testing.T, sc scenario, transport string, figure func(string
 //	exec CMD [JSON]                workspace/executeCommand, waiting for the answer
 //	exec-async CMD [JSON]          the same, answer collected at the end
 //	call METHOD JSON | notify METHOD JSON
-//	on-apply accept | refuse "why" | user-edit PATH "old" "new"
+//	on-apply accept | refuse "why" | ignore | user-edit PATH "old" "new"
+//	codeaction-churn PATH line=/re/   as VS Code: a request cancelled at
+//	                               once, then the same asked again
 //	cancel command|progress|request   reika.cancel, workDoneProgress/cancel,
 //	                               $/cancelRequest of the last async request
 //	wait run-end | wait line /re/ | wait progress KIND | wait streaming N
+//	wait answer                    the last async request's answer
 //	                               (lines and results are matched normalized,
 //	                               as the goldens show them)
 //	expect cancelled               the engine saw its stream closed (timed)
@@ -477,6 +499,30 @@ func (r *runner) step(line string) {
 			titles = append(titles, a.Title)
 		}
 		r.results = append(r.results, fmt.Sprintf("%s → %d actions: %s", line, len(titles), strings.Join(titles, " | ")))
+	case "codeaction-churn":
+		need(3)
+		path := r.path(args[1])
+		k, v, _ := strings.Cut(args[2], "=")
+		if k != "line" {
+			t.Fatalf("step %q: want line=/re/", line)
+		}
+		rng := e.FindLine(path, regexArg(t, v))
+		params := map[string]any{"textDocument": map[string]any{"uri": e.URI(path)}, "range": rng,
+			"context": map[string]any{"diagnostics": []any{}, "triggerKind": 2}}
+		first := e.Go("textDocument/codeAction", params)
+		e.CancelRequest(first)
+		second := e.Go("textDocument/codeAction", params)
+		var a, b []json.RawMessage
+		_, errA := first.Wait(&a)
+		_, errB := second.Wait(&b)
+		var rpcErr *lsptest.RPCError
+		switch {
+		case errA != nil && !(errors.As(errA, &rpcErr) && rpcErr.Code == -32800):
+			t.Errorf("step %q: the cancelled request was answered %v, want its actions or RequestCancelled", line, errA)
+		case errB != nil:
+			t.Errorf("step %q: the repeated request: %v", line, errB)
+		}
+		r.results = append(r.results, fmt.Sprintf("%s → the repeated request: %d actions", line, len(b)))
 	case "pick":
 		need(2)
 		a := e.PickAction(r.actions, args[1])
@@ -486,7 +532,7 @@ func (r *runner) step(line string) {
 			return
 		}
 		if p != nil {
-			r.async = append(r.async, asyncCall{line, p, len(r.results)})
+			r.async = append(r.async, asyncCall{line, p, len(r.results), new(bool)})
 			r.results = append(r.results, "")
 			r.lastAsync = p
 		}
@@ -506,7 +552,7 @@ func (r *runner) step(line string) {
 		}
 		p := e.Go(method, params)
 		if args[0] == "exec-async" {
-			r.async = append(r.async, asyncCall{line, p, len(r.results)})
+			r.async = append(r.async, asyncCall{line, p, len(r.results), new(bool)})
 			r.results = append(r.results, "")
 			r.lastAsync = p
 			return
@@ -523,6 +569,8 @@ func (r *runner) step(line string) {
 		switch args[1] {
 		case "accept":
 			e.OnApply(lsptest.ApplyAnswer{})
+		case "ignore":
+			e.OnApply(lsptest.ApplyAnswer{Ignore: true})
 		case "refuse":
 			need(3)
 			e.OnApply(lsptest.ApplyAnswer{Refuse: args[2]})
@@ -572,6 +620,11 @@ func (r *runner) step(line string) {
 		case "progress":
 			need(3)
 			e.WaitProgress(from, args[2])
+		case "answer":
+			if len(r.async) == 0 {
+				t.Fatalf("step %q: no request on its way", line)
+			}
+			r.answer(r.async[len(r.async)-1])
 		case "streaming":
 			need(3)
 			n, err := strconv.Atoi(args[2])

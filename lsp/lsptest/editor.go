@@ -91,8 +91,9 @@ type Config struct {
 	// Timeout bounds every wait; zero means DefaultTimeout.
 	Timeout time.Duration
 	// ApplyTimeout is the server's bound on applyEdit and
-	// showMessageRequest (in-process only); zero leaves the server's.
-	ApplyTimeout time.Duration
+	// showMessageRequest, ClientTimeout on its other requests (in-process
+	// only); zero leaves the server's.
+	ApplyTimeout, ClientTimeout time.Duration
 }
 
 // Event is something the server sent, or a note a test added.
@@ -114,6 +115,8 @@ type ApplyAnswer struct {
 	// Refuse, when set, answers applied:false with this reason and
 	// applies nothing, as a user declining the edit.
 	Refuse string
+	// Ignore never answers, as Vim's ALE does with every request.
+	Ignore bool
 }
 
 // Editor is a fake LSP client connected to a real server over a real
@@ -228,10 +231,11 @@ func Start(t testing.TB, cfg Config) *Editor {
 		e.cancel = cancel
 		go func() {
 			e.serveDone <- lsp.Serve(ctx, server, lsp.Options{
-				Getenv:       func(k string) string { return env[k] },
-				StateDir:     e.StateDir,
-				Log:          e.serverLog,
-				ApplyTimeout: cfg.ApplyTimeout,
+				Getenv:        func(k string) string { return env[k] },
+				StateDir:      e.StateDir,
+				Log:           e.serverLog,
+				ApplyTimeout:  cfg.ApplyTimeout,
+				ClientTimeout: cfg.ClientTimeout,
 			})
 		}()
 		r, e.w, e.conn = client, client, client
@@ -480,6 +484,9 @@ func (e *Editor) dispatch(body []byte) {
 		result, rpcErr, line := e.serveRequest(&m)
 		if line != "" {
 			e.record(m.Method, nil, line)
+		}
+		if result == errNoAnswer {
+			return
 		}
 		reply := map[string]any{"jsonrpc": "2.0", "id": m.ID}
 		if rpcErr != nil {
@@ -954,6 +961,9 @@ func (e *Editor) onApplyEdit(params json.RawMessage) (any, *RPCError, string) {
 			e.violation("the user's edit before answering applyEdit failed: %v", err)
 		}
 	}
+	if ans.Ignore {
+		return errNoAnswer, nil, line + " → never answered"
+	}
 	if ans.Refuse != "" {
 		return map[string]any{"applied": false, "failureReason": ans.Refuse}, nil, line + " → refused by the user: " + ans.Refuse
 	}
@@ -966,6 +976,9 @@ func (e *Editor) onApplyEdit(params json.RawMessage) (any, *RPCError, string) {
 	}
 	return map[string]any{"applied": true}, nil, line + " → applied"
 }
+
+// errNoAnswer, as a request's result, leaves the request unanswered.
+var errNoAnswer = &struct{ noAnswer bool }{true}
 
 // --- documents ---
 

@@ -3,7 +3,6 @@ package lsptest
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -151,6 +150,24 @@ func (g *Engine) Arrived() int {
 	return len(g.arrived)
 }
 
+// Settle waits until every chat request that arrived has been recorded:
+// the simulator records a request when its handler returns, which may be
+// after the client has read the whole answer.
+func (g *Engine) Settle() {
+	g.t.Helper()
+	g.wait("every chat request recorded", func() bool {
+		return len(g.recorded) >= len(g.arrived)
+	})
+}
+
+// Requests returns the simulator's records once every request that
+// arrived is among them.
+func (g *Engine) Requests() []sim.RequestRecord {
+	g.t.Helper()
+	g.Settle()
+	return g.Server.Requests()
+}
+
 // WaitStreaming waits until chat request n (from 1) has sent its first
 // byte, and returns when it did.
 func (g *Engine) WaitStreaming(n int) time.Time {
@@ -224,6 +241,3 @@ func (g *Engine) Describe() string {
 	}
 	return b.String()
 }
-
-// errNotFound is returned by lookups that find nothing.
-var errNotFound = errors.New("not found")
