@@ -70,6 +70,10 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 	}
 	s.mu.Lock()
 	c := s.client
+	asked := ""
+	if s.run != nil {
+		asked = s.run.asked
+	}
 	s.mu.Unlock()
 	if !c.applyEdit {
 		return s.offer(ctx, plan)
@@ -77,7 +81,7 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 	for replanned := false; ; replanned = true {
 		edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{
 			DocumentChanges: c.documentChanges, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
-			Label: fmt.Sprintf("Reika: %s", changeLabel(plan)),
+			Label: asked,
 		})
 		if err != nil {
 			s.showMessage(msgWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
