@@ -323,6 +323,9 @@ type runner struct {
 	claimed   map[int]bool    // cancelled engine requests already expected
 	lastRes   string          // the last exec's result, normalized
 	lastRaw   json.RawMessage // and as it came
+	// asks are the user's answers to the next showMessageRequests.
+	askMu sync.Mutex
+	asks  []string
 	// since is where waits look from: the mark at the start of the last
 	// step that was not a wait or an expectation.
 	since int
@@ -366,6 +369,16 @@ func runScenario(t *testing.T, sc scenario, transport string, figure func(string
 	}
 	e := lsptest.Start(t, cfg)
 	r := &runner{t: t, e: e, generated: map[string]bool{}, figure: figure, claimed: map[int]bool{}}
+	e.OnShowMessageRequest(func(message string, actions []string) string {
+		r.askMu.Lock()
+		defer r.askMu.Unlock()
+		if len(r.asks) == 0 {
+			return "" // dismissed
+		}
+		pick := r.asks[0]
+		r.asks = r.asks[1:]
+		return pick
+	})
 	for _, s := range sc.steps {
 		// Waits and expectations only observe: they are not in the
 		// transcript, where they would race with what the server sends.
@@ -402,6 +415,8 @@ func runScenario(t *testing.T, sc scenario, transport string, figure func(string
 //	exec-async CMD [JSON]          the same, answer collected at the end
 //	call METHOD JSON | notify METHOD JSON
 //	on-apply accept | refuse "why" | ignore | user-edit PATH "old" "new"
+//	on-ask "title"                 the user's answer to the next
+//	                               showMessageRequest (none queued: dismissed)
 //	codeaction-churn PATH line=/re/   as VS Code: a request cancelled at
 //	                               once, then the same asked again
 //	cancel command|progress|request   reika.cancel, workDoneProgress/cancel,
@@ -414,6 +429,7 @@ func runScenario(t *testing.T, sc scenario, transport string, figure func(string
 //	expect line /re/ | expect no-line /re/ | expect result /re/
 //	expect less KEY1 KEY2          in the last result, KEY1 < KEY2
 //	expect encoding ENC            the position encoding the server chose
+//	expect status /re/             the last reika/status notification
 //	expect request N|last /re/     what was new in engine request N
 //	expect file PATH /re/ | expect transcript-file /re/
 //	shutdown                       shutdown and exit; Serve must return
@@ -584,6 +600,11 @@ func (r *runner) step(line string) {
 		default:
 			t.Fatalf("step %q: on-apply accept, refuse or user-edit", line)
 		}
+	case "on-ask":
+		need(2)
+		r.askMu.Lock()
+		r.asks = append(r.asks, args[1])
+		r.askMu.Unlock()
 	case "cancel":
 		need(2)
 		r.cancelAt = time.Now()
@@ -696,6 +717,17 @@ func (r *runner) expect(line string, args []string) {
 		need(2)
 		if !regexp.MustCompile(regexArg(t, args[1])).MatchString(r.lastRes) {
 			t.Errorf("step %q: the last result is %s", line, r.lastRes)
+		}
+	case "status":
+		need(2)
+		var last string
+		for _, ev := range e.Events() {
+			if ev.Method == "reika/status" {
+				last = string(ev.Params)
+			}
+		}
+		if !regexp.MustCompile(regexArg(t, args[1])).MatchString(r.normalize(last)) {
+			t.Errorf("step %q: the last reika/status is %s", line, last)
 		}
 	case "encoding":
 		need(2)
