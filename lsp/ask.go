@@ -28,6 +28,7 @@ type askArgs struct {
 type activeRun struct {
 	cancel context.CancelFunc
 	key    string // the id of the executeCommand that started it
+	asked  string // the user's instruction, on one line, for edit descriptions
 	prog   atomic.Pointer[progress]
 }
 
@@ -49,7 +50,7 @@ func (s *Server) startAsk(key string, a askArgs) (any, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	r := &activeRun{cancel: cancel, key: key}
+	r := &activeRun{cancel: cancel, key: key, asked: clipLine(a.Instruction, 120)}
 	s.mu.Lock()
 	if s.run != nil {
 		s.mu.Unlock()

@@ -124,13 +124,20 @@ func wanted(kind string, only []string) bool {
 // offerActions are the code actions of a waiting proposal: apply it whole,
 // apply one hunk, reject it. Each carries its edit, so a client without
 // workspace/applyEdit applies it itself, then runs the command that tells
-// the server.
+// the server. The edits are planned on the document as it is now: the
+// user may have typed since the proposal was offered. When it no longer
+// fits, only "reject" is offered.
 func (s *Server) offerActions(o *offered, name string, literal bool) []any {
 	s.mu.Lock()
 	c := s.client
 	s.mu.Unlock()
 	opt := EditOptions{DocumentChanges: c.documentChanges, ResourceCreate: c.resourceCreate}
 	pos := s.position(c.encoding)
+	plan, err := PlanEdit(o.plan.Proposal, s.current(o.plan.Proposal.Abs))
+	if err != nil {
+		plan.Hunks = nil
+		plan.Proposal.Create = false
+	}
 	var out []any
 	add := func(title string, edit *WorkspaceEdit, cmd string, args map[string]any) {
 		command := protocol.Command{Title: title, Command: cmd, Arguments: []any{args}}
@@ -144,13 +151,15 @@ func (s *Server) offerActions(o *offered, name string, literal bool) []any {
 		}
 		out = append(out, ca)
 	}
-	if whole, err := BuildWorkspaceEdit([]EditPlan{o.plan}, PathToURI, pos, opt); err == nil {
-		add(fmt.Sprintf("Reika: apply the proposal (%s)", changeLabel(o.plan)), &whole, CmdApplyProposal, map[string]any{"id": o.id})
+	if err == nil {
+		if whole, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, pos, opt); err == nil {
+			add(fmt.Sprintf("Reika: apply the proposal (%s)", changeLabel(plan)), &whole, CmdApplyProposal, map[string]any{"id": o.id})
+		}
 	}
-	if len(o.plan.Hunks) > 1 {
-		for i := range o.plan.Hunks {
-			if one, err := HunkWorkspaceEdit(o.plan, o.plan.Hunks[i].Index, PathToURI, pos, opt); err == nil {
-				add(fmt.Sprintf("Reika: apply hunk %d of %d to %s", i+1, len(o.plan.Hunks), name), &one, CmdApplyHunk, map[string]any{"id": o.id, "hunk": i + 1})
+	if len(plan.Hunks) > 1 {
+		for i := range plan.Hunks {
+			if one, err := HunkWorkspaceEdit(plan, plan.Hunks[i].Index, PathToURI, pos, opt); err == nil {
+				add(fmt.Sprintf("Reika: apply hunk %d of %d to %s", i+1, len(plan.Hunks), name), &one, CmdApplyHunk, map[string]any{"id": o.id, "hunk": i + 1})
 			}
 		}
 	}

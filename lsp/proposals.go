@@ -70,28 +70,49 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 	}
 	s.mu.Lock()
 	c := s.client
+	asked := ""
+	if s.run != nil {
+		asked = s.run.asked
+	}
 	s.mu.Unlock()
 	if !c.applyEdit {
 		return s.offer(ctx, plan)
 	}
-	edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{
-		DocumentChanges: c.documentChanges, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
-		Label: fmt.Sprintf("Reika: %s", changeLabel(plan)),
-	})
-	if err != nil {
-		s.showMessage(msgWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
-		return tools.Outcome{Reason: err.Error()}, nil
-	}
-	var res ApplyWorkspaceEditResult
-	if err := s.call(ctx, s.opts.ApplyTimeout, "workspace/applyEdit",
-		ApplyWorkspaceEditParams{Label: "Reika: " + changeLabel(plan), Edit: edit}, &res); err != nil {
-		if ctx.Err() != nil {
-			return tools.Outcome{Reason: "the run was cancelled before the editor answered"}, nil
+	for replanned := false; ; replanned = true {
+		edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{
+			DocumentChanges: c.documentChanges, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
+			Label: asked,
+		})
+		if err != nil {
+			s.showMessage(msgWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
+			return tools.Outcome{Reason: err.Error()}, nil
 		}
-		s.showMessage(msgWarning, "Reika's change to %s was not applied: %v", p.Path, err)
-		return tools.Outcome{Reason: err.Error()}, nil
-	}
-	if !res.Applied {
+		var res ApplyWorkspaceEditResult
+		if err := s.call(ctx, s.opts.ApplyTimeout, "workspace/applyEdit",
+			ApplyWorkspaceEditParams{Label: "Reika: " + changeLabel(plan), Edit: edit}, &res); err != nil {
+			if ctx.Err() != nil {
+				return tools.Outcome{Reason: "the run was cancelled before the editor answered"}, nil
+			}
+			s.showMessage(msgWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+			return tools.Outcome{Reason: err.Error()}, nil
+		}
+		if res.Applied {
+			if replanned {
+				s.showMessage(msgInfo, "Reika placed its change to %s around your edits made since it read the file", p.Path)
+			}
+			return tools.Outcome{Applied: true}, nil
+		}
+		// The user typed in the document while the edit was on its way,
+		// so the editor refused a version that is gone: place the change
+		// again on what the user has now (once), or say which hunk no
+		// longer fits. The user's text is never overwritten.
+		if cur := s.current(p.Abs); !replanned && cur.Open && plan.Current.Open && cur.Version != plan.Current.Version {
+			if plan, err = PlanEdit(p, cur); err != nil {
+				s.showMessage(msgWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+				return tools.Outcome{Reason: err.Error()}, nil
+			}
+			continue
+		}
 		reason := res.FailureReason
 		if reason == "" {
 			reason = "the editor or the user declined it"
@@ -99,7 +120,6 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 		s.showMessage(msgInfo, "Reika's change to %s was not applied: %s", p.Path, reason)
 		return tools.Outcome{Reason: reason}, nil
 	}
-	return tools.Outcome{Applied: true}, nil
 }
 
 // changeLabel names a change for the editor's confirmation.

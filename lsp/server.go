@@ -34,7 +34,9 @@ type Options struct {
 }
 
 // Serve speaks LSP on rwc until the client exits or ctx is cancelled.
-// Every goroutine it starts is stopped before it returns.
+// Every goroutine it starts is stopped before it returns, except a reader
+// blocked on an rwc whose Close does not interrupt it (stdin), which is
+// left to the process's exit.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
@@ -56,11 +58,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():
-		s.conn.Close()
-		<-s.conn.Done()
+		s.closeConn()
 	case <-s.exited:
-		s.conn.Close()
-		<-s.conn.Done()
+		s.closeConn()
 	}
 	cancel()
 	s.wg.Wait()
@@ -70,6 +70,24 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	}
 	return nil
 }
+
+// closeConn closes the stream and waits for the connection's reader.
+// Closing a pipe or a socket ends it at once; a read on stdin cannot be
+// interrupted, and an editor may keep stdin open after "exit" until the
+// process is gone, so the wait is bounded: that reader is left to the
+// process's exit, which "exit" asks for.
+func (s *Server) closeConn() {
+	s.conn.Close()
+	select {
+	case <-s.conn.Done():
+	case <-time.After(exitGrace):
+		s.log.Printf("the connection's reader did not stop after %v (stdin?); leaving it to the process's exit", exitGrace)
+	}
+}
+
+// exitGrace bounds the wait for a reader that closing the stream did not
+// stop.
+const exitGrace = 500 * time.Millisecond
 
 func isClosed(err error) bool {
 	return strings.Contains(err.Error(), "use of closed") || strings.Contains(err.Error(), "closed pipe")

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -23,8 +24,16 @@ func (s *Server) didOpen(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Rep
 	d := p.TextDocument
 	if err := s.docs.DidOpen(d.URI, d.LanguageID, d.Version, d.Text); err != nil {
 		s.logMessage(msgWarning, "Reika does not keep %s: %v", d.URI, err)
+	} else if _, err := URIToPath(d.URI); err != nil && isFileURI(d.URI) {
+		// Kept like an untitled buffer, but the agent's tools, which
+		// work on paths, will never see it: say so.
+		s.logMessage(msgWarning, "Reika cannot tell which file %s is (%v): the agent will not see this document", d.URI, err)
 	}
 	return nil, nil
+}
+
+func isFileURI(uri protocol.DocumentURI) bool {
+	return len(uri) >= 5 && strings.EqualFold(string(uri[:5]), "file:")
 }
 
 // didChange applies incremental changes. The changes are decoded here,
