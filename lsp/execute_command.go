@@ -78,7 +78,7 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 		case CmdRejectProposal:
 			out = tools.Outcome{Reason: "the user rejected it"}
 		case CmdApplyHunk:
-			out = tools.Outcome{Reason: fmt.Sprintf("the user applied only hunk %d", a.Hunk)}
+			out = tools.Outcome{Partial: true, Reason: fmt.Sprintf("the user applied only hunk %d", a.Hunk)}
 		}
 		return nil, s.answerOffer(a.ID, out)
 	}

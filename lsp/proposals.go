@@ -97,10 +97,12 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 			return tools.Outcome{Reason: err.Error()}, nil
 		}
 		if res.Applied {
-			if replanned {
+			out := tools.Outcome{Applied: true}
+			if replanned || plan.Reanchored {
 				s.showMessage(msgInfo, "Reika placed its change to %s around your edits made since it read the file", p.Path)
+				out.Note = "The user had changed the file since you read it; the change was placed on their text. Read the file again before changing it further."
 			}
-			return tools.Outcome{Applied: true}, nil
+			return out, nil
 		}
 		// The user typed in the document while the edit was on its way,
 		// so the editor refused a version that is gone: place the change

@@ -292,16 +292,24 @@ func (s *Set) propose(ctx context.Context, p Proposal) Result {
 		return res
 	}
 	res.Outcome = &out
-	if !out.Applied {
-		reason := out.Reason
-		if reason == "" {
-			reason = "no reason given"
-		}
+	reason := strings.TrimSuffix(out.Reason, ".")
+	if reason == "" {
+		reason = "no reason given"
+	}
+	switch {
+	case out.Partial:
 		res.Error = true
-		res.Content = fmt.Sprintf("The user rejected %s: %s. The file is unchanged", what, strings.TrimSuffix(reason, "."))
+		res.Content = fmt.Sprintf("Only part of %s was applied: %s. Read the file for its current text before changing it further", what, reason)
+		return res
+	case !out.Applied:
+		res.Error = true
+		res.Content = fmt.Sprintf("%s was not applied: %s. The file is unchanged", upper(what), reason)
 		return res
 	}
 	res.Content = fmt.Sprintf("Applied %s%s", what, shown)
+	if out.Note != "" {
+		res.Content += "\n" + out.Note
+	}
 	return res
 }
 

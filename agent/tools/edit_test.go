@@ -119,7 +119,7 @@ func TestEditProposals(t *testing.T) {
 		{name: "no proposer", content: "Proposed the change to a.go to the user for review; it is not applied yet:\n" + wantDiff},
 		{name: "applied", rec: &recorder{out: Outcome{Applied: true}}, content: "Applied the change to a.go:\n" + wantDiff, outcome: &Outcome{Applied: true}},
 		{name: "rejected", rec: &recorder{out: Outcome{Reason: "the user said no."}}, err: true,
-			content: "The user rejected the change to a.go: the user said no. The file is unchanged", outcome: &Outcome{Reason: "the user said no."}},
+			content: "The change to a.go was not applied: the user said no. The file is unchanged", outcome: &Outcome{Reason: "the user said no."}},
 		{name: "proposer failed", rec: &recorder{err: errors.New("editor went away")}, err: true,
 			content: "The change to a.go could not be proposed to the user: editor went away; the file is unchanged"},
 	}

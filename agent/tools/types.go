@@ -52,9 +52,16 @@ type Hunk struct {
 // Outcome is what the front end did with a proposal.
 type Outcome struct {
 	Applied bool
-	// Reason says why it was not applied (the user rejected it, the
-	// document changed and the change could not be re-anchored, …).
+	// Partial is set when only part of the change was applied (the user
+	// took some of its hunks).
+	Partial bool
+	// Reason says why it was not applied, or not whole (the user rejected
+	// it, the document changed and the change could not be re-anchored, …).
 	Reason string
+	// Note is what the model should know about an applied change: that
+	// the user had changed the file, and the change was placed on their
+	// text.
+	Note string
 }
 
 // Proposer hands a proposal to the front end and waits for its outcome.
