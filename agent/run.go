@@ -167,6 +167,13 @@ func (r *run) noteRound(ctx context.Context, p contextwin.Plan) contextwin.Plan 
 	req := s.prefix.Request(p.Messages, p.MaxTokens, "none")
 	req.Temperature = s.cfg.Temperature
 	resp, err := r.chat(ctx, req, p)
+	if ctx.Err() != nil {
+		// Cancelled while the model wrote: no note, and no fold for it.
+		s.mu.Lock()
+		s.cw.AbandonNote()
+		s.mu.Unlock()
+		return p
+	}
 	note := ""
 	if err == nil && resp != nil {
 		note = strings.TrimSpace(resp.Content)

@@ -324,6 +324,9 @@ func (s *Session) Compact(ctx context.Context, report func(Event)) (before, afte
 	r := &run{s: s, report: report}
 	if p.Event == contextwin.Note {
 		p = r.noteRound(ctx, p)
+		if ctx.Err() != nil {
+			return before, before, ctx.Err()
+		}
 	}
 	r.reportShrink(p)
 	s.sync()

@@ -167,6 +167,13 @@ func (s *Session) EditRecap(text string) bool {
 	return true
 }
 
+// AbandonNote forgets a note round that was asked for and never
+// answered (the user cancelled): no fold follows from it, and a
+// compaction asked for is dropped.
+func (s *Session) AbandonNote() {
+	s.note, s.noteAsked, s.compact = "", false, false
+}
+
 // SetNote hands over the model's note for the coming fold; "" when the
 // note round failed or came back empty (the fold goes ahead without one).
 func (s *Session) SetNote(note string) {

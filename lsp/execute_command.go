@@ -117,6 +117,10 @@ func (s *Server) compact(ctx context.Context) (any, error) {
 		return nil, err
 	}
 	before, after, err := sess.agent.Compact(ctx, nil)
+	if ctx.Err() != nil {
+		s.showMessage(msgInfo, "Reika: the compaction was cancelled; nothing was folded")
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		s.showMessage(msgInfo, "Reika: %v", err)
 		return map[string]any{"compacted": false, "reason": err.Error(), "before": before, "after": after}, nil
