@@ -80,14 +80,18 @@ func (s *Server) instruction(a askArgs) (string, error) {
 	if a.URI == "" {
 		return a.Instruction, nil
 	}
-	path, err := URIToPath(a.URI)
-	if err != nil {
-		return "", fmt.Errorf("reika.ask: %v", err)
-	}
-	rel := s.relative(path)
+	// A buffer that is not a file (untitled:) is named by its URI; its
+	// text comes from the editor.
+	rel := string(a.URI)
 	text, ok := "", false
+	path, perr := URIToPath(a.URI)
+	if perr == nil {
+		rel = s.relative(path)
+	}
 	if d, open := s.docs.Get(a.URI); open {
 		text, ok = d.Text, true
+	} else if perr != nil {
+		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask: %s is neither a file nor an open document", a.URI)
 	} else if data, err := os.ReadFile(path); err == nil {
 		text, ok = string(data), true
 	}
