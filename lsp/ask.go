@@ -91,7 +91,7 @@ func (s *Server) instruction(a askArgs) (string, error) {
 	if d, open := s.docs.Get(a.URI); open {
 		text, ok = d.Text, true
 	} else if perr != nil {
-		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask: %s is neither a file nor an open document", a.URI)
+		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask: %v", perr)
 	} else if data, err := os.ReadFile(path); err == nil {
 		text, ok = string(data), true
 	}
