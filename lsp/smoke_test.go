@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -145,5 +147,34 @@ func TestSmokeAskApplies(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return after exit")
+	}
+}
+
+// With no window known, the user hears at once which setting to set.
+func TestNoWindowWarning(t *testing.T) {
+	engine := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"object":"list","data":[{"id":"some-model","object":"model","owned_by":"someone"}]}`))
+	}))
+	defer engine.Close()
+	a, b := net.Pipe()
+	env := map[string]string{"REIKA_ENDPOINT": engine.URL + "/v1", "XDG_CONFIG_HOME": t.TempDir(), "REIKA_WARMUP": "0"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go Serve(ctx, b, Options{Getenv: func(k string) string { return env[k] }, StateDir: t.TempDir(), Log: io.Discard})
+	c := &smokeClient{}
+	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(a))
+	c.conn.Go(ctx, c.handle)
+	if _, err := c.conn.Call(ctx, "initialize", map[string]any{"rootUri": PathToURI(t.TempDir()), "capabilities": map[string]any{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.conn.Notify(ctx, "initialized", map[string]any{})
+	msg := c.waitFor(t, "no context window known")
+	if !strings.Contains(msg, `"type":2`) || !strings.Contains(msg, "no context window known") || !strings.Contains(msg, "REIKA_CONTEXT_WINDOW") {
+		t.Errorf("showMessage = %s, want a warning naming REIKA_CONTEXT_WINDOW", msg)
 	}
 }
