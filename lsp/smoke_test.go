@@ -3,8 +3,8 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
