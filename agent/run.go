@@ -26,7 +26,9 @@ const (
 	retries = 2
 )
 
-var retryWait = [retries]time.Duration{time.Second, 3 * time.Second}
+// defaultRetryWait are the waits before the retries of a request the
+// engine failed in a passing way.
+var defaultRetryWait = [retries]time.Duration{time.Second, 3 * time.Second}
 
 // continuePrompt asks the model to go on after the length limit cut it.
 const continuePrompt = "Your reply was cut off by the length limit. Continue exactly where it stopped."
@@ -248,9 +250,9 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 			attempt = -1
 			continue
 		case errors.As(err, &ee) && ee.Kind.Retryable() && ee.Kind != engine.Unreachable && attempt < retries:
-			r.report(Event{Kind: Warning, Round: r.rounds, Text: fmt.Sprintf("%v; retrying in %v", err, retryWait[attempt])})
+			r.report(Event{Kind: Warning, Round: r.rounds, Text: fmt.Sprintf("%v; retrying in %v", err, s.retryWait[attempt])})
 			select {
-			case <-time.After(retryWait[attempt]):
+			case <-time.After(s.retryWait[attempt]):
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}

@@ -224,22 +224,25 @@ func TestBusy(t *testing.T) {
 	srv, client := simEngine(t, sim.Config{Ctx: 8192})
 	srv.AppendScript(sim.Turn{Content: "slow", Fault: &sim.Fault{Latency: 300 * time.Millisecond}})
 	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
-	go s.Run(context.Background(), "first", nil)
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		s.Run(context.Background(), "first", nil)
+	}()
 	for !s.Running() {
 		time.Sleep(time.Millisecond)
 	}
 	if _, err := s.Run(context.Background(), "second", nil); !errors.Is(err, ErrBusy) {
 		t.Errorf("a second Run = %v, want ErrBusy", err)
 	}
+	<-first
 }
 
 func TestEngineFailureEndsTheRun(t *testing.T) {
-	saved := retryWait
-	retryWait = [retries]time.Duration{time.Millisecond, time.Millisecond}
-	defer func() { retryWait = saved }()
 	srv, client := simEngine(t, sim.Config{Ctx: 8192, Faults: []sim.FaultRule{{Fault: sim.Fault{Status: 500}}}})
 	_ = srv
 	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	s.retryWait = [retries]time.Duration{time.Millisecond, time.Millisecond}
 	var c collect
 	res, err := s.Run(context.Background(), "x", c.add)
 	if res.End != EngineFailed || !errors.Is(err, engine.Server) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/reika-lsp/reika/agent/engine"
 	"github.com/reika-lsp/reika/agent/tools"
@@ -80,6 +81,8 @@ type Session struct {
 	prev    []byte // prompt bytes of the last request sent
 	stats   Stats
 	running atomic.Bool
+
+	retryWait [retries]time.Duration
 }
 
 // Stats are a session's running figures, from the engine's own reports.
@@ -106,7 +109,7 @@ func NewSession(cfg Config) (*Session, error) {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = 200
 	}
-	s := &Session{cfg: cfg}
+	s := &Session{cfg: cfg, retryWait: defaultRetryWait}
 	s.prefix = NewPrefix(s.systemPrompt(), cfg.Tools.Definitions())
 	s.cw = contextwin.NewSession(contextwin.Config{
 		Window: cfg.Window, Reserve: cfg.Reserve, MaxTokens: cfg.MaxTokens, OutputLimit: cfg.OutputLimit,
