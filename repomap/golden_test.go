@@ -109,7 +109,7 @@ func (a *archive) set(name, data string) {
 
 // describe writes what the map holds for each file: its language and
 // note, each symbol (line, kind, name, parent, signature) nested as in the
-// source, and the references.
+// source, and the references: name×uses(calls).
 func describe(files []File) string {
 	var b strings.Builder
 	for _, f := range files {
@@ -139,6 +139,9 @@ func describe(files []File) string {
 				w := " " + r.Name
 				if r.Count > 1 {
 					w += fmt.Sprintf("×%d", r.Count)
+				}
+				if r.Calls > 0 {
+					w += fmt.Sprintf("(%d)", r.Calls)
 				}
 				if len(line)+len(w) > 100 {
 					b.WriteString(line + "\n")

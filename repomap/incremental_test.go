@@ -3,8 +3,10 @@ package repomap
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	ts "github.com/tree-sitter/go-tree-sitter"
@@ -236,5 +238,57 @@ func TestKeepTrees(t *testing.T) {
 	m.Remove("f0.go")
 	if got := count(); got != keepTrees-1 || m.trees != keepTrees-1 {
 		t.Errorf("after a remove: %d trees (counted %d), want %d", got, m.trees, keepTrees-1)
+	}
+}
+
+// Fuzz a change from one content to another: the incremental result is
+// the fresh one.
+func FuzzIncremental(f *testing.F) {
+	for _, file := range corpus(f) {
+		if len(file.Data) < 4000 {
+			f.Add(file.Data, splice(file.Data, len(file.Data)/2, 3, "}{"), uint8(len(file.Name)))
+		}
+	}
+	exts := []string{".go", ".py", ".js", ".ts", ".tsx", ".rs"}
+	f.Fuzz(func(t *testing.T, old, new []byte, ext uint8) {
+		name := "f" + exts[int(ext)%len(exts)]
+		inc := New()
+		defer inc.Close()
+		inc.Update(name, old)
+		inc.Update(name, new)
+		fresh := New()
+		defer fresh.Close()
+		fresh.Update(name, new)
+		if diff := cmp.Diff(fresh.Files(), inc.Files()); diff != "" {
+			t.Errorf("%q → %q: (-fresh +incremental)\n%s", old, new, diff)
+		}
+	})
+}
+
+// Garbage that sends the parser into error recovery at every token is cut
+// off by the time limit, not waited for.
+func TestPathological(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("{}()[]<>;:,.=+-*/'\"`#abcXYZ012 \n\t\\$@!?|&^%~")
+	garbage := make([]byte, 400<<10)
+	for i := range garbage {
+		garbage[i] = alphabet[r.IntN(len(alphabet))]
+	}
+	for _, ext := range []string{".go", ".py", ".js", ".ts", ".tsx", ".rs"} {
+		m := New()
+		start := time.Now()
+		m.Update("garbage"+ext, garbage)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("Update(garbage%s) took %v", ext, d)
+		}
+		if note := m.Files()[0].Note; note != NoteTimedOut && note != NoteSyntaxErrors {
+			t.Errorf("Update(garbage%s) note = %q, want %q or %q", ext, note, NoteTimedOut, NoteSyntaxErrors)
+		}
+		// The parser is ready for the next file.
+		m.Update("ok"+ext, nil)
+		if note := m.Files()[1].Note; note != "" {
+			t.Errorf("after garbage%s, Update(ok%s, nil) note = %q", ext, ext, note)
+		}
+		m.Close()
 	}
 }

@@ -82,10 +82,12 @@ type Symbol struct {
 	Signature string
 }
 
-// A Ref is an identifier a file uses and how many times.
+// A Ref is an identifier a file uses: how many times, and how many of
+// those are calls.
 type Ref struct {
 	Name  string
 	Count int
+	Calls int
 }
 
 // A File is what the map holds for one path.

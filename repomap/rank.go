@@ -3,6 +3,7 @@ package repomap
 import (
 	"math"
 	"path"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -15,8 +16,8 @@ const (
 	// focusShare is the part of the teleport distribution given to the
 	// focus files when there are any; the rest is spread over all files.
 	focusShare = 0.5
-	// spread is the part of a file's rank its symbols share evenly; the
-	// rest goes to them in proportion to the references they receive.
+	// spread is the part of a file's rank not owed to references (what
+	// teleports to it) that its symbols share evenly.
 	spread = 0.1
 
 	maxIterations = 100
@@ -31,67 +32,111 @@ type edge struct {
 	name     string
 }
 
+// A def says that a file defines a name, and whether only as something
+// called (a function, method or macro).
+type def struct {
+	file     int32
+	callable bool
+}
+
 // rank computes each file's PageRank and each symbol's score.
 //
 // The graph has a node per file and an edge from a file to each other file
-// that defines a name it uses, weighted by √(uses) and split evenly when
-// several files define the name. A Go name that is not exported links
-// only files in the same directory (its package). The walk teleports to
-// every file alike, or with focus files to those for focusShare of the
-// time; a file that uses nothing others define teleports too.
+// that defines a name it uses. An edge's weight grows with the uses, as
+// √uses (calls only, when the name is defined as a function or method:
+// variables and fields share such names), and falls with how common the
+// name is, as 1/√(files using it); a name several files define is split
+// among them. Go's visibility holds: an unexported name links only files
+// in the same directory (its package), and a test file's names only the
+// package's test files. The walk teleports to every file alike, or,
+// with focus files, to those for focusShare of the time; a file that uses
+// nothing others define teleports too.
 //
-// A symbol's score is its file's rank shared out: spread evenly over the
-// file's symbols, the rest in proportion to the rank that flows in along
-// edges labelled with the symbol's name. So a file always scores at least
-// as high as its best symbol, and a symbol others use outranks one no one
-// does.
+// A symbol's score is the rank that flows into its file along edges
+// labelled with its name, plus an even share of spread times the rank the
+// file has otherwise (by teleporting: high for focus files, a baseline for
+// the rest). So a symbol others use outranks one no one does, and the
+// symbols of focus files, and of the files they use, rise.
 //
-// The arithmetic runs in a fixed order and every product is rounded
-// explicitly (float64(…) forbids fused multiply-adds), so the scores are
-// the same bits on every platform.
+// The arithmetic runs in a fixed order, uses only operations IEEE 754
+// rounds exactly (no math.Log, whose assembly differs by platform), and
+// rounds every product explicitly (float64(…) forbids fused
+// multiply-adds), so the scores are the same bits on every platform.
 func rank(files []*file, focus map[string]bool) (fileRank []float64, symScore [][]float64) {
 	n := len(files)
 	if n == 0 {
 		return nil, nil
 	}
-	defs := make(map[string][]int32)
+	defs := make(map[string][]def)
 	for i, f := range files {
 		for _, s := range f.syms {
+			callable := s.Kind == Func || s.Kind == Method || s.Kind == Macro
 			for _, name := range s.defines {
 				d := defs[name]
-				if len(d) == 0 || d[len(d)-1] != int32(i) {
-					defs[name] = append(d, int32(i))
+				if k := len(d) - 1; k >= 0 && d[k].file == int32(i) {
+					d[k].callable = d[k].callable && callable
+					continue
 				}
+				defs[name] = append(d, def{int32(i), callable})
+			}
+		}
+	}
+	users := make(map[string]int, len(defs))
+	for _, f := range files {
+		for _, r := range f.refs {
+			if _, ok := defs[r.Name]; ok {
+				users[r.Name]++
 			}
 		}
 	}
 	dirs := make([]string, n)
+	goTest := make([]bool, n)
 	for i, f := range files {
 		dirs[i] = path.Dir(f.path)
+		goTest[i] = f.lang == langGo && strings.HasSuffix(f.path, "_test.go")
+	}
+	// visible reports whether file a can use what file b defines as name:
+	// in Go, an unexported name only within its package's directory, and
+	// anything in a test file only from the package's test files.
+	visible := func(a, b int, name string) bool {
+		if files[b].lang != langGo {
+			return true
+		}
+		if goTest[b] && !goTest[a] || (goTest[b] || !exported(name)) && dirs[a] != dirs[b] {
+			return false
+		}
+		return true
 	}
 
 	var edges []edge
 	out := make([]float64, n)
-	var to []int32
+	type target struct {
+		file int32
+		uses int
+	}
+	var to []target
 	for a, f := range files {
 		for _, r := range f.refs {
-			d := defs[r.Name]
-			if len(d) == 0 {
-				continue
-			}
 			to = to[:0]
-			for _, b := range d {
-				if int(b) == a || files[b].lang == langGo && !exported(r.Name) && dirs[b] != dirs[a] {
+			for _, d := range defs[r.Name] {
+				if int(d.file) == a || !visible(a, int(d.file), r.Name) {
 					continue
 				}
-				to = append(to, b)
+				uses := r.Count
+				if d.callable {
+					uses = r.Calls
+				}
+				if uses > 0 {
+					to = append(to, target{d.file, uses})
+				}
 			}
 			if len(to) == 0 {
 				continue
 			}
-			w := math.Sqrt(float64(r.Count)) / float64(len(to))
-			for _, b := range to {
-				edges = append(edges, edge{from: int32(a), to: b, w: w, name: r.Name})
+			common := math.Sqrt(float64(users[r.Name])) * float64(len(to))
+			for _, t := range to {
+				w := math.Sqrt(float64(t.uses)) / common
+				edges = append(edges, edge{from: int32(a), to: t.file, w: w, name: r.Name})
 				out[a] += w
 			}
 		}
@@ -154,16 +199,16 @@ func rank(files []*file, focus map[string]bool) (fileRank []float64, symScore []
 		if ns == 0 {
 			continue
 		}
-		total := 0.0
+		inflow := 0.0
 		for _, x := range flow[b] {
-			total += x
+			inflow += x
 		}
+		rest := float64(spread*max(r[b]-inflow, 0)) / float64(ns)
 		sc := make([]float64, ns)
 		for j := range sc {
-			if total > 0 {
-				sc[j] = r[b] * (spread/float64(ns) + float64((1-spread)*flow[b][j])/total)
-			} else {
-				sc[j] = r[b] / float64(ns)
+			sc[j] = rest
+			if flow[b] != nil {
+				sc[j] += flow[b][j]
 			}
 		}
 		symScore[b] = sc

@@ -23,23 +23,46 @@ const (
 // tokenizer this small errs only towards noise (a word in a template's
 // ${…}, a regular expression's letters), which ranking tolerates: a name
 // counts only where another file defines it.
+//
+// A use is also counted as a call when the name is followed by "(" (or,
+// in Rust, by "!"), or in JavaScript and TypeScript follows "<" as a JSX
+// element does: a function or method is ranked by its calls, since a
+// variable or field often shares its name.
 func references(l *language, src []byte) []Ref {
-	counts := make(map[string]int)
-	scan(l.lex, src, func(id []byte) {
-		if n, ok := counts[string(id)]; ok {
-			counts[string(id)] = n + 1
-			return
+	counts := make(map[string]*Ref)
+	scan(l.lex, src, func(at, end int) {
+		id := src[at:end]
+		r := counts[string(id)]
+		if r == nil {
+			if l.keyword[string(id)] {
+				return
+			}
+			r = &Ref{Name: string(id)}
+			counts[r.Name] = r
 		}
-		if !l.keyword[string(id)] {
-			counts[string(id)] = 1
+		r.Count++
+		if isCall(l.lex, src, at, end) {
+			r.Calls++
 		}
 	})
 	refs := make([]Ref, 0, len(counts))
-	for name, n := range counts {
-		refs = append(refs, Ref{Name: name, Count: n})
+	for _, r := range counts {
+		refs = append(refs, *r)
 	}
 	slices.SortFunc(refs, func(a, b Ref) int { return strings.Compare(a.Name, b.Name) })
 	return refs
+}
+
+// isCall reports whether the identifier at src[at:end] is called (or
+// written as a JSX element or a Rust macro).
+func isCall(style lexStyle, src []byte, at, end int) bool {
+	for end < len(src) && (src[end] == ' ' || src[end] == '\t') {
+		end++
+	}
+	if end < len(src) && (src[end] == '(' || style == lexRust && src[end] == '!') {
+		return true
+	}
+	return style == lexJS && at > 0 && src[at-1] == '<'
 }
 
 func isIdentStart(c byte, style lexStyle) bool {
@@ -98,13 +121,13 @@ func nextToken(style lexStyle, src []byte, i int) (token, int) {
 	return tokOther, i + 1
 }
 
-// scan calls ident for each identifier in src outside comments and
-// string literals.
-func scan(style lexStyle, src []byte, ident func([]byte)) {
+// scan calls ident with the bounds of each identifier in src outside
+// comments and string literals.
+func scan(style lexStyle, src []byte, ident func(at, end int)) {
 	for i := 0; i < len(src); {
 		t, j := nextToken(style, src, i)
 		if t == tokIdent {
-			ident(src[i:j])
+			ident(i, j)
 		}
 		i = j
 	}

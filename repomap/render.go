@@ -36,7 +36,9 @@ func (m *Map) Render(budget int) string {
 	return render(files, fileRank, symScore, budget)
 }
 
-// An entry is a file (sym < 0) or one of its symbols, with its score.
+// An entry is a file without symbols (sym < 0) or a symbol, with its
+// score. A file with symbols has no entry of its own: its line comes with
+// its first symbol.
 type entry struct {
 	score float64
 	file  int32
@@ -49,14 +51,16 @@ func render(files []*file, fileRank []float64, symScore [][]float64, budget int)
 	var entries []entry
 	totalSyms := 0
 	for i, f := range files {
-		entries = append(entries, entry{score: fileRank[i], file: int32(i), sym: -1})
+		if len(f.syms) == 0 {
+			// Scored as the one symbol of its file, unused.
+			entries = append(entries, entry{score: float64(fileRank[i] * spread), file: int32(i), sym: -1})
+		}
 		for j := range f.syms {
 			entries = append(entries, entry{score: symScore[i][j], file: int32(i), sym: int32(j)})
 		}
 		totalSyms += len(f.syms)
 	}
-	// Best first; ties by path (files are in path order), the file before
-	// its symbols, then symbols in line order.
+	// Best first; ties by path (files are in path order), then line.
 	slices.SortFunc(entries, func(a, b entry) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.file, b.file), cmp.Compare(a.sym, b.sym))
 	})
@@ -93,8 +97,10 @@ func render(files []*file, fileRank []float64, symScore [][]float64, budget int)
 	fits := func(k int) bool {
 		return size[k]+len(trailer(len(files)-nfiles[k], totalSyms-nsyms[k])) <= budget
 	}
-	// fits(k) is true up to some k and false after: each entry that adds
-	// bytes adds more than it takes off the trailer's counts.
+	// fits(k) is true up to some k and false after: an entry that adds a
+	// file's line adds at least 2 bytes and one that adds a symbol's at
+	// least 6, while the trailer loses at most a digit and an "s" per
+	// count.
 	k := sort.Search(len(entries)+1, func(k int) bool { return !fits(k) }) - 1
 	if k < 0 {
 		return ""
@@ -130,7 +136,14 @@ func trailer(files, syms int) string {
 	if files == 0 && syms == 0 {
 		return ""
 	}
-	return fmt.Sprintf("(not shown: %d files, %d symbols)\n", files, syms)
+	return fmt.Sprintf("(not shown: %s, %s)\n", plural(files, "file"), plural(syms, "symbol"))
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // lineLen is the length of a symbol's line as writeLine writes it.
