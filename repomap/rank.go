@@ -54,9 +54,12 @@ type def struct {
 //
 // A symbol's score is the rank that flows into its file along edges
 // labelled with its name, plus an even share of spread times the rank the
-// file has otherwise (by teleporting: high for focus files, a baseline for
-// the rest). So a symbol others use outranks one no one does, and the
-// symbols of focus files, and of the files they use, rise.
+// file has otherwise (by teleporting). So a symbol others use outranks one
+// no one does. A focus file passes most of its rank on to the files it
+// uses, so its own symbols share instead its whole teleport weight (at
+// least focusShare over the number of focus files): the outline of the
+// files the user works in comes right after the definitions they use
+// most.
 //
 // The arithmetic runs in a fixed order, uses only operations IEEE 754
 // rounds exactly (no math.Log, whose assembly differs by platform), and
@@ -204,6 +207,9 @@ func rank(files []*file, focus map[string]bool) (fileRank []float64, symScore []
 			inflow += x
 		}
 		rest := float64(spread*max(r[b]-inflow, 0)) / float64(ns)
+		if focus[f.path] {
+			rest = p[b] / float64(ns)
+		}
 		sc := make([]float64, ns)
 		for j := range sc {
 			sc[j] = rest
