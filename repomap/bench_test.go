@@ -1,6 +1,7 @@
 package repomap
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -79,25 +80,31 @@ func BenchmarkBuild500(b *testing.B) {
 }
 
 // One keystroke in an open file, in a map of 500: the incremental reparse
-// and the file's extraction. The file is the median-sized one, or the
-// largest.
+// and the file's extraction. The file is the median-sized one of this
+// repository, its largest, or a generated one of 256 KiB.
 func BenchmarkUpdate(b *testing.B) {
 	files := openFiles(b, 500)
 	bySize := make([]txtar.File, len(files))
 	copy(bySize, files)
 	sortBySize(bySize)
+	// And a generated file at half the parse limit.
+	var big []byte
+	for i := 0; len(big) < MaxParseBytes/2; i++ {
+		big = fmt.Appendf(big, "// F%d doubles n.\nfunc F%d(n int) int {\n\tif n > %d {\n\t\treturn F%d(n - 1)\n\t}\n\treturn 2 * n\n}\n\n", i, i, i, max(i-1, 0))
+	}
+	big = append([]byte("package big\n\n"), big...)
 	for _, tc := range []struct {
 		name string
 		f    txtar.File
 	}{
 		{"median", bySize[len(bySize)/2]},
 		{"largest", bySize[len(bySize)-1]},
+		{"256KiB", txtar.File{Name: "big/big.go", Data: big}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			m := build(files)
 			defer m.Close()
 			typed := splice(tc.f.Data, len(tc.f.Data)/2, 0, "x")
-			b.ReportMetric(float64(len(tc.f.Data)), "file-B")
 			// The file has been edited before: its tree is among those
 			// kept.
 			m.Update(tc.f.Name, typed)
@@ -111,6 +118,7 @@ func BenchmarkUpdate(b *testing.B) {
 				}
 				i++
 			}
+			b.ReportMetric(float64(len(tc.f.Data)), "file-B")
 		})
 	}
 }
@@ -124,7 +132,8 @@ func sortBySize(fs []txtar.File) {
 }
 
 // Memory a file costs while open: Go heap (its copy of the content,
-// symbols and references) and C heap (its syntax tree), per file of 500.
+// symbols and references) and C heap (the syntax trees, of which the map
+// keeps keepTrees), per file of 500 and per tree.
 func BenchmarkMemoryPerFile(b *testing.B) {
 	files := openFiles(b, 500)
 	var goBytes, cBytes float64
@@ -147,5 +156,6 @@ func BenchmarkMemoryPerFile(b *testing.B) {
 	}
 	b.ReportMetric(goBytes/float64(len(files)), "go-B/file")
 	b.ReportMetric(cBytes/float64(len(files)), "c-B/file")
+	b.ReportMetric(cBytes/float64(min(len(files), keepTrees)), "c-B/tree")
 	b.ReportMetric(float64(totalBytes(files))/float64(len(files)), "src-B/file")
 }

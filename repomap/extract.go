@@ -99,6 +99,111 @@ func (x *extractor) add(n *ts.Node, k Kind, name string, container int, sig stri
 	return len(x.syms) - 1
 }
 
+// A chunk is the definitions in one top-level node. A reparse extracts
+// again only the nodes an edit reached; the others keep their chunk,
+// shifted.
+type chunk struct {
+	start, end uint  // the node's bytes
+	syms       []sym // Container indexes count from the chunk's first symbol
+}
+
+// extract returns the definitions of every top-level node of root.
+func (x *extractor) extract(root *ts.Node) []chunk {
+	var chunks []chunk
+	for _, n := range x.named(root) {
+		chunks = x.take(&n, chunks)
+	}
+	return chunks
+}
+
+// take appends n's chunk to chunks, if it defines anything.
+func (x *extractor) take(n *ts.Node, chunks []chunk) []chunk {
+	x.syms = nil
+	x.l.decl(x, n)
+	if len(x.syms) == 0 {
+		return chunks
+	}
+	return append(chunks, chunk{start: n.StartByte(), end: n.EndByte(), syms: x.syms})
+}
+
+// reextract returns the definitions of root, a reparse after edit: the
+// chunks of old that neither the edit nor the ranges whose structure
+// changed reach are kept (those after the edit shifted by its bytes and
+// lines); the top-level nodes in between are extracted again. A node the
+// region only touches counts as reached.
+func (x *extractor) reextract(root *ts.Node, old []chunk, e ts.InputEdit, changed []ts.Range) []chunk {
+	delta := int(e.NewEndByte) - int(e.OldEndByte)
+	lines := int(e.NewEndPosition.Row) - int(e.OldEndPosition.Row)
+	// The region to extract again, in the new text's bytes, inclusive.
+	lo, hi := e.StartByte, e.NewEndByte
+	for _, r := range changed {
+		lo, hi = min(lo, r.StartByte), max(hi, r.EndByte)
+	}
+	// Each old chunk's bytes in the new text; one the edit reaches joins
+	// the region.
+	type placed struct{ start, end uint }
+	at := make([]placed, len(old))
+	for i, c := range old {
+		switch {
+		case c.end < e.StartByte:
+			at[i] = placed{c.start, c.end}
+		case c.start > e.OldEndByte:
+			at[i] = placed{uint(int(c.start) + delta), uint(int(c.end) + delta)}
+		default:
+			end := e.NewEndByte
+			if c.end >= e.OldEndByte {
+				end = uint(int(c.end) + delta)
+			}
+			at[i] = placed{min(c.start, e.StartByte), end}
+			lo, hi = min(lo, at[i].start), max(hi, end)
+		}
+	}
+	// Chunks clear of the region stay; the top-level nodes that reach
+	// into it are extracted again (the old chunks of unchanged ones among
+	// them too).
+	var before, after []chunk
+	for i, c := range old {
+		p := at[i]
+		switch {
+		case p.end < lo:
+			before = append(before, c)
+		case p.start > hi:
+			syms := make([]sym, len(c.syms))
+			for j, s := range c.syms {
+				s.Line += lines
+				syms[j] = s
+			}
+			after = append(after, chunk{start: p.start, end: p.end, syms: syms})
+		}
+	}
+	from := lo
+	if from > 0 {
+		from-- // so that a node ending at lo is found
+	}
+	chunks := before
+	for n := root.FirstNamedChildForByte(from); n != nil && n.StartByte() <= hi; n = n.NextNamedSibling() {
+		if n.EndByte() >= lo {
+			chunks = x.take(n, chunks)
+		}
+	}
+	return append(chunks, after...)
+}
+
+// flatten lays chunks end to end, Container indexes made file-wide.
+func flatten(chunks []chunk) []sym {
+	var syms []sym
+	for _, c := range chunks {
+		base := len(syms)
+		for _, s := range c.syms {
+			if s.Container >= 0 {
+				s.Container += base
+			}
+			syms = append(syms, s)
+		}
+	}
+	return syms
+}
+
 // collapse writes code on one line: every run of white space becomes one
 // space, none is kept just inside brackets, and a trailing comma before a
 // closing bracket goes ("f(\n\ta int,\n)" is "f(a int)").
@@ -139,44 +244,44 @@ func clip(s string) string {
 
 // Go: functions, methods (Parent: the receiver's type), types, constants
 // and variables at the top level.
-func extractGo(x *extractor, root *ts.Node) { x.goDecls(root, 0) }
+func declGo(x *extractor, n *ts.Node) { x.goDecl(n, 0) }
 
-func (x *extractor) goDecls(n *ts.Node, depth int) {
+func (x *extractor) goDecl(c *ts.Node, depth int) {
 	f := &x.l.fields
-	for _, c := range x.named(n) {
-		switch x.kind(&c) {
-		case "function_declaration":
-			if name := x.child(&c, f.name); name != nil {
-				x.add(&c, Func, x.text(name), -1, x.headBody(&c))
-			}
-		case "method_declaration":
-			name := x.child(&c, f.name)
-			if name == nil {
+	switch x.kind(c) {
+	case "function_declaration":
+		if name := x.child(c, f.name); name != nil {
+			x.add(c, Func, x.text(name), -1, x.headBody(c))
+		}
+	case "method_declaration":
+		name := x.child(c, f.name)
+		if name == nil {
+			return
+		}
+		i := x.add(c, Method, x.text(name), -1, x.headBody(c))
+		x.syms[i].Parent = x.goReceiver(c)
+	case "type_declaration":
+		for _, spec := range x.named(c) {
+			x.goType(&spec)
+		}
+	case "const_declaration", "var_declaration":
+		k, kw := Const, "const "
+		if x.kind(c) == "var_declaration" {
+			k, kw = Var, "var "
+		}
+		for _, spec := range x.named(c) {
+			if x.kind(&spec) == "var_spec_list" {
+				for _, s := range x.named(&spec) {
+					x.goValue(&s, k, kw)
+				}
 				continue
 			}
-			i := x.add(&c, Method, x.text(name), -1, x.headBody(&c))
-			x.syms[i].Parent = x.goReceiver(&c)
-		case "type_declaration":
-			for _, spec := range x.named(&c) {
-				x.goType(&spec)
-			}
-		case "const_declaration", "var_declaration":
-			k, kw := Const, "const "
-			if x.kind(&c) == "var_declaration" {
-				k, kw = Var, "var "
-			}
-			for _, spec := range x.named(&c) {
-				if x.kind(&spec) == "var_spec_list" {
-					for _, s := range x.named(&spec) {
-						x.goValue(&s, k, kw)
-					}
-					continue
-				}
-				x.goValue(&spec, k, kw)
-			}
-		case "ERROR":
-			if depth < maxDepth {
-				x.goDecls(&c, depth+1)
+			x.goValue(&spec, k, kw)
+		}
+	case "ERROR":
+		if depth < maxDepth {
+			for _, e := range x.named(c) {
+				x.goDecl(&e, depth+1)
 			}
 		}
 	}
@@ -239,58 +344,62 @@ func (x *extractor) goValue(spec *ts.Node, k Kind, kw string) {
 
 // Python: classes with their methods and nested classes, functions, and
 // module constants (names in capitals).
-func extractPython(x *extractor, root *ts.Node) { x.pyBlock(root, -1, 0) }
+func declPython(x *extractor, n *ts.Node) { x.pyDecl(n, -1, 0) }
 
 func (x *extractor) pyBlock(n *ts.Node, container, depth int) {
-	f := &x.l.fields
 	for _, c := range x.named(n) {
-		d := &c
-		if x.kind(d) == "decorated_definition" {
-			if d = x.child(d, f.definition); d == nil {
-				continue
-			}
+		x.pyDecl(&c, container, depth)
+	}
+}
+
+func (x *extractor) pyDecl(c *ts.Node, container, depth int) {
+	f := &x.l.fields
+	d := c
+	if x.kind(d) == "decorated_definition" {
+		if d = x.child(d, f.definition); d == nil {
+			return
 		}
-		switch x.kind(d) {
-		case "function_definition":
-			name := x.child(d, f.name)
-			if name == nil {
-				continue
-			}
-			k := Func
-			if container >= 0 && x.syms[container].Kind == Class {
-				k = Method
-			}
-			x.add(d, k, x.text(name), container, x.pyHead(d))
-		case "class_definition":
-			name := x.child(d, f.name)
-			if name == nil {
-				continue
-			}
-			i := x.add(d, Class, x.text(name), container, x.pyHead(d))
-			if b := x.child(d, f.body); b != nil && depth < maxDepth {
-				x.pyBlock(b, i, depth+1)
-			}
-		case "type_alias_statement":
-			if name := x.firstNamed(d); name != nil {
-				x.add(d, Type, x.text(name), container, x.firstLine(d))
-			}
-		case "expression_statement":
-			if container >= 0 {
-				continue
-			}
-			a := x.firstNamed(d)
-			if a == nil || x.kind(a) != "assignment" {
-				continue
-			}
-			left := x.child(a, f.left)
-			if left == nil || x.kind(left) != "identifier" || !isConstName(x.text(left)) {
-				continue
-			}
-			x.add(d, Const, x.text(left), container, x.firstLine(d))
-		case "ERROR":
-			if depth < maxDepth {
-				x.pyBlock(d, container, depth+1)
-			}
+	}
+	switch x.kind(d) {
+	case "function_definition":
+		name := x.child(d, f.name)
+		if name == nil {
+			return
+		}
+		k := Func
+		if container >= 0 && x.syms[container].Kind == Class {
+			k = Method
+		}
+		x.add(d, k, x.text(name), container, x.pyHead(d))
+	case "class_definition":
+		name := x.child(d, f.name)
+		if name == nil {
+			return
+		}
+		i := x.add(d, Class, x.text(name), container, x.pyHead(d))
+		if b := x.child(d, f.body); b != nil && depth < maxDepth {
+			x.pyBlock(b, i, depth+1)
+		}
+	case "type_alias_statement":
+		if name := x.firstNamed(d); name != nil {
+			x.add(d, Type, x.text(name), container, x.firstLine(d))
+		}
+	case "expression_statement":
+		if container >= 0 {
+			return
+		}
+		a := x.firstNamed(d)
+		if a == nil || x.kind(a) != "assignment" {
+			return
+		}
+		left := x.child(a, f.left)
+		if left == nil || x.kind(left) != "identifier" || !isConstName(x.text(left)) {
+			return
+		}
+		x.add(d, Const, x.text(left), container, x.firstLine(d))
+	case "ERROR":
+		if depth < maxDepth {
+			x.pyBlock(d, container, depth+1)
 		}
 	}
 }
@@ -326,7 +435,7 @@ func isConstName(s string) bool {
 // JavaScript, TypeScript and TSX: functions, classes with their methods,
 // interfaces, type aliases, enums, namespaces with their members, and
 // top-level const bindings (functions when they hold one).
-func extractJS(x *extractor, root *ts.Node) { x.jsBlock(root, -1, 0) }
+func declJS(x *extractor, n *ts.Node) { x.jsDecl(n, -1, 0) }
 
 func (x *extractor) jsBlock(n *ts.Node, container, depth int) {
 	for _, c := range x.named(n) {
@@ -458,78 +567,82 @@ func (x *extractor) jsBindings(d *ts.Node, container int) {
 // Rust: functions, structs, enums, unions, traits and their methods, impl
 // blocks and their methods, type aliases, constants, statics, modules
 // with their items, and macro_rules.
-func extractRust(x *extractor, root *ts.Node) { x.rsItems(root, -1, 0) }
+func declRust(x *extractor, n *ts.Node) { x.rsItem(n, -1, 0) }
 
 func (x *extractor) rsItems(n *ts.Node, container, depth int) {
+	for _, c := range x.named(n) {
+		x.rsItem(&c, container, depth)
+	}
+}
+
+func (x *extractor) rsItem(c *ts.Node, container, depth int) {
 	f := &x.l.fields
 	if depth > maxDepth {
 		return
 	}
 	inType := container >= 0 && (x.syms[container].Kind == Impl || x.syms[container].Kind == Trait)
-	for _, c := range x.named(n) {
-		name := x.child(&c, f.name)
-		switch x.kind(&c) {
-		case "function_item", "function_signature_item":
-			if name != nil {
-				k := Func
-				if inType {
-					k = Method
-				}
-				x.add(&c, k, x.text(name), container, x.headBody(&c))
+	name := x.child(c, f.name)
+	switch x.kind(c) {
+	case "function_item", "function_signature_item":
+		if name != nil {
+			k := Func
+			if inType {
+				k = Method
 			}
-		case "struct_item", "union_item":
-			if name != nil {
-				sig := x.firstLine(&c)
-				if b := x.child(&c, f.body); b != nil && x.kind(b) == "field_declaration_list" {
-					sig = x.head(&c, b.StartByte())
-				}
-				x.add(&c, Struct, x.text(name), container, sig)
+			x.add(c, k, x.text(name), container, x.headBody(c))
+		}
+	case "struct_item", "union_item":
+		if name != nil {
+			sig := x.firstLine(c)
+			if b := x.child(c, f.body); b != nil && x.kind(b) == "field_declaration_list" {
+				sig = x.head(c, b.StartByte())
 			}
-		case "enum_item":
-			if name != nil {
-				x.add(&c, Enum, x.text(name), container, x.headBody(&c))
-			}
-		case "trait_item":
-			if name != nil {
-				i := x.add(&c, Trait, x.text(name), container, x.headBody(&c))
-				if b := x.child(&c, f.body); b != nil {
-					x.rsItems(b, i, depth+1)
-				}
-			}
-		case "impl_item":
-			t := x.text(x.child(&c, f.typ))
-			if i := strings.IndexByte(t, '<'); i >= 0 {
-				t = t[:i]
-			}
-			i := x.add(&c, Impl, strings.TrimLeft(t, "&"), container, x.headBody(&c))
-			if b := x.child(&c, f.body); b != nil {
+			x.add(c, Struct, x.text(name), container, sig)
+		}
+	case "enum_item":
+		if name != nil {
+			x.add(c, Enum, x.text(name), container, x.headBody(c))
+		}
+	case "trait_item":
+		if name != nil {
+			i := x.add(c, Trait, x.text(name), container, x.headBody(c))
+			if b := x.child(c, f.body); b != nil {
 				x.rsItems(b, i, depth+1)
 			}
-		case "mod_item":
-			if name != nil {
-				i := x.add(&c, Module, x.text(name), container, x.headBody(&c))
-				if b := x.child(&c, f.body); b != nil {
-					x.rsItems(b, i, depth+1)
-				}
-			}
-		case "type_item", "associated_type":
-			if name != nil {
-				x.add(&c, Type, x.text(name), container, x.firstLine(&c))
-			}
-		case "const_item":
-			if name != nil {
-				x.add(&c, Const, x.text(name), container, x.firstLine(&c))
-			}
-		case "static_item":
-			if name != nil {
-				x.add(&c, Var, x.text(name), container, x.firstLine(&c))
-			}
-		case "macro_definition":
-			if name != nil {
-				x.add(&c, Macro, x.text(name), container, "macro_rules! "+x.text(name))
-			}
-		case "ERROR":
-			x.rsItems(&c, container, depth+1)
 		}
+	case "impl_item":
+		t := x.text(x.child(c, f.typ))
+		if i := strings.IndexByte(t, '<'); i >= 0 {
+			t = t[:i]
+		}
+		i := x.add(c, Impl, strings.TrimLeft(t, "&"), container, x.headBody(c))
+		if b := x.child(c, f.body); b != nil {
+			x.rsItems(b, i, depth+1)
+		}
+	case "mod_item":
+		if name != nil {
+			i := x.add(c, Module, x.text(name), container, x.headBody(c))
+			if b := x.child(c, f.body); b != nil {
+				x.rsItems(b, i, depth+1)
+			}
+		}
+	case "type_item", "associated_type":
+		if name != nil {
+			x.add(c, Type, x.text(name), container, x.firstLine(c))
+		}
+	case "const_item":
+		if name != nil {
+			x.add(c, Const, x.text(name), container, x.firstLine(c))
+		}
+	case "static_item":
+		if name != nil {
+			x.add(c, Var, x.text(name), container, x.firstLine(c))
+		}
+	case "macro_definition":
+		if name != nil {
+			x.add(c, Macro, x.text(name), container, "macro_rules! "+x.text(name))
+		}
+	case "ERROR":
+		x.rsItems(c, container, depth+1)
 	}
 }

@@ -32,6 +32,22 @@ var edits = []struct {
 		return splice(b, i+1, 0, "renamed_")
 	}},
 	{"insert a multibyte rune", func(b []byte) []byte { return splice(b, len(b)/3, 0, "é€") }},
+	{"open a brace at a line start mid-file", func(b []byte) []byte {
+		i := bytes.LastIndex(b[:len(b)/2], []byte("\n"))
+		return splice(b, i+1, 0, "{\n")
+	}},
+	{"type right after the first closing brace", func(b []byte) []byte {
+		i := bytes.IndexByte(b, '}')
+		return splice(b, i+1, 0, "x")
+	}},
+	{"type right before the last line", func(b []byte) []byte {
+		i := bytes.LastIndex(bytes.TrimRight(b, "\n"), []byte("\n"))
+		return splice(b, i+1, 0, "y")
+	}},
+	{"join two lines", func(b []byte) []byte {
+		i := bytes.IndexByte(b[len(b)/3:], '\n')
+		return splice(b, len(b)/3+i, 1, " ")
+	}},
 	{"replace all", func(b []byte) []byte { return []byte("x = 1\n") }},
 	{"empty", func(b []byte) []byte { return nil }},
 }
@@ -64,6 +80,30 @@ func TestIncrementalMatchesFresh(t *testing.T) {
 				// Back to the original, incrementally too.
 				inc.Update(f.Name, f.Data)
 				content = f.Data
+			}
+		})
+	}
+}
+
+// The same, with the edits piling up instead of each undone.
+func TestIncrementalCumulative(t *testing.T) {
+	for _, f := range corpus(t) {
+		t.Run(f.Name, func(t *testing.T) {
+			inc := New()
+			defer inc.Close()
+			content := f.Data
+			inc.Update(f.Name, content)
+			for round := range 3 {
+				for _, e := range edits[:len(edits)-2] {
+					content = e.edit(content)
+					inc.Update(f.Name, content)
+					fresh := New()
+					fresh.Update(f.Name, content)
+					if diff := cmp.Diff(fresh.Files(), inc.Files()); diff != "" {
+						t.Fatalf("round %d, after %q: Files() differs from a fresh parse (-fresh +incremental):\n%s", round, e.name, diff)
+					}
+					fresh.Close()
+				}
 			}
 		})
 	}

@@ -19,7 +19,8 @@ import (
 type language struct {
 	name    string
 	grammar func() *ts.Language
-	extract func(x *extractor, root *ts.Node)
+	// decl extracts the definitions in one top-level node.
+	decl    func(x *extractor, n *ts.Node)
 	lex     lexStyle
 	keyword map[string]bool
 
@@ -95,17 +96,17 @@ var (
 )
 
 var (
-	langGo = &language{name: "go", lex: lexGo, keyword: goKeywords, extract: extractGo,
+	langGo = &language{name: "go", lex: lexGo, keyword: goKeywords, decl: declGo,
 		grammar: func() *ts.Language { return ts.NewLanguage(tsgo.Language()) }}
-	langPython = &language{name: "python", lex: lexPython, keyword: pyKeywords, extract: extractPython,
+	langPython = &language{name: "python", lex: lexPython, keyword: pyKeywords, decl: declPython,
 		grammar: func() *ts.Language { return ts.NewLanguage(tspy.Language()) }}
-	langJS = &language{name: "javascript", lex: lexJS, keyword: jsKeywords, extract: extractJS,
+	langJS = &language{name: "javascript", lex: lexJS, keyword: jsKeywords, decl: declJS,
 		grammar: func() *ts.Language { return ts.NewLanguage(tsjs.Language()) }}
-	langTS = &language{name: "typescript", lex: lexJS, keyword: tsKeywords, extract: extractJS,
+	langTS = &language{name: "typescript", lex: lexJS, keyword: tsKeywords, decl: declJS,
 		grammar: func() *ts.Language { return ts.NewLanguage(tsts.LanguageTypescript()) }}
-	langTSX = &language{name: "tsx", lex: lexJS, keyword: tsKeywords, extract: extractJS,
+	langTSX = &language{name: "tsx", lex: lexJS, keyword: tsKeywords, decl: declJS,
 		grammar: func() *ts.Language { return ts.NewLanguage(tsts.LanguageTSX()) }}
-	langRust = &language{name: "rust", lex: lexRust, keyword: rsKeywords, extract: extractRust,
+	langRust = &language{name: "rust", lex: lexRust, keyword: rsKeywords, decl: declRust,
 		grammar: func() *ts.Language { return ts.NewLanguage(tsrs.Language()) }}
 )
 

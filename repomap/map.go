@@ -24,8 +24,8 @@ const (
 	minifiedLine = 300
 	// binarySniff bytes are checked for a NUL, as git does.
 	binarySniff = 8000
-	// chunk is the most text handed to the parser at once.
-	chunk = 64 << 10
+	// chunkSize is the most text handed to the parser at once.
+	chunkSize = 64 << 10
 	// keepTrees is how many syntax trees the map keeps, those of the files
 	// updated last. A tree costs some 30 times its file's size in C memory;
 	// a file without one is parsed whole on its next change, and keeps its
@@ -40,6 +40,7 @@ const (
 	NoteMinified     = "minified"      // very long lines on average
 	NoteTooLarge     = "too large"     // over MaxParseBytes
 	NoteTimedOut     = "parse timed out"
+	NoteNoGrammar    = "grammar not loaded" // the bindings refused the grammar: a build problem
 )
 
 // A Kind is what a symbol defines.
@@ -120,8 +121,11 @@ type file struct {
 	tree *ts.Tree // nil when not parsed, or dropped (keepTrees)
 	used uint64   // when the tree was made, in Map.parses
 	note string
-	syms []sym
-	refs []Ref
+	// chunks are the definitions by top-level node, which a reparse
+	// reuses where the edit did not reach; syms is them end to end.
+	chunks []chunk
+	syms   []sym
+	refs   []Ref
 }
 
 // A Map is the repo map of a set of files. The zero value is not usable;
@@ -201,25 +205,35 @@ func classify(l *language, src []byte) string {
 	return ""
 }
 
-// parse parses f.src, reusing old's tree when it has one of the same
-// language, and extracts f's symbols and references. It takes ownership
-// of old's tree.
+// parse parses f.src, reusing old's tree when it has one, and extracts
+// f's symbols and references. It takes ownership of old's tree.
 func (m *Map) parse(f *file, old *file) {
-	p := m.parser(f.lang)
+	p, err := m.parser(f.lang)
+	if err != nil {
+		if old != nil {
+			m.dropTree(old)
+		}
+		f.note = NoteNoGrammar
+		return
+	}
 	var prev *ts.Tree
+	var edit ts.InputEdit
 	if old != nil && old.tree != nil {
 		prev = old.tree
-		if e, ok := diffEdit(old.src, f.src); ok {
-			prev.Edit(&e)
-		}
+		edit, _ = diffEdit(old.src, f.src)
+		prev.Edit(&edit)
 	}
 	src := f.src
 	tree := p.ParseWithOptions(func(i int, _ ts.Point) []byte {
 		if i >= len(src) {
 			return nil
 		}
-		return src[i:min(i+chunk, len(src))]
+		return src[i:min(i+chunkSize, len(src))]
 	}, prev, nil)
+	var changed []ts.Range
+	if prev != nil && tree != nil {
+		changed = prev.ChangedRanges(tree)
+	}
 	if old != nil {
 		m.dropTree(old)
 	}
@@ -237,14 +251,19 @@ func (m *Map) parse(f *file, old *file) {
 		f.note = NoteSyntaxErrors
 	}
 	x := &extractor{l: f.lang, src: src, cur: root.Walk()}
-	f.lang.extract(x, root)
+	if prev != nil {
+		f.chunks = x.reextract(root, old.chunks, edit, changed)
+	} else {
+		f.chunks = x.extract(root)
+	}
 	x.cur.Close()
-	f.syms = x.syms
+	f.syms = flatten(f.chunks)
 	f.refs = references(f.lang, src)
 }
 
-// parser is the map's parser for l.
-func (m *Map) parser(l *language) *ts.Parser {
+// parser is the map's parser for l. It fails only if the bindings cannot
+// read the grammar (a build with mismatched versions).
+func (m *Map) parser(l *language) (*ts.Parser, error) {
 	i := slices.Index(languages, l)
 	if m.parsers == nil {
 		m.parsers = make([]*ts.Parser, len(languages))
@@ -252,9 +271,8 @@ func (m *Map) parser(l *language) *ts.Parser {
 	if m.parsers[i] == nil {
 		p := ts.NewParser()
 		if err := p.SetLanguage(l.load().ts); err != nil {
-			// The grammars are pinned at versions the bindings read; a
-			// mismatch is a build mistake, not an input problem.
-			panic("repomap: " + l.name + " grammar: " + err.Error())
+			p.Close()
+			return nil, err
 		}
 		// The deprecated timeout is the bindings' only leak-free way to
 		// bound a parse: ParseOptions.ProgressCallback registers its
@@ -262,7 +280,7 @@ func (m *Map) parser(l *language) *ts.Parser {
 		p.SetTimeoutMicros(parseTimeout) //lint:ignore SA1019 see above
 		m.parsers[i] = p
 	}
-	return m.parsers[i]
+	return m.parsers[i], nil
 }
 
 // Remove drops the file at path.
