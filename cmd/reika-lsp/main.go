@@ -4,6 +4,7 @@
 //	reika-lsp check [--json]          diagnose the engine setup
 //	reika-lsp budget --window N       show how a window is divided
 //	reika-lsp sim --listen ADDR ...   run the simulated engine
+//	reika-lsp map [--budget N] FILE…  print the repo map of these files
 //
 // See README.md for the full list.
 package main
@@ -39,6 +40,7 @@ func commands() []command {
 		{"replay", "replay recorded sessions through several context strategies on the simulated engine and compare them", runReplay},
 		{"check", "diagnose the configuration and the engine (--json for a machine-readable report)", runCheck},
 		{"sim", "run the simulated engine, an OpenAI-compatible server for trying Reika without a model", runSim},
+		{"map", "print the repo map the model would get for these files ([--budget N | --window W] FILE|DIR…)", runMap},
 	}
 }
 
