@@ -101,6 +101,11 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 		r.rounds++
 		r.report(Event{Kind: RoundStarted, Round: r.rounds, Chip: p.Chip})
 		r.reportShrink(p)
+		if p.Event == contextwin.Shed || p.Event == contextwin.Fold {
+			// The request is rewritten anyway: the bootstrap (the repo map)
+			// may catch up with the code now, at no extra cost.
+			s.refreshPrefix()
+		}
 
 		resp, err := r.send(ctx, p)
 		if err != nil {
@@ -166,7 +171,7 @@ func (r *run) runTool(ctx context.Context, call engine.ToolCall, sendErr error) 
 // folds without one.
 func (r *run) noteRound(ctx context.Context, p contextwin.Plan) contextwin.Plan {
 	s := r.s
-	req := s.prefix.Request(p.Messages, p.MaxTokens, "none")
+	req := s.Prefix().Request(p.Messages, p.MaxTokens, "none")
 	req.Temperature = s.cfg.Temperature
 	resp, err := r.chat(ctx, req, p)
 	if ctx.Err() != nil {
@@ -229,7 +234,7 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 	s := r.s
 	overflowed := false
 	for attempt := 0; ; attempt++ {
-		req := s.prefix.Request(p.Messages, p.MaxTokens, "")
+		req := s.Prefix().Request(p.Messages, p.MaxTokens, "")
 		req.Temperature = s.cfg.Temperature
 		resp, err := r.chat(ctx, req, p)
 		var ee *engine.Error

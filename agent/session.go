@@ -274,7 +274,7 @@ const warmupMessage = "."
 // caller runs it in the background and may cancel it. It never touches
 // the conversation.
 func (s *Session) Warmup(ctx context.Context) error {
-	req := s.prefix.Request([]contextwin.Message{{Role: contextwin.User, Content: warmupMessage}}, 1, "")
+	req := s.Prefix().Request([]contextwin.Message{{Role: contextwin.User, Content: warmupMessage}}, 1, "")
 	req.Temperature = s.cfg.Temperature
 	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) {})
 	s.mu.Lock()
@@ -291,7 +291,25 @@ func (s *Session) Warmup(ctx context.Context) error {
 }
 
 // Prefix is the session's fixed prefix.
-func (s *Session) Prefix() *Prefix { return s.prefix }
+func (s *Session) Prefix() *Prefix {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.prefix
+}
+
+// refreshPrefix rebuilds the fixed prefix — the repo map may have changed
+// — when a shrink event already rewrites the request. An unchanged prefix
+// is kept as it is.
+func (s *Session) refreshPrefix() {
+	system := s.systemPrompt()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if system == s.prefix.System {
+		return
+	}
+	s.prefix = NewPrefix(system, s.prefix.Tools)
+	s.cw.SetPrefixChars(s.prefix.Chars)
+}
 
 // Messages returns the whole conversation so far, shed and folded parts
 // included, as the session holds it (reasoning aside).

@@ -153,6 +153,9 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 			s.sendStatus(e.Chip, true)
 		case agent.ToolRan:
 			prog.report(fmt.Sprintf("%s %s", e.Tool, clipLine(e.Detail, 60)))
+			if e.Tool == "read" && !strings.HasPrefix(e.Detail, "failed") {
+				s.mapRead(sess.root, e.Detail)
+			}
 		case agent.NoteWritten:
 			s.logMessage(msgLog, "Reika note: %s", e.Text)
 		case agent.Shed:

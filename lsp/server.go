@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/reika-lsp/reika/repomap"
 )
 
 // Options configure a server.
@@ -65,6 +67,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	cancel()
 	s.wg.Wait()
 	s.closeSession()
+	s.repo.Close()
 	if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) && !isClosed(err) && !s.exitRequested() {
 		return err
 	}
@@ -102,6 +105,10 @@ type Server struct {
 	wg   sync.WaitGroup // goroutines the server started
 
 	docs *Documents
+	// repo is the repo map of the open documents and the files the agent
+	// read; agentRead remembers the latter, which stay when closed.
+	repo      *repomap.Map
+	agentRead map[string]bool
 
 	mu       sync.Mutex
 	state    serverState
@@ -127,13 +134,15 @@ const (
 
 func newServer(ctx context.Context, opts Options) *Server {
 	return &Server{
-		opts:     opts,
-		ctx:      ctx,
-		log:      log.New(opts.Log, "reika-lsp: ", log.LstdFlags),
-		docs:     NewDocuments(),
-		inflight: map[string]context.CancelFunc{},
-		exited:   make(chan struct{}),
-		pending:  map[string]*offered{},
+		opts:      opts,
+		ctx:       ctx,
+		log:       log.New(opts.Log, "reika-lsp: ", log.LstdFlags),
+		docs:      NewDocuments(),
+		repo:      repomap.New(),
+		agentRead: map[string]bool{},
+		inflight:  map[string]context.CancelFunc{},
+		exited:    make(chan struct{}),
+		pending:   map[string]*offered{},
 	}
 }
 

@@ -118,6 +118,7 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 		ReasoningRounds: st.ReasoningRounds.Value,
 		Minimal:         st.Minimal.Value,
 		Workspace:       root,
+		RepoMap:         s.repoMap(func() int { return mapBudget(st.RepoMapBudget.IsSet(), st.RepoMapBudget.Value, d.Window) }),
 		TranscriptDir:   stateDir,
 		Meta:            transcript.Meta{Endpoint: conn.Options.BaseURL, Model: conn.Options.Model},
 		Debug:           st.Debug.Value,

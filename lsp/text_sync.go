@@ -28,6 +28,8 @@ func (s *Server) didOpen(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Rep
 		// Kept like an untitled buffer, but the agent's tools, which
 		// work on paths, will never see it: say so.
 		s.logMessage(msgWarning, "Reika cannot tell which file %s is (%v): the agent will not see this document", d.URI, err)
+	} else {
+		s.mapDocument(d.URI)
 	}
 	return nil, nil
 }
@@ -54,7 +56,9 @@ func (s *Server) didChange(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.R
 	if err == nil {
 		err = s.docs.DidChange(p.TextDocument.URI, p.TextDocument.Version, changes, s.encoding())
 	}
-	if err != nil {
+	if err == nil {
+		s.mapDocument(p.TextDocument.URI)
+	} else {
 		// The document is no longer in step: drop it, so that tools read
 		// the disk rather than a wrong text, and say so.
 		s.docs.DidClose(p.TextDocument.URI)
@@ -73,6 +77,7 @@ func (s *Server) didClose(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Re
 		return nil, err
 	}
 	s.docs.DidClose(p.TextDocument.URI)
+	s.unmapDocument(p.TextDocument.URI)
 	return nil, nil
 }
 

@@ -83,7 +83,7 @@ type Settings struct {
 	ContextWindow   Value[int] // 0: discover it
 	MaxTokens       Value[int] // 0: no cap beyond the window
 	MinGenTokens    Value[int] // 0: learn the reserve
-	RepoMapBudget   Value[int] // 0: 5% of the window
+	RepoMapBudget   Value[int] // unset: 5% of the window; set to 0: no repo map
 	ReasoningRounds Value[int]
 	Debug           Value[bool]
 	Minimal         Value[bool]
