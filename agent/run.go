@@ -77,6 +77,7 @@ type run struct {
 
 func (r *run) loop(ctx context.Context, instruction string) Result {
 	s := r.s
+	s.Prefix() // built before the first plan, which prices it
 	s.record(contextwin.Message{Role: contextwin.User, Content: instruction}, "")
 	continuations := 0
 	for {

@@ -73,7 +73,8 @@ type Config struct {
 // time. Its methods are safe for concurrent use.
 type Session struct {
 	cfg    Config
-	prefix *Prefix
+	tools  []engine.Tool // the definitions, in their fixed order and bytes
+	prefix *Prefix       // built at the first request; guarded by mu
 	tr     *transcript.Writer
 
 	mu      sync.Mutex // guards cw, prev, stats
@@ -110,10 +111,12 @@ func NewSession(cfg Config) (*Session, error) {
 		cfg.MaxSteps = 200
 	}
 	s := &Session{cfg: cfg, retryWait: defaultRetryWait}
-	s.prefix = NewPrefix(s.systemPrompt(), cfg.Tools.Definitions())
+	s.tools = cfg.Tools.Definitions()
+	// The prefix is built at the first request (Prefix), so that the repo
+	// map it carries sees the documents opened meanwhile.
 	s.cw = contextwin.NewSession(contextwin.Config{
 		Window: cfg.Window, Reserve: cfg.Reserve, MaxTokens: cfg.MaxTokens, OutputLimit: cfg.OutputLimit,
-		PrefixChars: s.prefix.Chars, ReasoningRounds: cfg.ReasoningRounds, Minimal: cfg.Minimal,
+		ReasoningRounds: cfg.ReasoningRounds, Minimal: cfg.Minimal,
 	})
 	switch {
 	case cfg.Resume != "":
@@ -290,10 +293,22 @@ func (s *Session) Warmup(ctx context.Context) error {
 	return nil
 }
 
-// Prefix is the session's fixed prefix.
+// Prefix is the session's fixed prefix, built the first time it is asked
+// for and then kept until a shrink event.
 func (s *Session) Prefix() *Prefix {
 	s.mu.Lock()
+	p := s.prefix
+	s.mu.Unlock()
+	if p != nil {
+		return p
+	}
+	system := s.systemPrompt()
+	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.prefix == nil {
+		s.prefix = NewPrefix(system, s.tools)
+		s.cw.SetPrefixChars(s.prefix.Chars)
+	}
 	return s.prefix
 }
 
@@ -304,10 +319,10 @@ func (s *Session) refreshPrefix() {
 	system := s.systemPrompt()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if system == s.prefix.System {
+	if s.prefix != nil && system == s.prefix.System {
 		return
 	}
-	s.prefix = NewPrefix(system, s.prefix.Tools)
+	s.prefix = NewPrefix(system, s.tools)
 	s.cw.SetPrefixChars(s.prefix.Chars)
 }
 
@@ -331,6 +346,7 @@ func (s *Session) Compact(ctx context.Context, report func(Event)) (before, afte
 	if report == nil {
 		report = func(Event) {}
 	}
+	s.Prefix()
 	s.mu.Lock()
 	before = s.cw.Chip().Size
 	err = s.cw.Compact()
@@ -350,6 +366,9 @@ func (s *Session) Compact(ctx context.Context, report func(Event)) (before, afte
 		}
 	}
 	r.reportShrink(p)
+	if p.Folded > 0 {
+		s.refreshPrefix() // the next request is rewritten anyway
+	}
 	s.sync()
 	return before, p.Estimate, nil
 }

@@ -22,6 +22,7 @@ func (s *Server) mapDocument(uri protocol.DocumentURI) {
 	}
 	s.repo.Update(s.relative(d.Path), []byte(d.Text))
 	s.refocus()
+	s.firstOpenOnce.Do(func() { close(s.firstOpen) })
 }
 
 // unmapDocument forgets a closed document, unless the agent read it.

@@ -109,6 +109,9 @@ type Server struct {
 	// read; agentRead remembers the latter, which stay when closed.
 	repo      *repomap.Map
 	agentRead map[string]bool
+	// firstOpen is closed when the editor opens its first document.
+	firstOpen     chan struct{}
+	firstOpenOnce sync.Once
 
 	mu       sync.Mutex
 	state    serverState
@@ -140,6 +143,7 @@ func newServer(ctx context.Context, opts Options) *Server {
 		docs:      NewDocuments(),
 		repo:      repomap.New(),
 		agentRead: map[string]bool{},
+		firstOpen: make(chan struct{}),
 		inflight:  map[string]context.CancelFunc{},
 		exited:    make(chan struct{}),
 		pending:   map[string]*offered{},

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/config"
@@ -133,6 +134,14 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 	s.sendStatus(a.Chip(), false)
 	if st.Warmup.Value {
 		s.goOwned(func(ctx context.Context) {
+			// The prefix carries the repo map of the open documents: give
+			// the editor a moment to open the first one.
+			select {
+			case <-s.firstOpen:
+			case <-time.After(warmupWait):
+			case <-ctx.Done():
+				return
+			}
 			if err := a.Warmup(ctx); err != nil && ctx.Err() == nil {
 				s.logMessage(msgLog, "Reika: warm-up: %v", err)
 			}
@@ -177,6 +186,10 @@ func (s *Server) confirmBash(ctx context.Context, command string) bool {
 	const run, deny = "Run it", "Don't run"
 	return s.ask(ctx, msgWarning, fmt.Sprintf("Reika wants to run: %s", clipLine(command, 300)), run, deny) == run
 }
+
+// warmupWait is how long the warm-up waits for the editor's first open
+// document before it builds the prefix without one.
+const warmupWait = time.Second
 
 // errNoSession is the answer to a command that needs a session when the
 // engine cannot be reached.
