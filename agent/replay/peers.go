@@ -168,27 +168,34 @@ type sliding struct {
 	start int
 }
 
+// sendDropping sends the conversation from round *start on, dropping the
+// oldest rounds first while it does not fit the usable window, then while
+// the engine refuses it as too long.
+func (c *convo) sendDropping(ctx context.Context, m Model, start *int, event string) error {
+	for *start < len(c.groups)-1 && c.tokens(*start) > c.setup.Usable() {
+		*start++
+		event = "drop"
+	}
+	for {
+		_, err := m.Chat(ctx, c.request(*start, ""), Call{Event: event})
+		if _, ok := overflowed(err); !ok {
+			return err
+		}
+		if *start >= len(c.groups)-1 {
+			return fmt.Errorf("%w: the newest round alone does not fit the window", ErrSkipped)
+		}
+		*start++
+		event = "drop"
+	}
+}
+
 func newSliding(setup Setup) Strategy { return &sliding{c: newConvo(setup)} }
 
 func (s *sliding) Append(msgs ...contextwin.Message) { s.c.add(msgs...) }
 
 func (s *sliding) Turn(ctx context.Context, m Model) error {
 	event := "append"
-	for s.start < len(s.c.groups)-1 && s.c.tokens(s.start) > s.c.setup.Usable() {
-		s.start++
-		event = "drop"
-	}
-	for {
-		_, err := m.Chat(ctx, s.c.request(s.start, ""), Call{Event: event})
-		if _, ok := overflowed(err); !ok {
-			return err
-		}
-		if s.start >= len(s.c.groups)-1 {
-			return fmt.Errorf("%w: the newest round alone does not fit the window", ErrSkipped)
-		}
-		s.start++
-		event = "drop"
-	}
+	return s.c.sendDropping(ctx, m, &s.start, event)
 }
 
 // Summarize-when-full, as Claude Code and Codex compact: when the prompt
@@ -308,21 +315,7 @@ func (s *mask) Turn(ctx context.Context, m Model) error {
 			g.tokens += it.tokens
 		}
 	}
-	for s.start < len(s.c.groups)-1 && s.c.tokens(s.start) > s.c.setup.Usable() {
-		s.start++
-		event = "drop"
-	}
-	for {
-		_, err := m.Chat(ctx, s.c.request(s.start, ""), Call{Event: event})
-		if _, ok := overflowed(err); !ok {
-			return err
-		}
-		if s.start >= len(s.c.groups)-1 {
-			return fmt.Errorf("%w: the newest round alone does not fit the window", ErrSkipped)
-		}
-		s.start++
-		event = "drop"
-	}
+	return s.c.sendDropping(ctx, m, &s.start, event)
 }
 
 func hasReply(g group) bool {
