@@ -63,7 +63,6 @@ type harness struct {
 	sent    int       // requests sent
 	events  int
 	plans   []Plan
-	calls   int
 	noteFor string
 }
 

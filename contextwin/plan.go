@@ -394,15 +394,6 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 	return s.finish(p)
 }
 
-// freshTokens is the estimate of the current round's new results.
-func (s *Session) freshTokens() int {
-	n := 0
-	for _, i := range s.freshResults() {
-		n += s.est.New(s.entries[i].size)
-	}
-	return n
-}
-
 // noteMessages is the note round's request: the view up to the current
 // round — what the model has seen, which the engine has cached — then the
 // current round with its results shed to their summaries (they may be

@@ -168,7 +168,7 @@ func (s *Server) answerOffer(id string, out tools.Outcome) error {
 	o := s.pending[id]
 	s.mu.Unlock()
 	if o == nil {
-		return fmt.Errorf("Reika's proposal %s is no longer waiting", id)
+		return fmt.Errorf("the proposal %s is no longer waiting: the run that made it has moved on", id)
 	}
 	select {
 	case o.done <- out:

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -190,10 +189,6 @@ func (s *Server) confirmBash(ctx context.Context, command string) bool {
 // warmupWait is how long the warm-up waits for the editor's first open
 // document before it builds the prefix without one.
 const warmupWait = time.Second
-
-// errNoSession is the answer to a command that needs a session when the
-// engine cannot be reached.
-var errNoSession = errors.New("no session")
 
 func clipLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
