@@ -61,6 +61,8 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 		return s.later(req, reply, s.save)
 	case CmdShowRecap:
 		return s.later(req, reply, s.showRecap)
+	case CmdResume:
+		return s.later(req, reply, s.resume)
 	case CmdNewSession:
 		s.resetSession("reika.newSession")
 		s.showMessage(msgInfo, "Reika: a new session starts with the next request")
@@ -206,4 +208,35 @@ func (s *Server) recapSaved(uri protocol.DocumentURI) {
 	if sess.agent.EditRecap(text) {
 		s.showMessage(msgInfo, "Reika: the edited recap replaces the old one on the next request")
 	}
+}
+
+// resume continues the workspace's previous session: the conversation
+// comes back from its transcript (everything, shed or folded or not), and
+// the next ask goes on from it.
+func (s *Server) resume(ctx context.Context) (any, error) {
+	s.mu.Lock()
+	cur := s.sess
+	s.mu.Unlock()
+	current := ""
+	if cur != nil {
+		current = cur.agent.TranscriptPath()
+	}
+	dir, root := s.stateDir(), s.root()
+	path := transcript.Latest(dir, root, current)
+	if path == "" {
+		s.showMessage(msgInfo, "Reika has no earlier session of this workspace to resume")
+		return map[string]any{"resumed": false}, nil
+	}
+	s.resetSession("reika.resume")
+	s.mu.Lock()
+	s.resumeFrom = path
+	s.mu.Unlock()
+	sess, err := s.session(ctx)
+	if err != nil {
+		s.showMessage(msgError, "Reika: %v", err)
+		return nil, err
+	}
+	n := len(sess.agent.Messages())
+	s.showMessage(msgInfo, "Reika resumed the session in %s: %d messages; the next request goes on from them", filepath.Base(path), n)
+	return map[string]any{"resumed": true, "path": path, "messages": n}, nil
 }

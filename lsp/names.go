@@ -16,6 +16,9 @@ const (
 	CmdSave = "reika.save"
 	// CmdNewSession starts a new session.
 	CmdNewSession = "reika.newSession"
+	// CmdResume continues the workspace's previous session from its
+	// transcript (after a restart of the editor, or a crash).
+	CmdResume = "reika.resume"
 	// CmdShowRecap opens the current recap as a document the user can
 	// edit; the edit replaces it on the next request.
 	CmdShowRecap = "reika.showRecap"
@@ -33,7 +36,7 @@ const (
 // Commands lists every command the server executes, in the order
 // initialize advertises them.
 var Commands = []string{
-	CmdAsk, CmdCompact, CmdStatus, CmdCancel, CmdSave, CmdNewSession, CmdShowRecap,
+	CmdAsk, CmdCompact, CmdStatus, CmdCancel, CmdSave, CmdNewSession, CmdResume, CmdShowRecap,
 	CmdApplyProposal, CmdApplyHunk, CmdRejectProposal,
 }
 

@@ -124,7 +124,10 @@ type Server struct {
 	sess     *session   // the agent session, nil until the first need
 	sessMu   sync.Mutex // held while a session is being built
 	run      *activeRun // the run under way, nil when none
-	pending  map[string]*offered
+	// resumeFrom is the transcript the next session continues ("" for a
+	// new one).
+	resumeFrom string
+	pending    map[string]*offered
 }
 
 type serverState int

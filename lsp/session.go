@@ -77,17 +77,11 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 	s.logMessage(msgInfo, "Reika: %s at %s (%s), model %s, window %d (%s)",
 		d.Flavor.Name(), conn.Options.BaseURL, conn.EndpointSource, conn.Options.Model, d.Window, d.WindowSource)
 
-	root := ""
-	if len(folders) > 0 {
-		root = folders[0]
-	} else if wd, err := os.Getwd(); err == nil {
-		root = wd
-		folders = []string{wd}
+	root := s.root()
+	if len(folders) == 0 && root != "" {
+		folders = []string{root}
 	}
-	stateDir := s.opts.StateDir
-	if stateDir == "" {
-		stateDir = transcript.Dir(s.opts.Getenv)
-	}
+	stateDir := s.stateDir()
 	spill := filepath.Join(filepath.Dir(stateDir), "spill")
 	if err := os.MkdirAll(spill, 0o700); err != nil {
 		return nil, fmt.Errorf("spill directory: %w", err)
@@ -104,6 +98,10 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	resume := s.resumeFrom
+	s.resumeFrom = ""
+	s.mu.Unlock()
 	reserve := 0
 	if st.MinGenTokens.IsSet() {
 		reserve = st.MinGenTokens.Value
@@ -120,6 +118,7 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 		Workspace:       root,
 		RepoMap:         s.repoMap(func() int { return mapBudget(st.RepoMapBudget.IsSet(), st.RepoMapBudget.Value, d.Window) }),
 		TranscriptDir:   stateDir,
+		Resume:          resume,
 		Meta:            transcript.Meta{Endpoint: conn.Options.BaseURL, Model: conn.Options.Model},
 		Debug:           st.Debug.Value,
 	})
@@ -147,6 +146,25 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 		})
 	}
 	return sess, nil
+}
+
+// root is the first workspace folder, else the working directory.
+func (s *Server) root() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.folders) > 0 {
+		return s.folders[0]
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// stateDir is where the transcripts go.
+func (s *Server) stateDir() string {
+	if s.opts.StateDir != "" {
+		return s.opts.StateDir
+	}
+	return transcript.Dir(s.opts.Getenv)
 }
 
 // resetSession ends the current session (its transcript stays): the next

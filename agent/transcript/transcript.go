@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -246,8 +247,9 @@ func Parse(data []byte) ([]Record, error) {
 }
 
 // Latest returns the path of the most recent transcript in dir for the
-// workspace, or "" when there is none.
-func Latest(dir, workspace string) string {
+// workspace that holds at least one message, leaving out the paths in
+// skip (the session under way), or "" when there is none.
+func Latest(dir, workspace string, skip ...string) string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return ""
@@ -261,16 +263,39 @@ func Latest(dir, workspace string) string {
 	sort.Sort(sort.Reverse(sort.StringSlice(names)))
 	for _, name := range names {
 		p := filepath.Join(dir, name)
-		f, err := os.Open(p)
-		if err != nil {
+		if slices.Contains(skip, p) {
 			continue
 		}
-		line, _ := bufio.NewReader(f).ReadBytes('\n')
-		f.Close()
-		var rec Record
-		if json.Unmarshal(line, &rec) == nil && rec.Meta != nil && rec.Meta.Workspace == workspace {
+		if ws, messages := peek(p); ws == workspace && messages {
 			return p
 		}
 	}
 	return ""
+}
+
+// peek reads a transcript's workspace and whether it holds a message,
+// from its first lines.
+func peek(path string) (workspace string, messages bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for i := 0; i < 64; i++ {
+		line, err := r.ReadBytes('\n')
+		var rec Record
+		if json.Unmarshal(line, &rec) == nil {
+			switch {
+			case rec.Meta != nil:
+				workspace = rec.Meta.Workspace
+			case rec.Kind == KindMessage:
+				return workspace, true
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	return workspace, false
 }

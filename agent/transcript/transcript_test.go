@@ -53,6 +53,14 @@ func TestWriteAndResume(t *testing.T) {
 	if got := Latest(dir, "/ws"); got != w.Path() {
 		t.Errorf("Latest = %q, want %q", got, w.Path())
 	}
+	if got := Latest(dir, "/ws", w.Path()); got != "" {
+		t.Errorf("Latest skipping the only transcript = %q, want none", got)
+	}
+	empty, _ := Create(dir, Meta{ID: "99999999-999999-ffffff", Workspace: "/ws"})
+	empty.Close()
+	if got := Latest(dir, "/ws"); got != w.Path() {
+		t.Errorf("Latest = %q, want %q: a newer transcript without messages is not a session to resume", got, w.Path())
+	}
 	if got := Latest(dir, "/other"); got != "" {
 		t.Errorf("Latest for another workspace = %q, want none", got)
 	}
