@@ -91,7 +91,7 @@ func checkMain(ctx context.Context, args []string, getenv func(string) string, s
 
 	var endpoint *config.Value[string]
 	if *useSim {
-		base, stop, err := startSim(ctx)
+		_, base, stop, err := startSim(ctx, sim.Config{Ctx: 16384})
 		if err != nil {
 			fmt.Fprintf(stderr, "reika-lsp check: %v\n", err)
 			return 1
@@ -115,16 +115,16 @@ func checkMain(ctx context.Context, args []string, getenv func(string) string, s
 	return 0
 }
 
-// startSim runs the simulated engine in-process on a free loopback port
-// until stop is called.
-func startSim(ctx context.Context) (base string, stop func(), err error) {
-	srv, err := sim.New(sim.Config{Ctx: 16384})
+// startSim runs a simulated engine in-process on a free loopback port
+// until stop is called; base is its /v1 URL.
+func startSim(ctx context.Context, cfg sim.Config) (srv *sim.Server, base string, stop func(), err error) {
+	srv, err = sim.New(cfg)
 	if err != nil {
-		return "", nil, err
+		return nil, "", nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", nil, fmt.Errorf("start the simulated engine: %w", err)
+		return nil, "", nil, fmt.Errorf("start the simulated engine: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -132,7 +132,7 @@ func startSim(ctx context.Context) (base string, stop func(), err error) {
 		defer close(done)
 		srv.Serve(ctx, ln)
 	}()
-	return "http://" + ln.Addr().String() + "/v1", func() { cancel(); <-done }, nil
+	return srv, "http://" + ln.Addr().String() + "/v1", func() { cancel(); <-done }, nil
 }
 
 // doCheck gathers the report; it never fails halfway without saying why in

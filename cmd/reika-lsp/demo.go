@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,28 +70,17 @@ func startDemo(ctx context.Context, root string, window, rounds int) (*demo, err
 	if err != nil {
 		return nil, err
 	}
-	srv, err := sim.New(sim.Config{Ctx: window, Root: abs, PolicyRounds: rounds})
+	srv, base, stopSim, err := startSim(ctx, sim.Config{Ctx: window, Root: abs, PolicyRounds: rounds})
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		srv.Serve(sctx, ln)
-	}()
-	d := &demo{root: abs, base: "http://" + ln.Addr().String() + "/v1", srv: srv, overlay: newOverlay()}
+	d := &demo{root: abs, base: base, srv: srv, overlay: newOverlay()}
 	spill, err := os.MkdirTemp("", "reika-demo-spill-")
 	if err != nil {
-		cancel()
-		<-done
+		stopSim()
 		return nil, err
 	}
-	d.stop = func() { cancel(); <-done; os.RemoveAll(spill) }
+	d.stop = func() { stopSim(); os.RemoveAll(spill) }
 
 	disc, err := engine.Discover(ctx, engine.Options{BaseURL: d.base}, engine.Configured{})
 	if err != nil {
