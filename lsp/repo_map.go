@@ -21,6 +21,12 @@ func (s *Server) mapDocument(uri protocol.DocumentURI) {
 		return
 	}
 	s.repo.Update(s.relative(d.Path), []byte(d.Text))
+}
+
+// mapOpened maps a newly opened document; the set of open documents, and
+// so the map's focus, changes only here and on close — not per keystroke.
+func (s *Server) mapOpened(uri protocol.DocumentURI) {
+	s.mapDocument(uri)
 	s.refocus()
 	s.firstOpenOnce.Do(func() { close(s.firstOpen) })
 }

@@ -29,7 +29,7 @@ func (s *Server) didOpen(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Rep
 		// work on paths, will never see it: say so.
 		s.logMessage(msgWarning, "Reika cannot tell which file %s is (%v): the agent will not see this document", d.URI, err)
 	} else {
-		s.mapDocument(d.URI)
+		s.mapOpened(d.URI)
 	}
 	return nil, nil
 }
