@@ -59,7 +59,7 @@ type Event struct {
 	Folded     int
 	RecapChars int
 	Emergency  bool
-	// Proposal and what became of it.
+	// Proposal and whether the front end applied it (its Outcome).
 	Proposal *tools.Proposal
 	Applied  bool
 	// Result ends a run.

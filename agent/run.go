@@ -159,10 +159,13 @@ func (r *run) runTool(ctx context.Context, call engine.ToolCall, sendErr error) 
 	if res.Error {
 		detail = "failed: " + firstLine(res.Content)
 	}
+	if res.Read != nil && r.s.cfg.RepoMap != nil {
+		r.s.cfg.RepoMap.Learn(*res.Read)
+	}
 	r.report(Event{Kind: ToolRan, Round: r.rounds, Tool: call.Name, Detail: detail})
 	if p := res.Proposal; p != nil {
 		r.proposals = append(r.proposals, p)
-		r.report(Event{Kind: ProposalReady, Round: r.rounds, Proposal: p, Applied: strings.Contains(res.Content, "applied"), Detail: p.Path})
+		r.report(Event{Kind: ProposalReady, Round: r.rounds, Proposal: p, Applied: res.Outcome != nil && res.Outcome.Applied, Detail: p.Path})
 	}
 	return res
 }

@@ -44,12 +44,18 @@ type Config struct {
 	ReasoningRounds int
 	Minimal         bool // no repo map, no project instructions
 
+	// MapChars, when MapCharsSet, fixes the repo map's size in characters
+	// (REIKA_REPO_MAP_BUDGET); unset, contextwin gives the window's share.
+	MapChars    int
+	MapCharsSet bool
+
 	// Workspace is the root whose AGENTS.md joins the bootstrap.
 	Workspace string
-	// RepoMap, when set, gives the repo map for the bootstrap. It is
-	// called when the prefix is built: at the start of the session and at
-	// a shrink event, never in between.
-	RepoMap func() string
+	// RepoMap, when set, is rendered into the bootstrap in the budget's
+	// RepoMapChars when the prefix is built — at the start of the session
+	// and at a shrink event, never in between — and learns every file the
+	// agent reads.
+	RepoMap RepoMap
 	// System replaces the built-in system prompt.
 	System string
 
@@ -69,6 +75,14 @@ type Config struct {
 	Debug bool
 }
 
+// RepoMap is what the agent needs of the repo map.
+type RepoMap interface {
+	// Render is the map in at most budget characters.
+	Render(budget int) string
+	// Learn takes a file the agent read, whole, as the read tool found it.
+	Learn(f tools.FileText)
+}
+
 // Session is one conversation with the engine. Runs take turns: one at a
 // time. Its methods are safe for concurrent use.
 type Session struct {
@@ -84,6 +98,9 @@ type Session struct {
 	running atomic.Bool
 
 	retryWait [retries]time.Duration
+
+	info    *Info  // how Start built it; nil for NewSession
+	cleanup func() // removes what Start made for the session alone
 }
 
 // Stats are a session's running figures, from the engine's own reports.
@@ -116,7 +133,7 @@ func NewSession(cfg Config) (*Session, error) {
 	// map it carries sees the documents opened meanwhile.
 	s.cw = contextwin.NewSession(contextwin.Config{
 		Window: cfg.Window, Reserve: cfg.Reserve, MaxTokens: cfg.MaxTokens, OutputLimit: cfg.OutputLimit,
-		ReasoningRounds: cfg.ReasoningRounds, Minimal: cfg.Minimal,
+		ReasoningRounds: cfg.ReasoningRounds, Minimal: cfg.Minimal, MapChars: cfg.MapChars, MapCharsSet: cfg.MapCharsSet,
 	})
 	switch {
 	case cfg.Resume != "":
@@ -144,6 +161,9 @@ func NewSession(cfg Config) (*Session, error) {
 
 // Close ends the session; its transcript is kept.
 func (s *Session) Close() error {
+	if s.cleanup != nil {
+		s.cleanup()
+	}
 	if s.tr != nil {
 		return s.tr.Close()
 	}
@@ -214,8 +234,10 @@ func (s *Session) systemPrompt() string {
 		}
 	}
 	if s.cfg.RepoMap != nil {
-		if m := s.cfg.RepoMap(); m != "" {
-			fmt.Fprintf(&b, "\n\n# Repository map\n\n%s", m)
+		if n := s.Budget().RepoMapChars; n > 0 {
+			if m := s.cfg.RepoMap.Render(n); m != "" {
+				fmt.Fprintf(&b, "\n\n# Repository map\n\n%s", m)
+			}
 		}
 	}
 	return b.String()

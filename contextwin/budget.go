@@ -4,6 +4,13 @@ package contextwin
 // anything has been learned about how much it writes.
 const DefaultReserve = 2048
 
+// The bounds of a plausible window, in tokens: a setting or an engine's
+// figure outside them is nonsense and ignored.
+const (
+	MinWindow = 256
+	MaxWindow = 10_000_000
+)
+
 // Repo-map bounds, in characters.
 const (
 	minRepoMapChars = 3200

@@ -24,6 +24,11 @@ type Config struct {
 	// Minimal leaves the repo map out (Budget.RepoMapChars is 0): the
 	// window is too small for it to be worth its room.
 	Minimal bool
+	// MapChars, when MapCharsSet, fixes the repo map's size in characters
+	// (REIKA_REPO_MAP_BUDGET; 0 leaves the map out). Unset, the map takes
+	// the window's share (RepoMapChars).
+	MapChars    int
+	MapCharsSet bool
 	// TargetFraction is the shed target as a share of the shed point; 0
 	// means 0.7. It is held within 0.3…0.95: above that an event sheds
 	// almost nothing and fires again on the next round.
@@ -156,18 +161,30 @@ func (s *Session) Append(m Message) {
 func (s *Session) Len() int { return len(s.entries) }
 
 // Budget is the current division of the window; zero with no window.
+// With no window only the repo map's size is set.
 func (s *Session) Budget() Budget {
 	if s.cfg.Window <= 0 {
-		return Budget{}
+		return Budget{RepoMapChars: s.cfg.RepoMapBudget()}
 	}
 	b := NewBudget(s.cfg.Window, s.res.Tokens(s.cfg.Window))
 	if s.cfg.TargetFraction != 0.7 {
 		b.ShedTarget = int(float64(b.ShedPoint) * s.cfg.TargetFraction)
 	}
-	if s.cfg.Minimal {
-		b.RepoMapChars = 0
-	}
+	b.RepoMapChars = s.cfg.RepoMapBudget()
 	return b
+}
+
+// RepoMapBudget is the repo map's size in characters: none in minimal
+// mode, else the setting when there is one, else the window's share (the
+// smallest share when the window is unknown).
+func (c Config) RepoMapBudget() int {
+	switch {
+	case c.Minimal:
+		return 0
+	case c.MapCharsSet:
+		return max(c.MapChars, 0)
+	}
+	return RepoMapChars(c.Window)
 }
 
 // Window is the window the session works within; 0 when unknown.

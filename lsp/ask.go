@@ -144,7 +144,7 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	if !prog.ok {
 		s.showMessage(msgInfo, "Reika is working on it: %s", clipLine(instruction, 80))
 	}
-	debug := sess.settings.Debug.Value
+	debug := sess.agent.Debug()
 	report := func(e agent.Event) {
 		switch e.Kind {
 		case agent.RoundStarted:
@@ -153,9 +153,6 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 			s.sendStatus(e.Chip, true)
 		case agent.ToolRan:
 			prog.report(fmt.Sprintf("%s %s", e.Tool, clipLine(e.Detail, 60)))
-			if e.Tool == "read" && !strings.HasPrefix(e.Detail, "failed") {
-				s.mapRead(sess.root, e.Detail)
-			}
 		case agent.NoteWritten:
 			s.logMessage(msgLog, "Reika note: %s", e.Text)
 		case agent.Shed:
@@ -228,7 +225,7 @@ func (s *Server) showAnswer(ctx context.Context, sess *session, answer, summary,
 		s.showMessage(msgInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
 		return
 	}
-	path := filepath.Join(sess.stateDir, fmt.Sprintf("answer-%s.md", time.Now().UTC().Format("20060102-150405")))
+	path := filepath.Join(sess.agent.Info().StateDir, fmt.Sprintf("answer-%s.md", time.Now().UTC().Format("20060102-150405")))
 	if err := os.WriteFile(path, []byte(answer+"\n"), 0o600); err != nil {
 		s.showMessage(msgInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
 		return

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,8 +11,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/tools"
-	"github.com/reika-lsp/reika/agent/transcript"
 )
 
 // executeCommand runs one of Reika's commands. Each replies at once or,
@@ -106,7 +105,7 @@ func (s *Server) status(ctx context.Context) (any, error) {
 	s.showMessage(msgInfo, "Reika: %s", line)
 	return map[string]any{
 		"chip": chip.String(), "size": chip.Size, "window": chip.Window, "percent": chip.Percent, "warn": chip.Warn,
-		"budget": b, "running": running, "model": sess.conn.Options.Model, "endpoint": sess.conn.Options.BaseURL,
+		"budget": b, "running": running, "model": sess.agent.Info().Connection.Options.Model, "endpoint": sess.agent.Info().Connection.Options.BaseURL,
 		"transcript": sess.agent.TranscriptPath(),
 	}, nil
 }
@@ -143,17 +142,9 @@ func (s *Server) save(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := sess.agent.TranscriptPath()
-	if path == "" {
-		return nil, errors.New("this session keeps no transcript")
-	}
-	recs, err := transcript.Load(path)
+	out, err := sess.agent.SaveMarkdown()
 	if err != nil {
 		return nil, err
-	}
-	out := strings.TrimSuffix(path, ".jsonl") + ".md"
-	if err := os.WriteFile(out, []byte(transcript.Markdown(recs)), 0o600); err != nil {
-		return nil, fmt.Errorf("save the transcript: %w", err)
 	}
 	if !s.canShowDocument() || !s.showDocument(ctx, out, true) {
 		s.showMessage(msgInfo, "Reika saved the transcript to %s", out)
@@ -173,7 +164,7 @@ func (s *Server) showRecap(ctx context.Context) (any, error) {
 		s.showMessage(msgInfo, "Reika has no recap yet: nothing has been folded in this session")
 		return map[string]any{"recap": false}, nil
 	}
-	path := filepath.Join(sess.stateDir, "recap-"+filepath.Base(strings.TrimSuffix(sess.agent.TranscriptPath(), ".jsonl"))+".md")
+	path := filepath.Join(sess.agent.Info().StateDir, "recap-"+filepath.Base(strings.TrimSuffix(sess.agent.TranscriptPath(), ".jsonl"))+".md")
 	if err := os.WriteFile(path, []byte(r.Text), 0o600); err != nil {
 		return nil, fmt.Errorf("write the recap: %w", err)
 	}
@@ -221,8 +212,7 @@ func (s *Server) resume(ctx context.Context) (any, error) {
 	if cur != nil {
 		current = cur.agent.TranscriptPath()
 	}
-	dir, root := s.stateDir(), s.root()
-	path := transcript.Latest(dir, root, current)
+	path := agent.LatestTranscript(s.opts.Getenv, s.opts.StateDir, s.root(), current)
 	if path == "" {
 		s.showMessage(msgInfo, "Reika has no earlier session of this workspace to resume")
 		return map[string]any{"resumed": false}, nil

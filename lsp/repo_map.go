@@ -1,12 +1,10 @@
 package lsp
 
 import (
-	"os"
-	"path/filepath"
-
 	"go.lsp.dev/protocol"
 
-	"github.com/reika-lsp/reika/contextwin"
+	"github.com/reika-lsp/reika/agent"
+	"github.com/reika-lsp/reika/agent/tools"
 )
 
 // The repo map follows the open documents (parsed again, incrementally, on
@@ -58,50 +56,20 @@ func (s *Server) refocus() {
 	s.repo.SetFocus(paths...)
 }
 
-// mapRead adds a file the agent read: its open buffer, else the disk.
-func (s *Server) mapRead(root, rel string) {
-	if rel == "" {
+// editorMap is the agent's view of the repo map: rendered into the prefix,
+// and learning the files the agent reads (which stay when the editor
+// closes them).
+type editorMap struct{ s *Server }
+
+func (m editorMap) Render(budget int) string { return m.s.repo.Render(budget) }
+
+func (m editorMap) Learn(f tools.FileText) {
+	if len(f.Text) > agent.MapFileMax {
 		return
 	}
-	abs := rel
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(root, filepath.FromSlash(rel))
-	}
-	text := ""
-	if d, ok := s.docs.ByPath(abs); ok {
-		text = d.Text
-	} else if data, err := os.ReadFile(abs); err == nil && len(data) <= mapFileMax {
-		text = string(data)
-	} else {
-		return
-	}
-	key := s.relative(abs)
-	s.mu.Lock()
-	s.agentRead[key] = true
-	s.mu.Unlock()
-	s.repo.Update(key, []byte(text))
-}
-
-// mapFileMax bounds a file the map reads from disk.
-const mapFileMax = 4 << 20
-
-// repoMap is the agent's repo-map hook: the map rendered in its budget —
-// REIKA_REPO_MAP_BUDGET, else 5% of the window — or nothing when the
-// budget is 0.
-func (s *Server) repoMap(budget func() int) func() string {
-	return func() string {
-		n := budget()
-		if n <= 0 {
-			return ""
-		}
-		return s.repo.Render(n)
-	}
-}
-
-// mapBudget is the map's size in characters for a window.
-func mapBudget(set bool, value, window int) int {
-	if set {
-		return value
-	}
-	return contextwin.RepoMapChars(window)
+	key := m.s.relative(f.Abs)
+	m.s.mu.Lock()
+	m.s.agentRead[key] = true
+	m.s.mu.Unlock()
+	m.s.repo.Update(key, []byte(f.Text))
 }

@@ -2,43 +2,20 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/reika-lsp/reika/agent"
-	"github.com/reika-lsp/reika/agent/config"
-	"github.com/reika-lsp/reika/agent/engine"
-	"github.com/reika-lsp/reika/agent/tools"
-	"github.com/reika-lsp/reika/agent/transcript"
 )
 
-// session is the agent session of this connection, with what it was built
-// from.
+// session is the agent session of this connection.
 type session struct {
-	agent    *agent.Session
-	settings *config.Settings
-	conn     *engine.Connection
-	root     string
-	stateDir string
+	agent *agent.Session
 	// recapURI is the document showRecap opened, "" before.
 	recapURI string
-}
-
-// settings resolves the effective settings: defaults, the config file,
-// the environment, the editor.
-func (s *Server) settings() (*config.Settings, string, error) {
-	path := config.DefaultPath(s.opts.Getenv)
-	file, err := config.ReadFile(path)
-	if err != nil {
-		return nil, path, err
-	}
-	s.mu.Lock()
-	editor := s.editor
-	s.mu.Unlock()
-	return config.Resolve(config.Inputs{File: file, FilePath: path, Env: s.opts.Getenv, Editor: editor}), path, nil
 }
 
 // session returns the agent session, connecting to the engine the first
@@ -51,86 +28,50 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 	s.mu.Lock()
 	sess := s.sess
 	folders := append([]string(nil), s.folders...)
+	editor := s.editor
+	resume := s.resumeFrom
+	s.resumeFrom = ""
 	s.mu.Unlock()
 	if sess != nil {
 		return sess, nil
 	}
-
-	st, path, err := s.settings()
-	if err != nil {
-		return nil, fmt.Errorf("%v; fix %s", err, path)
+	if len(folders) == 0 {
+		if root := s.root(); root != "" {
+			folders = []string{root}
+		}
 	}
-	for _, w := range st.Warnings {
-		s.showMessage(msgWarning, "Reika: %s", w)
-	}
-	conn, err := engine.Connect(ctx, st, s.opts.Getenv, engine.Options{HTTPClient: s.opts.HTTPClient})
+	settings, err := json.Marshal(editor)
 	if err != nil {
 		return nil, err
 	}
-	d := conn.Discovery
-	for _, w := range d.Warnings {
-		s.showMessage(msgWarning, "Reika: %s", w)
-	}
-	if d.TruncationRisk != "" {
-		s.showMessage(msgWarning, "Reika: %s", d.TruncationRisk)
-	}
-	s.logMessage(msgInfo, "Reika: %s at %s (%s), model %s, window %d (%s)",
-		d.Flavor.Name(), conn.Options.BaseURL, conn.EndpointSource, conn.Options.Model, d.Window, d.WindowSource)
-
-	root := s.root()
-	if len(folders) == 0 && root != "" {
-		folders = []string{root}
-	}
-	stateDir := s.stateDir()
-	spill := filepath.Join(filepath.Dir(stateDir), "spill")
-	if err := os.MkdirAll(spill, 0o700); err != nil {
-		return nil, fmt.Errorf("spill directory: %w", err)
-	}
-	ts, err := tools.New(tools.Config{
-		Folders:      folders,
-		Buffers:      s.docs,
-		Proposer:     s.propose,
-		Confirm:      s.confirmBash,
-		BashAllow:    st.BashAllow.Value,
-		FetchEnabled: st.Fetch.Value,
-		SpillDir:     spill,
+	a, err := agent.Start(ctx, agent.Setup{
+		Settings:   settings,
+		Getenv:     s.opts.Getenv,
+		HTTPClient: s.opts.HTTPClient,
+		Folders:    folders,
+		Buffers:    s.docs,
+		Proposer:   s.propose,
+		Confirm:    s.confirmBash,
+		StateDir:   s.opts.StateDir,
+		Resume:     resume,
+		RepoMap:    editorMap{s},
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	resume := s.resumeFrom
-	s.resumeFrom = ""
-	s.mu.Unlock()
-	reserve := 0
-	if st.MinGenTokens.IsSet() {
-		reserve = st.MinGenTokens.Value
+	for _, n := range a.Info().Notices {
+		if n.Warning {
+			s.showMessage(msgWarning, "Reika: %s", n.Text)
+		} else {
+			s.logMessage(msgInfo, "Reika: %s", n.Text)
+		}
 	}
-	a, err := agent.NewSession(agent.Config{
-		Engine:          engine.NewClient(conn.Options),
-		Tools:           ts,
-		Window:          d.Window,
-		Reserve:         reserve,
-		MaxTokens:       st.MaxTokens.Value,
-		OutputLimit:     d.OutputLimit,
-		ReasoningRounds: st.ReasoningRounds.Value,
-		Minimal:         st.Minimal.Value,
-		Workspace:       root,
-		RepoMap:         s.repoMap(func() int { return mapBudget(st.RepoMapBudget.IsSet(), st.RepoMapBudget.Value, d.Window) }),
-		TranscriptDir:   stateDir,
-		Resume:          resume,
-		Meta:            transcript.Meta{Endpoint: conn.Options.BaseURL, Model: conn.Options.Model},
-		Debug:           st.Debug.Value,
-	})
-	if err != nil {
-		return nil, err
-	}
-	sess = &session{agent: a, settings: st, conn: conn, root: root, stateDir: stateDir}
+	sess = &session{agent: a}
 	s.mu.Lock()
 	s.sess = sess
 	s.mu.Unlock()
 	s.sendStatus(a.Chip(), false)
-	if st.Warmup.Value {
+	if a.Info().Settings.Warmup.Value {
 		s.goOwned(func(ctx context.Context) {
 			// The prefix carries the repo map of the open documents: give
 			// the editor a moment to open the first one.
@@ -157,14 +98,6 @@ func (s *Server) root() string {
 	}
 	wd, _ := os.Getwd()
 	return wd
-}
-
-// stateDir is where the transcripts go.
-func (s *Server) stateDir() string {
-	if s.opts.StateDir != "" {
-		return s.opts.StateDir
-	}
-	return transcript.Dir(s.opts.Getenv)
 }
 
 // resetSession ends the current session (its transcript stays): the next

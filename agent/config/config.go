@@ -102,11 +102,6 @@ type Settings struct {
 	Warnings []string
 }
 
-// Limits on what a setting may hold; outside them a value is ignored.
-const (
-	MinWindow = 256
-	MaxWindow = 10_000_000
-)
 
 // DefaultReasoningRounds is how many rounds of reasoning stay in the
 // request when no window is known.

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/reika-lsp/reika/contextwin"
 )
 
 // setting describes one setting: its key in the file and the editor, its
@@ -34,10 +36,10 @@ var settingsTable = []setting{
 	{key: "endpoint", env: "REIKA_ENDPOINT", kind: kindURL, hint: "an http(s) URL such as http://127.0.0.1:8080/v1"},
 	{key: "model", env: "REIKA_MODEL", kind: kindString},
 	{key: "api_key_env", env: "REIKA_API_KEY_ENV", kind: kindString, hint: "the name of an environment variable, such as OPENAI_API_KEY"},
-	{key: "context_window", env: "REIKA_CONTEXT_WINDOW", kind: kindInt, min: MinWindow, max: MaxWindow,
-		hint: fmt.Sprintf("a whole number of tokens between %d and %d, such as 32768", MinWindow, MaxWindow)},
-	{key: "max_tokens", env: "REIKA_MAX_TOKENS", kind: kindInt, min: 1, max: MaxWindow, hint: "a positive number of tokens"},
-	{key: "min_gen_tokens", env: "REIKA_MIN_GEN_TOKENS", kind: kindInt, min: 1, max: MaxWindow, hint: "a positive number of tokens, such as 4096"},
+	{key: "context_window", env: "REIKA_CONTEXT_WINDOW", kind: kindInt, min: contextwin.MinWindow, max: contextwin.MaxWindow,
+		hint: fmt.Sprintf("a whole number of tokens between %d and %d, such as 32768", contextwin.MinWindow, contextwin.MaxWindow)},
+	{key: "max_tokens", env: "REIKA_MAX_TOKENS", kind: kindInt, min: 1, max: contextwin.MaxWindow, hint: "a positive number of tokens"},
+	{key: "min_gen_tokens", env: "REIKA_MIN_GEN_TOKENS", kind: kindInt, min: 1, max: contextwin.MaxWindow, hint: "a positive number of tokens, such as 4096"},
 	{key: "repo_map_budget", env: "REIKA_REPO_MAP_BUDGET", kind: kindInt, min: 0, max: 1_000_000, hint: "a number of characters; 0 leaves the map out"},
 	{key: "reasoning_rounds", env: "REIKA_REASONING_ROUNDS", kind: kindInt, min: 0, max: 1000, hint: "a number of rounds, such as 2"},
 	{key: "debug", env: "REIKA_DEBUG", kind: kindBool, hint: "1 or 0"},

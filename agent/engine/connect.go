@@ -3,9 +3,24 @@ package engine
 import (
 	"context"
 	"fmt"
-
-	"github.com/reika-lsp/reika/agent/config"
 )
+
+// Target is the endpoint the settings name, in plain values: what Connect
+// needs to find a working engine.
+type Target struct {
+	// Endpoint is the base URL; "" probes the usual local ports. Source
+	// says where it came from, for messages.
+	Endpoint, EndpointSource string
+	// Model is the configured model; "" takes the engine's first.
+	Model string
+	// APIKey is the key itself, read from the environment variable the
+	// settings name (APIKeyEnv), which must then be set.
+	APIKey, APIKeyEnv string
+	// Extra holds body fields added to every request.
+	Extra map[string]any
+	// Configured is the configured context window, if any.
+	Configured Configured
+}
 
 // Connection is an endpoint chosen from the settings, and what discovery
 // learnt about it.
@@ -18,17 +33,14 @@ type Connection struct {
 	Discovery      *Discovery
 }
 
-// Connect resolves the settings to a working endpoint: the configured one,
-// or the first local engine that answers on the usual ports. It then runs
+// Connect resolves t to a working endpoint: the configured one, or the
+// first local engine that answers on the usual ports. It then runs
 // Discover with the configured window. base supplies the HTTP client and
-// timeouts; its endpoint, model and key are taken from s.
-func Connect(ctx context.Context, s *config.Settings, getenv func(string) string, base Options) (*Connection, error) {
+// timeouts; its endpoint, model and key are taken from t.
+func Connect(ctx context.Context, t Target, base Options) (*Connection, error) {
 	opts := base
-	opts.BaseURL = s.Endpoint.Value
-	opts.Model = s.Model.Value
-	opts.APIKey = s.APIKey(getenv)
-	opts.Extra = s.Extra.Value
-	source := s.Endpoint.Source.String()
+	opts.BaseURL, opts.Model, opts.APIKey, opts.Extra = t.Endpoint, t.Model, t.APIKey, t.Extra
+	source := t.EndpointSource
 	if opts.BaseURL == "" {
 		found, err := FindLocal(ctx, opts)
 		if err != nil {
@@ -37,15 +49,11 @@ func Connect(ctx context.Context, s *config.Settings, getenv func(string) string
 		opts.BaseURL = found
 		source = "probe (first engine to answer on the usual local ports)"
 	}
-	if s.APIKeyEnv.Value != "" && opts.APIKey == "" {
+	if t.APIKeyEnv != "" && opts.APIKey == "" {
 		return nil, fmt.Errorf("the profile names %s for the API key, but it is not set in the environment: export it, or remove api_key_env",
-			s.APIKeyEnv.Value)
+			t.APIKeyEnv)
 	}
-	var conf Configured
-	if s.ContextWindow.IsSet() && s.ContextWindow.Value > 0 {
-		conf = Configured{Window: s.ContextWindow.Value, WindowSource: s.ContextWindow.Source.String()}
-	}
-	d, err := Discover(ctx, opts, conf)
+	d, err := Discover(ctx, opts, t.Configured)
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reika-lsp/reika/agent/config"
 	"github.com/reika-lsp/reika/agent/engine/catalog"
+	"github.com/reika-lsp/reika/contextwin"
 )
 
 // Discovery is what an endpoint says about itself, and the context window
@@ -189,17 +189,7 @@ func Discover(ctx context.Context, opts Options, conf Configured) (*Discovery, e
 
 // plausibleWindow reports whether n tokens can be a real window: the same
 // bounds a setting must keep.
-func plausibleWindow(n int) bool { return n >= config.MinWindow && n <= config.MaxWindow }
-
-// WindowFromError reads the window out of an overflow error, for when no
-// other source gave one.
-func WindowFromError(err error) (int, bool) {
-	e, ok := AsError(err)
-	if !ok || e.Kind != Overflow || !plausibleWindow(e.Window) {
-		return 0, false
-	}
-	return e.Window, true
-}
+func plausibleWindow(n int) bool { return n >= contextwin.MinWindow && n <= contextwin.MaxWindow }
 
 func ollamaRisk(d *Discovery) string {
 	if d.EngineWindow > 0 {

@@ -421,19 +421,6 @@ func TestDiscoverAbsurdEngineWindow(t *testing.T) {
 	}
 }
 
-func TestWindowFromError(t *testing.T) {
-	e := classifyHTTP("http://x/v1", "chat", 400, readCapture(t, "llama.cpp/c8192-np1/12-chat-overflow.response.json"))
-	if n, ok := WindowFromError(e); !ok || n != 8192 {
-		t.Errorf("WindowFromError(llama.cpp overflow) = %d, %v; want 8192, true", n, ok)
-	}
-	e = classifyHTTP("http://x/v1", "chat", 400, readCapture(t, "docs-samples/vllm_error_max_tokens_too_large.json"))
-	if n, ok := WindowFromError(e); !ok || n != 4096 {
-		t.Errorf("WindowFromError(vLLM overflow) = %d, %v; want 4096, true", n, ok)
-	}
-	if _, ok := WindowFromError(errors.New("x")); ok {
-		t.Errorf("WindowFromError(other) = ok, want not")
-	}
-}
 
 // FindLocal tries the usual ports; here only Ollama's answers.
 func TestFindLocal(t *testing.T) {

@@ -45,8 +45,9 @@ func (s *Set) read(_ context.Context, raw json.RawMessage) Result {
 	lines := splitLines(text)
 	total := len(lines)
 	p := contextwin.Payload{Kind: contextwin.Read, Path: t.rel, Total: total}
+	file := &FileText{Path: t.rel, Abs: t.abs, Text: text}
 	if total == 0 {
-		return Result{Content: fmt.Sprintf("(%s is empty)", t.rel), Payload: p}
+		return Result{Content: fmt.Sprintf("(%s is empty)", t.rel), Payload: p, Read: file}
 	}
 	from := max(a.Offset.n, 1)
 	if from > total {
@@ -70,7 +71,7 @@ func (s *Set) read(_ context.Context, raw json.RawMessage) Result {
 		fmt.Fprintf(&b, "… %s more; read with offset=%d", plural(total-to, "line"), to+1)
 	}
 	p.From, p.To = from, to
-	return Result{Content: strings.TrimSuffix(b.String(), "\n"), Payload: p}
+	return Result{Content: strings.TrimSuffix(b.String(), "\n"), Payload: p, Read: file}
 }
 
 // current returns the text of the file at t: the open editor buffer if

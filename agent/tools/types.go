@@ -23,6 +23,17 @@ type Result struct {
 	// Outcome is what the front end did with the Proposal; nil when there
 	// was no proposer to ask (the change stays proposed) or asking failed.
 	Outcome *Outcome
+	// Read is the file a read call read, whole, as the tool found it (the
+	// open buffer, else the disk): what the repo map learns from. Nil for
+	// other calls and for failures.
+	Read *FileText
+}
+
+// FileText is a file's whole text and where it is.
+type FileText struct {
+	// Path is workspace-relative, with forward slashes; Abs is absolute.
+	Path, Abs string
+	Text      string
 }
 
 // Proposal is a change to one file that the agent proposes and the editor

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/reika-lsp/reika/agent/config"
 	"github.com/reika-lsp/reika/contextwin"
 )
 
@@ -25,8 +24,8 @@ func (w *windowList) Set(s string) error {
 		if err != nil {
 			return err
 		}
-		if n < config.MinWindow || n > config.MaxWindow {
-			return fmt.Errorf("window %d is out of range: want %d to %d tokens", n, config.MinWindow, config.MaxWindow)
+		if n < contextwin.MinWindow || n > contextwin.MaxWindow {
+			return fmt.Errorf("window %d is out of range: want %d to %d tokens", n, contextwin.MinWindow, contextwin.MaxWindow)
 		}
 		*w = append(*w, n)
 	}

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/config"
 	"github.com/reika-lsp/reika/agent/engine"
 	"github.com/reika-lsp/reika/agent/engine/sim"
@@ -136,22 +137,23 @@ func startSim(ctx context.Context, cfg sim.Config) (srv *sim.Server, base string
 }
 
 // doCheck gathers the report; it never fails halfway without saying why in
-// rep.Error. endpoint, when set, overrides the configured one.
+// rep.Error. endpoint, when set, overrides the configured one. The session
+// it inspects is built by agent.Start, as the server builds its own.
 func doCheck(ctx context.Context, getenv func(string) string, endpoint *config.Value[string], tryTools bool, timeout time.Duration) *checkReport {
 	rep := &checkReport{Warnings: []string{}}
-	path := config.DefaultPath(getenv)
+	wd, _ := os.Getwd()
+	setup := agent.Setup{Getenv: getenv, Folders: []string{wd}, StateDir: agent.NoTranscript}
+	if endpoint != nil {
+		setup.Override = func(s *config.Settings) { s.Endpoint = *endpoint }
+	}
+	s, path, err := setup.Resolve()
 	rep.Config = path
-	file, err := config.ReadFile(path)
 	if err != nil {
 		rep.Error = err.Error()
 		return rep
 	}
-	if file == nil {
+	if _, err := os.Stat(path); err != nil {
 		rep.Config += " (none)"
-	}
-	s := config.Resolve(config.Inputs{File: file, FilePath: path, Env: getenv})
-	if endpoint != nil {
-		s.Endpoint = *endpoint
 	}
 	rep.Profile = s.Profile.Value
 	rep.Warnings = append(rep.Warnings, s.Warnings...)
@@ -164,13 +166,15 @@ func doCheck(ctx context.Context, getenv func(string) string, endpoint *config.V
 		rep.Reserve, rep.ReserveSource = s.MinGenTokens.Value, s.MinGenTokens.Source.String()+"; pinned"
 	}
 
-	conn, err := engine.Connect(ctx, s, getenv, engine.Options{})
+	sess, err := agent.Start(ctx, setup)
 	if err != nil {
 		rep.Endpoint = s.Endpoint.Value
 		rep.EndpointSource = s.Endpoint.Source.String()
 		rep.Error = err.Error()
 		return rep
 	}
+	defer sess.Close()
+	conn := sess.Info().Connection
 	d := conn.Discovery
 	rep.Endpoint, rep.EndpointSource = conn.Options.BaseURL, conn.EndpointSource
 	rep.Flavor, rep.Version = string(d.Flavor), d.Version
@@ -185,13 +189,10 @@ func doCheck(ctx context.Context, getenv func(string) string, endpoint *config.V
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
 
 	if d.Window > 0 {
-		b := contextwin.NewBudget(d.Window, rep.Reserve)
+		b := sess.Budget()
 		if b.Reserve != rep.Reserve {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the reserve %d leaves no room in a %d-token window; using %d", rep.Reserve, d.Window, b.Reserve))
 			rep.Reserve = b.Reserve
-		}
-		if s.RepoMapBudget.IsSet() {
-			b.RepoMapChars = s.RepoMapBudget.Value
 		}
 		rep.Budget = &b
 	}

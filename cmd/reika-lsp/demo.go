@@ -14,10 +14,11 @@ import (
 	"time"
 
 	"github.com/reika-lsp/reika/agent"
-	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/config"
 	"github.com/reika-lsp/reika/agent/engine/sim"
 	"github.com/reika-lsp/reika/agent/tools"
 	"github.com/reika-lsp/reika/contextwin"
+	"github.com/reika-lsp/reika/repomap"
 )
 
 // demoTask is the instruction of the demo session. "rounds=N" tells the
@@ -62,6 +63,7 @@ type demo struct {
 	srv     *sim.Server
 	session *agent.Session
 	overlay *overlay
+	repo    *repomap.Map // learns the files the agent reads, as the server's does
 	stop    func()
 }
 
@@ -74,45 +76,36 @@ func startDemo(ctx context.Context, root string, window, rounds int) (*demo, err
 	if err != nil {
 		return nil, err
 	}
-	d := &demo{root: abs, base: base, srv: srv, overlay: newOverlay()}
-	spill, err := os.MkdirTemp("", "reika-demo-spill-")
-	if err != nil {
-		stopSim()
-		return nil, err
-	}
-	d.stop = func() { stopSim(); os.RemoveAll(spill) }
-
-	disc, err := engine.Discover(ctx, engine.Options{BaseURL: d.base}, engine.Configured{})
-	if err != nil {
-		d.stop()
-		return nil, err
-	}
-	ts, err := tools.New(tools.Config{
-		Folders:  []string{abs},
-		Buffers:  d.overlay,
-		Proposer: d.overlay.accept,
-		// The simulated model runs read-only commands.
-		BashAllow: []string{"wc -l", "ls -la", "ls", "git log --oneline", "head -n"},
-		SpillDir:  spill,
-	})
-	if err != nil {
-		d.stop()
-		return nil, err
-	}
+	d := &demo{root: abs, base: base, srv: srv, overlay: newOverlay(), repo: repomap.New()}
+	d.stop = func() { stopSim(); d.repo.Close() }
 	zero := 0.0
-	d.session, err = agent.NewSession(agent.Config{
-		Engine:      engine.NewClient(engine.Options{BaseURL: d.base, Model: disc.Model, Flavor: disc.Flavor}),
-		Tools:       ts,
-		Window:      disc.Window,
-		Workspace:   abs,
+	d.session, err = agent.Start(ctx, agent.Setup{
+		// The demo is the same session a language server starts, with no
+		// editor around it: nothing from the user's config file or
+		// environment, the simulated engine as the endpoint, no transcript.
+		Getenv:     func(string) string { return "" },
+		ConfigFile: agent.NoConfigFile,
+		Override: func(s *config.Settings) {
+			flag := config.Source{Layer: config.Flag, Detail: "reika-lsp demo"}
+			s.Endpoint = config.Value[string]{Value: base, Source: flag}
+			// The simulated model runs read-only commands.
+			s.BashAllow = config.Value[[]string]{Value: []string{"wc -l", "ls -la", "ls", "git log --oneline", "head -n"}, Source: flag}
+			s.Debug = config.Value[bool]{Value: true, Source: flag}
+		},
+		Folders:     []string{abs},
+		Buffers:     d.overlay,
+		Proposer:    d.overlay.accept,
+		StateDir:    agent.NoTranscript,
+		RepoMap:     agent.MapFiles(d.repo),
 		MaxSteps:    rounds + 40,
 		Temperature: &zero,
-		Debug:       true,
 	})
 	if err != nil {
 		d.stop()
 		return nil, err
 	}
+	stop := d.stop
+	d.stop = func() { d.session.Close(); stop() }
 	return d, nil
 }
 
@@ -157,6 +150,12 @@ func (d *demo) run(ctx context.Context, rounds int, debug bool, stdout, stderr i
 			if debug {
 				fmt.Fprintf(stdout, "      %s\n", e.Text)
 			}
+		}
+	}
+	if d.session.Info().Settings.Warmup.Value {
+		// As the server does before the user's first ask.
+		if err := d.session.Warmup(ctx); err != nil {
+			fmt.Fprintf(stdout, "      ! %v\n", err)
 		}
 	}
 	res, err := d.session.Run(ctx, fmt.Sprintf(demoTask, rounds), report)

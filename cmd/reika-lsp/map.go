@@ -118,8 +118,8 @@ func mapBudget(budget int, budgetSet bool, window string, getenv func(string) st
 		if err != nil {
 			return 0, fmt.Errorf("--window: %v", err)
 		}
-		if w < config.MinWindow || w > config.MaxWindow {
-			return 0, fmt.Errorf("--window %d is out of range: want %d to %d tokens", w, config.MinWindow, config.MaxWindow)
+		if w < contextwin.MinWindow || w > contextwin.MaxWindow {
+			return 0, fmt.Errorf("--window %d is out of range: want %d to %d tokens", w, contextwin.MinWindow, contextwin.MaxWindow)
 		}
 		return contextwin.RepoMapChars(w), nil
 	}

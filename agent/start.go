@@ -1,0 +1,323 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/reika-lsp/reika/agent/config"
+	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/tools"
+	"github.com/reika-lsp/reika/agent/transcript"
+	"github.com/reika-lsp/reika/repomap"
+)
+
+// Setup is what a front end hands to Start: where the settings come from,
+// the workspace, and the hooks through which the agent reaches the editor.
+// Everything else — the engine, the tools, the transcript, the budget and
+// the repo map's place in the prefix — Start derives the same way for
+// every front end (the language server, demo, check, replay).
+type Setup struct {
+	// Settings are the editor's settings (initializationOptions, the
+	// workspace configuration), as the editor sent them; nil for none.
+	// They win over the config file and the environment.
+	Settings json.RawMessage
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// ConfigFile is the config file to read: "" means the user's
+	// (REIKA_CONFIG, else the config directory), NoConfigFile none.
+	ConfigFile string
+	// Override, when set, changes the resolved settings last: a command's
+	// flags (check --sim, demo) that must win over everything.
+	Override func(*config.Settings)
+	// HTTPClient, when set, carries every request to the engine.
+	HTTPClient *http.Client
+
+	// Folders are the workspace folders the tools are confined to; the
+	// first is the root (AGENTS.md, the transcript's workspace).
+	Folders []string
+	// Buffers give the editor's open documents, which win over the disk.
+	Buffers tools.Buffers
+	// Proposer hands edits to the editor; Confirm asks before a command
+	// runs. Nil: edits stay proposed, commands not on the allow list are
+	// refused.
+	Proposer tools.Proposer
+	Confirm  tools.Confirm
+
+	// StateDir is where transcripts go: "" means the user's state
+	// directory, NoTranscript keeps none (and nothing is written but
+	// spill files in a temporary directory, removed at Close).
+	StateDir string
+	// Resume is a transcript to continue.
+	Resume string
+	// RepoMap, when set, is the repo map the prefix carries; it learns the
+	// files the agent reads.
+	RepoMap RepoMap
+
+	// Toolbox and System replace the tools and the system prompt: a
+	// replay of a recorded session answers with the recording's results.
+	Toolbox Toolbox
+	System  string
+	// Engine, when set, carries the requests instead of a client to the
+	// connected endpoint (a replay meters them); the connection and its
+	// discovery still give the window.
+	Engine Engine
+	// MaxSteps bounds a run's rounds (0: 200); Temperature, when set, is
+	// sent with every request.
+	MaxSteps    int
+	Temperature *float64
+}
+
+// The values of Setup.ConfigFile and Setup.StateDir that mean none.
+const (
+	NoConfigFile = "-"
+	NoTranscript = "-"
+)
+
+// Notice is something Start learnt that the user should know.
+type Notice struct {
+	Warning bool // a problem to fix; else information for the log
+	Text    string
+}
+
+// Info describes a started session: what it runs against, and the
+// settings it runs with.
+type Info struct {
+	Settings   *config.Settings
+	ConfigFile string
+	Connection *engine.Connection
+	// StateDir is where the transcript, saved answers and the recap
+	// document go; "" when the session keeps no transcript.
+	StateDir string
+	// Notices are the warnings and facts Start gathered, in order.
+	Notices []Notice
+}
+
+// Resolve reads the settings Start would use: defaults, the config file,
+// the environment, the editor, then Override. It fails only on a config
+// file that cannot be read or parsed; values that make no sense are
+// dropped with a warning in Settings.Warnings.
+func (st Setup) Resolve() (*config.Settings, string, error) {
+	getenv := st.getenv()
+	path := st.ConfigFile
+	if path == "" {
+		path = config.DefaultPath(getenv)
+	}
+	var file *config.FileContents
+	if path != NoConfigFile {
+		f, err := config.ReadFile(path)
+		if err != nil {
+			return nil, path, fmt.Errorf("%v; fix %s", err, path)
+		}
+		file = f
+	} else {
+		path = ""
+	}
+	var editor map[string]any
+	if len(st.Settings) > 0 && string(st.Settings) != "null" {
+		if err := json.Unmarshal(st.Settings, &editor); err != nil {
+			return nil, path, fmt.Errorf("the editor's settings are not a JSON object: %v", err)
+		}
+	}
+	s := config.Resolve(config.Inputs{File: file, FilePath: path, Env: getenv, Editor: editor})
+	if st.Override != nil {
+		st.Override(s)
+	}
+	return s, path, nil
+}
+
+func (st Setup) getenv() func(string) string {
+	if st.Getenv != nil {
+		return st.Getenv
+	}
+	return os.Getenv
+}
+
+// Start builds a session: it resolves the settings, connects to the engine
+// and discovers its model and window, sets up the tools confined to the
+// workspace, opens (or resumes) the transcript and wires the repo map into
+// the prefix. It makes no request to the model: the prefix is built at the
+// first request (Warmup or Run).
+func Start(ctx context.Context, st Setup) (*Session, error) {
+	getenv := st.getenv()
+	settings, path, err := st.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	info := &Info{Settings: settings, ConfigFile: path}
+	for _, w := range settings.Warnings {
+		info.Notices = append(info.Notices, Notice{Warning: true, Text: w})
+	}
+	var conf engine.Configured
+	if settings.ContextWindow.IsSet() && settings.ContextWindow.Value > 0 {
+		conf = engine.Configured{Window: settings.ContextWindow.Value, WindowSource: settings.ContextWindow.Source.String()}
+	}
+	conn, err := engine.Connect(ctx, engine.Target{
+		Endpoint: settings.Endpoint.Value, EndpointSource: settings.Endpoint.Source.String(),
+		Model: settings.Model.Value, APIKey: settings.APIKey(getenv), APIKeyEnv: settings.APIKeyEnv.Value,
+		Extra: settings.Extra.Value, Configured: conf,
+	}, engine.Options{HTTPClient: st.HTTPClient})
+	if err != nil {
+		return nil, err
+	}
+	info.Connection = conn
+	d := conn.Discovery
+	for _, w := range d.Warnings {
+		info.Notices = append(info.Notices, Notice{Warning: true, Text: w})
+	}
+	if d.TruncationRisk != "" {
+		info.Notices = append(info.Notices, Notice{Warning: true, Text: d.TruncationRisk})
+	}
+	info.Notices = append(info.Notices, Notice{Text: fmt.Sprintf("%s at %s (%s), model %s, window %d (%s)",
+		d.Flavor.Name(), conn.Options.BaseURL, conn.EndpointSource, conn.Options.Model, d.Window, d.WindowSource)})
+
+	root := ""
+	if len(st.Folders) > 0 {
+		root = st.Folders[0]
+	}
+	keep := st.StateDir != NoTranscript
+	if keep {
+		info.StateDir = st.StateDir
+		if info.StateDir == "" {
+			info.StateDir = transcript.Dir(getenv)
+		}
+	}
+	spill, cleanup, err := spillDir(info.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	toolbox := st.Toolbox
+	if toolbox == nil {
+		ts, err := tools.New(tools.Config{
+			Folders:      st.Folders,
+			Buffers:      st.Buffers,
+			Proposer:     st.Proposer,
+			Confirm:      st.Confirm,
+			BashAllow:    settings.BashAllow.Value,
+			FetchEnabled: settings.Fetch.Value,
+			SpillDir:     spill,
+		})
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		toolbox = ts
+	}
+	eng := st.Engine
+	if eng == nil {
+		eng = engine.NewClient(conn.Options)
+	}
+	reserve := 0
+	if settings.MinGenTokens.IsSet() {
+		reserve = settings.MinGenTokens.Value
+	}
+	cfg := Config{
+		Engine:          eng,
+		Tools:           toolbox,
+		Window:          d.Window,
+		Reserve:         reserve,
+		MaxTokens:       settings.MaxTokens.Value,
+		OutputLimit:     d.OutputLimit,
+		ReasoningRounds: settings.ReasoningRounds.Value,
+		Minimal:         settings.Minimal.Value,
+		MapChars:        settings.RepoMapBudget.Value,
+		MapCharsSet:     settings.RepoMapBudget.IsSet(),
+		Workspace:       root,
+		RepoMap:         st.RepoMap,
+		System:          st.System,
+		MaxSteps:        st.MaxSteps,
+		Temperature:     st.Temperature,
+		Resume:          st.Resume,
+		Meta:            transcript.Meta{Endpoint: conn.Options.BaseURL, Model: conn.Options.Model},
+		Debug:           settings.Debug.Value,
+	}
+	if keep {
+		cfg.TranscriptDir = info.StateDir
+	}
+	s, err := NewSession(cfg)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	s.info, s.cleanup = info, cleanup
+	return s, nil
+}
+
+// spillDir is where long results are saved for the model to page through:
+// beside the transcripts, or a temporary directory removed at Close when
+// the session keeps none.
+func spillDir(stateDir string) (dir string, cleanup func(), err error) {
+	if stateDir != "" {
+		dir = filepath.Join(filepath.Dir(stateDir), "spill")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", nil, fmt.Errorf("spill directory: %w", err)
+		}
+		return dir, func() {}, nil
+	}
+	dir, err = os.MkdirTemp("", "reika-spill-")
+	if err != nil {
+		return "", nil, fmt.Errorf("spill directory: %w", err)
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+// Info describes how the session was started; nil for one built with
+// NewSession.
+func (s *Session) Info() *Info { return s.info }
+
+// Debug reports whether the prefix-cache line is on (REIKA_DEBUG).
+func (s *Session) Debug() bool { return s.cfg.Debug }
+
+// SaveMarkdown writes the whole transcript as Markdown beside it and
+// returns the file's path.
+func (s *Session) SaveMarkdown() (string, error) {
+	path := s.TranscriptPath()
+	if path == "" {
+		return "", errors.New("this session keeps no transcript")
+	}
+	s.sync()
+	recs, err := transcript.Load(path)
+	if err != nil {
+		return "", err
+	}
+	out := strings.TrimSuffix(path, ".jsonl") + ".md"
+	if err := os.WriteFile(out, []byte(transcript.Markdown(recs)), 0o600); err != nil {
+		return "", fmt.Errorf("save the transcript: %w", err)
+	}
+	return out, nil
+}
+
+// LatestTranscript is the newest transcript of workspace in stateDir ("":
+// the user's state directory) other than skip, or "" when there is none.
+func LatestTranscript(getenv func(string) string, stateDir, workspace string, skip ...string) string {
+	if stateDir == "" {
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		stateDir = transcript.Dir(getenv)
+	}
+	return transcript.Latest(stateDir, workspace, skip...)
+}
+
+// MapFiles is the RepoMap of m for a front end without an editor: the files
+// the agent reads join it under their workspace paths.
+func MapFiles(m *repomap.Map) RepoMap { return mapFiles{m} }
+
+type mapFiles struct{ m *repomap.Map }
+
+func (f mapFiles) Render(budget int) string { return f.m.Render(budget) }
+
+func (f mapFiles) Learn(t tools.FileText) {
+	if len(t.Text) <= MapFileMax {
+		f.m.Update(t.Path, []byte(t.Text))
+	}
+}
+
+// MapFileMax bounds a file the repo map learns from a read: a larger one
+// says little in a map and costs much to parse.
+const MapFileMax = 4 << 20
