@@ -102,7 +102,6 @@ type Settings struct {
 	Warnings []string
 }
 
-
 // DefaultReasoningRounds is how many rounds of reasoning stay in the
 // request when no window is known.
 const DefaultReasoningRounds = 2

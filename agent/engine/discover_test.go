@@ -421,7 +421,6 @@ func TestDiscoverAbsurdEngineWindow(t *testing.T) {
 	}
 }
 
-
 // FindLocal tries the usual ports; here only Ollama's answers.
 func TestFindLocal(t *testing.T) {
 	srv := fakeEngine(t, map[string]route{"GET /v1/models": {body: []byte(`{"data":[{"id":"qwen3:8b","owned_by":"library"}]}`)}})
