@@ -103,9 +103,9 @@ func fileCount(n int) string {
 	return fmt.Sprintf("%d files", n)
 }
 
-// mapBudget is the map's budget in characters: --budget, else the share
-// of --window, else REIKA_REPO_MAP_BUDGET (as the server reads it), else
-// the share of the default window.
+// mapBudget is the map's budget in characters: --budget, else the share of
+// --window, else what the server would give it in the default window
+// (REIKA_REPO_MAP_BUDGET, else the window's share): contextwin decides.
 func mapBudget(budget int, budgetSet bool, window string, getenv func(string) string) (int, error) {
 	switch {
 	case budgetSet:
@@ -121,16 +121,13 @@ func mapBudget(budget int, budgetSet bool, window string, getenv func(string) st
 		if w < contextwin.MinWindow || w > contextwin.MaxWindow {
 			return 0, fmt.Errorf("--window %d is out of range: want %d to %d tokens", w, contextwin.MinWindow, contextwin.MaxWindow)
 		}
-		return contextwin.RepoMapChars(w), nil
+		return contextwin.Config{Window: w}.RepoMapBudget(), nil
 	}
 	s := config.Resolve(config.Inputs{Env: getenv})
 	if len(s.Warnings) > 0 {
 		return 0, fmt.Errorf("%s", s.Warnings[0])
 	}
-	if s.RepoMapBudget.IsSet() && s.RepoMapBudget.Value > 0 {
-		return s.RepoMapBudget.Value, nil
-	}
-	return contextwin.RepoMapChars(defaultMapWindow), nil
+	return contextwin.Config{Window: defaultMapWindow, MapChars: s.RepoMapBudget.Value, MapCharsSet: s.RepoMapBudget.IsSet()}.RepoMapBudget(), nil
 }
 
 // mapFiles lists the files named by args, directories expanded, each

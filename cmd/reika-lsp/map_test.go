@@ -98,7 +98,7 @@ func TestMapBudget(t *testing.T) {
 		{window: "lots", wantErr: true},
 		{window: "10", wantErr: true},
 		{env: "9000", want: 9000},
-		{env: "0", want: def},
+		{env: "0", want: 0}, // as the server reads it: no map
 		{env: "-5", wantErr: true},
 		{env: "many", wantErr: true},
 	} {
