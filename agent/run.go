@@ -87,6 +87,9 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 		if r.rounds >= s.cfg.MaxSteps {
 			return Result{End: StepLimit, Rounds: r.rounds, Err: fmt.Errorf("the run stopped after %d rounds, its step limit", r.rounds)}
 		}
+		for _, text := range s.takeSaid() {
+			s.record(contextwin.Message{Role: contextwin.User, Content: text}, "")
+		}
 		s.mu.Lock()
 		p := s.cw.Plan()
 		s.mu.Unlock()
@@ -102,11 +105,10 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 		r.rounds++
 		r.report(Event{Kind: RoundStarted, Round: r.rounds, Chip: p.Chip})
 		r.reportShrink(p)
-		if p.Event == contextwin.Shed || p.Event == contextwin.Fold {
-			// The request is rewritten anyway: the bootstrap (the repo map)
-			// may catch up with the code now, at no extra cost.
-			s.refreshPrefix()
-		}
+		// The fixed prefix stays as it is through the run's events: a
+		// shed or a fold changes the request after it, and rebuilding it
+		// (the repo map catching up with the code) would re-prefill the
+		// whole window. Only a compaction the user asks for rebuilds it.
 
 		resp, err := r.send(ctx, p)
 		if err != nil {

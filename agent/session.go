@@ -91,10 +91,11 @@ type Session struct {
 	prefix *Prefix       // built at the first request; guarded by mu
 	tr     *transcript.Writer
 
-	mu      sync.Mutex // guards cw, prev, stats
+	mu      sync.Mutex // guards cw, prev, stats, said
 	cw      *contextwin.Session
 	prev    []byte // prompt bytes of the last request sent
 	stats   Stats
+	said    []string // the user's messages for the run under way, not yet in it
 	running atomic.Bool
 
 	retryWait [retries]time.Duration
@@ -204,6 +205,24 @@ func (s *Session) Recap() *contextwin.Recap {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cw.Recap()
+}
+
+// Say gives the run under way a message from the user: it joins the
+// conversation before the run's next request (a run that is answering
+// takes it in its next run, if any).
+func (s *Session) Say(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.said = append(s.said, text)
+}
+
+// takeSaid returns the messages Say queued, and forgets them.
+func (s *Session) takeSaid() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.said
+	s.said = nil
+	return out
 }
 
 // Running reports whether a run is under way.

@@ -2,79 +2,205 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/reika-lsp/reika/agent"
+	"github.com/reika-lsp/reika/agent/config"
+	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/tools"
 	"github.com/reika-lsp/reika/contextwin"
+	"github.com/reika-lsp/reika/repomap"
 )
 
-// ours is Reika's own context manager: a contextwin.Session with its
-// defaults, driven the way the agent drives it — Plan before each request,
-// a note round (tool_choice "none") when the plan asks for one, Observe
-// after each answer, Overflow and one retry when the engine refuses.
-type ours struct {
-	setup Setup
-	s     *contextwin.Session
-}
-
-func newOurs(setup Setup) Strategy {
-	return &ours{setup: setup, s: contextwin.NewSession(contextwin.Config{Window: setup.Window, PrefixChars: setup.Prefix.Chars})}
-}
-
-func (o *ours) Append(msgs ...contextwin.Message) {
-	for _, m := range msgs {
-		// The agent saves a long command, search or page to a file the
-		// model can page through, and says so in the payload.
-		if m.Role == contextwin.Tool && contextwin.ShouldSpill(m.Payload, len(m.Content)) {
-			m.Payload.Spill = "/tmp/reika/spill/" + m.ToolCallID + ".txt"
-		}
-		o.s.Append(m)
-	}
-}
-
-func (o *ours) Turn(ctx context.Context, m Model) error {
-	p := o.s.Plan()
-	if p.Event == contextwin.Note {
-		note := ""
-		resp, err := m.Chat(ctx, o.setup.Prefix.Request(p.Messages, p.MaxTokens, "none"), Call{Side: true, Event: p.Event.String()})
-		if err == nil {
-			note = resp.Content
-		} else if ctx.Err() != nil {
-			return err
-		}
-		o.s.SetNote(note) // a failed note folds without one
-		p = o.s.Plan()
-	}
-	event := p.Event
-	if p.TooSmall {
-		// The agent stops here and tells the user. The replay goes on as
-		// if the user said "continue": the agent plans again and sends.
-		// The request carries what the reported plan did (a shed, a
-		// fold), so it keeps that plan's event.
-		m.Problem(p.Problem)
-		if p = o.s.Plan(); p.TooSmall {
-			return fmt.Errorf("%w: %s", ErrSkipped, p.Problem)
-		}
-		if p.Event == contextwin.Append {
-			p.Event = event
+// replayOurs replays s through Reika itself: an agent session built by
+// agent.Start, as the language server builds its own, with the repo map
+// wired into the prefix the same way: a repomap.Map of the files the
+// session reads whole, as if the editor had them open, rendered in the
+// window's share when the prefix is built. The recording supplies
+// what a real session gets from outside: the model's replies (scripted into
+// the engine), the tools' results and the system prompt. The agent's
+// requests go through the meter, so they are measured as the peers' are.
+//
+// A run that ends before the recording's last round (the agent stopped:
+// the window too small, the engine failed) stalls the replay: the rest is
+// not replayed, and the row says where.
+func replayOurs(ctx context.Context, s *Session, base string, m *meter) (stalled int, err error) {
+	e := &oursEngine{s: s, m: m}
+	repo := repomap.New()
+	defer repo.Close()
+	for _, r := range s.Rounds {
+		for _, res := range r.Results {
+			if f := wholeRead(res.Payload, res.Content); f != nil {
+				repo.Update(f.Path, []byte(f.Text))
+			}
 		}
 	}
-	resp, err := m.Chat(ctx, o.setup.Prefix.Request(p.Messages, p.MaxTokens, ""), Call{Event: p.Event.String()})
-	if e, ok := overflowed(err); ok {
-		p = o.s.Overflow(e.PromptTokens, e.Window)
-		if p.TooSmall || p.GiveUp {
-			m.Problem(p.Problem)
-			return fmt.Errorf("%w: %s", ErrSkipped, p.Problem)
-		}
-		resp, err = m.Chat(ctx, o.setup.Prefix.Request(p.Messages, p.MaxTokens, ""), Call{Event: p.Event.String()})
-		if e, ok := overflowed(err); ok {
-			p = o.s.Overflow(e.PromptTokens, e.Window) // the one retry is spent: GiveUp
-			m.Problem(p.Problem)
-			return fmt.Errorf("%w: %s", ErrSkipped, p.Problem)
-		}
-	}
+	sess, err := agent.Start(ctx, agent.Setup{
+		Getenv:     func(string) string { return "" },
+		ConfigFile: agent.NoConfigFile,
+		Override: func(st *config.Settings) {
+			st.Endpoint = config.Value[string]{Value: base, Source: config.Source{Layer: config.Flag, Detail: "replay"}}
+		},
+		StateDir: agent.NoTranscript,
+		RepoMap:  agent.MapFiles(repo),
+		Toolbox:  &oursTools{s: s, e: e},
+		System:   s.System,
+		Engine:   e,
+		MaxSteps: len(s.Rounds) + 1,
+	})
 	if err != nil {
-		return err
+		return 0, err
 	}
-	o.s.Observe(contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, FinishReason: resp.FinishReason})
-	return nil
+	defer sess.Close()
+	e.say = sess.Say
+	for e.next < len(s.Rounds) {
+		i := e.next
+		user := s.Rounds[i].User
+		if user == "" && i > 0 {
+			return 0, fmt.Errorf("round %d: the reply before it called no tool, and no user message follows", i+1)
+		}
+		res, err := sess.Run(ctx, user, e.observe)
+		if err != nil && res.End != agent.Answered {
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
+			}
+			m.round = e.next + 1
+			m.Problem(fmt.Sprintf("the agent stopped (%s): %v", res.End, err))
+			return e.next + 1, nil
+		}
+		if e.next == i {
+			return 0, fmt.Errorf("round %d: the run answered without sending the recorded turn", i+1)
+		}
+	}
+	return 0, nil
+}
+
+// oursEngine is the agent's engine in a replay: each turn request is
+// scripted with the recording's next reply and sent through the meter.
+type oursEngine struct {
+	s *Session
+	m *meter
+	// next is the recorded round whose reply the next turn request gets;
+	// begun is set once a request of it was sent.
+	next  int
+	begun bool
+	// results are the tool results of the last round, as the agent holds
+	// them (with the engine's call ids): the next round's new messages.
+	results []contextwin.Message
+	calls   int // tool calls answered in this round
+	// say hands the user's message of a round that interrupts a run (the
+	// recorded reply before it called tools) to the run.
+	say func(string)
+	// event is what the agent did to the request about to go (its
+	// contextwin event's name), from the events it reports.
+	event string
+}
+
+// observe follows the agent's events: what the next request is.
+func (e *oursEngine) observe(ev agent.Event) {
+	switch {
+	case ev.Kind == agent.RoundStarted && e.event == "":
+		e.event = contextwin.Append.String()
+	case ev.Kind == agent.Shed || ev.Kind == agent.Folded:
+		switch {
+		case ev.Emergency:
+			e.event = contextwin.Emergency.String()
+		case ev.Kind == agent.Folded:
+			e.event = contextwin.Fold.String()
+		case e.event != contextwin.Fold.String():
+			e.event = contextwin.Shed.String()
+		}
+	}
+}
+
+func (e *oursEngine) Chat(ctx context.Context, req engine.Request, _ func(engine.Delta)) (*engine.Response, error) {
+	if e.next >= len(e.s.Rounds) {
+		return nil, errors.New("replay: the agent asked for a turn past the recording's end")
+	}
+	if !e.begun {
+		e.begun = true
+		r := e.s.Rounds[e.next]
+		fresh := e.results
+		if r.User != "" {
+			fresh = append(fresh, contextwin.Message{Role: contextwin.User, Content: r.User})
+		}
+		e.m.begin(e.next+1, scriptTurn(r.Assistant), fresh)
+		e.results = nil
+	}
+	side := req.ToolChoice == "none"
+	event := e.event
+	if side {
+		event = contextwin.Note.String()
+	}
+	resp, err := e.m.Chat(ctx, req, Call{Side: side, Event: event})
+	if err == nil && !side {
+		e.next++
+		e.begun, e.calls, e.event = false, 0, ""
+		if e.next < len(e.s.Rounds) && len(resp.ToolCalls) > 0 {
+			if u := e.s.Rounds[e.next].User; u != "" {
+				e.say(u)
+			}
+		}
+	}
+	return resp, err
+}
+
+// oursTools answers the agent's tool calls with the recording's results
+// for the round just sent, in call order.
+type oursTools struct {
+	s *Session
+	e *oursEngine
+}
+
+func (t *oursTools) Definitions() []engine.Tool { return t.s.Tools }
+
+func (t *oursTools) Run(_ context.Context, call engine.ToolCall) tools.Result {
+	r := t.s.Rounds[t.e.next-1]
+	k := t.e.calls
+	t.e.calls++
+	if k >= len(r.Results) {
+		return tools.Result{Error: true, Content: "replay: the recording has no result for this call"}
+	}
+	rec := r.Results[k]
+	p := rec.Payload
+	// The agent's tools save a long command, search or page to a file the
+	// model can page through, and say so in the payload.
+	if contextwin.ShouldSpill(p, len(rec.Content)) {
+		p.Spill = "/tmp/reika/spill/" + call.ID + ".txt"
+	}
+	res := tools.Result{Content: rec.Content, Payload: p, Read: wholeRead(p, rec.Content)}
+	t.e.results = append(t.e.results, contextwin.Message{Role: contextwin.Tool, ToolCallID: call.ID, Content: rec.Content, Payload: p})
+	return res
+}
+
+// wholeRead is the file a recorded read shows whole, nil for anything else.
+func wholeRead(p contextwin.Payload, content string) *tools.FileText {
+	if p.Kind != contextwin.Read || p.From > 1 || p.To < p.Total || p.Total == 0 {
+		return nil
+	}
+	text, ok := unnumber(content)
+	if !ok {
+		return nil
+	}
+	return &tools.FileText{Path: p.Path, Abs: p.Path, Text: text}
+}
+
+// unnumber turns a whole read's numbered lines ("     1\tpackage x") back
+// into the file's text.
+func unnumber(content string) (string, bool) {
+	var b strings.Builder
+	for line := range strings.Lines(content) {
+		_, text, ok := strings.Cut(line, "\t")
+		if !ok {
+			return "", false
+		}
+		b.WriteString(text)
+	}
+	s := b.String()
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s, true
 }

@@ -45,6 +45,10 @@ type Row struct {
 	PeakRatio float64 `json:"peak_ratio"`
 	// Overflows are the engine's refusals of a request as too long.
 	Overflows int `json:"overflows"`
+	// Stalled is the round at which the session stopped before the
+	// recording's end (0: it went to the end). A stalled row is a failure,
+	// whatever its other figures say.
+	Stalled int `json:"stalled,omitempty"`
 	// FactsKept is the share of the planted facts whose value is visible
 	// in the last request.
 	FactsKept float64 `json:"facts_kept"`
@@ -184,34 +188,18 @@ func Replay(ctx context.Context, s *Session, window int, name string) (Result, e
 	defer func() { cancel(); <-served }()
 
 	setup := Setup{Window: window, Reserve: Reserve, Prefix: agent.NewPrefix(s.Prefix(window), s.Tools)}
-	m := &meter{
-		client: engine.NewClient(engine.Options{BaseURL: "http://" + ln.Addr().String() + "/v1", Flavor: engine.LlamaCpp}),
-		srv:    srv,
-	}
-	st := info.New(setup)
-	res := Result{}
-	for i, r := range s.Rounds {
-		m.round = i + 1
-		m.turn = scriptTurn(r.Assistant)
-		if r.User != "" {
-			u := contextwin.Message{Role: contextwin.User, Content: r.User}
-			st.Append(u)
-			m.fresh = append(m.fresh, u)
+	base := "http://" + ln.Addr().String() + "/v1"
+	m := &meter{client: engine.NewClient(engine.Options{BaseURL: base, Flavor: engine.LlamaCpp}), srv: srv}
+	stalled := 0
+	if name == "ours" {
+		if stalled, err = replayOurs(ctx, s, base, m); err != nil {
+			return Result{}, fmt.Errorf("replay %s, %s, window %d: %w", s.Name, name, window, err)
 		}
-		m.counted = map[int]int{}
-		m.glued = false
-		if err := st.Turn(ctx, m); err != nil {
-			if !errors.Is(err, ErrSkipped) {
-				return Result{}, fmt.Errorf("replay %s, %s, window %d, round %d: %w", s.Name, name, window, i+1, err)
-			}
-			m.Problem(err.Error())
-		}
-		st.Append(r.Assistant)
-		st.Append(r.Results...)
-		m.fresh = append(m.fresh[:0], r.Results...)
+	} else if err := replayPeer(ctx, s, info.New(setup), m); err != nil {
+		return Result{}, fmt.Errorf("replay %s, %s, window %d: %w", s.Name, name, window, err)
 	}
 
-	row := Row{Strategy: name, Window: window, Session: s.Name}
+	row := Row{Strategy: name, Window: window, Session: s.Name, Stalled: stalled}
 	usable := float64(setup.Usable())
 	live, turns := 0.0, 0
 	for _, q := range m.requests {
@@ -241,8 +229,31 @@ func Replay(ctx context.Context, s *Session, window int, name string) (Result, e
 	row.PeakRatio = round(row.PeakRatio, 3)
 	row.PrefillSeconds = round(row.PrefillSeconds, 1)
 	row.FactsKept = round(FactsVisible(s.Facts, m.last), 3)
-	res.Row, res.Requests, res.Last, res.Problems = row, m.requests, m.last, m.problems
+	res := Result{Row: row, Requests: m.requests, Last: m.last, Problems: m.problems}
 	return res, nil
+}
+
+// replayPeer replays s through a peer strategy, round by round.
+func replayPeer(ctx context.Context, s *Session, st Strategy, m *meter) error {
+	var fresh []contextwin.Message
+	for i, r := range s.Rounds {
+		if r.User != "" {
+			u := contextwin.Message{Role: contextwin.User, Content: r.User}
+			st.Append(u)
+			fresh = append(fresh, u)
+		}
+		m.begin(i+1, scriptTurn(r.Assistant), fresh)
+		if err := st.Turn(ctx, m); err != nil {
+			if !errors.Is(err, ErrSkipped) {
+				return fmt.Errorf("round %d: %w", i+1, err)
+			}
+			m.Problem(err.Error())
+		}
+		st.Append(r.Assistant)
+		st.Append(r.Results...)
+		fresh = append([]contextwin.Message(nil), r.Results...)
+	}
+	return nil
 }
 
 func round(x float64, places int) float64 {
@@ -309,6 +320,14 @@ type meter struct {
 	requests []Request
 	last     engine.Request
 	problems []string
+}
+
+// begin starts round n (1-based): its recorded reply, which the next turn
+// request gets, and the messages new in it.
+func (m *meter) begin(n int, turn sim.Turn, fresh []contextwin.Message) {
+	m.round, m.turn, m.fresh = n, turn, fresh
+	m.counted = map[int]int{}
+	m.glued = false
 }
 
 func (m *meter) Problem(text string) {

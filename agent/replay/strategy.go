@@ -70,14 +70,16 @@ type Factory func(Setup) Strategy
 // StrategyInfo names a strategy.
 type StrategyInfo struct {
 	Name string
-	New  Factory
+	// New starts the strategy; nil for ours, which is the agent itself
+	// (replayOurs), not a Strategy.
+	New Factory
 	// Doc says in a line what it does.
 	Doc string
 }
 
 // Strategies are the strategies a replay compares, in table order.
 var Strategies = []StrategyInfo{
-	{"ours", newOurs, "contextwin.Session with its defaults, driven as the agent drives it"},
+	{"ours", nil, "Reika itself: an agent session from agent.Start, the repo map in its prefix as the server has it"},
 	{"sliding", newSliding, "drop the oldest whole rounds to fit W − reserve; system prompt and first user message kept"},
 	{"summarize", newSummarize, "at 90% of usable, one summary call, then restart from [system, first user message, summary]"},
 	{"mask", newMask, "results older than the last 5 rounds become their contextwin summaries every round; drop-oldest fallback"},

@@ -78,6 +78,21 @@ func startDemo(ctx context.Context, root string, window, rounds int) (*demo, err
 	}
 	d := &demo{root: abs, base: base, srv: srv, overlay: newOverlay(), repo: repomap.New()}
 	d.stop = func() { stopSim(); d.repo.Close() }
+	// The map starts from the files an editor would show it — here every
+	// source file of the root, as if all were open — and learns the files
+	// the agent reads.
+	files, _, err := mapFiles([]string{abs})
+	if err != nil {
+		d.stop()
+		return nil, err
+	}
+	for _, p := range files {
+		if data, err := os.ReadFile(p); err == nil {
+			if rel, err := filepath.Rel(abs, p); err == nil {
+				d.repo.Update(filepath.ToSlash(rel), data)
+			}
+		}
+	}
 	zero := 0.0
 	d.session, err = agent.Start(ctx, agent.Setup{
 		// The demo is the same session a language server starts, with no

@@ -96,10 +96,23 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
 			return 1
 		}
-		return 0
+		return stalledRows(rows, stderr)
 	}
 	printReplayRows(stdout, rows)
-	return 0
+	return stalledRows(rows, stderr)
+}
+
+// stalledRows says which rows stalled — a session that stopped before its
+// last round is a failure, never a good figure — and gives the exit code.
+func stalledRows(rows []replay.Row, stderr io.Writer) int {
+	code := 0
+	for _, r := range rows {
+		if r.Stalled > 0 {
+			fmt.Fprintf(stderr, "reika-lsp replay: %s on %s at %d tokens stalled at round %d\n", r.Strategy, r.Session, r.Window, r.Stalled)
+			code = 1
+		}
+	}
+	return code
 }
 
 func validStrategy(name string) bool {
@@ -149,8 +162,12 @@ func printReplayRows(w io.Writer, rows []replay.Row) {
 	table := [][]string{{"strategy", "window", "session", "prefilled", "growth", "ratio", "events", "live_mean",
 		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s"}}
 	for _, r := range rows {
+		ratio := fmt.Sprintf("%.2f", r.Ratio)
+		if r.Stalled > 0 {
+			ratio = fmt.Sprintf("STALLED@%d", r.Stalled)
+		}
 		table = append(table, []string{r.Strategy, strconv.Itoa(r.Window), r.Session, strconv.Itoa(r.Prefilled),
-			strconv.Itoa(r.Growth), fmt.Sprintf("%.2f", r.Ratio), strconv.Itoa(r.Events), fmt.Sprintf("%.2f", r.LiveMean),
+			strconv.Itoa(r.Growth), ratio, strconv.Itoa(r.Events), fmt.Sprintf("%.2f", r.LiveMean),
 			fmt.Sprintf("%.2f", r.PeakRatio), strconv.Itoa(r.Overflows), fmt.Sprintf("%.2f", r.FactsKept),
 			strconv.Itoa(r.Requests), fmt.Sprintf("%.1f", r.PrefillSeconds)})
 	}
