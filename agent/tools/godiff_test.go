@@ -1,4 +1,4 @@
-package agent_test
+package tools
 
 import (
 	"testing"
@@ -6,10 +6,10 @@ import (
 	"github.com/sourcegraph/go-diff/diff"
 )
 
-// The edit tool will parse the model's unified diffs with go-diff v0.10.0.
-// These are the library's known gaps (ENGINES.md), pinned so that the edit
-// tool's own checks stay necessary and an upgrade that changes them is
-// noticed: hunk counts are not checked against the body, a header without
+// The edit tool parses the model's unified diffs with go-diff v0.10.0
+// (udiff.go). These are the library's known gaps (ENGINES.md), pinned so
+// that the edit tool's own checks stay necessary and an upgrade that
+// changes them is noticed: hunk counts are not checked against the body, a header without
 // spaces parses to nothing, and a diff without file headers yields no
 // files — all without an error.
 func TestGoDiffKnownGaps(t *testing.T) {
