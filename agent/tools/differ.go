@@ -1,8 +1,9 @@
 package tools
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/sourcegraph/go-diff/diff"
 )
 
 // splitKeep splits text into lines that keep their terminators; the last
@@ -179,8 +180,10 @@ func changeHunks(a, b []string, edits []edit) []Hunk {
 // unifiedDiff writes the edit script as a unified diff with ctx lines of
 // context, hunk headers and "\ No newline at end of file" markers; "" when
 // nothing changed. name is the file's path in the --- and +++ lines.
+// Within each run of changed lines the removed lines come first, as git
+// writes them. The hunks are built here; go-diff prints them.
 func unifiedDiff(name string, a, b []string, edits []edit, ctx int) string {
-	var w strings.Builder
+	fd := &diff.FileDiff{OrigName: "a/" + name, NewName: "b/" + name}
 	// Group the changes whose gaps are small enough to share context.
 	i := 0
 	for i < len(edits) {
@@ -205,49 +208,81 @@ func unifiedDiff(name string, a, b []string, edits []edit, ctx int) string {
 		b0 := first.b0 - (first.a0 - a0)
 		a1 := min(len(a), last.a1+ctx)
 		b1 := last.b1 + (a1 - last.a1)
-		if w.Len() == 0 {
-			fmt.Fprintf(&w, "--- a/%s\n+++ b/%s\n", name, name)
-		}
-		fmt.Fprintf(&w, "@@ -%s +%s @@\n", hunkRange(a0, a1-a0), hunkRange(b0, b1-b0))
-		line := func(prefix byte, l string) {
-			w.WriteByte(prefix)
-			w.WriteString(l)
-			if !strings.HasSuffix(l, "\n") {
-				w.WriteString("\n\\ No newline at end of file\n")
-			}
-		}
-		for x := a0; x < first.a0; x++ {
-			line(' ', a[x])
-		}
+		var hb hunkBody
+		hb.context(a[a0:first.a0])
 		for _, e := range edits[i : j+1] {
 			switch e.kind {
 			case opEqual:
-				for x := e.a0; x < e.a1; x++ {
-					line(' ', a[x])
-				}
+				hb.context(a[e.a0:e.a1])
 			case opDelete:
-				for x := e.a0; x < e.a1; x++ {
-					line('-', a[x])
-				}
+				hb.removed = append(hb.removed, a[e.a0:e.a1]...)
 			case opInsert:
-				for x := e.b0; x < e.b1; x++ {
-					line('+', b[x])
-				}
+				hb.added = append(hb.added, b[e.b0:e.b1]...)
 			}
 		}
-		for x := last.a1; x < a1; x++ {
-			line(' ', a[x])
-		}
+		hb.context(a[last.a1:a1])
+		fd.Hunks = append(fd.Hunks, &diff.Hunk{
+			OrigStartLine: hunkStart(a0, a1-a0), OrigLines: int32(a1 - a0),
+			NewStartLine: hunkStart(b0, b1-b0), NewLines: int32(b1 - b0),
+			OrigNoNewlineAt: hb.origNoEOLAt,
+			Body:            hb.body,
+		})
 		i = j + 1
 	}
-	return w.String()
+	if fd.Hunks == nil {
+		return ""
+	}
+	out, err := diff.PrintFileDiff(fd)
+	if err != nil {
+		return "" // printing to memory does not fail
+	}
+	return string(out)
 }
 
-// hunkRange formats one side of a hunk header: the first line and the
-// count, where an empty side names the line before it.
-func hunkRange(start, count int) string {
-	if count == 0 {
-		return fmt.Sprintf("%d,0", start)
+// hunkBody builds a go-diff hunk body from lines that keep their
+// terminators. go-diff marks a missing newline on the old side with an
+// offset into the body, and on the new side by the body's lack of a final
+// newline; the line without one is the last of its text, so it ends its
+// side of the hunk.
+type hunkBody struct {
+	body           []byte
+	origNoEOLAt    int32
+	removed, added []string // the current run of changes, not yet written
+}
+
+// context writes the pending run of changes, then lines common to both
+// sides.
+func (h *hunkBody) context(lines []string) {
+	h.flush()
+	for _, l := range lines {
+		h.line(' ', l)
 	}
-	return fmt.Sprintf("%d,%d", start+1, count)
+}
+
+func (h *hunkBody) flush() {
+	for _, l := range h.removed {
+		h.line('-', l)
+		if !strings.HasSuffix(l, "\n") {
+			h.body = append(h.body, '\n')
+			h.origNoEOLAt = int32(len(h.body))
+		}
+	}
+	for _, l := range h.added {
+		h.line('+', l)
+	}
+	h.removed, h.added = h.removed[:0], h.added[:0]
+}
+
+func (h *hunkBody) line(prefix byte, l string) {
+	h.body = append(h.body, prefix)
+	h.body = append(h.body, l...)
+}
+
+// hunkStart is the first line of one side of a hunk header: 1-based, or
+// for an empty side the line before it.
+func hunkStart(start, count int) int32 {
+	if count == 0 {
+		return int32(start)
+	}
+	return int32(start + 1)
 }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -45,6 +46,32 @@ func FuzzApplyDiff(f *testing.F) {
 		}
 		if got != edited {
 			t.Fatalf("apply(%q, diff) = %q, want %q; diff:\n%s", old, got, edited, d)
+		}
+	})
+}
+
+// FuzzParseDiff checks that whatever a model sends as a diff, go-diff
+// reads the repaired diff as it was written: parseDiff either returns
+// files that all have hunks, or an error that is not errMisread.
+func FuzzParseDiff(f *testing.F) {
+	for _, seed := range []string{
+		"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n@@ -5 +5 @@\n-a\n+b\n",
+		"--- a/f\t(working copy)\n+++ b/f\t(working copy)\n@@-1 +1@@\n-a\n\n+b\nprose\n@@ @@\n-c\n+d\n",
+		"diff --git a/f\tg b/f\tg\n@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n",
+		"```diff\n--- \n+++ \n@@ -0,0 +1 @@\n+x\n```\n",
+		"--- \"a/f g\"\n+++ \"b/f g\"\n@@ -99999999999 +1 @@\n a\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		files, err := parseDiff(text)
+		if errors.Is(err, errMisread) {
+			t.Fatalf("parseDiff(%q) = %v", text, err)
+		}
+		for _, fd := range files {
+			if len(fd.hunks) == 0 {
+				t.Fatalf("parseDiff(%q) gives %+v, a file without hunks", text, fd)
+			}
 		}
 	})
 }

@@ -2,7 +2,9 @@ package tools
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math"
 	"path"
 	"regexp"
 	"sort"
@@ -13,11 +15,24 @@ import (
 )
 
 // A model's unified diff is read in three steps. extractDiff takes it out
-// of a Markdown fence; splitDiff finds file headers and hunks, recounting
-// each hunk from its body and leaving out prose; go-diff then parses each
-// hunk on its own (which keeps its file-level gaps out of the way: see
-// ENGINES.md). applyHunks places each hunk by its context and removed
-// lines, using line numbers only to choose among several places.
+// of a Markdown fence; repairDiff rewrites what the model wrote into a
+// diff that go-diff v0.10.0 reads right; diff.ParseMultiFileDiff parses
+// that into files and hunks. applyHunks then places each hunk by its
+// context and removed lines, using line numbers only to choose among
+// several places.
+//
+// repairDiff exists for the library's gaps, pinned in godiff_test.go and
+// listed in ENGINES.md: go-diff does not check a hunk's counts against its
+// body (so the counts are written from the body), reads "@@-1,2 +1,2@@" as
+// no hunk and a diff without ---/+++ lines as no file (so every hunk gets
+// a canonical header and every file its header lines), takes a blank line
+// for a body line and prose for the end of the file, dropping the hunks
+// after it (so prose is left out and blank lines become blank context),
+// reads no hunks for a file without a new name (so a missing name is
+// written as a placeholder and read back as none), fails the whole diff on a file header whose text after a tab is not a
+// timestamp (so that text is cut), and ends a hunk whose last two lines
+// start with --- and +++ as if a file header followed (so those two lines
+// trade places, which changes neither side of the hunk).
 
 // dline is one line of a hunk body.
 type dline struct {
@@ -43,26 +58,50 @@ type fileDiff struct {
 
 var hunkHeaderRe = regexp.MustCompile(`^@@+\s*-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?\s*@@+ ?(.*)$`)
 
+var errNoHunks = errors.New("the diff has no hunks: write each change as a hunk that starts with an @@ line, with context lines starting with a space, removed lines with - and added lines with +")
+
+// errMisread is go-diff failing on, or reading otherwise, the diff that
+// repairDiff wrote: a gap of the library that the repairs do not cover.
+// FuzzParseDiff checks that it does not happen.
+var errMisread = errors.New("send the change as old_text and new_text instead")
+
 // parseDiff reads a unified diff as a model writes it.
 func parseDiff(text string) ([]fileDiff, error) {
 	lines := strings.Split(extractDiff(strings.ReplaceAll(text, "\r\n", "\n")), "\n")
-	raws := splitDiff(lines)
-	var files []fileDiff
-	for _, rf := range raws {
-		f := fileDiff{oldName: rf.oldName, newName: rf.newName}
-		for _, rh := range rf.hunks {
-			h, err := parseHunk(rh)
-			if err != nil {
-				return nil, err
-			}
-			f.hunks = append(f.hunks, h)
-		}
-		if len(f.hunks) > 0 {
-			files = append(files, f)
-		}
+	r, err := repairDiff(lines)
+	if err != nil {
+		return nil, err
 	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("the diff has no hunks: write each change as a hunk that starts with an @@ line, with context lines starting with a space, removed lines with - and added lines with +")
+	parsed, err := diff.ParseMultiFileDiff(r.text)
+	if err != nil {
+		return nil, fmt.Errorf("the diff does not parse (%v); %w", err, errMisread)
+	}
+	nh, same := 0, len(parsed) == len(r.files)
+	for i, f := range parsed {
+		nh += len(f.Hunks)
+		same = same && len(f.Hunks) == r.files[i].hunks
+	}
+	switch {
+	case nh == 0:
+		return nil, errNoHunks
+	case !same:
+		return nil, fmt.Errorf("the diff was read as %s in %s where it has %s in %s; %w", plural(nh, "hunk"), plural(len(parsed), "file"), plural(len(r.hunks), "hunk"), plural(len(r.files), "file"), errMisread)
+	}
+	files := make([]fileDiff, len(parsed))
+	hi := 0
+	for i, pf := range parsed {
+		f := fileDiff{oldName: pf.OrigName, newName: pf.NewName}
+		if r.files[i].unnamedOld {
+			f.oldName = ""
+		}
+		if r.files[i].unnamedNew {
+			f.newName = ""
+		}
+		for _, ph := range pf.Hunks {
+			f.hunks = append(f.hunks, convertHunk(ph, r.hunks[hi]))
+			hi++
+		}
+		files[i] = f
 	}
 	return files, nil
 }
@@ -100,6 +139,108 @@ func fenceOf(line string) string {
 	return ""
 }
 
+// repaired is a diff rewritten for go-diff, with what go-diff cannot
+// carry: which file names were placeholders, and each hunk's header as
+// the model wrote it.
+type repaired struct {
+	text  []byte
+	files []repairedFile // in order, as go-diff returns them
+	hunks []hunkNote     // in order, over all files
+}
+
+type repairedFile struct {
+	unnamedOld, unnamedNew bool // the name is a placeholder
+	hunks                  int
+}
+
+type hunkNote struct {
+	header  string // as the model wrote it
+	hasNums bool   // it had line numbers
+}
+
+// unnamed stands in for a file name the diff does not give: go-diff reads
+// no hunks for a file without a new name.
+const unnamed = "unnamed"
+
+// pendingFile is a file header read but not written yet: it is written
+// with the first hunk after it, and a header that follows before any hunk
+// (git's "diff --git" line, then ---/+++) takes its place. The names are
+// the text of the --- and +++ lines, which go-diff unquotes.
+type pendingFile struct {
+	oldName, newName string
+	written          bool
+}
+
+// repairDiff finds the files and hunks of a diff and writes them as a
+// diff go-diff reads right. A hunk's body runs to the next hunk or file
+// header; lines after its last -, + or space line are prose and left out,
+// while unprefixed lines between them (a blank context line whose space
+// the model dropped) are taken as context. Files without hunks are left
+// out; hunks before any file header get a header with placeholder names.
+func repairDiff(lines []string) (repaired, error) {
+	var r repaired
+	var b bytes.Buffer
+	cur := pendingFile{}
+	header := func(oldName, newName string) {
+		if !cur.written && oldName == "" && newName == "" {
+			return // a "diff --git" line whose names are ambiguous
+		}
+		cur = pendingFile{oldName: oldName, newName: newName}
+	}
+	for i := 0; i < len(lines); {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			oldName, newName := gitNames(l)
+			header(quoteName(oldName), quoteName(newName))
+			i++
+		case isFileHeader(lines, i):
+			header(headerName(lines[i][4:]), headerName(lines[i+1][4:]))
+			i += 2
+		case strings.HasPrefix(l, "@@"):
+			h, next := readHunk(lines, i)
+			if !cur.written {
+				f := repairedFile{unnamedOld: readsEmpty(cur.oldName), unnamedNew: readsEmpty(cur.newName)}
+				fmt.Fprintf(&b, "--- %s\n+++ %s\n", orUnnamed(cur.oldName), orUnnamed(cur.newName))
+				r.files = append(r.files, f)
+				cur.written = true
+			}
+			if err := writeHunk(&b, h); err != nil {
+				return repaired{}, err
+			}
+			r.hunks = append(r.hunks, hunkNote{header: h.header, hasNums: h.hasNums})
+			r.files[len(r.files)-1].hunks++
+			i = next
+		default:
+			i++ // prose, or git's extended headers (index, mode)
+		}
+	}
+	r.text = b.Bytes()
+	return r, nil
+}
+
+func orUnnamed(name string) string {
+	if readsEmpty(name) {
+		return unnamed
+	}
+	return name
+}
+
+// readsEmpty reports whether go-diff reads the name as "": it unquotes
+// whatever strconv.Unquote takes, two backquotes included.
+func readsEmpty(name string) bool {
+	if u, err := strconv.Unquote(name); err == nil {
+		name = u
+	}
+	return name == ""
+}
+
+func isFileHeader(lines []string, i int) bool {
+	return strings.HasPrefix(lines[i], "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ ")
+}
+
+// rawHunk is a hunk as the model wrote it: its header, what the header
+// says, and its body with each line's prefix restored.
 type rawHunk struct {
 	header                string
 	oldStart, newStart    int
@@ -108,74 +249,25 @@ type rawHunk struct {
 	body                  []string
 }
 
-type rawFile struct {
-	oldName, newName string
-	hunks            []rawHunk
-}
-
-// splitDiff finds the files and hunks of a diff. A hunk's body runs to
-// the next hunk or file header; lines after its last -, + or space line
-// are prose and left out, while unprefixed lines between them (a blank
-// context line whose space the model dropped) are taken as context.
-func splitDiff(lines []string) []rawFile {
-	var files []rawFile
-	cur := func() *rawFile {
-		if len(files) == 0 {
-			files = append(files, rawFile{})
-		}
-		return &files[len(files)-1]
-	}
-	newFile := func(oldName, newName string) {
-		if n := len(files); n > 0 && len(files[n-1].hunks) == 0 {
-			if oldName != "" || newName != "" {
-				files[n-1].oldName, files[n-1].newName = oldName, newName
-			}
-			return
-		}
-		files = append(files, rawFile{oldName: oldName, newName: newName})
-	}
-	for i := 0; i < len(lines); {
-		l := lines[i]
-		switch {
-		case strings.HasPrefix(l, "diff --git "):
-			a, b := gitNames(l)
-			newFile(a, b)
-			i++
-		case isFileHeader(lines, i):
-			newFile(headerName(lines[i][4:]), headerName(lines[i+1][4:]))
-			i += 2
-		case strings.HasPrefix(l, "@@"):
-			h, next := readHunk(lines, i)
-			f := cur()
-			f.hunks = append(f.hunks, h)
-			i = next
-		default:
-			i++ // prose, or git's extended headers (index, mode)
-		}
-	}
-	return files
-}
-
-func isFileHeader(lines []string, i int) bool {
-	return strings.HasPrefix(lines[i], "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ ")
-}
-
 // readHunk reads the hunk whose header is lines[i]; it returns the hunk
 // and where reading goes on.
 func readHunk(lines []string, i int) (rawHunk, int) {
 	h := rawHunk{header: lines[i]}
 	if m := hunkHeaderRe.FindStringSubmatch(lines[i]); m != nil {
-		h.hasNums = true
-		h.oldStart, _ = strconv.Atoi(m[1])
-		h.newStart, _ = strconv.Atoi(m[3])
-		h.oldCount, h.newCount = 1, 1
-		if m[2] != "" {
-			h.oldCount, _ = strconv.Atoi(m[2])
+		nums := []int{0, 1, 0, 1}
+		ok := true
+		for k, s := range m[1:5] {
+			if s == "" {
+				continue
+			}
+			n, err := strconv.Atoi(s)
+			ok = ok && err == nil && n <= math.MaxInt32
+			nums[k] = n
 		}
-		if m[4] != "" {
-			h.newCount, _ = strconv.Atoi(m[4])
+		if ok { // numbers go-diff cannot hold are taken as none
+			h.hasNums, h.hasOldCounts = true, true
+			h.oldStart, h.oldCount, h.newStart, h.newCount = nums[0], nums[1], nums[2], nums[3]
 		}
-		h.hasOldCounts = true
 	}
 	oldN, newN := 0, 0
 	last := i // the last body line that is certainly part of the hunk
@@ -221,34 +313,12 @@ func readHunk(lines []string, i int) (rawHunk, int) {
 	return h, j
 }
 
-// gitNames reads the names of a "diff --git a/x b/x" line, when they are
-// unambiguous.
-func gitNames(l string) (string, string) {
-	rest := strings.TrimPrefix(l, "diff --git ")
-	if i := strings.Index(rest, " b/"); i >= 0 && strings.HasPrefix(rest, "a/") {
-		return rest[:i], rest[i+1:]
-	}
-	return "", ""
-}
-
-// headerName reads the file name of a --- or +++ line: quotes removed,
-// a timestamp after a tab dropped.
-func headerName(s string) string {
-	if i := strings.IndexByte(s, '\t'); i >= 0 {
-		s = s[:i]
-	}
-	s = strings.TrimSpace(s)
-	if uq, err := strconv.Unquote(s); err == nil {
-		s = uq
-	}
-	return s
-}
-
-// parseHunk writes a header with counts taken from the body and has
-// go-diff parse it.
-func parseHunk(rh rawHunk) (dhunk, error) {
+// writeHunk writes a hunk for go-diff: a header with the model's line
+// numbers (1 when it gave none) and counts taken from the body, then the
+// body.
+func writeHunk(b *bytes.Buffer, h rawHunk) error {
 	oldN, newN := 0, 0
-	for _, l := range rh.body {
+	for _, l := range h.body {
 		switch l[0] {
 		case ' ':
 			oldN++
@@ -260,27 +330,61 @@ func parseHunk(rh rawHunk) (dhunk, error) {
 		}
 	}
 	if oldN == 0 && newN == 0 {
-		return dhunk{}, fmt.Errorf("the hunk %q has no lines: give context lines starting with a space, removed lines with - and added lines with +", rh.header)
+		return fmt.Errorf("the hunk %q has no lines: give context lines starting with a space, removed lines with - and added lines with +", h.header)
 	}
-	oldStart, newStart := rh.oldStart, rh.newStart
-	if !rh.hasNums {
+	oldStart, newStart := h.oldStart, h.newStart
+	if !h.hasNums {
 		oldStart, newStart = 1, 1
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", oldStart, oldN, newStart, newN)
-	for _, l := range rh.body {
+	body := h.body
+	if n := len(body); n >= 2 && strings.HasPrefix(body[n-2], "---") && strings.HasPrefix(body[n-1], "+++") {
+		// go-diff would take these two lines, before the next hunk's
+		// header, for the next file's header. A removed line next to an
+		// added one may trade places: neither side of the hunk changes.
+		body = append(body[:n-2:n-2], body[n-1], body[n-2])
+	}
+	fmt.Fprintf(b, "@@ -%d,%d +%d,%d @@\n", oldStart, oldN, newStart, newN)
+	for _, l := range body {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	hs, err := diff.ParseHunks(b.Bytes())
-	if err != nil {
-		return dhunk{}, fmt.Errorf("the hunk %q does not parse: %v", rh.header, err)
+	return nil
+}
+
+// gitNames reads the names of a "diff --git a/x b/x" line, when they are
+// unambiguous.
+func gitNames(l string) (string, string) {
+	rest := strings.TrimPrefix(l, "diff --git ")
+	if i := strings.Index(rest, " b/"); i >= 0 && strings.HasPrefix(rest, "a/") {
+		return rest[:i], rest[i+1:]
 	}
-	if len(hs) != 1 {
-		return dhunk{}, fmt.Errorf("the hunk %q does not parse", rh.header)
+	return "", ""
+}
+
+// quoteName writes a name for a --- or +++ line that go-diff reads back
+// as it is: quoted if it holds a tab, has spaces at its ends or starts
+// with a quote.
+func quoteName(n string) string {
+	if strings.ContainsRune(n, '\t') || strings.TrimSpace(n) != n || strings.HasPrefix(n, `"`) {
+		return strconv.Quote(n)
 	}
-	gh := hs[0]
-	h := dhunk{header: rh.header, origStart: int(gh.OrigStartLine), hasHint: rh.hasNums, origNoEOL: gh.OrigNoNewlineAt > 0}
+	return n
+}
+
+// headerName is what go-diff is given of a --- or +++ line's text: the
+// text before a tab (go-diff fails on anything there but a timestamp,
+// such as svn's "(working copy)"), spaces trimmed. go-diff unquotes it.
+func headerName(s string) string {
+	if i := strings.IndexByte(s, '\t'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+// convertHunk takes a hunk as go-diff parsed it, with the note on its
+// header.
+func convertHunk(gh *diff.Hunk, note hunkNote) dhunk {
+	h := dhunk{header: note.header, origStart: int(gh.OrigStartLine), hasHint: note.hasNums, origNoEOL: gh.OrigNoNewlineAt > 0}
 	body := string(gh.Body)
 	bodyNoEOL := body != "" && !strings.HasSuffix(body, "\n")
 	for l := range strings.SplitSeq(strings.TrimSuffix(body, "\n"), "\n") {
@@ -295,7 +399,7 @@ func parseHunk(rh rawHunk) (dhunk, error) {
 			h.origNoEOL = true
 		}
 	}
-	return h, nil
+	return h
 }
 
 // pickFile chooses the part of a diff that changes rel (or abs). A diff
