@@ -54,12 +54,6 @@ func (p EditPlan) Creates() bool { return p.Proposal.Create && !p.Current.Exists
 // Empty reports whether the plan changes nothing.
 func (p EditPlan) Empty() bool { return len(p.Hunks) == 0 && !p.Creates() }
 
-// Result is the text the file has once the plan is applied: the user's
-// text with the agent's hunks.
-func (p EditPlan) Result() string {
-	return applyHunkEdits(p.Current.Text, p.Hunks)
-}
-
 // PlanError says why a proposal could not be placed in the document.
 // Nothing of the proposal was applied. Its message is one sentence, fit
 // for the model and for the user.
@@ -377,18 +371,6 @@ func displayName(p tools.Proposal) string {
 }
 
 func applyHunks(text string, hunks []tools.Hunk) string {
-	var b strings.Builder
-	at := 0
-	for _, h := range hunks {
-		b.WriteString(text[at:h.OldStart])
-		b.WriteString(h.Text)
-		at = h.OldEnd
-	}
-	b.WriteString(text[at:])
-	return b.String()
-}
-
-func applyHunkEdits(text string, hunks []HunkEdit) string {
 	var b strings.Builder
 	at := 0
 	for _, h := range hunks {

@@ -745,3 +745,19 @@ func TestPlanEditSplitCharacterBetweenHunks(t *testing.T) {
 		t.Errorf("PlanEdit(hunks splitting é) = %d hunks, %v; want none, %q", len(plan.Hunks), err, want)
 	}
 }
+
+// Test-only helpers: nothing in the server calls them.
+
+// Result is the text the file has once the plan is applied: the user's
+// text with the agent's hunks.
+func (p EditPlan) Result() string {
+	var b strings.Builder
+	at := 0
+	for _, h := range p.Hunks {
+		b.WriteString(p.Current.Text[at:h.OldStart])
+		b.WriteString(h.Text)
+		at = h.OldEnd
+	}
+	b.WriteString(p.Current.Text[at:])
+	return b.String()
+}

@@ -40,20 +40,6 @@ func (e Encoding) String() string {
 	return fmt.Sprintf("Encoding(%d)", int(e))
 }
 
-// ParseEncoding returns the Encoding named by a PositionEncodingKind value
-// ("utf-16", "utf-8", "utf-32"), and false for any other string.
-func ParseEncoding(s string) (Encoding, bool) {
-	switch s {
-	case "utf-16":
-		return UTF16, true
-	case "utf-8":
-		return UTF8, true
-	case "utf-32":
-		return UTF32, true
-	}
-	return UTF16, false
-}
-
 // Mapper converts between LSP positions and byte offsets in one text. It
 // is the only place in Reika that does: everything past the lsp package
 // works in byte offsets.
@@ -282,20 +268,4 @@ func (m *Mapper) Position(o int) (protocol.Position, error) {
 		}
 	}
 	return protocol.Position{Line: uint32(line), Character: uint32(units)}, nil
-}
-
-// Range returns the range of the bytes [start, end).
-func (m *Mapper) Range(start, end int) (protocol.Range, error) {
-	if end < start {
-		return protocol.Range{}, fmt.Errorf("byte range %d-%d ends before it starts", start, end)
-	}
-	s, err := m.Position(start)
-	if err != nil {
-		return protocol.Range{}, err
-	}
-	e, err := m.Position(end)
-	if err != nil {
-		return protocol.Range{}, err
-	}
-	return protocol.Range{Start: s, End: e}, nil
 }

@@ -415,3 +415,35 @@ func BenchmarkOffset(b *testing.B) {
 		}
 	})
 }
+
+// Test-only helpers: nothing in the server calls them.
+
+// ParseEncoding returns the Encoding named by a PositionEncodingKind value
+// ("utf-16", "utf-8", "utf-32"), and false for any other string.
+func ParseEncoding(s string) (Encoding, bool) {
+	switch s {
+	case "utf-16":
+		return UTF16, true
+	case "utf-8":
+		return UTF8, true
+	case "utf-32":
+		return UTF32, true
+	}
+	return UTF16, false
+}
+
+// Range returns the range of the bytes [start, end).
+func (m *Mapper) Range(start, end int) (protocol.Range, error) {
+	if end < start {
+		return protocol.Range{}, fmt.Errorf("byte range %d-%d ends before it starts", start, end)
+	}
+	s, err := m.Position(start)
+	if err != nil {
+		return protocol.Range{}, err
+	}
+	e, err := m.Position(end)
+	if err != nil {
+		return protocol.Range{}, err
+	}
+	return protocol.Range{Start: s, End: e}, nil
+}

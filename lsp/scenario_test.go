@@ -380,17 +380,13 @@ func runScenario(t *testing.T, sc scenario, transport string, figure func(string
 		return pick
 	})
 	for _, s := range sc.steps {
-		// Waits and expectations only observe: they are not in the
-		// transcript, where they would race with what the server sends.
-		if !strings.HasPrefix(s, "wait ") && !strings.HasPrefix(s, "expect ") {
+		v := stepVerbs[strings.Fields(s)[0]]
+		if !v.observes {
 			r.since = e.Mark()
 			e.Note("> %s", s)
 		}
 		r.step(s)
-		switch strings.Fields(s)[0] {
-		case "open", "close", "save", "edit", "stale-change", "notify", "pick":
-			// What the step sent was a notification: let the server's
-			// answer to it land before the next step's line.
+		if v.notifies {
 			e.Sync()
 		}
 	}
@@ -401,6 +397,42 @@ func runScenario(t *testing.T, sc scenario, transport string, figure func(string
 		t.Cleanup(func() { t.Logf("server log:\n%s", e.ServerLog()) })
 	}
 	return r.goldens(sc)
+}
+
+// verb is one word of the step language (or of expect): the words a step
+// needs at least, itself included, and what it does.
+type verb struct {
+	arity int
+	run   func(r *runner, line string, args []string)
+	// notifies: what the step sends is a notification; the runner lets
+	// the server's answer to it land before the next step's line.
+	notifies bool
+	// observes: a wait or an expectation. It is not in the transcript,
+	// where it would race with what the server sends.
+	observes bool
+}
+
+// stepVerbs are the steps runner.step knows.
+var stepVerbs = map[string]verb{
+	"open":             {arity: 2, run: (*runner).stepOpen, notifies: true},
+	"close":            {arity: 2, run: (*runner).stepClose, notifies: true},
+	"save":             {arity: 2, run: (*runner).stepSave, notifies: true},
+	"edit":             {arity: 4, run: (*runner).stepEdit, notifies: true},
+	"stale-change":     {arity: 4, run: (*runner).stepStaleChange, notifies: true},
+	"gen":              {arity: 4, run: (*runner).stepGen},
+	"codeaction":       {arity: 3, run: (*runner).stepCodeAction},
+	"codeaction-churn": {arity: 3, run: (*runner).stepCodeActionChurn},
+	"pick":             {arity: 2, run: (*runner).stepPick, notifies: true},
+	"exec":             {arity: 2, run: (*runner).stepExec},
+	"exec-async":       {arity: 2, run: (*runner).stepExecAsync},
+	"call":             {arity: 3, run: (*runner).stepCall},
+	"notify":           {arity: 3, run: (*runner).stepNotify, notifies: true},
+	"on-apply":         {arity: 2, run: (*runner).stepOnApply},
+	"on-ask":           {arity: 2, run: (*runner).stepOnAsk},
+	"cancel":           {arity: 2, run: (*runner).stepCancel},
+	"wait":             {arity: 2, run: (*runner).stepWait, observes: true},
+	"expect":           {arity: 2, run: (*runner).stepExpect, observes: true},
+	"shutdown":         {arity: 1, run: (*runner).stepShutdown},
 }
 
 // step runs one step:
@@ -435,351 +467,431 @@ func runScenario(t *testing.T, sc scenario, transport string, figure func(string
 //	shutdown                       shutdown and exit; Serve must return
 //
 // JSON may name $URI(path) and $WS; PATH may be @shown, the last file the
-// server opened with showDocument.
+// server opened with showDocument. Each verb is one entry of stepVerbs.
 func (r *runner) step(line string) {
-	t, e := r.t, r.e
+	t := r.t
 	t.Helper()
 	args, err := splitStep(line)
 	if err != nil {
 		t.Fatalf("step %q: %v", line, err)
 	}
-	need := func(n int) {
-		if len(args) < n {
-			t.Fatalf("step %q: want at least %d arguments", line, n-1)
+	v, ok := stepVerbs[args[0]]
+	if !ok {
+		t.Fatalf("unknown step %q", line)
+	}
+	r.need(line, args, v.arity)
+	v.run(r, line, args)
+}
+
+// need fails the step unless it has at least n words.
+func (r *runner) need(line string, args []string, n int) {
+	r.t.Helper()
+	if len(args) < n {
+		r.t.Fatalf("step %q: want at least %d arguments", line, n-1)
+	}
+}
+
+func (r *runner) stepOpen(_ string, args []string)  { r.e.Open(r.path(args[1])) }
+func (r *runner) stepClose(_ string, args []string) { r.e.Close(r.path(args[1])) }
+func (r *runner) stepSave(_ string, args []string)  { r.e.Save(r.path(args[1])) }
+
+func (r *runner) stepEdit(_ string, args []string) {
+	r.e.Edit(r.path(args[1]), args[2], args[3])
+}
+
+func (r *runner) stepStaleChange(line string, args []string) {
+	t, e := r.t, r.e
+	t.Helper()
+	d, ok := e.Doc(r.path(args[1]))
+	if !ok {
+		t.Fatalf("step %q: not open", line)
+	}
+	i := strings.Index(d.Text, args[2])
+	if i < 0 {
+		t.Fatalf("step %q: %q not found", line, args[2])
+	}
+	e.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": d.URI, "version": d.Version},
+		"contentChanges": []any{map[string]any{"range": lsptest.RangeOf(d.Text, i, i+len(args[2]), e.Encoding), "text": args[3]}},
+	})
+}
+
+func (r *runner) stepGen(line string, args []string) {
+	t := r.t
+	t.Helper()
+	n, err := strconv.Atoi(args[2])
+	if err != nil {
+		t.Fatalf("step %q: %v", line, err)
+	}
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		b.WriteString(strings.ReplaceAll(args[3], "%d", strconv.Itoa(i)) + "\n")
+	}
+	abs := r.e.Abs(args[1])
+	os.MkdirAll(filepath.Dir(abs), 0o755)
+	if err := os.WriteFile(abs, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.generated[args[1]] = true
+}
+
+func (r *runner) stepCodeAction(line string, args []string) {
+	t, e := r.t, r.e
+	t.Helper()
+	path := r.path(args[1])
+	var rng lsptest.Range
+	var diags []lsptest.Diagnostic
+	for _, a := range args[2:] {
+		k, v, _ := strings.Cut(a, "=")
+		switch k {
+		case "line":
+			rng = e.FindLine(path, regexArg(t, v))
+		case "at":
+			rng = e.Find(path, regexArg(t, v))
+		case "diag":
+			diags = append(diags, lsptest.Diagnostic{Range: rng, Severity: 1, Source: "compiler", Message: v})
+		default:
+			t.Fatalf("step %q: unknown argument %q", line, a)
 		}
 	}
-	switch args[0] {
-	case "open":
-		need(2)
-		e.Open(r.path(args[1]))
-	case "close":
-		need(2)
-		e.Close(r.path(args[1]))
-	case "save":
-		need(2)
-		e.Save(r.path(args[1]))
-	case "edit":
-		need(4)
-		e.Edit(r.path(args[1]), args[2], args[3])
-	case "stale-change":
-		need(4)
-		d, ok := e.Doc(r.path(args[1]))
-		if !ok {
-			t.Fatalf("step %q: not open", line)
+	r.actions = e.CodeActions(path, rng, diags...)
+	var titles []string
+	for _, a := range r.actions {
+		titles = append(titles, a.Title)
+	}
+	r.results = append(r.results, fmt.Sprintf("%s → %d actions: %s", line, len(titles), strings.Join(titles, " | ")))
+}
+
+func (r *runner) stepCodeActionChurn(line string, args []string) {
+	t, e := r.t, r.e
+	t.Helper()
+	path := r.path(args[1])
+	k, v, _ := strings.Cut(args[2], "=")
+	if k != "line" {
+		t.Fatalf("step %q: want line=/re/", line)
+	}
+	rng := e.FindLine(path, regexArg(t, v))
+	params := map[string]any{"textDocument": map[string]any{"uri": e.URI(path)}, "range": rng,
+		"context": map[string]any{"diagnostics": []any{}, "triggerKind": 2}}
+	first := e.Go("textDocument/codeAction", params)
+	e.CancelRequest(first)
+	second := e.Go("textDocument/codeAction", params)
+	var a, b []json.RawMessage
+	_, errA := first.Wait(&a)
+	_, errB := second.Wait(&b)
+	var rpcErr *lsptest.RPCError
+	switch {
+	case errA != nil && !(errors.As(errA, &rpcErr) && rpcErr.Code == -32800):
+		t.Errorf("step %q: the cancelled request was answered %v, want its actions or RequestCancelled", line, errA)
+	case errB != nil:
+		t.Errorf("step %q: the repeated request: %v", line, errB)
+	}
+	r.results = append(r.results, fmt.Sprintf("%s → the repeated request: %d actions", line, len(b)))
+}
+
+func (r *runner) stepPick(line string, args []string) {
+	e := r.e
+	p, err := e.RunAction(e.PickAction(r.actions, args[1]))
+	if err != nil {
+		r.results = append(r.results, line+" → error: "+r.normalize(err.Error()))
+		return
+	}
+	if p != nil {
+		r.later(line, p)
+	}
+}
+
+// later keeps a slot among the results for p's answer, collected at the
+// end (or by wait answer).
+func (r *runner) later(line string, p *lsptest.Pending) {
+	r.async = append(r.async, asyncCall{line, p, len(r.results), new(bool)})
+	r.results = append(r.results, "")
+	r.lastAsync = p
+}
+
+// await waits for p's answer and puts it among the results.
+func (r *runner) await(line string, p *lsptest.Pending) {
+	res, err := p.Wait(nil)
+	r.lastRaw = res
+	r.lastRes = r.result(res, err)
+	r.results = append(r.results, line+" → "+r.lastRes)
+}
+
+// command is the params of workspace/executeCommand CMD [JSON].
+func (r *runner) command(args []string) map[string]any {
+	cmdArgs := []any{}
+	if len(args) > 2 {
+		cmdArgs = append(cmdArgs, r.jsonArg(args[2]))
+	}
+	return map[string]any{"command": args[1], "arguments": cmdArgs}
+}
+
+func (r *runner) stepExec(line string, args []string) {
+	r.await(line, r.e.Go("workspace/executeCommand", r.command(args)))
+}
+
+func (r *runner) stepExecAsync(line string, args []string) {
+	r.later(line, r.e.Go("workspace/executeCommand", r.command(args)))
+}
+
+func (r *runner) stepCall(line string, args []string) {
+	r.await(line, r.e.Go(args[1], r.jsonArg(args[2])))
+}
+
+func (r *runner) stepNotify(_ string, args []string) {
+	r.e.Notify(args[1], r.jsonArg(args[2]))
+}
+
+func (r *runner) stepOnApply(line string, args []string) {
+	e := r.e
+	r.t.Helper()
+	switch args[1] {
+	case "accept":
+		e.OnApply(lsptest.ApplyAnswer{})
+	case "ignore":
+		e.OnApply(lsptest.ApplyAnswer{Ignore: true})
+	case "refuse":
+		r.need(line, args, 3)
+		e.OnApply(lsptest.ApplyAnswer{Refuse: args[2]})
+	case "user-edit":
+		r.need(line, args, 5)
+		path, old, new := r.path(args[2]), args[3], args[4]
+		e.OnApply(lsptest.ApplyAnswer{Before: func(e *lsptest.Editor) error {
+			e.Note("  (the user edits %s before the editor answers)", path)
+			return e.TryEdit(path, old, new)
+		}})
+	default:
+		r.t.Fatalf("step %q: on-apply accept, refuse or user-edit", line)
+	}
+}
+
+func (r *runner) stepOnAsk(_ string, args []string) {
+	r.askMu.Lock()
+	r.asks = append(r.asks, args[1])
+	r.askMu.Unlock()
+}
+
+func (r *runner) stepCancel(line string, args []string) {
+	t, e := r.t, r.e
+	t.Helper()
+	r.cancelAt = time.Now()
+	switch args[1] {
+	case "command":
+		res, err := e.Exec("reika.cancel")
+		r.results = append(r.results, line+" → "+r.result(res, err))
+	case "progress":
+		token := e.ProgressToken()
+		if token == "" {
+			t.Fatalf("step %q: the server created no progress", line)
 		}
-		i := strings.Index(d.Text, args[2])
-		if i < 0 {
-			t.Fatalf("step %q: %q not found", line, args[2])
+		e.Notify("window/workDoneProgress/cancel", map[string]any{"token": token})
+	case "request":
+		if r.lastAsync == nil {
+			t.Fatalf("step %q: no request to cancel", line)
 		}
-		e.Notify("textDocument/didChange", map[string]any{
-			"textDocument":   map[string]any{"uri": d.URI, "version": d.Version},
-			"contentChanges": []any{map[string]any{"range": lsptest.RangeOf(d.Text, i, i+len(args[2]), e.Encoding), "text": args[3]}},
+		e.CancelRequest(r.lastAsync)
+	default:
+		t.Fatalf("step %q: cancel command, progress or request", line)
+	}
+}
+
+func (r *runner) stepWait(line string, args []string) {
+	t, e := r.t, r.e
+	t.Helper()
+	from := r.since
+	switch args[1] {
+	case "run-end":
+		e.WaitRunEnd(from)
+	case "line":
+		r.need(line, args, 3)
+		rx := regexp.MustCompile(regexArg(t, args[2]))
+		e.WaitFor("a line matching "+args[2], from, func(ev lsptest.Event) bool {
+			return ev.Method != "" && rx.MatchString(r.normalize(ev.Line))
 		})
-	case "gen":
-		need(4)
+	case "progress":
+		r.need(line, args, 3)
+		e.WaitProgress(from, args[2])
+	case "answer":
+		if len(r.async) == 0 {
+			t.Fatalf("step %q: no request on its way", line)
+		}
+		r.answer(r.async[len(r.async)-1])
+	case "streaming":
+		r.need(line, args, 3)
 		n, err := strconv.Atoi(args[2])
 		if err != nil {
 			t.Fatalf("step %q: %v", line, err)
 		}
-		var b strings.Builder
-		for i := 1; i <= n; i++ {
-			b.WriteString(strings.ReplaceAll(args[3], "%d", strconv.Itoa(i)) + "\n")
-		}
-		abs := e.Abs(args[1])
-		os.MkdirAll(filepath.Dir(abs), 0o755)
-		if err := os.WriteFile(abs, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		r.generated[args[1]] = true
-	case "codeaction":
-		need(3)
-		path := r.path(args[1])
-		var rng lsptest.Range
-		var diags []lsptest.Diagnostic
-		for _, a := range args[2:] {
-			k, v, _ := strings.Cut(a, "=")
-			switch k {
-			case "line":
-				rng = e.FindLine(path, regexArg(t, v))
-			case "at":
-				rng = e.Find(path, regexArg(t, v))
-			case "diag":
-				diags = append(diags, lsptest.Diagnostic{Range: rng, Severity: 1, Source: "compiler", Message: v})
-			default:
-				t.Fatalf("step %q: unknown argument %q", line, a)
-			}
-		}
-		r.actions = e.CodeActions(path, rng, diags...)
-		var titles []string
-		for _, a := range r.actions {
-			titles = append(titles, a.Title)
-		}
-		r.results = append(r.results, fmt.Sprintf("%s → %d actions: %s", line, len(titles), strings.Join(titles, " | ")))
-	case "codeaction-churn":
-		need(3)
-		path := r.path(args[1])
-		k, v, _ := strings.Cut(args[2], "=")
-		if k != "line" {
-			t.Fatalf("step %q: want line=/re/", line)
-		}
-		rng := e.FindLine(path, regexArg(t, v))
-		params := map[string]any{"textDocument": map[string]any{"uri": e.URI(path)}, "range": rng,
-			"context": map[string]any{"diagnostics": []any{}, "triggerKind": 2}}
-		first := e.Go("textDocument/codeAction", params)
-		e.CancelRequest(first)
-		second := e.Go("textDocument/codeAction", params)
-		var a, b []json.RawMessage
-		_, errA := first.Wait(&a)
-		_, errB := second.Wait(&b)
-		var rpcErr *lsptest.RPCError
-		switch {
-		case errA != nil && !(errors.As(errA, &rpcErr) && rpcErr.Code == -32800):
-			t.Errorf("step %q: the cancelled request was answered %v, want its actions or RequestCancelled", line, errA)
-		case errB != nil:
-			t.Errorf("step %q: the repeated request: %v", line, errB)
-		}
-		r.results = append(r.results, fmt.Sprintf("%s → the repeated request: %d actions", line, len(b)))
-	case "pick":
-		need(2)
-		a := e.PickAction(r.actions, args[1])
-		p, err := e.RunAction(a)
-		if err != nil {
-			r.results = append(r.results, line+" → error: "+r.normalize(err.Error()))
-			return
-		}
-		if p != nil {
-			r.async = append(r.async, asyncCall{line, p, len(r.results), new(bool)})
-			r.results = append(r.results, "")
-			r.lastAsync = p
-		}
-	case "exec", "exec-async", "call":
-		need(2)
-		var params any
-		method := "workspace/executeCommand"
-		if args[0] == "call" {
-			need(3)
-			method, params = args[1], r.jsonArg(args[2])
-		} else {
-			cmdArgs := []any{}
-			if len(args) > 2 {
-				cmdArgs = append(cmdArgs, r.jsonArg(args[2]))
-			}
-			params = map[string]any{"command": args[1], "arguments": cmdArgs}
-		}
-		p := e.Go(method, params)
-		if args[0] == "exec-async" {
-			r.async = append(r.async, asyncCall{line, p, len(r.results), new(bool)})
-			r.results = append(r.results, "")
-			r.lastAsync = p
-			return
-		}
-		res, err := p.Wait(nil)
-		r.lastRaw = res
-		r.lastRes = r.result(res, err)
-		r.results = append(r.results, line+" → "+r.lastRes)
-	case "notify":
-		need(3)
-		e.Notify(args[1], r.jsonArg(args[2]))
-	case "on-apply":
-		need(2)
-		switch args[1] {
-		case "accept":
-			e.OnApply(lsptest.ApplyAnswer{})
-		case "ignore":
-			e.OnApply(lsptest.ApplyAnswer{Ignore: true})
-		case "refuse":
-			need(3)
-			e.OnApply(lsptest.ApplyAnswer{Refuse: args[2]})
-		case "user-edit":
-			need(5)
-			path, old, new := r.path(args[2]), args[3], args[4]
-			e.OnApply(lsptest.ApplyAnswer{Before: func(e *lsptest.Editor) error {
-				e.Note("  (the user edits %s before the editor answers)", path)
-				return e.TryEdit(path, old, new)
-			}})
-		default:
-			t.Fatalf("step %q: on-apply accept, refuse or user-edit", line)
-		}
-	case "on-ask":
-		need(2)
-		r.askMu.Lock()
-		r.asks = append(r.asks, args[1])
-		r.askMu.Unlock()
-	case "cancel":
-		need(2)
-		r.cancelAt = time.Now()
-		switch args[1] {
-		case "command":
-			res, err := e.Exec("reika.cancel")
-			r.results = append(r.results, line+" → "+r.result(res, err))
-		case "progress":
-			token := e.ProgressToken()
-			if token == "" {
-				t.Fatalf("step %q: the server created no progress", line)
-			}
-			e.Notify("window/workDoneProgress/cancel", map[string]any{"token": token})
-		case "request":
-			if r.lastAsync == nil {
-				t.Fatalf("step %q: no request to cancel", line)
-			}
-			e.CancelRequest(r.lastAsync)
-		default:
-			t.Fatalf("step %q: cancel command, progress or request", line)
-		}
-	case "wait":
-		need(2)
-		from := r.since
-		switch args[1] {
-		case "run-end":
-			e.WaitRunEnd(from)
-		case "line":
-			need(3)
-			rx := regexp.MustCompile(regexArg(t, args[2]))
-			e.WaitFor("a line matching "+args[2], from, func(ev lsptest.Event) bool {
-				return ev.Method != "" && rx.MatchString(r.normalize(ev.Line))
-			})
-		case "progress":
-			need(3)
-			e.WaitProgress(from, args[2])
-		case "answer":
-			if len(r.async) == 0 {
-				t.Fatalf("step %q: no request on its way", line)
-			}
-			r.answer(r.async[len(r.async)-1])
-		case "streaming":
-			need(3)
-			n, err := strconv.Atoi(args[2])
-			if err != nil {
-				t.Fatalf("step %q: %v", line, err)
-			}
-			e.Engine.WaitStreaming(n)
-		default:
-			t.Fatalf("step %q: unknown wait", line)
-		}
-	case "expect":
-		need(2)
-		r.expect(line, args[1:])
-	case "shutdown":
-		r.cancelAt = time.Now() // shutdown cancels a run under way
-		err := e.Shutdown()
-		res := "Serve returned nil"
-		if err != nil {
-			res = "Serve returned " + err.Error()
-		}
-		r.results = append(r.results, line+" → "+res)
+		e.Engine.WaitStreaming(n)
 	default:
-		t.Fatalf("unknown step %q", line)
+		t.Fatalf("step %q: unknown wait", line)
 	}
 }
 
-// expect checks one property now (waiting, bounded, where it says so).
+func (r *runner) stepExpect(line string, args []string) {
+	r.t.Helper()
+	r.expect(line, args[1:])
+}
+
+func (r *runner) stepShutdown(line string, _ []string) {
+	r.cancelAt = time.Now() // shutdown cancels a run under way
+	err := r.e.Shutdown()
+	res := "Serve returned nil"
+	if err != nil {
+		res = "Serve returned " + err.Error()
+	}
+	r.results = append(r.results, line+" → "+res)
+}
+
+// expectations are what expect checks, by its first word.
+var expectations = map[string]verb{
+	"cancelled":       {arity: 1, run: (*runner).expectCancelled},
+	"line":            {arity: 2, run: (*runner).expectLine},
+	"no-line":         {arity: 2, run: (*runner).expectLine},
+	"result":          {arity: 2, run: (*runner).expectResult},
+	"status":          {arity: 2, run: (*runner).expectStatus},
+	"encoding":        {arity: 2, run: (*runner).expectEncoding},
+	"less":            {arity: 3, run: (*runner).expectLess},
+	"request":         {arity: 3, run: (*runner).expectRequest},
+	"file":            {arity: 3, run: (*runner).expectFile},
+	"transcript-file": {arity: 2, run: (*runner).expectTranscriptFile},
+}
+
+// expect checks one property now (waiting, bounded, where it says so);
+// args are the step's words after expect.
 func (r *runner) expect(line string, args []string) {
+	t := r.t
+	t.Helper()
+	x, ok := expectations[args[0]]
+	if !ok {
+		t.Fatalf("step %q: unknown expectation", line)
+	}
+	if len(args) < x.arity {
+		t.Fatalf("step %q: want more arguments", line)
+	}
+	x.run(r, line, args)
+}
+
+func (r *runner) expectCancelled(line string, _ []string) {
 	t, e := r.t, r.e
 	t.Helper()
-	need := func(n int) {
-		if len(args) < n {
-			t.Fatalf("step %q: want more arguments", line)
+	if r.cancelAt.IsZero() {
+		t.Fatalf("step %q: no cancel step before it", line)
+	}
+	rec, at := e.Engine.WaitRecord("a chat request closed by a cancel", func(rec sim.RequestRecord) bool {
+		return rec.Cancelled && !r.claimed[rec.Seq]
+	})
+	r.claimed[rec.Seq] = true
+	d := at.Sub(r.cancelAt)
+	r.figure(fmt.Sprintf("cancel → engine stream #%d closed in %v", rec.Seq, d.Round(10*time.Microsecond)))
+	t.Logf("cancel → engine stream #%d closed in %v (sent %d of %d tokens)", rec.Seq, d, rec.SentTokens, rec.CompletionTokens)
+	const bound = 2 * time.Second
+	if d > bound {
+		t.Errorf("the engine's stream closed %v after the cancel, want under %v", d, bound)
+	}
+	if rec.SentTokens >= rec.CompletionTokens {
+		t.Errorf("request #%d sent all %d tokens: it was not cancelled mid-stream", rec.Seq, rec.CompletionTokens)
+	}
+	r.results = append(r.results, fmt.Sprintf("%s → engine request #%d closed mid-stream", line, rec.Seq))
+}
+
+// expectLine is expect line and expect no-line.
+func (r *runner) expectLine(line string, args []string) {
+	t, e := r.t, r.e
+	t.Helper()
+	rx := regexp.MustCompile(regexArg(t, args[1]))
+	found := false
+	for _, l := range e.Transcript() {
+		if rx.MatchString(r.normalize(l)) && !strings.HasPrefix(l, "> ") {
+			found = true
 		}
 	}
-	switch args[0] {
-	case "cancelled":
-		if r.cancelAt.IsZero() {
-			t.Fatalf("step %q: no cancel step before it", line)
+	if found != (args[0] == "line") {
+		t.Errorf("step %q failed; received:\n%s", line, e.Dump())
+	}
+}
+
+func (r *runner) expectResult(line string, args []string) {
+	t := r.t
+	t.Helper()
+	if !regexp.MustCompile(regexArg(t, args[1])).MatchString(r.lastRes) {
+		t.Errorf("step %q: the last result is %s", line, r.lastRes)
+	}
+}
+
+func (r *runner) expectStatus(line string, args []string) {
+	t := r.t
+	t.Helper()
+	var last string
+	for _, ev := range r.e.Events() {
+		if ev.Method == "reika/status" {
+			last = string(ev.Params)
 		}
-		rec, at := e.Engine.WaitRecord("a chat request closed by a cancel", func(rec sim.RequestRecord) bool {
-			return rec.Cancelled && !r.claimed[rec.Seq]
-		})
-		r.claimed[rec.Seq] = true
-		d := at.Sub(r.cancelAt)
-		r.figure(fmt.Sprintf("cancel → engine stream #%d closed in %v", rec.Seq, d.Round(10*time.Microsecond)))
-		t.Logf("cancel → engine stream #%d closed in %v (sent %d of %d tokens)", rec.Seq, d, rec.SentTokens, rec.CompletionTokens)
-		const bound = 2 * time.Second
-		if d > bound {
-			t.Errorf("the engine's stream closed %v after the cancel, want under %v", d, bound)
+	}
+	if !regexp.MustCompile(regexArg(t, args[1])).MatchString(r.normalize(last)) {
+		t.Errorf("step %q: the last reika/status is %s", line, last)
+	}
+}
+
+func (r *runner) expectEncoding(line string, args []string) {
+	r.t.Helper()
+	if r.e.Encoding != args[1] {
+		r.t.Errorf("step %q: the server chose %s", line, r.e.Encoding)
+	}
+	r.results = append(r.results, line+" → "+r.e.Encoding)
+}
+
+func (r *runner) expectLess(line string, args []string) {
+	r.t.Helper()
+	var v map[string]any
+	json.Unmarshal(r.lastRaw, &v)
+	a, okA := v[args[1]].(float64)
+	b, okB := v[args[2]].(float64)
+	if !okA || !okB || a >= b {
+		r.t.Errorf("step %q: the last result is %s", line, r.lastRaw)
+	}
+}
+
+func (r *runner) expectRequest(line string, args []string) {
+	t := r.t
+	t.Helper()
+	reqs := renderRequests(r.e.Engine.Requests())
+	n := len(reqs)
+	if args[1] != "last" {
+		var err error
+		if n, err = strconv.Atoi(args[1]); err != nil {
+			t.Fatalf("step %q: %v", line, err)
 		}
-		if rec.SentTokens >= rec.CompletionTokens {
-			t.Errorf("request #%d sent all %d tokens: it was not cancelled mid-stream", rec.Seq, rec.CompletionTokens)
-		}
-		r.results = append(r.results, fmt.Sprintf("%s → engine request #%d closed mid-stream", line, rec.Seq))
-	case "line", "no-line":
-		need(2)
-		rx := regexp.MustCompile(regexArg(t, args[1]))
-		found := false
-		for _, l := range e.Transcript() {
-			if rx.MatchString(r.normalize(l)) && !strings.HasPrefix(l, "> ") {
-				found = true
-			}
-		}
-		if found != (args[0] == "line") {
-			t.Errorf("step %q failed; received:\n%s", line, e.Dump())
-		}
-	case "result":
-		need(2)
-		if !regexp.MustCompile(regexArg(t, args[1])).MatchString(r.lastRes) {
-			t.Errorf("step %q: the last result is %s", line, r.lastRes)
-		}
-	case "status":
-		need(2)
-		var last string
-		for _, ev := range e.Events() {
-			if ev.Method == "reika/status" {
-				last = string(ev.Params)
-			}
-		}
-		if !regexp.MustCompile(regexArg(t, args[1])).MatchString(r.normalize(last)) {
-			t.Errorf("step %q: the last reika/status is %s", line, last)
-		}
-	case "encoding":
-		need(2)
-		if e.Encoding != args[1] {
-			t.Errorf("step %q: the server chose %s", line, e.Encoding)
-		}
-		r.results = append(r.results, line+" → "+e.Encoding)
-	case "less":
-		need(3)
-		var v map[string]any
-		json.Unmarshal(r.lastRaw, &v)
-		a, okA := v[args[1]].(float64)
-		b, okB := v[args[2]].(float64)
-		if !okA || !okB || a >= b {
-			t.Errorf("step %q: the last result is %s", line, r.lastRaw)
-		}
-	case "request":
-		need(3)
-		reqs := renderRequests(e.Engine.Requests())
-		n := len(reqs)
-		if args[1] != "last" {
-			var err error
-			if n, err = strconv.Atoi(args[1]); err != nil {
-				t.Fatalf("step %q: %v", line, err)
-			}
-		}
-		if n < 1 || n > len(reqs) {
-			t.Fatalf("step %q: the engine has %d requests", line, len(reqs))
-		}
-		text := r.normalize(strings.Join(reqs[n-1].messages, "\n"))
-		if !regexp.MustCompile(regexArg(t, args[2])).MatchString(text) {
-			t.Errorf("step %q: request %d carried:\n%s", line, n, text)
-		}
-	case "file":
-		need(3)
-		text, ok := e.Current(r.path(args[1]))
-		if !ok || !regexp.MustCompile(regexArg(t, args[2])).MatchString(text) {
-			t.Errorf("step %q: %s is:\n%s", line, args[1], text)
-		}
-	case "transcript-file":
-		need(2)
-		paths, _ := filepath.Glob(filepath.Join(e.StateDir, "*.jsonl"))
-		var all strings.Builder
-		for _, p := range paths {
-			data, _ := os.ReadFile(p)
-			all.Write(data)
-		}
-		if !regexp.MustCompile(regexArg(t, args[1])).MatchString(all.String()) {
-			t.Errorf("step %q: the transcripts %v hold:\n%.2000s", line, paths, all.String())
-		}
-	default:
-		t.Fatalf("step %q: unknown expectation", line)
+	}
+	if n < 1 || n > len(reqs) {
+		t.Fatalf("step %q: the engine has %d requests", line, len(reqs))
+	}
+	text := r.normalize(strings.Join(reqs[n-1].messages, "\n"))
+	if !regexp.MustCompile(regexArg(t, args[2])).MatchString(text) {
+		t.Errorf("step %q: request %d carried:\n%s", line, n, text)
+	}
+}
+
+func (r *runner) expectFile(line string, args []string) {
+	t := r.t
+	t.Helper()
+	text, ok := r.e.Current(r.path(args[1]))
+	if !ok || !regexp.MustCompile(regexArg(t, args[2])).MatchString(text) {
+		t.Errorf("step %q: %s is:\n%s", line, args[1], text)
+	}
+}
+
+func (r *runner) expectTranscriptFile(line string, args []string) {
+	t := r.t
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(r.e.StateDir, "*.jsonl"))
+	var all strings.Builder
+	for _, p := range paths {
+		data, _ := os.ReadFile(p)
+		all.Write(data)
+	}
+	if !regexp.MustCompile(regexArg(t, args[1])).MatchString(all.String()) {
+		t.Errorf("step %q: the transcripts %v hold:\n%.2000s", line, paths, all.String())
 	}
 }
 

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -391,4 +394,114 @@ func edDecode(t *testing.T, data []byte, v any) {
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("json.Unmarshal(%s) = %v", data, err)
 	}
+}
+
+// Test-only helpers: nothing in the server calls them.
+
+// AfterHunk returns p as it stands once its hunk index (0-based) is
+// applied: Old includes that hunk, and the other hunks follow it. An index
+// outside p's hunks returns p unchanged.
+func AfterHunk(p tools.Proposal, index int) tools.Proposal {
+	if index < 0 || index >= len(p.Hunks) {
+		return p
+	}
+	h := p.Hunks[index]
+	shift := len(h.Text) - (h.OldEnd - h.OldStart)
+	q := p
+	q.Old = p.Old[:h.OldStart] + h.Text + p.Old[h.OldEnd:]
+	q.Hunks = make([]tools.Hunk, 0, len(p.Hunks)-1)
+	for i, o := range p.Hunks {
+		switch {
+		case i == index:
+			continue
+		case i > index:
+			o.OldStart += shift
+			o.OldEnd += shift
+		}
+		q.Hunks = append(q.Hunks, o)
+	}
+	return q
+}
+
+// ApplyEdits applies one document's edits to text the way a client does:
+// all against the same text, inserts at one position in their order. It
+// fails on overlapping edits and on positions offset cannot place. offset
+// converts a position of text back to a byte offset.
+func ApplyEdits(text string, edits []TextEdit, offset func(text string, pos protocol.Position) (int, error)) (string, error) {
+	type span struct{ s, e, i int }
+	spans := make([]span, len(edits))
+	for i, e := range edits {
+		s, err := offset(text, e.Range.Start)
+		if err != nil {
+			return "", fmt.Errorf("edit %d: start: %w", i, err)
+		}
+		end, err := offset(text, e.Range.End)
+		if err != nil {
+			return "", fmt.Errorf("edit %d: end: %w", i, err)
+		}
+		if end < s {
+			return "", fmt.Errorf("edit %d ends before it starts", i)
+		}
+		spans[i] = span{s, end, i}
+	}
+	sort.SliceStable(spans, func(a, b int) bool {
+		if spans[a].s != spans[b].s {
+			return spans[a].s < spans[b].s
+		}
+		return spans[a].e < spans[b].e
+	})
+	var b strings.Builder
+	at := 0
+	for _, sp := range spans {
+		if sp.s < at {
+			return "", fmt.Errorf("edit %d overlaps another", sp.i)
+		}
+		b.WriteString(text[at:sp.s])
+		b.WriteString(edits[sp.i].NewText)
+		at = sp.e
+	}
+	b.WriteString(text[at:])
+	return b.String(), nil
+}
+
+// VerifyWorkspaceEdit checks that w, applied to each plan's current text,
+// gives each plan's Result, at the right version, creating the files the
+// plans create: the server's check before it sends w. uriOf and offset are
+// those w was built with.
+func VerifyWorkspaceEdit(w WorkspaceEdit, plans []EditPlan, uriOf func(abs string) protocol.DocumentURI, offset func(text string, pos protocol.Position) (int, error)) error {
+	for _, p := range plans {
+		if p.Empty() {
+			continue
+		}
+		name := displayName(p.Proposal)
+		uri := uriOf(p.Proposal.Abs)
+		var edits []TextEdit
+		created := false
+		if w.DocumentChanges == nil {
+			edits = w.Changes[uri]
+		}
+		for _, c := range w.DocumentChanges {
+			switch {
+			case c.CreateFile != nil && c.CreateFile.URI == uri:
+				created = true
+			case c.TextDocumentEdit != nil && c.TextDocumentEdit.TextDocument.URI == uri:
+				d := c.TextDocumentEdit.TextDocument
+				if want := p.Current.Open && !p.Creates(); (d.Version != nil) != want || want && *d.Version != p.Current.Version {
+					return fmt.Errorf("the workspace edit for %s has the wrong document version", name)
+				}
+				edits = append(edits, c.TextDocumentEdit.Edits...)
+			}
+		}
+		if created != p.Creates() {
+			return fmt.Errorf("the workspace edit for %s should create it only when the plan does (creates: %v, plan: %v)", name, created, p.Creates())
+		}
+		got, err := ApplyEdits(p.Current.Text, edits, offset)
+		if err != nil {
+			return fmt.Errorf("the workspace edit for %s does not apply: %w", name, err)
+		}
+		if want := p.Result(); got != want {
+			return fmt.Errorf("the workspace edit for %s gives %d bytes that differ from the planned %d", name, len(got), len(want))
+		}
+	}
+	return nil
 }

@@ -65,6 +65,10 @@ type staged struct {
 // not open are opened (didOpen), as editors load them into buffers; every
 // changed document gets one didChange. It returns the change annotations
 // that asked for confirmation ("label: description"); the user confirms.
+//
+// The edit is staged first (the per-kind appliers of docChangeKinds, or
+// the plain changes), then committed: nothing changes unless all of it
+// applies.
 func (e *Editor) ApplyWorkspaceEdit(raw json.RawMessage) (confirmed []string, err error) {
 	var we wsEdit
 	if err := json.Unmarshal(raw, &we); err != nil {
@@ -78,228 +82,304 @@ func (e *Editor) ApplyWorkspaceEdit(raw json.RawMessage) (confirmed []string, er
 	if len(we.ChangeAnnotations) > 0 && !c.Annotations {
 		e.violation("changeAnnotations sent to a client without changeAnnotationSupport")
 	}
+	a := &applier{e: e, we: we, files: map[string]*staged{}, annotated: map[string]bool{}}
+	stage := a.stageChanges
+	if len(we.DocumentChanges) > 0 {
+		stage = a.stageDocumentChanges
+	}
+	if err := stage(); err != nil {
+		return nil, err
+	}
+	if err := a.commit(); err != nil {
+		return nil, err
+	}
+	return a.confirmed, nil
+}
 
-	files := map[string]*staged{}
-	var order []*staged
-	get := func(abs string) (*staged, error) {
-		if f, ok := files[abs]; ok {
-			return f, nil
+// applier is one workspace edit being applied: the files it stages, in
+// the order it first touches them, and the annotations the user confirms.
+type applier struct {
+	e         *Editor
+	we        wsEdit
+	files     map[string]*staged
+	order     []*staged
+	annotated map[string]bool // labels already confirmed
+	confirmed []string
+}
+
+// docChangeKinds stage one entry of documentChanges, by its kind ("" is a
+// text document edit); a kind not here (rename, delete) is one the fake
+// editor does not do.
+var docChangeKinds = map[string]func(a *applier, dc docChange, raw json.RawMessage) error{
+	"":       (*applier).stageTextDocumentEdit,
+	"create": (*applier).stageCreate,
+}
+
+// stageDocumentChanges stages documentChanges in their order.
+func (a *applier) stageDocumentChanges() error {
+	for _, raw := range a.we.DocumentChanges {
+		var dc docChange
+		if err := json.Unmarshal(raw, &dc); err != nil {
+			a.e.violation("a document change that does not decode: %v", err)
+			return err
 		}
-		f := &staged{abs: abs}
-		e.mu.Lock()
-		d, open := e.docs[abs]
-		if open {
-			f.open, f.version, f.text = true, d.Version, d.Text
+		stage, ok := docChangeKinds[dc.Kind]
+		if !ok {
+			stage = (*applier).refuseKind
 		}
-		e.mu.Unlock()
-		if !open {
-			data, err := os.ReadFile(abs)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", e.Rel(abs), err)
-			}
-			f.text = string(data)
+		if err := stage(a, dc, raw); err != nil {
+			return err
 		}
-		files[abs] = f
-		order = append(order, f)
+	}
+	return nil
+}
+
+// stageChanges stages the plain changes map, by URI.
+func (a *applier) stageChanges() error {
+	uris := make([]string, 0, len(a.we.Changes))
+	for uri := range a.we.Changes {
+		uris = append(uris, uri)
+	}
+	sort.Strings(uris)
+	for _, uri := range uris {
+		abs, err := URIPath(uri)
+		if err != nil {
+			a.e.violation("changes for %q: %v", uri, err)
+			return err
+		}
+		if err := a.edit(abs, nil, a.we.Changes[uri]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *applier) stageTextDocumentEdit(dc docChange, raw json.RawMessage) error {
+	if dc.TextDocument == nil {
+		a.e.violation("a document change with neither kind nor textDocument: %s", raw)
+		return errors.New("malformed document change")
+	}
+	abs, err := URIPath(dc.TextDocument.URI)
+	if err != nil {
+		a.e.violation("a text document edit for %q: %v", dc.TextDocument.URI, err)
+		return err
+	}
+	return a.edit(abs, dc.TextDocument.Version, dc.Edits)
+}
+
+func (a *applier) stageCreate(dc docChange, _ json.RawMessage) error {
+	if !contains(a.e.cfg.Caps.ResourceOperations, "create") {
+		a.e.violation("a create operation sent to a client without resourceOperations create")
+	}
+	a.annotate(dc.AnnotationID)
+	abs, err := URIPath(dc.URI)
+	if err != nil {
+		a.e.violation("a create operation for %q: %v", dc.URI, err)
+		return err
+	}
+	overwrite, ignore := false, false
+	if dc.Options != nil {
+		overwrite, ignore = dc.Options.Overwrite, dc.Options.IgnoreIfExists
+	}
+	if a.exists(abs) && !overwrite {
+		if ignore {
+			return nil
+		}
+		return fmt.Errorf("%s already exists", a.e.Rel(abs))
+	}
+	f := &staged{abs: abs, create: true}
+	a.files[abs] = f
+	a.order = append(a.order, f)
+	return nil
+}
+
+func (a *applier) refuseKind(dc docChange, _ json.RawMessage) error {
+	if !contains(a.e.cfg.Caps.ResourceOperations, dc.Kind) {
+		a.e.violation("a %s operation sent to a client without resourceOperations %s", dc.Kind, dc.Kind)
+	}
+	return fmt.Errorf("the fake editor does not %s files", dc.Kind)
+}
+
+// file is abs as staged so far: the editor's buffer, else the disk.
+func (a *applier) file(abs string) (*staged, error) {
+	if f, ok := a.files[abs]; ok {
 		return f, nil
 	}
-	exists := func(abs string) bool {
-		if f, ok := files[abs]; ok && f.create {
-			return true
-		}
-		e.mu.Lock()
-		_, open := e.docs[abs]
-		e.mu.Unlock()
-		_, err := os.Stat(abs)
-		return open || err == nil
+	e := a.e
+	f := &staged{abs: abs}
+	e.mu.Lock()
+	d, open := e.docs[abs]
+	if open {
+		f.open, f.version, f.text = true, d.Version, d.Text
 	}
-	annotated := map[string]bool{}
-	note := func(id string) {
-		if id == "" {
-			return
+	e.mu.Unlock()
+	if !open {
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Rel(abs), err)
 		}
-		a, ok := we.ChangeAnnotations[id]
-		if !ok {
-			e.violation("annotation id %q is not among the edit's changeAnnotations", id)
-			return
-		}
-		if !c.Annotations {
-			e.violation("an annotated edit sent to a client without changeAnnotationSupport")
-		}
-		if a.NeedsConfirmation && !annotated[a.Label] {
-			annotated[a.Label] = true
-			shown := a.Label
-			if a.Description != "" {
-				shown += ": " + a.Description
-			}
-			confirmed = append(confirmed, shown)
-		}
+		f.text = string(data)
 	}
-	edit := func(abs string, version *int32, edits []textEdit) error {
-		name := e.Rel(abs)
-		f, ok := files[abs]
-		if !ok || !f.create {
-			var err error
-			if f, err = get(abs); err != nil {
-				return err
-			}
-		}
-		if version != nil {
-			if !f.open {
-				return fmt.Errorf("the edit is for version %d of %s, which is not open in the editor", *version, name)
-			}
-			if *version != f.version {
-				return fmt.Errorf("version %d of %s differs from the editor's version %d", *version, name, f.version)
-			}
-		}
-		type placed struct {
-			start, end int
-			te         textEdit
-		}
-		var ps []placed
-		for _, te := range edits {
-			note(te.AnnotationID)
-			s, err := Offset(f.text, te.Range.Start, e.Encoding)
-			if err != nil {
-				e.violation("edit to %s: %v", name, err)
-				return fmt.Errorf("edit to %s: %w", name, err)
-			}
-			t, err := Offset(f.text, te.Range.End, e.Encoding)
-			if err != nil {
-				e.violation("edit to %s: %v", name, err)
-				return fmt.Errorf("edit to %s: %w", name, err)
-			}
-			if t < s {
-				e.violation("edit to %s: range %s ends before it starts", name, te.Range)
-				return fmt.Errorf("edit to %s: a backwards range", name)
-			}
-			ps = append(ps, placed{s, t, te})
-		}
-		sort.SliceStable(ps, func(i, j int) bool { return ps[i].start < ps[j].start })
-		for i := 1; i < len(ps); i++ {
-			if ps[i].start < ps[i-1].end {
-				e.violation("edits to %s overlap: %s and %s", name, ps[i-1].te.Range, ps[i].te.Range)
-				return fmt.Errorf("edits to %s overlap", name)
-			}
-		}
-		// Apply from the end, so each range still means what it meant;
-		// the didChange sends them in the same order.
-		for i := len(ps) - 1; i >= 0; i-- {
-			p := ps[i]
-			f.changes = append(f.changes, map[string]any{"range": p.te.Range, "text": p.te.NewText})
-			f.text = f.text[:p.start] + p.te.NewText + f.text[p.end:]
-		}
-		f.touched = true
-		return nil
-	}
+	a.files[abs] = f
+	a.order = append(a.order, f)
+	return f, nil
+}
 
-	if len(we.DocumentChanges) > 0 {
-		for _, raw := range we.DocumentChanges {
-			var dc docChange
-			if err := json.Unmarshal(raw, &dc); err != nil {
-				e.violation("a document change that does not decode: %v", err)
-				return nil, err
-			}
-			switch dc.Kind {
-			case "":
-				if dc.TextDocument == nil {
-					e.violation("a document change with neither kind nor textDocument: %s", raw)
-					return nil, errors.New("malformed document change")
-				}
-				abs, err := URIPath(dc.TextDocument.URI)
-				if err != nil {
-					e.violation("a text document edit for %q: %v", dc.TextDocument.URI, err)
-					return nil, err
-				}
-				if err := edit(abs, dc.TextDocument.Version, dc.Edits); err != nil {
-					return nil, err
-				}
-			case "create":
-				if !contains(c.ResourceOperations, "create") {
-					e.violation("a create operation sent to a client without resourceOperations create")
-				}
-				note(dc.AnnotationID)
-				abs, err := URIPath(dc.URI)
-				if err != nil {
-					e.violation("a create operation for %q: %v", dc.URI, err)
-					return nil, err
-				}
-				overwrite, ignore := false, false
-				if dc.Options != nil {
-					overwrite, ignore = dc.Options.Overwrite, dc.Options.IgnoreIfExists
-				}
-				if exists(abs) && !overwrite {
-					if ignore {
-						continue
-					}
-					return nil, fmt.Errorf("%s already exists", e.Rel(abs))
-				}
-				f := &staged{abs: abs, create: true}
-				files[abs] = f
-				order = append(order, f)
-			default:
-				if !contains(c.ResourceOperations, dc.Kind) {
-					e.violation("a %s operation sent to a client without resourceOperations %s", dc.Kind, dc.Kind)
-				}
-				return nil, fmt.Errorf("the fake editor does not %s files", dc.Kind)
-			}
+// exists reports whether abs is a file: staged for creation, open, or on
+// disk.
+func (a *applier) exists(abs string) bool {
+	if f, ok := a.files[abs]; ok && f.create {
+		return true
+	}
+	a.e.mu.Lock()
+	_, open := a.e.docs[abs]
+	a.e.mu.Unlock()
+	_, err := os.Stat(abs)
+	return open || err == nil
+}
+
+// annotate checks an annotation id and, the first time a label that needs
+// confirmation comes, has the user confirm it.
+func (a *applier) annotate(id string) {
+	if id == "" {
+		return
+	}
+	an, ok := a.we.ChangeAnnotations[id]
+	if !ok {
+		a.e.violation("annotation id %q is not among the edit's changeAnnotations", id)
+		return
+	}
+	if !a.e.cfg.Caps.Annotations {
+		a.e.violation("an annotated edit sent to a client without changeAnnotationSupport")
+	}
+	if an.NeedsConfirmation && !a.annotated[an.Label] {
+		a.annotated[an.Label] = true
+		shown := an.Label
+		if an.Description != "" {
+			shown += ": " + an.Description
 		}
-	} else {
-		uris := make([]string, 0, len(we.Changes))
-		for uri := range we.Changes {
-			uris = append(uris, uri)
+		a.confirmed = append(a.confirmed, shown)
+	}
+}
+
+// placed is a text edit at its byte offsets.
+type placed struct {
+	start, end int
+	te         textEdit
+}
+
+// edit stages one document's text edits: for the version the editor has
+// (when versioned), placed in its text, applied from the end.
+func (a *applier) edit(abs string, version *int32, edits []textEdit) error {
+	f, err := a.file(abs)
+	if err != nil {
+		return err
+	}
+	name := a.e.Rel(abs)
+	if version != nil {
+		if !f.open {
+			return fmt.Errorf("the edit is for version %d of %s, which is not open in the editor", *version, name)
 		}
-		sort.Strings(uris)
-		for _, uri := range uris {
-			abs, err := URIPath(uri)
-			if err != nil {
-				e.violation("changes for %q: %v", uri, err)
-				return nil, err
-			}
-			if err := edit(abs, nil, we.Changes[uri]); err != nil {
-				return nil, err
-			}
+		if *version != f.version {
+			return fmt.Errorf("version %d of %s differs from the editor's version %d", *version, name, f.version)
 		}
 	}
+	ps, err := a.place(name, f.text, edits)
+	if err != nil {
+		return err
+	}
+	// Apply from the end, so each range still means what it meant;
+	// the didChange sends them in the same order.
+	for i := len(ps) - 1; i >= 0; i-- {
+		p := ps[i]
+		f.changes = append(f.changes, map[string]any{"range": p.te.Range, "text": p.te.NewText})
+		f.text = f.text[:p.start] + p.te.NewText + f.text[p.end:]
+	}
+	f.touched = true
+	return nil
+}
 
-	// Commit: files on disk first, then the buffers and their didChange.
-	for _, f := range order {
+// place converts the edits' ranges to offsets of text, strictly, and
+// sorts them; ranges that overlap are an error.
+func (a *applier) place(name, text string, edits []textEdit) ([]placed, error) {
+	e := a.e
+	var ps []placed
+	for _, te := range edits {
+		a.annotate(te.AnnotationID)
+		s, err := Offset(text, te.Range.Start, e.Encoding)
+		if err != nil {
+			e.violation("edit to %s: %v", name, err)
+			return nil, fmt.Errorf("edit to %s: %w", name, err)
+		}
+		t, err := Offset(text, te.Range.End, e.Encoding)
+		if err != nil {
+			e.violation("edit to %s: %v", name, err)
+			return nil, fmt.Errorf("edit to %s: %w", name, err)
+		}
+		if t < s {
+			e.violation("edit to %s: range %s ends before it starts", name, te.Range)
+			return nil, fmt.Errorf("edit to %s: a backwards range", name)
+		}
+		ps = append(ps, placed{s, t, te})
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].start < ps[j].start })
+	for i := 1; i < len(ps); i++ {
+		if ps[i].start < ps[i-1].end {
+			e.violation("edits to %s overlap: %s and %s", name, ps[i-1].te.Range, ps[i].te.Range)
+			return nil, fmt.Errorf("edits to %s overlap", name)
+		}
+	}
+	return ps, nil
+}
+
+// commit writes the staged edit: files on disk first, then the buffers
+// and their didChange.
+func (a *applier) commit() error {
+	for _, f := range a.order {
 		if !f.create {
 			continue
 		}
 		if err := os.MkdirAll(filepath.Dir(f.abs), 0o755); err != nil {
-			return nil, err
+			return err
 		}
 		if err := os.WriteFile(f.abs, nil, 0o644); err != nil && !errors.Is(err, fs.ErrExist) {
-			return nil, err
+			return err
 		}
 	}
-	for _, f := range order {
-		if !f.touched {
-			continue
-		}
-		e.mu.Lock()
-		d, open := e.docs[f.abs]
-		e.mu.Unlock()
-		if !open {
-			if err := e.open(f.abs); err != nil {
-				return nil, err
+	for _, f := range a.order {
+		if f.touched {
+			if err := a.e.change(f); err != nil {
+				return err
 			}
-			e.mu.Lock()
-			d = e.docs[f.abs]
-			e.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+// change puts a staged file's text in its buffer, opening it first when it
+// is not open, and sends its one didChange.
+func (e *Editor) change(f *staged) error {
+	e.mu.Lock()
+	d, open := e.docs[f.abs]
+	e.mu.Unlock()
+	if !open {
+		if err := e.open(f.abs); err != nil {
+			return err
 		}
 		e.mu.Lock()
-		d.Text = f.text
-		d.Version++
-		uri, version := d.URI, d.Version
+		d = e.docs[f.abs]
 		e.mu.Unlock()
-		e.Notify("textDocument/didChange", map[string]any{
-			"textDocument":   map[string]any{"uri": uri, "version": version},
-			"contentChanges": f.changes,
-		})
 	}
-	return confirmed, nil
+	e.mu.Lock()
+	d.Text = f.text
+	d.Version++
+	uri, version := d.URI, d.Version
+	e.mu.Unlock()
+	e.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": version},
+		"contentChanges": f.changes,
+	})
+	return nil
 }
 
 // Files lists the workspace's files on disk, by relative path.

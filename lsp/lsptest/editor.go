@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -829,11 +830,11 @@ func (e *Editor) Dump() string {
 	b.WriteString("--- the engine ---\n")
 	b.WriteString(e.Engine.Describe())
 	log := e.serverLog.String()
-	if lines := strings.Split(strings.TrimRight(log, "\n"), "\n"); len(lines) > 40 {
-		log = strings.Join(lines[len(lines)-40:], "\n")
+	if ls := slices.Collect(strings.Lines(log)); len(ls) > 40 {
+		log = strings.Join(ls[len(ls)-40:], "")
 	}
 	if log != "" {
-		b.WriteString("--- the server's log ---\n" + log + "\n")
+		b.WriteString("--- the server's log ---\n" + strings.TrimSuffix(log, "\n") + "\n")
 	}
 	return b.String()
 }
@@ -1151,8 +1152,8 @@ func (e *Editor) Find(path, re string) Range {
 	return RangeOf(text, start, end, e.Encoding)
 }
 
-// FindLine is the range of the whole line (line break included) holding
-// the first match of re.
+// FindLine is the range of the whole line (line break included, lines
+// as LSP counts them) holding the first match of re.
 func (e *Editor) FindLine(path, re string) Range {
 	e.t.Helper()
 	text := e.Text(path)
@@ -1160,12 +1161,8 @@ func (e *Editor) FindLine(path, re string) Range {
 	if err != nil {
 		e.t.Fatalf("%s: %v", path, err)
 	}
-	ls := strings.LastIndexAny(text[:start], "\r\n") + 1
-	le := len(text)
-	if i := strings.IndexByte(text[start:], '\n'); i >= 0 {
-		le = start + i + 1
-	}
-	return RangeOf(text, ls, le, e.Encoding)
+	_, l := lineAt(text, start)
+	return RangeOf(text, l.start, l.next, e.Encoding)
 }
 
 func find(text, re string) (int, int, error) {

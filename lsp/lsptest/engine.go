@@ -128,7 +128,7 @@ var simLine = regexp.MustCompile(`^sim: #(\d+) `)
 
 func (w recordWriter) Write(p []byte) (int, error) {
 	now := time.Now()
-	for _, line := range bytes.Split(p, []byte("\n")) {
+	for line := range bytes.Lines(p) {
 		m := simLine.FindSubmatch(line)
 		if m == nil {
 			continue

@@ -2,6 +2,7 @@ package lsptest
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -33,33 +34,39 @@ const (
 	UTF32 = "utf-32"
 )
 
-// lineStarts are the byte offsets where lines begin; LSP ends a line at
-// "\n", "\r\n" or "\r".
-func lineStarts(text string) []int {
-	starts := []int{0}
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '\n':
-			starts = append(starts, i+1)
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				i++
-			}
-			starts = append(starts, i+1)
+// lineSpan is one line of a text: text[start:end] is its content, and the
+// next line starts at next (after its line break).
+type lineSpan struct{ start, end, next int }
+
+// lines are the lines of text as LSP counts them: a line ends at "\n",
+// "\r\n" or a lone "\r", and a text has one more line than line breaks
+// ("" has one line, "a\n" two). It is the harness's one line splitter.
+func lines(text string) []lineSpan {
+	var out []lineSpan
+	start := 0
+	for {
+		i := strings.IndexAny(text[start:], "\r\n")
+		if i < 0 {
+			return append(out, lineSpan{start, len(text), len(text)})
 		}
+		end := start + i
+		next := end + 1
+		if text[end] == '\r' && next < len(text) && text[next] == '\n' {
+			next++
+		}
+		out = append(out, lineSpan{start, end, next})
+		start = next
 	}
-	return starts
 }
 
-// lineEnd is where the content of the line starting at start ends, before
-// its line break.
-func lineEnd(text string, start int) int {
-	for i := start; i < len(text); i++ {
-		if text[i] == '\n' || text[i] == '\r' {
-			return i
-		}
+// lineAt is the number and the line of text that holds byte offset.
+func lineAt(text string, offset int) (int, lineSpan) {
+	ls := lines(text)
+	n := 0
+	for n+1 < len(ls) && ls[n+1].start <= offset {
+		n++
 	}
-	return len(text)
+	return n, ls[n]
 }
 
 // units is how many code units r takes in enc.
@@ -81,11 +88,11 @@ func units(r rune, size int, enc string) int {
 // or one inside a character (half a surrogate pair, the middle of a UTF-8
 // sequence) is an error.
 func Offset(text string, p Position, enc string) (int, error) {
-	starts := lineStarts(text)
-	if p.Line < 0 || p.Line >= len(starts) || p.Character < 0 {
-		return 0, fmt.Errorf("position %d:%d is outside a text of %d lines", p.Line, p.Character, len(starts))
+	ls := lines(text)
+	if p.Line < 0 || p.Line >= len(ls) || p.Character < 0 {
+		return 0, fmt.Errorf("position %d:%d is outside a text of %d lines", p.Line, p.Character, len(ls))
 	}
-	i, end := starts[p.Line], lineEnd(text, starts[p.Line])
+	i, end := ls[p.Line].start, ls[p.Line].end
 	for n := 0; n < p.Character; {
 		if i >= end {
 			return 0, fmt.Errorf("position %d:%d is past the end of its line (%d %s units)", p.Line, p.Character, n, enc)
@@ -103,18 +110,14 @@ func Offset(text string, p Position, enc string) (int, error) {
 // PositionAt converts a byte offset of text (at a character boundary) to
 // a position in enc.
 func PositionAt(text string, offset int, enc string) Position {
-	starts := lineStarts(text)
-	line := 0
-	for line+1 < len(starts) && starts[line+1] <= offset {
-		line++
-	}
+	num, l := lineAt(text, offset)
 	n := 0
-	for i := starts[line]; i < offset; {
+	for i := l.start; i < offset; {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		n += units(r, size, enc)
 		i += size
 	}
-	return Position{Line: line, Character: n}
+	return Position{Line: num, Character: n}
 }
 
 // RangeOf is the range of text[start:end] in enc.
