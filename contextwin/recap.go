@@ -210,13 +210,7 @@ func cutNote(note string, n int) string {
 // word for word, on a line of note.
 func factLines(ledger []Fact, note string) []string {
 	var shown map[Fact]bool
-	for rest := note; rest != ""; {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
+	for line := range strings.Lines(note) {
 		if f, ok := factOf(strings.TrimSpace(line)); ok {
 			if shown == nil {
 				shown = make(map[Fact]bool)
@@ -265,13 +259,7 @@ func parseFacts(note string) []Fact {
 	var facts []Fact
 	var at map[string]int
 	fence := ""
-	for rest := note; rest != ""; {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
+	for line := range strings.Lines(note) {
 		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
 			switch f := line[:3]; {
