@@ -165,7 +165,7 @@ func (k *knowledge) noteCall(tc toolCall) int {
 	case "edit":
 		p := cleanPath(str("path"))
 		k.edits = append(k.edits, editRecord{path: p, old: str("old_text")})
-		for _, line := range strings.Split(str("old_text"), "\n") {
+		for line := range strings.SplitSeq(str("old_text"), "\n") {
 			k.done["edit\x00"+p+"\x00"+line] = true
 		}
 	}
