@@ -55,11 +55,6 @@ func (e Estimator) NewChars(tokens int) int {
 	return int(math.Floor(float64(tokens) * perToken))
 }
 
-// Baseline is the unlearned estimate of chars: bytes over 4.
-func Baseline(chars int) int {
-	return ceilTokens(float64(chars) / charsPerToken)
-}
-
 // Learn takes the engine's prompt token count for a request of chars bytes
 // (everything sent: the fixed prefix, the messages, the tool definitions).
 // It reports truncated when the count is far below what the request must

@@ -293,13 +293,11 @@ func summarizeSearch(content string, p Payload) string {
 	}
 	s.add(head+": "+plural(countLines(content), "line")+" of results", 0)
 	shown := 0
-	for rest := content; rest != "" && shown < searchHead; {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
+	for line := range strings.Lines(content) {
+		if shown >= searchHead {
+			break
 		}
+		line = strings.TrimSuffix(line, "\n")
 		if l := oneLine(line, maxSummaryLine-2); l != "" {
 			s.add("  "+l, 0)
 			shown++
@@ -550,13 +548,8 @@ func summarizeRead(content string, p Payload) string {
 		n = 1
 	}
 	n-- // the number of the line before the next
-	for rest := content; rest != ""; {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
+	for line := range strings.Lines(content) {
+		line = strings.TrimSuffix(line, "\n")
 		code := line
 		if isNumbered {
 			num, c, ok := numbered(line)
@@ -647,13 +640,8 @@ func parseDiff(content, fallback string) []diffFile {
 	}
 	oldPath := ""
 	inHunk := false
-	for rest := content; rest != ""; {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
+	for line := range strings.Lines(content) {
+		line = strings.TrimSuffix(line, "\n")
 		switch {
 		case strings.HasPrefix(line, "diff --git "):
 			inHunk = false

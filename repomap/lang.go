@@ -68,7 +68,7 @@ func (l *language) kind(id uint16) string {
 
 func words(s string) map[string]bool {
 	m := make(map[string]bool)
-	for _, w := range strings.Fields(s) {
+	for w := range strings.FieldsSeq(s) {
 		m[w] = true
 	}
 	return m

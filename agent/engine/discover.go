@@ -438,7 +438,7 @@ func sameOllamaModel(a, b string) bool {
 
 // numCtx reads "num_ctx N" out of Ollama's newline-separated parameters.
 func numCtx(params string) int {
-	for _, line := range strings.Split(params, "\n") {
+	for line := range strings.Lines(params) {
 		f := strings.Fields(line)
 		if len(f) == 2 && f[0] == "num_ctx" {
 			if n, err := strconv.Atoi(f[1]); err == nil {

@@ -328,7 +328,7 @@ var factLineRe = regexp.MustCompile(`^(?:[-*] )?([A-Za-z][A-Za-z0-9_.()/-]*(?: [
 // mergeFacts adds the facts of a checkpoint to the ledger: a key stated
 // again takes the new value.
 func (l *layered) mergeFacts(text string) {
-	for _, line := range strings.Split(text, "\n") {
+	for line := range strings.Lines(text) {
 		sub := factLineRe.FindStringSubmatch(strings.TrimSpace(line))
 		if sub == nil {
 			continue

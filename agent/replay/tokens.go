@@ -79,14 +79,3 @@ func prefixTokens(p *agent.Prefix) int {
 	}
 	return n - genPrompt
 }
-
-// promptTokens is what the engine will count for req.
-func promptTokens(prefix int, msgs []engine.Message) int {
-	n := prefix + genPrompt
-	for _, m := range msgs {
-		if m.Role != "system" {
-			n += blockTokens(m)
-		}
-	}
-	return n
-}

@@ -106,13 +106,3 @@ func (st ignoreStack) ignored(rel string, isDir bool) bool {
 	}
 	return false
 }
-
-// excludes reports whether rel or one of its parent directories is ignored.
-func (st ignoreStack) excludes(rel string, isDir bool) bool {
-	for i := 0; i < len(rel); i++ {
-		if rel[i] == '/' && st.ignored(rel[:i], true) {
-			return true
-		}
-	}
-	return st.ignored(rel, isDir)
-}

@@ -206,3 +206,13 @@ func TestWalkHonoursGitignore(t *testing.T) {
 		t.Errorf("walk(sub) = %s, want %s", g, w)
 	}
 }
+
+// excludes reports whether rel or one of its parent directories is ignored.
+func (st ignoreStack) excludes(rel string, isDir bool) bool {
+	for i := 0; i < len(rel); i++ {
+		if rel[i] == '/' && st.ignored(rel[:i], true) {
+			return true
+		}
+	}
+	return st.ignored(rel, isDir)
+}

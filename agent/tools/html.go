@@ -191,7 +191,7 @@ func (w *textWriter) text(s string, pre bool) {
 		w.b.WriteString(s)
 		return
 	}
-	for _, f := range strings.FieldsFunc(s, isSpace) {
+	for f := range strings.FieldsFuncSeq(s, isSpace) {
 		if w.b.Len() > 0 && w.newlines == 0 && (w.space || startsSpace(s, f)) {
 			w.b.WriteByte(' ')
 		}

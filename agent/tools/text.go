@@ -42,17 +42,30 @@ func splitLines(text string) []string {
 	return lines
 }
 
+// runeEnds returns the longest prefix of s of at most head bytes that
+// ends on a rune boundary, and the longest suffix of at most tail bytes
+// that starts on one. It is the package's one rune-safe cut; clip and
+// headTail say around it what was left out.
+func runeEnds(s string, head, tail int) (string, string) {
+	h := min(max(head, 0), len(s))
+	for h > 0 && h < len(s) && !utf8.RuneStart(s[h]) {
+		h--
+	}
+	t := len(s) - min(max(tail, 0), len(s))
+	for t < len(s) && !utf8.RuneStart(s[t]) {
+		t++
+	}
+	return s[:h], s[t:]
+}
+
 // clip shortens s to at most n bytes (at a rune boundary) and says how
 // much was left out.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s … [%d more characters]", s[:cut], utf8.RuneCountInString(s[cut:]))
+	head, _ := runeEnds(s, n, 0)
+	return fmt.Sprintf("%s … [%d more characters]", head, utf8.RuneCountInString(s[len(head):]))
 }
 
 // validUTF8 replaces invalid bytes, which JSON cannot carry.
@@ -76,14 +89,7 @@ func headTail(s string, n int, whole string) string {
 	if len(s) <= n {
 		return s
 	}
-	head, tail := n*2/3, n/3
-	for head > 0 && !utf8.RuneStart(s[head]) {
-		head--
-	}
-	start := len(s) - tail
-	for start < len(s) && !utf8.RuneStart(s[start]) {
-		start++
-	}
-	omitted := strings.Count(s[head:start], "\n")
-	return fmt.Sprintf("%s\n… [%s left out here; the whole output is in %s]\n%s", s[:head], plural(omitted, "line"), whole, s[start:])
+	head, tail := runeEnds(s, n*2/3, n/3)
+	omitted := strings.Count(s[len(head):len(s)-len(tail)], "\n")
+	return fmt.Sprintf("%s\n… [%s left out here; the whole output is in %s]\n%s", head, plural(omitted, "line"), whole, tail)
 }

@@ -161,9 +161,6 @@ func NewID(t time.Time) string {
 // Path is the file the transcript is written to.
 func (w *Writer) Path() string { return w.path }
 
-// ID is the session's id.
-func (w *Writer) ID() string { return w.id }
-
 // Append adds a record. It is buffered until Sync.
 func (w *Writer) Append(r Record) error {
 	if r.At.IsZero() {

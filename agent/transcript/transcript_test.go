@@ -106,3 +106,6 @@ func TestMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// ID is the session's id.
+func (w *Writer) ID() string { return w.id }

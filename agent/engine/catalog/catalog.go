@@ -92,27 +92,6 @@ var load = sync.OnceValues(func() (*index, error) {
 	return ix, nil
 })
 
-// Size reports how many providers and models the snapshot holds.
-func Size() (providers, models int) {
-	ix, err := load()
-	if err != nil {
-		return 0, 0
-	}
-	for _, p := range ix.providers {
-		models += len(p.Models)
-	}
-	return len(ix.providers), models
-}
-
-// ProviderForHost names the catalog provider serving at host, if any.
-func ProviderForHost(host string) (string, bool) {
-	ids := providersFor(host)
-	if len(ids) == 0 {
-		return "", false
-	}
-	return ids[0], true
-}
-
 func providersFor(host string) []string {
 	ix, err := load()
 	if err != nil {

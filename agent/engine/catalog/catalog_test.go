@@ -47,3 +47,15 @@ func BenchmarkLookup(b *testing.B) {
 		Lookup("openrouter.ai", "anthropic/claude-sonnet-4")
 	}
 }
+
+// Size reports how many providers and models the snapshot holds.
+func Size() (providers, models int) {
+	ix, err := load()
+	if err != nil {
+		return 0, 0
+	}
+	for _, p := range ix.providers {
+		models += len(p.Models)
+	}
+	return len(ix.providers), models
+}

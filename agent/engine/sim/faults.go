@@ -184,11 +184,7 @@ func malformArguments(args string) string {
 	if len(args) < 4 || args[0] != '{' {
 		return `{"path": "`
 	}
-	cut := len(args) / 2
-	for cut > 1 && !utf8Start(args[cut]) {
-		cut--
-	}
-	return args[:cut]
+	// At least the brace, even when the middle falls in a run of bytes
+	// that start no rune.
+	return args[:max(len(clip(args, len(args)/2)), 1)]
 }
-
-func utf8Start(c byte) bool { return c&0xC0 != 0x80 }

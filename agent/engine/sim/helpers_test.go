@@ -257,3 +257,11 @@ func userOfSize(t *testing.T, pre []msg, n int) msg {
 	}
 	return user("x" + strings.Repeat(" a", n-base))
 }
+
+// chatCount is the number of chat requests received so far, finished or
+// not.
+func (s *Server) chatCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.chatSeq
+}

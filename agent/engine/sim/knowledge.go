@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // knowledge is what a conversation has established, read back from its
@@ -164,7 +165,7 @@ func (k *knowledge) noteCall(tc toolCall) int {
 	case "edit":
 		p := cleanPath(str("path"))
 		k.edits = append(k.edits, editRecord{path: p, old: str("old_text")})
-		for _, line := range strings.Split(str("old_text"), "\n") {
+		for line := range strings.SplitSeq(str("old_text"), "\n") {
 			k.done["edit\x00"+p+"\x00"+line] = true
 		}
 	}
@@ -321,9 +322,17 @@ func excerpt(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
+	return clip(s, n) + "…"
+}
+
+// clip returns the longest prefix of s that is at most n bytes and ends
+// on a rune boundary: the package's one rune-safe cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s[:cut] + "…"
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:max(n, 0)]
 }

@@ -187,14 +187,6 @@ func (s *Server) Requests() []RequestRecord {
 	return out
 }
 
-// chatCount is the number of chat requests received so far, finished or
-// not.
-func (s *Server) chatCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.chatSeq
-}
-
 func (s *Server) loading() bool {
 	if s.cfg.Flavor != LlamaCpp {
 		return false
