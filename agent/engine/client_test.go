@@ -281,3 +281,10 @@ func TestChatConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// AsError returns the *Error in err's chain, if any.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}

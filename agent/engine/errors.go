@@ -174,13 +174,6 @@ func (e *Error) Hint() string {
 	return ""
 }
 
-// AsError returns the *Error in err's chain, if any.
-func AsError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
-}
-
 // classifyTransport turns an error from http.Client.Do (no response at all)
 // into an *Error.
 func classifyTransport(endpoint, op string, err error) *Error {
