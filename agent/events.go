@@ -7,6 +7,10 @@ import (
 	"github.com/reika-lsp/reika/contextwin"
 )
 
+// Chip is the status line's view of the context (contextwin's), for
+// front ends that speak only to the agent.
+type Chip = contextwin.Chip
+
 // EventKind says what happened.
 type EventKind int
 

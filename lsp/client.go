@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/reika-lsp/reika/contextwin"
+	"github.com/reika-lsp/reika/agent"
 )
 
 // clientCaps is what the client said it can do, from initialize.
@@ -81,7 +81,7 @@ func (s *Server) ask(ctx context.Context, typ int, message string, actions ...st
 }
 
 // sendStatus pushes the ctx chip to status lines (reika/status).
-func (s *Server) sendStatus(chip contextwin.Chip, running bool) {
+func (s *Server) sendStatus(chip agent.Chip, running bool) {
 	s.notify(StatusNotification, map[string]any{
 		"text":       chip.String(),
 		"size":       chip.Size,

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The layers point one way (ARCHITECTURE.md): this test fails when an
+// import breaks them.
+func TestLayering(t *testing.T) {
+	const mod = "github.com/reika-lsp/reika/"
+	out, err := exec.Command("go", "list", "-deps=false", "-f", "{{.ImportPath}}:{{join .Imports \" \"}}:{{join .Deps \" \"}}", "github.com/reika-lsp/reika/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	under := func(pkg, dir string) bool { return pkg == mod+dir || strings.HasPrefix(pkg, mod+dir+"/") }
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		pkg, imports, deps := parts[0], strings.Fields(parts[1]), strings.Fields(parts[2])
+		for _, imp := range imports {
+			switch {
+			case (under(pkg, "contextwin") || under(pkg, "repomap")) && pure[imp]:
+				t.Errorf("%s imports %s: contextwin and repomap do no I/O and read no clock", pkg, imp)
+			case strings.HasPrefix(imp, "go.lsp.dev/") && !under(pkg, "lsp"):
+				t.Errorf("%s imports %s: only lsp speaks the protocol", pkg, imp)
+			case strings.HasPrefix(imp, "github.com/sashabaranov/go-openai") && pkg != mod+"agent/engine":
+				t.Errorf("%s imports %s: only the engine client (agent/engine) does", pkg, imp)
+			case pkg == mod+"lsp" && strings.HasPrefix(imp, mod) && !lspMay[strings.TrimPrefix(imp, mod)]:
+				t.Errorf("lsp imports %s: it builds on agent and the tools' vocabulary (and keeps the repo map of open documents)", imp)
+			}
+		}
+		for _, dep := range deps {
+			switch {
+			case under(pkg, "agent") && (strings.HasPrefix(dep, "go.lsp.dev/") || under(dep, "lsp")):
+				t.Errorf("%s depends on %s: the agent knows no LSP", pkg, dep)
+			case under(pkg, "agent/engine/sim") && dep == mod+"agent/engine":
+				t.Errorf("%s depends on the engine client: the simulator is the other side of the wire", pkg)
+			case under(pkg, "agent/engine") && dep == mod+"agent/config":
+				t.Errorf("%s depends on agent/config: the engine takes plain values", pkg)
+			}
+		}
+	}
+}
+
+// pure lists what contextwin and repomap may not import.
+var pure = map[string]bool{
+	"os": true, "os/exec": true, "io/fs": true, "io/ioutil": true, "net": true, "net/http": true,
+	"time": true, "syscall": true,
+	"go.lsp.dev/protocol": true, "go.lsp.dev/jsonrpc2": true, "github.com/sashabaranov/go-openai": true,
+}
+
+// lspMay lists the packages of this module lsp may import.
+var lspMay = map[string]bool{"agent": true, "agent/tools": true, "repomap": true}
