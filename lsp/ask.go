@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,7 +33,7 @@ type activeRun struct {
 
 // startAsk starts a run in the background and returns at once. A second
 // ask while one runs gets a clear answer instead.
-func (s *Server) startAsk(key string, a askArgs) (any, error) {
+func (s *Server) startAsk(key string, a askArgs) (*AskResult, error) {
 	if strings.TrimSpace(a.Instruction) == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask needs an instruction")
 	}
@@ -42,8 +41,8 @@ func (s *Server) startAsk(key string, a askArgs) (any, error) {
 	busy := s.run != nil
 	s.mu.Unlock()
 	if busy {
-		s.showMessage(msgWarning, "Reika is already working on a request: wait for it, or run reika.cancel")
-		return map[string]any{"started": false, "reason": "a run is already in progress"}, nil
+		s.showMessage(protocol.MessageTypeWarning, "Reika is already working on a request: wait for it, or run reika.cancel")
+		return &AskResult{Started: false, Reason: "a run is already in progress"}, nil
 	}
 	instruction, err := s.instruction(a)
 	if err != nil {
@@ -55,7 +54,7 @@ func (s *Server) startAsk(key string, a askArgs) (any, error) {
 	if s.run != nil {
 		s.mu.Unlock()
 		cancel()
-		return map[string]any{"started": false, "reason": "a run is already in progress"}, nil
+		return &AskResult{Started: false, Reason: "a run is already in progress"}, nil
 	}
 	s.run = r
 	s.mu.Unlock()
@@ -71,7 +70,7 @@ func (s *Server) startAsk(key string, a askArgs) (any, error) {
 		}()
 		s.doAsk(ctx, r, instruction)
 	})
-	return map[string]any{"started": true}, nil
+	return &AskResult{Started: true}, nil
 }
 
 // instruction is the user's instruction with the place it is about: the
@@ -136,13 +135,13 @@ func (s *Server) relative(path string) string {
 func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	sess, err := s.session(ctx)
 	if err != nil {
-		s.showMessage(msgError, "Reika: %v", err)
+		s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
 		return
 	}
 	prog := s.startProgress(ctx, "Reika", clipLine(instruction, 80))
 	r.prog.Store(prog)
 	if !prog.ok {
-		s.showMessage(msgInfo, "Reika is working on it: %s", clipLine(instruction, 80))
+		s.showMessage(protocol.MessageTypeInfo, "Reika is working on it: %s", clipLine(instruction, 80))
 	}
 	debug := sess.settings.Debug.Value
 	report := func(e agent.Event) {
@@ -157,16 +156,16 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 				s.mapRead(sess.root, e.Detail)
 			}
 		case agent.NoteWritten:
-			s.logMessage(msgLog, "Reika note: %s", e.Text)
+			s.logMessage(protocol.MessageTypeLog, "Reika note: %s", e.Text)
 		case agent.Shed:
-			s.logMessage(msgLog, "Reika: %s", e)
+			s.logMessage(protocol.MessageTypeLog, "Reika: %s", e)
 		case agent.Folded:
-			s.showMessage(msgInfo, "Reika %s", e)
+			s.showMessage(protocol.MessageTypeInfo, "Reika %s", e)
 		case agent.Warning:
-			s.logMessage(msgWarning, "Reika: %s", e.Text)
+			s.logMessage(protocol.MessageTypeWarning, "Reika: %s", e.Text)
 		case agent.Debug:
 			if debug {
-				s.logMessage(msgLog, "%s", e.Text)
+				s.logMessage(protocol.MessageTypeLog, "%s", e.Text)
 			}
 		}
 	}
@@ -180,13 +179,13 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 		s.showAnswer(ctx, sess, res.Answer, summary, chip.String())
 	case agent.Canceled:
 		prog.end("cancelled")
-		s.showMessage(msgInfo, "Reika stopped: cancelled. %s · %s", summary, chip)
+		s.showMessage(protocol.MessageTypeInfo, "Reika stopped: cancelled. %s · %s", summary, chip)
 	case agent.StepLimit:
 		prog.end("step limit")
-		s.showMessage(msgWarning, "Reika stopped after %d rounds, its step limit. %s · %s", res.Rounds, summary, chip)
+		s.showMessage(protocol.MessageTypeWarning, "Reika stopped after %d rounds, its step limit. %s · %s", res.Rounds, summary, chip)
 	default:
 		prog.end("failed")
-		s.showMessage(msgError, "Reika stopped: %v", err)
+		s.showMessage(protocol.MessageTypeError, "Reika stopped: %v", err)
 	}
 }
 
@@ -225,15 +224,15 @@ const answerInline = 400
 func (s *Server) showAnswer(ctx context.Context, sess *session, answer, summary, chip string) {
 	answer = strings.TrimSpace(answer)
 	if len(answer) <= answerInline || !s.canShowDocument() {
-		s.showMessage(msgInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
+		s.showMessage(protocol.MessageTypeInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
 		return
 	}
 	path := filepath.Join(sess.stateDir, fmt.Sprintf("answer-%s.md", time.Now().UTC().Format("20060102-150405")))
 	if err := os.WriteFile(path, []byte(answer+"\n"), 0o600); err != nil {
-		s.showMessage(msgInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
+		s.showMessage(protocol.MessageTypeInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
 		return
 	}
-	s.showMessage(msgInfo, "Reika finished: %s · %s", summary, chip)
+	s.showMessage(protocol.MessageTypeInfo, "Reika finished: %s · %s", summary, chip)
 	s.showDocument(ctx, path, false)
 }
 
@@ -243,14 +242,13 @@ func (s *Server) canShowDocument() bool {
 	return s.client.showDocument
 }
 
-// showDocument asks the editor to open a file (a raw call: go.lsp.dev puts
-// it on the wrong interface).
+// showDocument asks the editor to open a file: a raw call, since
+// go.lsp.dev puts window/showDocument on the wrong interface (defect 6 in
+// doc.go); its params and result types work.
 func (s *Server) showDocument(ctx context.Context, path string, takeFocus bool) bool {
-	var res struct {
-		Success bool `json:"success"`
-	}
-	err := s.call(ctx, s.opts.ClientTimeout, "window/showDocument",
-		map[string]any{"uri": PathToURI(path), "takeFocus": takeFocus}, &res)
+	var res protocol.ShowDocumentResult
+	err := s.call(ctx, s.opts.ClientTimeout, protocol.MethodShowDocument,
+		&protocol.ShowDocumentParams{URI: protocol.URI(PathToURI(path)), TakeFocus: takeFocus}, &res)
 	return err == nil && res.Success
 }
 
@@ -274,24 +272,6 @@ func (s *Server) cancelRunFor(key string) {
 	if r != nil && r.key == key {
 		r.cancel()
 	}
-}
-
-// progressCancel is the user pressing cancel on the progress.
-func (s *Server) progressCancel(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
-	var p struct {
-		Token json.RawMessage `json:"token"`
-	}
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
-	token := idKey(string(p.Token))
-	s.mu.Lock()
-	r := s.run
-	s.mu.Unlock()
-	if r != nil && r.progressToken() == token {
-		r.cancel()
-	}
-	return nil, nil
 }
 
 func (r *activeRun) progressToken() string {

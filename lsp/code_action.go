@@ -75,30 +75,42 @@ func (s *Server) codeAction(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.
 	s.mu.Unlock()
 	slices.SortFunc(offers, func(a, b *offered) int { return strings.Compare(a.id, b.id) })
 
-	var out []any
+	out := []codeAction{}
 	for _, a := range actions {
 		if !wanted(a.kind, p.Context.Only) {
 			continue
 		}
-		cmd := protocol.Command{Title: a.title, Command: CmdAsk, Arguments: []any{askArgs{
-			Instruction: a.instruction, URI: uri, Range: &r}}}
-		if !literal {
-			out = append(out, cmd)
-			continue
-		}
-		ca := map[string]any{"title": a.title, "kind": a.kind, "command": cmd}
-		if a.preferred {
-			ca["isPreferred"] = true
-		}
-		out = append(out, ca)
+		out = append(out, codeAction{CodeAction: protocol.CodeAction{
+			Title: a.title, Kind: protocol.CodeActionKind(a.kind), IsPreferred: a.preferred,
+			Command: &protocol.Command{Title: a.title, Command: CmdAsk, Arguments: []any{askArgs{
+				Instruction: a.instruction, URI: uri, Range: &r}}},
+		}})
 	}
 	for _, o := range offers {
-		out = append(out, s.offerActions(o, name, literal)...)
+		out = append(out, s.offerActions(o, name)...)
 	}
-	if out == nil {
-		out = []any{}
+	if !literal {
+		return commandsOf(out), nil
 	}
 	return out, nil
+}
+
+// codeAction is a protocol.CodeAction whose edit can hold what Reika
+// sends: go.lsp.dev's WorkspaceEdit has no file creation or change
+// annotations (defect 6 in doc.go, pinned by TestWorkspaceEditDocumentChanges).
+type codeAction struct {
+	protocol.CodeAction
+	Edit *WorkspaceEdit `json:"edit,omitempty"`
+}
+
+// commandsOf is what a client without code action literals gets: the
+// actions' commands.
+func commandsOf(actions []codeAction) []protocol.Command {
+	cmds := make([]protocol.Command, 0, len(actions))
+	for _, a := range actions {
+		cmds = append(cmds, *a.Command)
+	}
+	return cmds
 }
 
 // action is one of Reika's code actions.
@@ -127,7 +139,7 @@ func wanted(kind string, only []string) bool {
 // the server. The edits are planned on the document as it is now: the
 // user may have typed since the proposal was offered. When it no longer
 // fits, only "reject" is offered.
-func (s *Server) offerActions(o *offered, name string, literal bool) []any {
+func (s *Server) offerActions(o *offered, name string) []codeAction {
 	s.mu.Lock()
 	c := s.client
 	s.mu.Unlock()
@@ -138,32 +150,27 @@ func (s *Server) offerActions(o *offered, name string, literal bool) []any {
 		plan.Hunks = nil
 		plan.Proposal.Create = false
 	}
-	var out []any
-	add := func(title string, edit *WorkspaceEdit, cmd string, args map[string]any) {
-		command := protocol.Command{Title: title, Command: cmd, Arguments: []any{args}}
-		if !literal {
-			out = append(out, command)
-			return
-		}
-		ca := map[string]any{"title": title, "kind": KindProposal, "command": command}
-		if edit != nil {
-			ca["edit"] = edit
-		}
-		out = append(out, ca)
+	var out []codeAction
+	add := func(title string, edit *WorkspaceEdit, cmd string, args ProposalArgs) {
+		out = append(out, codeAction{
+			CodeAction: protocol.CodeAction{Title: title, Kind: KindProposal,
+				Command: &protocol.Command{Title: title, Command: cmd, Arguments: []any{args}}},
+			Edit: edit,
+		})
 	}
 	if err == nil {
 		if whole, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, pos, opt); err == nil {
-			add(fmt.Sprintf("Reika: apply the proposal (%s)", changeLabel(plan)), &whole, CmdApplyProposal, map[string]any{"id": o.id})
+			add(fmt.Sprintf("Reika: apply the proposal (%s)", changeLabel(plan)), &whole, CmdApplyProposal, ProposalArgs{ID: o.id})
 		}
 	}
 	if len(plan.Hunks) > 1 {
 		for i := range plan.Hunks {
 			if one, err := HunkWorkspaceEdit(plan, plan.Hunks[i].Index, PathToURI, pos, opt); err == nil {
-				add(fmt.Sprintf("Reika: apply hunk %d of %d to %s", i+1, len(plan.Hunks), name), &one, CmdApplyHunk, map[string]any{"id": o.id, "hunk": i + 1})
+				add(fmt.Sprintf("Reika: apply hunk %d of %d to %s", i+1, len(plan.Hunks), name), &one, CmdApplyHunk, ProposalArgs{ID: o.id, Hunk: i + 1})
 			}
 		}
 	}
-	add(fmt.Sprintf("Reika: reject the proposal for %s", name), nil, CmdRejectProposal, map[string]any{"id": o.id})
+	add(fmt.Sprintf("Reika: reject the proposal for %s", name), nil, CmdRejectProposal, ProposalArgs{ID: o.id})
 	return out
 }
 

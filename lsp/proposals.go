@@ -65,7 +65,7 @@ func (s *Server) position(enc Encoding) func(text string, offset int) protocol.P
 func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, error) {
 	plan, err := PlanEdit(p, s.current(p.Abs))
 	if err != nil {
-		s.showMessage(msgWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
 		return tools.Outcome{Reason: err.Error()}, nil
 	}
 	s.mu.Lock()
@@ -84,7 +84,7 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 			Label: asked,
 		})
 		if err != nil {
-			s.showMessage(msgWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
+			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
 			return tools.Outcome{Reason: err.Error()}, nil
 		}
 		var res ApplyWorkspaceEditResult
@@ -93,13 +93,13 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 			if ctx.Err() != nil {
 				return tools.Outcome{Reason: "the run was cancelled before the editor answered"}, nil
 			}
-			s.showMessage(msgWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
 			return tools.Outcome{Reason: err.Error()}, nil
 		}
 		if res.Applied {
 			out := tools.Outcome{Applied: true}
 			if replanned || plan.Reanchored {
-				s.showMessage(msgInfo, "Reika placed its change to %s around your edits made since it read the file", p.Path)
+				s.showMessage(protocol.MessageTypeInfo, "Reika placed its change to %s around your edits made since it read the file", p.Path)
 				out.Note = "The user had changed the file since you read it; the change was placed on their text. Read the file again before changing it further."
 			}
 			return out, nil
@@ -110,7 +110,7 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 		// longer fits. The user's text is never overwritten.
 		if cur := s.current(p.Abs); !replanned && cur.Open && plan.Current.Open && cur.Version != plan.Current.Version {
 			if plan, err = PlanEdit(p, cur); err != nil {
-				s.showMessage(msgWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+				s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
 				return tools.Outcome{Reason: err.Error()}, nil
 			}
 			continue
@@ -119,7 +119,7 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 		if reason == "" {
 			reason = "the editor or the user declined it"
 		}
-		s.showMessage(msgInfo, "Reika's change to %s was not applied: %s", p.Path, reason)
+		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, reason)
 		return tools.Outcome{Reason: reason}, nil
 	}
 }
@@ -150,7 +150,7 @@ func (s *Server) offer(ctx context.Context, plan EditPlan) (tools.Outcome, error
 		delete(s.pending, o.id)
 		s.mu.Unlock()
 	}()
-	s.showMessage(msgInfo, "Reika proposes %s: open the code actions on %s to apply it, one hunk of it, or reject it",
+	s.showMessage(protocol.MessageTypeInfo, "Reika proposes %s: open the code actions on %s to apply it, one hunk of it, or reject it",
 		changeLabel(plan), plan.Proposal.Path)
 	select {
 	case out := <-o.done:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/reika-lsp/reika/repomap"
 )
@@ -117,7 +117,7 @@ type Server struct {
 	state    serverState
 	client   clientCaps
 	folders  []string
-	editor   map[string]any // the editor's settings, as last sent
+	editor   json.RawMessage // the editor's settings, as last sent
 	inflight map[string]context.CancelFunc
 	exited   chan struct{}
 	exitOnce sync.Once
@@ -251,27 +251,24 @@ var handlers map[string]handler
 
 func init() {
 	handlers = map[string]handler{
-		"initialize":                          (*Server).initialize,
-		"initialized":                         (*Server).initialized,
-		"shutdown":                            (*Server).shutdown,
-		"$/cancelRequest":                     (*Server).cancelRequest,
-		"$/setTrace":                          ignore,
-		"$/logTrace":                          ignore,
-		"textDocument/didOpen":                (*Server).didOpen,
-		"textDocument/didChange":              (*Server).didChange,
-		"textDocument/didClose":               (*Server).didClose,
-		"textDocument/didSave":                (*Server).didSave,
-		"textDocument/codeAction":             (*Server).codeAction,
-		"codeAction/resolve":                  (*Server).codeActionResolve,
-		"workspace/executeCommand":            (*Server).executeCommand,
-		"workspace/didChangeConfiguration":    (*Server).didChangeConfiguration,
-		"workspace/didChangeWorkspaceFolders": (*Server).didChangeWorkspaceFolders,
-		"window/workDoneProgress/cancel":      (*Server).progressCancel,
+		protocol.MethodInitialize:                         (*Server).initialize,
+		protocol.MethodInitialized:                        (*Server).initialized,
+		protocol.MethodShutdown:                           (*Server).shutdown,
+		protocol.MethodCancelRequest:                      (*Server).cancelRequest,
+		protocol.MethodWorkDoneProgressCancel:             (*Server).progressCancel,
+		protocol.MethodTextDocumentDidOpen:                (*Server).didOpen,
+		protocol.MethodTextDocumentDidChange:              (*Server).didChange,
+		protocol.MethodTextDocumentDidClose:               (*Server).didClose,
+		protocol.MethodTextDocumentDidSave:                (*Server).didSave,
+		protocol.MethodTextDocumentCodeAction:             (*Server).codeAction,
+		methodCodeActionResolve:                           (*Server).codeActionResolve,
+		protocol.MethodWorkspaceExecuteCommand:            (*Server).executeCommand,
+		protocol.MethodWorkspaceDidChangeConfiguration:    (*Server).didChangeConfiguration,
+		protocol.MethodWorkspaceDidChangeWorkspaceFolders: (*Server).didChangeWorkspaceFolders,
 	}
-}
-
-func ignore(*Server, context.Context, jsonrpc2.Request, jsonrpc2.Replier) (any, error) {
-	return nil, nil
+	for _, m := range ignored {
+		handlers[m] = ignore
+	}
 }
 
 // decode reads a request's params.
@@ -285,19 +282,12 @@ func decode(req jsonrpc2.Request, v any) error {
 	return nil
 }
 
-// idKey names a request id the same way whether it came as a request's id
-// or inside $/cancelRequest's params (where go.lsp.dev drops numbers).
-func idKey(raw string) string {
-	return strings.Trim(strings.TrimSpace(raw), `"`)
-}
-
 // later runs f in a goroutine the connection owns, with a context that
 // $/cancelRequest for this call cancels; f's result is the reply.
 func (s *Server) later(req jsonrpc2.Request, reply jsonrpc2.Replier, f func(ctx context.Context) (any, error)) (any, error) {
 	ctx, cancel := context.WithCancel(s.ctx)
-	key := ""
-	if call, ok := req.(*jsonrpc2.Call); ok {
-		key = idKey(fmt.Sprint(call.ID()))
+	key := callKey(req)
+	if key != "" {
 		s.mu.Lock()
 		s.inflight[key] = cancel
 		s.mu.Unlock()
@@ -318,28 +308,6 @@ func (s *Server) later(req jsonrpc2.Request, reply jsonrpc2.Replier, f func(ctx 
 		reply(s.ctx, res, wireError(err))
 	}()
 	return nil, errLater
-}
-
-// cancelRequest cancels a request the server is still working on.
-// go.lsp.dev's own cancellation drops numeric ids, which VS Code and
-// Neovim send: this one reads the id itself.
-func (s *Server) cancelRequest(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
-	var p struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
-	key := idKey(string(p.ID))
-	s.mu.Lock()
-	cancel := s.inflight[key]
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-	// A cancelled ask stops the run it started.
-	s.cancelRunFor(key)
-	return nil, nil
 }
 
 // go runs f in a goroutine the connection owns.

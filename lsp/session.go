@@ -2,11 +2,14 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"go.lsp.dev/protocol"
 
 	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/config"
@@ -38,7 +41,9 @@ func (s *Server) settings() (*config.Settings, string, error) {
 	s.mu.Lock()
 	editor := s.editor
 	s.mu.Unlock()
-	return config.Resolve(config.Inputs{File: file, FilePath: path, Env: s.opts.Getenv, Editor: editor}), path, nil
+	in := config.Inputs{File: file, FilePath: path, Env: s.opts.Getenv}
+	json.Unmarshal(editor, &in.Editor) // checked to be an object (or null) when it came
+	return config.Resolve(in), path, nil
 }
 
 // session returns the agent session, connecting to the engine the first
@@ -61,7 +66,7 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 		return nil, fmt.Errorf("%v; fix %s", err, path)
 	}
 	for _, w := range st.Warnings {
-		s.showMessage(msgWarning, "Reika: %s", w)
+		s.showMessage(protocol.MessageTypeWarning, "Reika: %s", w)
 	}
 	conn, err := engine.Connect(ctx, st, s.opts.Getenv, engine.Options{HTTPClient: s.opts.HTTPClient})
 	if err != nil {
@@ -69,12 +74,12 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 	}
 	d := conn.Discovery
 	for _, w := range d.Warnings {
-		s.showMessage(msgWarning, "Reika: %s", w)
+		s.showMessage(protocol.MessageTypeWarning, "Reika: %s", w)
 	}
 	if d.TruncationRisk != "" {
-		s.showMessage(msgWarning, "Reika: %s", d.TruncationRisk)
+		s.showMessage(protocol.MessageTypeWarning, "Reika: %s", d.TruncationRisk)
 	}
-	s.logMessage(msgInfo, "Reika: %s at %s (%s), model %s, window %d (%s)",
+	s.logMessage(protocol.MessageTypeInfo, "Reika: %s at %s (%s), model %s, window %d (%s)",
 		d.Flavor.Name(), conn.Options.BaseURL, conn.EndpointSource, conn.Options.Model, d.Window, d.WindowSource)
 
 	root := s.root()
@@ -141,7 +146,7 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 				return
 			}
 			if err := a.Warmup(ctx); err != nil && ctx.Err() == nil {
-				s.logMessage(msgLog, "Reika: warm-up: %v", err)
+				s.logMessage(protocol.MessageTypeLog, "Reika: warm-up: %v", err)
 			}
 		})
 	}
@@ -177,7 +182,7 @@ func (s *Server) resetSession(reason string) {
 	s.mu.Unlock()
 	if old != nil {
 		old.agent.Close()
-		s.logMessage(msgLog, "Reika: a new session will start: %s", reason)
+		s.logMessage(protocol.MessageTypeLog, "Reika: a new session will start: %s", reason)
 	}
 }
 
@@ -201,7 +206,7 @@ func (s *Server) confirmBash(ctx context.Context, command string) bool {
 		return false
 	}
 	const run, deny = "Run it", "Don't run"
-	return s.ask(ctx, msgWarning, fmt.Sprintf("Reika wants to run: %s", clipLine(command, 300)), run, deny) == run
+	return s.ask(ctx, protocol.MessageTypeWarning, fmt.Sprintf("Reika wants to run: %s", clipLine(command, 300)), run, deny) == run
 }
 
 // warmupWait is how long the warm-up waits for the editor's first open
