@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -23,24 +22,13 @@ type askArgs struct {
 	Range       *protocol.Range      `json:"range,omitempty"`
 }
 
-// activeRun is the run under way.
-type activeRun struct {
-	cancel context.CancelFunc
-	key    string // the id of the executeCommand that started it
-	asked  string // the user's instruction, on one line, for edit descriptions
-	prog   atomic.Pointer[progress]
-}
-
 // startAsk starts a run in the background and returns at once. A second
 // ask while one runs gets a clear answer instead.
 func (s *Server) startAsk(key string, a askArgs) (*AskResult, error) {
 	if strings.TrimSpace(a.Instruction) == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask needs an instruction")
 	}
-	s.mu.Lock()
-	busy := s.run != nil
-	s.mu.Unlock()
-	if busy {
+	if s.runs.busy() {
 		s.showMessage(protocol.MessageTypeWarning, "Reika is already working on a request: wait for it, or run reika.cancel")
 		return &AskResult{Started: false, Reason: "a run is already in progress"}, nil
 	}
@@ -50,24 +38,14 @@ func (s *Server) startAsk(key string, a askArgs) (*AskResult, error) {
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	r := &activeRun{cancel: cancel, key: key, asked: clipLine(a.Instruction, 120)}
-	s.mu.Lock()
-	if s.run != nil {
-		s.mu.Unlock()
+	if !s.runs.start(r) {
 		cancel()
 		return &AskResult{Started: false, Reason: "a run is already in progress"}, nil
 	}
-	s.run = r
-	s.mu.Unlock()
 
 	s.goOwned(func(context.Context) {
 		defer cancel()
-		defer func() {
-			s.mu.Lock()
-			if s.run == r {
-				s.run = nil
-			}
-			s.mu.Unlock()
-		}()
+		defer s.runs.finish(r)
 		s.doAsk(ctx, r, instruction)
 	})
 	return &AskResult{Started: true}, nil
@@ -119,17 +97,7 @@ func (s *Server) instruction(a askArgs) (string, error) {
 
 // relative writes a path relative to the first workspace folder when it
 // is inside it.
-func (s *Server) relative(path string) string {
-	s.mu.Lock()
-	folders := s.folders
-	s.mu.Unlock()
-	for _, f := range folders {
-		if rel, err := filepath.Rel(f, path); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.ToSlash(rel)
-		}
-	}
-	return path
-}
+func (s *Server) relative(path string) string { return s.folders.relative(path) }
 
 // doAsk runs the agent with progress and messages.
 func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
@@ -236,11 +204,7 @@ func (s *Server) showAnswer(ctx context.Context, sess *session, answer, summary,
 	s.showDocument(ctx, path, false)
 }
 
-func (s *Server) canShowDocument() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.client.showDocument
-}
+func (s *Server) canShowDocument() bool { return s.caps().showDocument }
 
 // showDocument asks the editor to open a file: a raw call, since
 // go.lsp.dev puts window/showDocument on the wrong interface (defect 6 in
@@ -253,30 +217,4 @@ func (s *Server) showDocument(ctx context.Context, path string, takeFocus bool) 
 }
 
 // cancelRun stops the run under way, if any.
-func (s *Server) cancelRun() bool {
-	s.mu.Lock()
-	r := s.run
-	s.mu.Unlock()
-	if r == nil {
-		return false
-	}
-	r.cancel()
-	return true
-}
-
-// cancelRunFor stops the run an executeCommand with this id started.
-func (s *Server) cancelRunFor(key string) {
-	s.mu.Lock()
-	r := s.run
-	s.mu.Unlock()
-	if r != nil && r.key == key {
-		r.cancel()
-	}
-}
-
-func (r *activeRun) progressToken() string {
-	if p := r.prog.Load(); p != nil {
-		return p.token
-	}
-	return ""
-}
+func (s *Server) cancelRun() bool { return s.runs.cancel() }

@@ -28,15 +28,8 @@ func (s *Server) cancelRequest(_ context.Context, req jsonrpc2.Request, _ jsonrp
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	key := idKey(string(p.ID))
-	s.mu.Lock()
-	cancel := s.inflight[key]
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
 	// A cancelled ask stops the run it started.
-	s.cancelRunFor(key)
+	s.runs.cancelRequest(idKey(string(p.ID)))
 	return nil, nil
 }
 
@@ -46,13 +39,7 @@ func (s *Server) progressCancel(_ context.Context, req jsonrpc2.Request, _ jsonr
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	token := p.Token.String()
-	s.mu.Lock()
-	r := s.run
-	s.mu.Unlock()
-	if r != nil && r.progressToken() == token {
-		r.cancel()
-	}
+	s.runs.cancelProgress(p.Token.String())
 	return nil, nil
 }
 

@@ -11,21 +11,6 @@ import (
 	"github.com/reika-lsp/reika/contextwin"
 )
 
-// clientCaps is what the client said it can do, from initialize.
-type clientCaps struct {
-	name             string
-	progress         bool // window.workDoneProgress
-	applyEdit        bool // workspace.applyEdit
-	documentChanges  bool // workspace.workspaceEdit.documentChanges
-	annotations      bool // workspace.workspaceEdit.changeAnnotationSupport
-	resourceCreate   bool // workspace.workspaceEdit.resourceOperations has "create"
-	showDocument     bool // window.showDocument.support
-	messageActions   bool // window.showMessage.messageActionItem (assumed when absent)
-	codeActionLit    bool // textDocument.codeAction.codeActionLiteralSupport
-	codeActionResolv bool // textDocument.codeAction.resolveSupport
-	encoding         Encoding
-}
-
 // notify sends a notification; a failure is only logged (the client may
 // be gone).
 func (s *Server) notify(method string, params any) {
@@ -101,10 +86,7 @@ var progressSeq atomic.Int64
 // back to messages.
 func (s *Server) startProgress(ctx context.Context, title, message string) *progress {
 	p := &progress{s: s, token: fmt.Sprintf("reika-%d", progressSeq.Add(1))}
-	s.mu.Lock()
-	supported := s.client.progress
-	s.mu.Unlock()
-	if !supported {
+	if !s.caps().progress {
 		return p
 	}
 	// The params go by pointer: ProgressToken marshals itself only

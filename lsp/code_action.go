@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -64,17 +63,6 @@ func (s *Server) codeAction(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.
 		action{KindDocument, "Reika: document this code", "Write or improve the doc comments of this code, in the project's style. Change nothing else.", false},
 	)
 
-	s.mu.Lock()
-	literal := s.client.codeActionLit
-	var offers []*offered
-	for _, o := range s.pending {
-		if o.uri == uri {
-			offers = append(offers, o)
-		}
-	}
-	s.mu.Unlock()
-	slices.SortFunc(offers, func(a, b *offered) int { return strings.Compare(a.id, b.id) })
-
 	out := []codeAction{}
 	for _, a := range actions {
 		if !wanted(a.kind, p.Context.Only) {
@@ -86,10 +74,10 @@ func (s *Server) codeAction(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.
 				Instruction: a.instruction, URI: uri, Range: &r}}},
 		}})
 	}
-	for _, o := range offers {
+	for _, o := range s.offers.forURI(uri) {
 		out = append(out, s.offerActions(o, name)...)
 	}
-	if !literal {
+	if !s.caps().codeActionLit {
 		return commandsOf(out), nil
 	}
 	return out, nil
@@ -140,9 +128,7 @@ func wanted(kind string, only []string) bool {
 // user may have typed since the proposal was offered. When it no longer
 // fits, only "reject" is offered.
 func (s *Server) offerActions(o *offered, name string) []codeAction {
-	s.mu.Lock()
-	c := s.client
-	s.mu.Unlock()
+	c := s.caps()
 	opt := EditOptions{DocumentChanges: c.documentChanges, ResourceCreate: c.resourceCreate}
 	pos := s.position(c.encoding)
 	plan, err := PlanEdit(o.plan.Proposal, s.current(o.plan.Proposal.Abs))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"slices"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -49,13 +48,12 @@ func (s *Server) initialize(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.
 		return nil, err
 	}
 	caps := newClientCaps(p.Capabilities.ClientCapabilities, p.Capabilities.General.PositionEncodings, p.ClientInfo)
-
+	s.client.Store(&caps)
+	s.folders.set(initialFolders(p.InitializeParams))
 	s.mu.Lock()
-	s.client = caps
-	s.folders = initialFolders(p.InitializeParams)
 	s.editor = settings
-	s.state = stateInitialized
 	s.mu.Unlock()
+	s.state.Store(int32(stateInitialized))
 
 	var res initializeResult
 	res.Capabilities.PositionEncoding = caps.encoding.String()
@@ -77,39 +75,6 @@ func (s *Server) initialize(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.
 	}
 	res.ServerInfo = &protocol.ServerInfo{Name: "reika-lsp", Version: version}
 	return &res, nil
-}
-
-// newClientCaps reads what the server needs to know of the client.
-func newClientCaps(c protocol.ClientCapabilities, encodings []string, info *protocol.ClientInfo) clientCaps {
-	var caps clientCaps
-	if info != nil {
-		caps.name = info.Name
-	}
-	if w := c.Window; w != nil {
-		caps.progress = w.WorkDoneProgress
-		caps.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
-	}
-	// Message actions are assumed unless the client says how it shows
-	// messages and leaves them out.
-	caps.messageActions = c.Window == nil || c.Window.ShowMessage == nil || c.Window.ShowMessage.MessageActionItem != nil
-	if ws := c.Workspace; ws != nil {
-		caps.applyEdit = ws.ApplyEdit
-		if e := ws.WorkspaceEdit; e != nil {
-			caps.documentChanges = e.DocumentChanges
-			caps.annotations = e.ChangeAnnotationSupport != nil
-			caps.resourceCreate = slices.Contains(e.ResourceOperations, "create")
-		}
-	}
-	if td := c.TextDocument; td != nil && td.CodeAction != nil {
-		caps.codeActionLit = td.CodeAction.CodeActionLiteralSupport != nil
-		caps.codeActionResolv = td.CodeAction.ResolveSupport != nil
-	}
-	// UTF-16 unless the client offers UTF-8 (cheaper: offsets are bytes).
-	caps.encoding = UTF16
-	if slices.Contains(encodings, UTF8.String()) {
-		caps.encoding = UTF8
-	}
-	return caps
 }
 
 // initialFolders are the workspace folders initialize names: its folders,
@@ -148,9 +113,7 @@ func (s *Server) initialized(context.Context, jsonrpc2.Request, jsonrpc2.Replier
 }
 
 func (s *Server) shutdown(context.Context, jsonrpc2.Request, jsonrpc2.Replier) (any, error) {
-	s.mu.Lock()
-	s.state = stateShutdown
-	s.mu.Unlock()
+	s.state.Store(int32(stateShutdown))
 	s.cancelRun() // a run in flight stops; its transcript is kept
 	return nil, nil
 }

@@ -15,16 +15,6 @@ import (
 	"github.com/reika-lsp/reika/agent/tools"
 )
 
-// offered is a proposal waiting in code actions, for a client that cannot
-// take workspace/applyEdit: the user applies it (or one hunk) or rejects
-// it there.
-type offered struct {
-	id   string
-	uri  protocol.DocumentURI
-	plan EditPlan
-	done chan tools.Outcome
-}
-
 var offerSeq atomic.Int64
 
 // current is the file a proposal is about as it is now: the open buffer,
@@ -68,13 +58,7 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
 		return tools.Outcome{Reason: err.Error()}, nil
 	}
-	s.mu.Lock()
-	c := s.client
-	asked := ""
-	if s.run != nil {
-		asked = s.run.asked
-	}
-	s.mu.Unlock()
+	c, asked := s.caps(), s.runs.asked()
 	if !c.applyEdit {
 		return s.offer(ctx, plan)
 	}
@@ -142,14 +126,8 @@ func (s *Server) offer(ctx context.Context, plan EditPlan) (tools.Outcome, error
 		plan: plan,
 		done: make(chan tools.Outcome, 1),
 	}
-	s.mu.Lock()
-	s.pending[o.id] = o
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.pending, o.id)
-		s.mu.Unlock()
-	}()
+	s.offers.add(o)
+	defer s.offers.remove(o.id)
 	s.showMessage(protocol.MessageTypeInfo, "Reika proposes %s: open the code actions on %s to apply it, one hunk of it, or reject it",
 		changeLabel(plan), plan.Proposal.Path)
 	select {
@@ -164,9 +142,7 @@ func (s *Server) offer(ctx context.Context, plan EditPlan) (tools.Outcome, error
 
 // answerOffer records the user's choice on an offered proposal.
 func (s *Server) answerOffer(id string, out tools.Outcome) error {
-	s.mu.Lock()
-	o := s.pending[id]
-	s.mu.Unlock()
+	o := s.offers.get(id)
 	if o == nil {
 		return fmt.Errorf("the proposal %s is no longer waiting: the run that made it has moved on", id)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -113,21 +114,24 @@ type Server struct {
 	firstOpen     chan struct{}
 	firstOpenOnce sync.Once
 
-	mu       sync.Mutex
-	state    serverState
-	client   clientCaps
-	folders  []string
-	editor   json.RawMessage // the editor's settings, as last sent
-	inflight map[string]context.CancelFunc
+	state    atomic.Int32 // a serverState
 	exited   chan struct{}
 	exitOnce sync.Once
-	sess     *session   // the agent session, nil until the first need
-	sessMu   sync.Mutex // held while a session is being built
-	run      *activeRun // the run under way, nil when none
+
+	// The sub-states, each safe for concurrent use on its own.
+	client  atomic.Pointer[clientCaps] // set once, by initialize
+	folders folders
+	runs    runs
+	offers  offers
+
+	// mu guards the session and what it is built from, and agentRead.
+	mu     sync.Mutex
+	editor json.RawMessage // the editor's settings, as last sent
+	sess   *session        // the agent session, nil until the first need
+	sessMu sync.Mutex      // held while a session is being built
 	// resumeFrom is the transcript the next session continues ("" for a
 	// new one).
 	resumeFrom string
-	pending    map[string]*offered
 }
 
 type serverState int
@@ -147,9 +151,7 @@ func newServer(ctx context.Context, opts Options) *Server {
 		repo:      repomap.New(),
 		agentRead: map[string]bool{},
 		firstOpen: make(chan struct{}),
-		inflight:  map[string]context.CancelFunc{},
 		exited:    make(chan struct{}),
-		pending:   map[string]*offered{},
 	}
 }
 
@@ -177,9 +179,7 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		}
 	}()
 
-	s.mu.Lock()
-	state := s.state
-	s.mu.Unlock()
+	state := serverState(s.state.Load())
 	switch {
 	case method == "exit":
 		s.exitOnce.Do(func() { close(s.exited) })
@@ -288,9 +288,7 @@ func (s *Server) later(req jsonrpc2.Request, reply jsonrpc2.Replier, f func(ctx 
 	ctx, cancel := context.WithCancel(s.ctx)
 	key := callKey(req)
 	if key != "" {
-		s.mu.Lock()
-		s.inflight[key] = cancel
-		s.mu.Unlock()
+		s.runs.track(key, cancel)
 	}
 	s.wg.Add(1)
 	go func() {
@@ -298,9 +296,7 @@ func (s *Server) later(req jsonrpc2.Request, reply jsonrpc2.Replier, f func(ctx 
 		defer cancel()
 		res, err := f(ctx)
 		if key != "" {
-			s.mu.Lock()
-			delete(s.inflight, key)
-			s.mu.Unlock()
+			s.runs.untrack(key)
 		}
 		if ctx.Err() != nil && err == nil && s.ctx.Err() == nil {
 			err = jsonrpc2.Errorf(requestCancelled, "cancelled")

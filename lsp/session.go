@@ -55,8 +55,8 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 	defer s.sessMu.Unlock()
 	s.mu.Lock()
 	sess := s.sess
-	folders := append([]string(nil), s.folders...)
 	s.mu.Unlock()
+	folders := s.folders.all()
 	if sess != nil {
 		return sess, nil
 	}
@@ -155,10 +155,8 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 
 // root is the first workspace folder, else the working directory.
 func (s *Server) root() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.folders) > 0 {
-		return s.folders[0]
+	if f, ok := s.folders.first(); ok {
+		return f
 	}
 	wd, _ := os.Getwd()
 	return wd
@@ -199,10 +197,7 @@ func (s *Server) closeSession() {
 
 // confirmBash asks the user whether the model may run a command.
 func (s *Server) confirmBash(ctx context.Context, command string) bool {
-	s.mu.Lock()
-	can := s.client.messageActions
-	s.mu.Unlock()
-	if !can {
+	if !s.caps().messageActions {
 		return false
 	}
 	const run, deny = "Run it", "Don't run"

@@ -83,8 +83,4 @@ func (s *Server) didSave(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Rep
 }
 
 // encoding is the negotiated position encoding.
-func (s *Server) encoding() Encoding {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.client.encoding
-}
+func (s *Server) encoding() Encoding { return s.caps().encoding }

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"slices"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -49,18 +48,19 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, req jsonrpc2.Reque
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	for _, f := range p.Event.Removed {
-		if path, err := URIToPath(protocol.DocumentURI(f.URI)); err == nil {
-			s.folders = slices.DeleteFunc(s.folders, func(x string) bool { return x == path })
-		}
-	}
-	for _, f := range p.Event.Added {
-		if path, err := URIToPath(protocol.DocumentURI(f.URI)); err == nil && !slices.Contains(s.folders, path) {
-			s.folders = append(s.folders, path)
-		}
-	}
-	s.mu.Unlock()
+	s.folders.change(folderPaths(p.Event.Added), folderPaths(p.Event.Removed))
 	s.resetSession("the workspace folders changed")
 	return nil, nil
+}
+
+// folderPaths are the paths of the workspace folders that are local
+// files; the others are left out.
+func folderPaths(fs []protocol.WorkspaceFolder) []string {
+	var paths []string
+	for _, f := range fs {
+		if path, err := URIToPath(protocol.DocumentURI(f.URI)); err == nil {
+			paths = append(paths, path)
+		}
+	}
+	return paths
 }
