@@ -153,3 +153,14 @@ func TestPositionEncodingNotModelled(t *testing.T) {
 		}
 	}
 }
+
+// Defect 4: the logger and client context keys are equal, so WithClient
+// replaces the logger WithLogger put in.
+func TestContextKeysCollide(t *testing.T) {
+	logger := zap.NewExample()
+	ctx := protocol.WithLogger(context.Background(), logger)
+	ctx = protocol.WithClient(ctx, protocol.ClientDispatcher(nil, zap.NewNop()))
+	if protocol.LoggerFromContext(ctx) == logger {
+		t.Error("the logger survives WithClient; the keys no longer collide")
+	}
+}
