@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 
 	"go.lsp.dev/jsonrpc2"
@@ -27,6 +28,22 @@ type initializeParams struct {
 	} `json:"capabilities"`
 }
 
+// readInitialize decodes initialize's params. A field of an unexpected
+// shape (Lua writes an empty list as {}) is left at its zero value and
+// reported as skipped: encoding/json reads everything else, and the
+// server would rather start knowing most of what the client can do than
+// refuse the connection over a capability it never reads.
+func readInitialize(raw json.RawMessage) (p initializeParams, skipped, err error) {
+	if len(raw) == 0 {
+		return p, nil, nil
+	}
+	err = json.Unmarshal(raw, &p)
+	if typeErr := (*json.UnmarshalTypeError)(nil); errors.As(err, &typeErr) {
+		return p, err, nil
+	}
+	return p, nil, err
+}
+
 // initializeResult is go.lsp.dev's, with positionEncoding in the server's
 // capabilities (LSP 3.17, not in its 3.16 model; pinned by
 // TestPositionEncodingNotModelled).
@@ -39,9 +56,12 @@ type initializeResult struct {
 }
 
 func (s *Server) initialize(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
-	var p initializeParams
-	if err := decode(req, &p); err != nil {
-		return nil, err
+	p, skipped, err := readInitialize(req.Params())
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", req.Method(), err)
+	}
+	if skipped != nil {
+		s.log.Printf("initialize: part of the client's params has an unexpected shape and is left out: %v", skipped)
 	}
 	settings, err := editorSettings(req.Method(), p.InitializationOptions)
 	if err != nil {
