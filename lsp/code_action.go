@@ -10,30 +10,12 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// codeActionParams is textDocument/codeAction's params; the diagnostics
-// are kept raw so that any client's extra fields pass through, and "only"
-// is read leniently (Neovim 0.7 sends a junk value set).
-type codeActionParams struct {
-	TextDocument struct {
-		URI protocol.DocumentURI `json:"uri"`
-	} `json:"textDocument"`
-	Range   protocol.Range `json:"range"`
-	Context struct {
-		Diagnostics []struct {
-			Message string         `json:"message"`
-			Range   protocol.Range `json:"range"`
-			Source  string         `json:"source"`
-		} `json:"diagnostics"`
-		Only []string `json:"only"`
-	} `json:"context"`
-}
-
 // codeAction offers Reika's actions on a range: each a reika.ask with an
 // instruction and the place. It is pure computation — no engine, no disk
 // beyond what the editor sent — so it answers at once, and a cancelled or
 // repeated request costs nothing.
 func (s *Server) codeAction(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
-	var p codeActionParams
+	var p protocol.CodeActionParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
@@ -108,13 +90,14 @@ type action struct {
 }
 
 // wanted reports whether a kind passes the client's "only" filter; an
-// empty or unknown filter lets everything through.
-func wanted(kind string, only []string) bool {
+// empty or unknown filter lets everything through. (The filter is read
+// leniently: Neovim 0.7 sends a junk value set.)
+func wanted(kind string, only []protocol.CodeActionKind) bool {
 	if len(only) == 0 {
 		return true
 	}
 	for _, o := range only {
-		if o == "" || kind == o || strings.HasPrefix(kind, o+".") {
+		if o == "" || kind == string(o) || strings.HasPrefix(kind, string(o)+".") {
 			return true
 		}
 	}
