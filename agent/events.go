@@ -11,6 +11,9 @@ import (
 // front ends that speak only to the agent.
 type Chip = contextwin.Chip
 
+// Budget is the division of the window (contextwin's), likewise.
+type Budget = contextwin.Budget
+
 // EventKind says what happened.
 type EventKind int
 

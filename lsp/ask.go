@@ -2,12 +2,10 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -24,26 +22,15 @@ type askArgs struct {
 	Range       *protocol.Range      `json:"range,omitempty"`
 }
 
-// activeRun is the run under way.
-type activeRun struct {
-	cancel context.CancelFunc
-	key    string // the id of the executeCommand that started it
-	asked  string // the user's instruction, on one line, for edit descriptions
-	prog   atomic.Pointer[progress]
-}
-
 // startAsk starts a run in the background and returns at once. A second
 // ask while one runs gets a clear answer instead.
-func (s *Server) startAsk(key string, a askArgs) (any, error) {
+func (s *Server) startAsk(key string, a askArgs) (*AskResult, error) {
 	if strings.TrimSpace(a.Instruction) == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask needs an instruction")
 	}
-	s.mu.Lock()
-	busy := s.run != nil
-	s.mu.Unlock()
-	if busy {
-		s.showMessage(msgWarning, "Reika is already working on a request: wait for it, or run reika.cancel")
-		return map[string]any{"started": false, "reason": "a run is already in progress"}, nil
+	if s.runs.busy() {
+		s.showMessage(protocol.MessageTypeWarning, "Reika is already working on a request: wait for it, or run reika.cancel")
+		return &AskResult{Started: false, Reason: "a run is already in progress"}, nil
 	}
 	instruction, err := s.instruction(a)
 	if err != nil {
@@ -51,27 +38,17 @@ func (s *Server) startAsk(key string, a askArgs) (any, error) {
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	r := &activeRun{cancel: cancel, key: key, asked: clipLine(a.Instruction, 120)}
-	s.mu.Lock()
-	if s.run != nil {
-		s.mu.Unlock()
+	if !s.runs.start(r) {
 		cancel()
-		return map[string]any{"started": false, "reason": "a run is already in progress"}, nil
+		return &AskResult{Started: false, Reason: "a run is already in progress"}, nil
 	}
-	s.run = r
-	s.mu.Unlock()
 
 	s.goOwned(func(context.Context) {
 		defer cancel()
-		defer func() {
-			s.mu.Lock()
-			if s.run == r {
-				s.run = nil
-			}
-			s.mu.Unlock()
-		}()
+		defer s.runs.finish(r)
 		s.doAsk(ctx, r, instruction)
 	})
-	return map[string]any{"started": true}, nil
+	return &AskResult{Started: true}, nil
 }
 
 // instruction is the user's instruction with the place it is about: the
@@ -120,29 +97,19 @@ func (s *Server) instruction(a askArgs) (string, error) {
 
 // relative writes a path relative to the first workspace folder when it
 // is inside it.
-func (s *Server) relative(path string) string {
-	s.mu.Lock()
-	folders := s.folders
-	s.mu.Unlock()
-	for _, f := range folders {
-		if rel, err := filepath.Rel(f, path); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.ToSlash(rel)
-		}
-	}
-	return path
-}
+func (s *Server) relative(path string) string { return s.folders.relative(path) }
 
 // doAsk runs the agent with progress and messages.
 func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	sess, err := s.session(ctx)
 	if err != nil {
-		s.showMessage(msgError, "Reika: %v", err)
+		s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
 		return
 	}
 	prog := s.startProgress(ctx, "Reika", clipLine(instruction, 80))
 	r.prog.Store(prog)
 	if !prog.ok {
-		s.showMessage(msgInfo, "Reika is working on it: %s", clipLine(instruction, 80))
+		s.showMessage(protocol.MessageTypeInfo, "Reika is working on it: %s", clipLine(instruction, 80))
 	}
 	debug := sess.agent.Debug()
 	report := func(e agent.Event) {
@@ -154,16 +121,16 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 		case agent.ToolRan:
 			prog.report(fmt.Sprintf("%s %s", e.Tool, clipLine(e.Detail, 60)))
 		case agent.NoteWritten:
-			s.logMessage(msgLog, "Reika note: %s", e.Text)
+			s.logMessage(protocol.MessageTypeLog, "Reika note: %s", e.Text)
 		case agent.Shed:
-			s.logMessage(msgLog, "Reika: %s", e)
+			s.logMessage(protocol.MessageTypeLog, "Reika: %s", e)
 		case agent.Folded:
-			s.showMessage(msgInfo, "Reika %s", e)
+			s.showMessage(protocol.MessageTypeInfo, "Reika %s", e)
 		case agent.Warning:
-			s.logMessage(msgWarning, "Reika: %s", e.Text)
+			s.logMessage(protocol.MessageTypeWarning, "Reika: %s", e.Text)
 		case agent.Debug:
 			if debug {
-				s.logMessage(msgLog, "%s", e.Text)
+				s.logMessage(protocol.MessageTypeLog, "%s", e.Text)
 			}
 		}
 	}
@@ -177,13 +144,13 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 		s.showAnswer(ctx, sess, res.Answer, summary, chip.String())
 	case agent.Canceled:
 		prog.end("cancelled")
-		s.showMessage(msgInfo, "Reika stopped: cancelled. %s · %s", summary, chip)
+		s.showMessage(protocol.MessageTypeInfo, "Reika stopped: cancelled. %s · %s", summary, chip)
 	case agent.StepLimit:
 		prog.end("step limit")
-		s.showMessage(msgWarning, "Reika stopped after %d rounds, its step limit. %s · %s", res.Rounds, summary, chip)
+		s.showMessage(protocol.MessageTypeWarning, "Reika stopped after %d rounds, its step limit. %s · %s", res.Rounds, summary, chip)
 	default:
 		prog.end("failed")
-		s.showMessage(msgError, "Reika stopped: %v", err)
+		s.showMessage(protocol.MessageTypeError, "Reika stopped: %v", err)
 	}
 }
 
@@ -222,78 +189,29 @@ const answerInline = 400
 func (s *Server) showAnswer(ctx context.Context, sess *session, answer, summary, chip string) {
 	answer = strings.TrimSpace(answer)
 	if len(answer) <= answerInline || !s.canShowDocument() {
-		s.showMessage(msgInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
+		s.showMessage(protocol.MessageTypeInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
 		return
 	}
 	path := filepath.Join(sess.agent.Info().StateDir, fmt.Sprintf("answer-%s.md", time.Now().UTC().Format("20060102-150405")))
 	if err := os.WriteFile(path, []byte(answer+"\n"), 0o600); err != nil {
-		s.showMessage(msgInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
+		s.showMessage(protocol.MessageTypeInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
 		return
 	}
-	s.showMessage(msgInfo, "Reika finished: %s · %s", summary, chip)
+	s.showMessage(protocol.MessageTypeInfo, "Reika finished: %s · %s", summary, chip)
 	s.showDocument(ctx, path, false)
 }
 
-func (s *Server) canShowDocument() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.client.showDocument
-}
+func (s *Server) canShowDocument() bool { return s.caps().showDocument }
 
-// showDocument asks the editor to open a file (a raw call: go.lsp.dev puts
-// it on the wrong interface).
+// showDocument asks the editor to open a file: a raw call, since
+// go.lsp.dev puts window/showDocument on the wrong interface (defect 6 in
+// doc.go); its params and result types work.
 func (s *Server) showDocument(ctx context.Context, path string, takeFocus bool) bool {
-	var res struct {
-		Success bool `json:"success"`
-	}
-	err := s.call(ctx, s.opts.ClientTimeout, "window/showDocument",
-		map[string]any{"uri": PathToURI(path), "takeFocus": takeFocus}, &res)
+	var res protocol.ShowDocumentResult
+	err := s.call(ctx, s.opts.ClientTimeout, protocol.MethodShowDocument,
+		&protocol.ShowDocumentParams{URI: protocol.URI(PathToURI(path)), TakeFocus: takeFocus}, &res)
 	return err == nil && res.Success
 }
 
 // cancelRun stops the run under way, if any.
-func (s *Server) cancelRun() bool {
-	s.mu.Lock()
-	r := s.run
-	s.mu.Unlock()
-	if r == nil {
-		return false
-	}
-	r.cancel()
-	return true
-}
-
-// cancelRunFor stops the run an executeCommand with this id started.
-func (s *Server) cancelRunFor(key string) {
-	s.mu.Lock()
-	r := s.run
-	s.mu.Unlock()
-	if r != nil && r.key == key {
-		r.cancel()
-	}
-}
-
-// progressCancel is the user pressing cancel on the progress.
-func (s *Server) progressCancel(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
-	var p struct {
-		Token json.RawMessage `json:"token"`
-	}
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
-	token := idKey(string(p.Token))
-	s.mu.Lock()
-	r := s.run
-	s.mu.Unlock()
-	if r != nil && r.progressToken() == token {
-		r.cancel()
-	}
-	return nil, nil
-}
-
-func (r *activeRun) progressToken() string {
-	if p := r.prog.Load(); p != nil {
-		return p.token
-	}
-	return ""
-}
+func (s *Server) cancelRun() bool { return s.runs.cancel() }

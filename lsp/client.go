@@ -6,30 +6,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/reika-lsp/reika/agent"
-)
-
-// clientCaps is what the client said it can do, from initialize.
-type clientCaps struct {
-	name             string
-	progress         bool // window.workDoneProgress
-	applyEdit        bool // workspace.applyEdit
-	documentChanges  bool // workspace.workspaceEdit.documentChanges
-	annotations      bool // workspace.workspaceEdit.changeAnnotationSupport
-	resourceCreate   bool // workspace.workspaceEdit.resourceOperations has "create"
-	showDocument     bool // window.showDocument.support
-	messageActions   bool // window.showMessage.messageActionItem (assumed when absent)
-	codeActionLit    bool // textDocument.codeAction.codeActionLiteralSupport
-	codeActionResolv bool // textDocument.codeAction.resolveSupport
-	encoding         Encoding
-}
-
-// Message types of window/showMessage and window/logMessage.
-const (
-	msgError   = 1
-	msgWarning = 2
-	msgInfo    = 3
-	msgLog     = 4
 )
 
 // notify sends a notification; a failure is only logged (the client may
@@ -53,27 +32,25 @@ func (s *Server) call(ctx context.Context, timeout time.Duration, method string,
 }
 
 // showMessage shows the user a line.
-func (s *Server) showMessage(typ int, format string, args ...any) {
-	s.notify("window/showMessage", map[string]any{"type": typ, "message": fmt.Sprintf(format, args...)})
+func (s *Server) showMessage(typ protocol.MessageType, format string, args ...any) {
+	s.notify(protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: typ, Message: fmt.Sprintf(format, args...)})
 }
 
 // logMessage writes a line to the editor's log for this server.
-func (s *Server) logMessage(typ int, format string, args ...any) {
-	s.notify("window/logMessage", map[string]any{"type": typ, "message": fmt.Sprintf(format, args...)})
+func (s *Server) logMessage(typ protocol.MessageType, format string, args ...any) {
+	s.notify(protocol.MethodWindowLogMessage, &protocol.LogMessageParams{Type: typ, Message: fmt.Sprintf(format, args...)})
 }
 
 // ask shows a question with buttons and returns the chosen title, or ""
 // when the user dismissed it, the client cannot ask, or it timed out.
-func (s *Server) ask(ctx context.Context, typ int, message string, actions ...string) string {
-	items := make([]map[string]string, len(actions))
+func (s *Server) ask(ctx context.Context, typ protocol.MessageType, message string, actions ...string) string {
+	items := make([]protocol.MessageActionItem, len(actions))
 	for i, a := range actions {
-		items[i] = map[string]string{"title": a}
+		items[i] = protocol.MessageActionItem{Title: a}
 	}
-	var picked *struct {
-		Title string `json:"title"`
-	}
-	err := s.call(ctx, s.opts.ApplyTimeout, "window/showMessageRequest",
-		map[string]any{"type": typ, "message": message, "actions": items}, &picked)
+	var picked *protocol.MessageActionItem
+	err := s.call(ctx, s.opts.ApplyTimeout, protocol.MethodWindowShowMessageRequest,
+		&protocol.ShowMessageRequestParams{Type: typ, Message: message, Actions: items}, &picked)
 	if err != nil || picked == nil {
 		return ""
 	}
@@ -82,14 +59,14 @@ func (s *Server) ask(ctx context.Context, typ int, message string, actions ...st
 
 // sendStatus pushes the ctx chip to status lines (reika/status).
 func (s *Server) sendStatus(chip agent.Chip, running bool) {
-	s.notify(StatusNotification, map[string]any{
-		"text":       chip.String(),
-		"size":       chip.Size,
-		"window":     chip.Window,
-		"shed_point": chip.ShedPoint,
-		"percent":    chip.Percent,
-		"warn":       chip.Warn,
-		"running":    running,
+	s.notify(StatusNotification, &StatusParams{
+		Text:      chip.String(),
+		Size:      chip.Size,
+		Window:    chip.Window,
+		ShedPoint: chip.ShedPoint,
+		Percent:   chip.Percent,
+		Warn:      chip.Warn,
+		Running:   running,
 	})
 }
 
@@ -109,30 +86,37 @@ var progressSeq atomic.Int64
 // back to messages.
 func (s *Server) startProgress(ctx context.Context, title, message string) *progress {
 	p := &progress{s: s, token: fmt.Sprintf("reika-%d", progressSeq.Add(1))}
-	s.mu.Lock()
-	supported := s.client.progress
-	s.mu.Unlock()
-	if !supported {
+	if !s.caps().progress {
 		return p
 	}
-	if err := s.call(ctx, s.opts.ClientTimeout, "window/workDoneProgress/create", map[string]any{"token": p.token}, nil); err != nil {
+	// The params go by pointer: ProgressToken marshals itself only
+	// through a pointer (defect 5 in doc.go).
+	create := &protocol.WorkDoneProgressCreateParams{Token: *protocol.NewProgressToken(p.token)}
+	if err := s.call(ctx, s.opts.ClientTimeout, protocol.MethodWorkDoneProgressCreate, create, nil); err != nil {
 		s.log.Printf("workDoneProgress/create: %v", err)
 		return p
 	}
 	p.ok = true
-	s.notify("$/progress", map[string]any{"token": p.token, "value": map[string]any{
-		"kind": "begin", "title": title, "message": message, "cancellable": true}})
+	p.notify(&protocol.WorkDoneProgressBegin{
+		Kind: protocol.WorkDoneProgressKindBegin, Title: title, Message: message, Cancellable: true})
 	return p
 }
 
 func (p *progress) report(message string) {
 	if p.ok && !p.ended.Load() {
-		p.s.notify("$/progress", map[string]any{"token": p.token, "value": map[string]any{"kind": "report", "message": message}})
+		p.notify(&protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: message})
 	}
 }
 
 func (p *progress) end(message string) {
 	if p.ok && p.ended.CompareAndSwap(false, true) {
-		p.s.notify("$/progress", map[string]any{"token": p.token, "value": map[string]any{"kind": "end", "message": message}})
+		p.notify(&protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: message})
 	}
+}
+
+// notify sends one $/progress value. ProgressParams goes by pointer, or
+// its token marshals as {} (defect 5 in doc.go, pinned by
+// TestProgressParamsByValue).
+func (p *progress) notify(value any) {
+	p.s.notify(protocol.MethodProgress, &protocol.ProgressParams{Token: *protocol.NewProgressToken(p.token), Value: value})
 }

@@ -149,13 +149,6 @@ func TestFullReplacementIsNotAnEditAt00(t *testing.T) {
 	}
 }
 
-// didChangeParams is didChange's params with the changes left raw, the
-// way a handler decodes them.
-type didChangeParams struct {
-	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
-	ContentChanges json.RawMessage                          `json:"contentChanges"`
-}
-
 func TestDecodeChanges(t *testing.T) {
 	for _, tc := range []struct {
 		name    string

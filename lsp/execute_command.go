@@ -18,8 +18,9 @@ import (
 // executeCommand runs one of Reika's commands. Each replies at once or,
 // when it must wait for the engine, from a goroutine the connection owns.
 func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply jsonrpc2.Replier) (any, error) {
+	// The arguments stay raw, each decoded into its command's own type.
 	var p struct {
-		Command   string            `json:"command"`
+		protocol.ExecuteCommandParams
 		Arguments []json.RawMessage `json:"arguments"`
 	}
 	if err := decode(req, &p); err != nil {
@@ -34,10 +35,7 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 		}
 		return nil
 	}
-	key := ""
-	if call, ok := req.(*jsonrpc2.Call); ok {
-		key = idKey(fmt.Sprint(call.ID()))
-	}
+	key := callKey(req)
 
 	switch p.Command {
 	case CmdAsk:
@@ -45,32 +43,33 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 		if err := arg(&a); err != nil {
 			return nil, err
 		}
-		return s.startAsk(key, a)
+		res, err := s.startAsk(key, a)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
 	case CmdCancel:
 		if s.cancelRun() {
-			return map[string]any{"cancelled": true}, nil
+			return CancelResult{Cancelled: true}, nil
 		}
-		s.showMessage(msgInfo, "Reika has no run to cancel")
-		return map[string]any{"cancelled": false}, nil
+		s.showMessage(protocol.MessageTypeInfo, "Reika has no run to cancel")
+		return CancelResult{Cancelled: false}, nil
 	case CmdStatus:
-		return s.later(req, reply, s.status)
+		return s.later(req, reply, typed(s.status))
 	case CmdCompact:
-		return s.later(req, reply, s.compact)
+		return s.later(req, reply, typed(s.compact))
 	case CmdSave:
-		return s.later(req, reply, s.save)
+		return s.later(req, reply, typed(s.save))
 	case CmdShowRecap:
-		return s.later(req, reply, s.showRecap)
+		return s.later(req, reply, typed(s.showRecap))
 	case CmdResume:
-		return s.later(req, reply, s.resume)
+		return s.later(req, reply, typed(s.resume))
 	case CmdNewSession:
 		s.resetSession("reika.newSession")
-		s.showMessage(msgInfo, "Reika: a new session starts with the next request")
-		return map[string]any{"ok": true}, nil
+		s.showMessage(protocol.MessageTypeInfo, "Reika: a new session starts with the next request")
+		return NewSessionResult{OK: true}, nil
 	case CmdApplyProposal, CmdApplyHunk, CmdRejectProposal:
-		var a struct {
-			ID   string `json:"id"`
-			Hunk int    `json:"hunk"`
-		}
+		var a ProposalArgs
 		if err := arg(&a); err != nil {
 			return nil, err
 		}
@@ -86,11 +85,23 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 }
 
+// typed lets a command that returns its own result type reply from later;
+// a failed command replies with its error alone.
+func typed[T any](f func(context.Context) (T, error)) func(context.Context) (any, error) {
+	return func(ctx context.Context) (any, error) {
+		res, err := f(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
 // status returns the chip and the budget, and shows the chip.
-func (s *Server) status(ctx context.Context) (any, error) {
+func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 	sess, err := s.session(ctx)
 	if err != nil {
-		s.showMessage(msgError, "Reika: %v", err)
+		s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
 		return nil, err
 	}
 	chip, b := sess.agent.Chip(), sess.agent.Budget()
@@ -102,29 +113,29 @@ func (s *Server) status(ctx context.Context) (any, error) {
 	} else {
 		line += fmt.Sprintf(" · shed at %d, down to %d; reserve %d", b.ShedPoint, b.ShedTarget, b.Reserve)
 	}
-	s.showMessage(msgInfo, "Reika: %s", line)
-	return map[string]any{
-		"chip": chip.String(), "size": chip.Size, "window": chip.Window, "percent": chip.Percent, "warn": chip.Warn,
-		"budget": b, "running": running, "model": sess.agent.Info().Connection.Options.Model, "endpoint": sess.agent.Info().Connection.Options.BaseURL,
-		"transcript": sess.agent.TranscriptPath(),
+	s.showMessage(protocol.MessageTypeInfo, "Reika: %s", line)
+	return &StatusResult{
+		Chip: chip.String(), Size: chip.Size, Window: chip.Window, Percent: chip.Percent, Warn: chip.Warn,
+		Budget: b, Running: running, Model: sess.agent.Info().Connection.Options.Model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
+		Transcript: sess.agent.TranscriptPath(),
 	}, nil
 }
 
 // compact writes the note and folds now, and says what it did.
-func (s *Server) compact(ctx context.Context) (any, error) {
+func (s *Server) compact(ctx context.Context) (*CompactResult, error) {
 	sess, err := s.session(ctx)
 	if err != nil {
-		s.showMessage(msgError, "Reika: %v", err)
+		s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
 		return nil, err
 	}
 	before, after, err := sess.agent.Compact(ctx, nil)
 	if ctx.Err() != nil {
-		s.showMessage(msgInfo, "Reika: the compaction was cancelled; nothing was folded")
+		s.showMessage(protocol.MessageTypeInfo, "Reika: the compaction was cancelled; nothing was folded")
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		s.showMessage(msgInfo, "Reika: %v", err)
-		return map[string]any{"compacted": false, "reason": err.Error(), "before": before, "after": after}, nil
+		s.showMessage(protocol.MessageTypeInfo, "Reika: %v", err)
+		return &CompactResult{Compacted: false, Reason: err.Error(), Before: before, After: after}, nil
 	}
 	r := sess.agent.Recap()
 	size := 0
@@ -132,12 +143,12 @@ func (s *Server) compact(ctx context.Context) (any, error) {
 		size = len(r.Text)
 	}
 	s.sendStatus(sess.agent.Chip(), false)
-	s.showMessage(msgInfo, "Reika folded the conversation: %d → %d tokens, with a recap of %d bytes", before, after, size)
-	return map[string]any{"compacted": true, "before": before, "after": after, "recap_chars": size}, nil
+	s.showMessage(protocol.MessageTypeInfo, "Reika folded the conversation: %d → %d tokens, with a recap of %d bytes", before, after, size)
+	return &CompactResult{Compacted: true, Before: before, After: after, RecapChars: size}, nil
 }
 
 // save writes the whole transcript as Markdown and opens it.
-func (s *Server) save(ctx context.Context) (any, error) {
+func (s *Server) save(ctx context.Context) (*PathResult, error) {
 	sess, err := s.session(ctx)
 	if err != nil {
 		return nil, err
@@ -147,22 +158,22 @@ func (s *Server) save(ctx context.Context) (any, error) {
 		return nil, err
 	}
 	if !s.canShowDocument() || !s.showDocument(ctx, out, true) {
-		s.showMessage(msgInfo, "Reika saved the transcript to %s", out)
+		s.showMessage(protocol.MessageTypeInfo, "Reika saved the transcript to %s", out)
 	}
-	return map[string]any{"path": out}, nil
+	return &PathResult{Path: out}, nil
 }
 
 // showRecap opens the current recap as a document; when the user saves
 // an edit of it, the edit replaces the recap on the next request.
-func (s *Server) showRecap(ctx context.Context) (any, error) {
+func (s *Server) showRecap(ctx context.Context) (*RecapResult, error) {
 	sess, err := s.session(ctx)
 	if err != nil {
 		return nil, err
 	}
 	r := sess.agent.Recap()
 	if r == nil {
-		s.showMessage(msgInfo, "Reika has no recap yet: nothing has been folded in this session")
-		return map[string]any{"recap": false}, nil
+		s.showMessage(protocol.MessageTypeInfo, "Reika has no recap yet: nothing has been folded in this session")
+		return &RecapResult{Recap: new(bool)}, nil
 	}
 	path := filepath.Join(sess.agent.Info().StateDir, "recap-"+filepath.Base(strings.TrimSuffix(sess.agent.TranscriptPath(), ".jsonl"))+".md")
 	if err := os.WriteFile(path, []byte(r.Text), 0o600); err != nil {
@@ -172,9 +183,9 @@ func (s *Server) showRecap(ctx context.Context) (any, error) {
 	sess.recapURI = string(PathToURI(path))
 	s.mu.Unlock()
 	if !s.canShowDocument() || !s.showDocument(ctx, path, true) {
-		s.showMessage(msgInfo, "Reika wrote the recap to %s: edit and save it to replace the recap", path)
+		s.showMessage(protocol.MessageTypeInfo, "Reika wrote the recap to %s: edit and save it to replace the recap", path)
 	}
-	return map[string]any{"path": path}, nil
+	return &RecapResult{Path: path}, nil
 }
 
 // recapSaved takes the user's saved edit of the recap document.
@@ -197,14 +208,14 @@ func (s *Server) recapSaved(uri protocol.DocumentURI) {
 		text = string(data)
 	}
 	if sess.agent.EditRecap(text) {
-		s.showMessage(msgInfo, "Reika: the edited recap replaces the old one on the next request")
+		s.showMessage(protocol.MessageTypeInfo, "Reika: the edited recap replaces the old one on the next request")
 	}
 }
 
 // resume continues the workspace's previous session: the conversation
 // comes back from its transcript (everything, shed or folded or not), and
 // the next ask goes on from it.
-func (s *Server) resume(ctx context.Context) (any, error) {
+func (s *Server) resume(ctx context.Context) (*ResumeResult, error) {
 	s.mu.Lock()
 	cur := s.sess
 	s.mu.Unlock()
@@ -214,8 +225,8 @@ func (s *Server) resume(ctx context.Context) (any, error) {
 	}
 	path := agent.LatestTranscript(s.opts.Getenv, s.opts.StateDir, s.root(), current)
 	if path == "" {
-		s.showMessage(msgInfo, "Reika has no earlier session of this workspace to resume")
-		return map[string]any{"resumed": false}, nil
+		s.showMessage(protocol.MessageTypeInfo, "Reika has no earlier session of this workspace to resume")
+		return &ResumeResult{Resumed: false}, nil
 	}
 	s.resetSession("reika.resume")
 	s.mu.Lock()
@@ -223,10 +234,10 @@ func (s *Server) resume(ctx context.Context) (any, error) {
 	s.mu.Unlock()
 	sess, err := s.session(ctx)
 	if err != nil {
-		s.showMessage(msgError, "Reika: %v", err)
+		s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
 		return nil, err
 	}
 	n := len(sess.agent.Messages())
-	s.showMessage(msgInfo, "Reika resumed the session in %s: %d messages; the next request goes on from them", filepath.Base(path), n)
-	return map[string]any{"resumed": true, "path": path, "messages": n}, nil
+	s.showMessage(protocol.MessageTypeInfo, "Reika resumed the session in %s: %d messages; the next request goes on from them", filepath.Base(path), n)
+	return &ResumeResult{Resumed: true, Path: path, Messages: n}, nil
 }

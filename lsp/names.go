@@ -1,5 +1,7 @@
 package lsp
 
+import "github.com/reika-lsp/reika/agent"
+
 // The names Reika adds to the protocol. They are declared once, here; the
 // editor plugins mirror them in one file each, and a test checks they do
 // not drift.
@@ -49,3 +51,86 @@ const (
 	KindDocument = "refactor.reika.document"
 	KindProposal = "quickfix.reika.proposal"
 )
+
+// The shapes of what Reika's commands return and of reika/status, declared
+// once. Fields are in alphabetical order, the order in which these objects
+// went on the wire when they were maps.
+
+// StatusParams are reika/status's params: the ctx chip's fields.
+type StatusParams struct {
+	Percent   int    `json:"percent"` // of the shed point
+	Running   bool   `json:"running"` // a run is under way
+	ShedPoint int    `json:"shed_point"`
+	Size      int    `json:"size"` // tokens in the last request
+	Text      string `json:"text"` // the chip as the status line shows it
+	Warn      bool   `json:"warn"` // a shed is near
+	Window    int    `json:"window"`
+}
+
+// AskResult is reika.ask's answer: whether a run started, and why not.
+type AskResult struct {
+	Reason  string `json:"reason,omitempty"`
+	Started bool   `json:"started"`
+}
+
+// CancelResult is reika.cancel's answer: whether a run was stopped.
+type CancelResult struct {
+	Cancelled bool `json:"cancelled"`
+}
+
+// NewSessionResult is reika.newSession's answer.
+type NewSessionResult struct {
+	OK bool `json:"ok"`
+}
+
+// StatusResult is reika.status's answer: the chip, the budget and where
+// the session runs.
+type StatusResult struct {
+	Budget     agent.Budget      `json:"budget"`
+	Chip       string            `json:"chip"`
+	Endpoint   string            `json:"endpoint"`
+	Model      string            `json:"model"`
+	Percent    int               `json:"percent"`
+	Running    bool              `json:"running"`
+	Size       int               `json:"size"`
+	Transcript string            `json:"transcript"`
+	Warn       bool              `json:"warn"`
+	Window     int               `json:"window"`
+}
+
+// CompactResult is reika.compact's answer: the prompt's size before and
+// after, and the recap's size, or why nothing was folded.
+type CompactResult struct {
+	After      int    `json:"after"`
+	Before     int    `json:"before"`
+	Compacted  bool   `json:"compacted"`
+	Reason     string `json:"reason,omitempty"`
+	RecapChars int    `json:"recap_chars,omitempty"`
+}
+
+// PathResult is the answer of reika.save: the file it wrote.
+type PathResult struct {
+	Path string `json:"path"`
+}
+
+// RecapResult is reika.showRecap's answer: the recap document's path, or
+// Recap false when there is no recap yet.
+type RecapResult struct {
+	Path  string `json:"path,omitempty"`
+	Recap *bool  `json:"recap,omitempty"` // set (false) only when there is no recap
+}
+
+// ResumeResult is reika.resume's answer: whether a session was resumed,
+// from which transcript, with how many messages.
+type ResumeResult struct {
+	Messages int    `json:"messages,omitempty"`
+	Path     string `json:"path,omitempty"`
+	Resumed  bool   `json:"resumed"`
+}
+
+// ProposalArgs are the arguments of reika.applyProposal, reika.applyHunk
+// (with Hunk, from 1) and reika.rejectProposal.
+type ProposalArgs struct {
+	Hunk int    `json:"hunk,omitempty"`
+	ID   string `json:"id"`
+}

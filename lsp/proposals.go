@@ -15,16 +15,6 @@ import (
 	"github.com/reika-lsp/reika/agent/tools"
 )
 
-// offered is a proposal waiting in code actions, for a client that cannot
-// take workspace/applyEdit: the user applies it (or one hunk) or rejects
-// it there.
-type offered struct {
-	id   string
-	uri  protocol.DocumentURI
-	plan EditPlan
-	done chan tools.Outcome
-}
-
 var offerSeq atomic.Int64
 
 // current is the file a proposal is about as it is now: the open buffer,
@@ -65,16 +55,10 @@ func (s *Server) position(enc Encoding) func(text string, offset int) protocol.P
 func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, error) {
 	plan, err := PlanEdit(p, s.current(p.Abs))
 	if err != nil {
-		s.showMessage(msgWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
 		return tools.Outcome{Reason: err.Error()}, nil
 	}
-	s.mu.Lock()
-	c := s.client
-	asked := ""
-	if s.run != nil {
-		asked = s.run.asked
-	}
-	s.mu.Unlock()
+	c, asked := s.caps(), s.runs.asked()
 	if !c.applyEdit {
 		return s.offer(ctx, plan)
 	}
@@ -84,7 +68,7 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 			Label: asked,
 		})
 		if err != nil {
-			s.showMessage(msgWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
+			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
 			return tools.Outcome{Reason: err.Error()}, nil
 		}
 		var res ApplyWorkspaceEditResult
@@ -93,13 +77,13 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 			if ctx.Err() != nil {
 				return tools.Outcome{Reason: "the run was cancelled before the editor answered"}, nil
 			}
-			s.showMessage(msgWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
 			return tools.Outcome{Reason: err.Error()}, nil
 		}
 		if res.Applied {
 			out := tools.Outcome{Applied: true}
 			if replanned || plan.Reanchored {
-				s.showMessage(msgInfo, "Reika placed its change to %s around your edits made since it read the file", p.Path)
+				s.showMessage(protocol.MessageTypeInfo, "Reika placed its change to %s around your edits made since it read the file", p.Path)
 				out.Note = "The user had changed the file since you read it; the change was placed on their text. Read the file again before changing it further."
 			}
 			return out, nil
@@ -110,7 +94,7 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 		// longer fits. The user's text is never overwritten.
 		if cur := s.current(p.Abs); !replanned && cur.Open && plan.Current.Open && cur.Version != plan.Current.Version {
 			if plan, err = PlanEdit(p, cur); err != nil {
-				s.showMessage(msgWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+				s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
 				return tools.Outcome{Reason: err.Error()}, nil
 			}
 			continue
@@ -119,7 +103,7 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 		if reason == "" {
 			reason = "the editor or the user declined it"
 		}
-		s.showMessage(msgInfo, "Reika's change to %s was not applied: %s", p.Path, reason)
+		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, reason)
 		return tools.Outcome{Reason: reason}, nil
 	}
 }
@@ -142,15 +126,9 @@ func (s *Server) offer(ctx context.Context, plan EditPlan) (tools.Outcome, error
 		plan: plan,
 		done: make(chan tools.Outcome, 1),
 	}
-	s.mu.Lock()
-	s.pending[o.id] = o
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.pending, o.id)
-		s.mu.Unlock()
-	}()
-	s.showMessage(msgInfo, "Reika proposes %s: open the code actions on %s to apply it, one hunk of it, or reject it",
+	s.offers.add(o)
+	defer s.offers.remove(o.id)
+	s.showMessage(protocol.MessageTypeInfo, "Reika proposes %s: open the code actions on %s to apply it, one hunk of it, or reject it",
 		changeLabel(plan), plan.Proposal.Path)
 	select {
 	case out := <-o.done:
@@ -164,9 +142,7 @@ func (s *Server) offer(ctx context.Context, plan EditPlan) (tools.Outcome, error
 
 // answerOffer records the user's choice on an offered proposal.
 func (s *Server) answerOffer(id string, out tools.Outcome) error {
-	s.mu.Lock()
-	o := s.pending[id]
-	s.mu.Unlock()
+	o := s.offers.get(id)
 	if o == nil {
 		return fmt.Errorf("the proposal %s is no longer waiting: the run that made it has moved on", id)
 	}

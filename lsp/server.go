@@ -4,16 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"net/http"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/reika-lsp/reika/repomap"
 )
@@ -113,21 +114,24 @@ type Server struct {
 	firstOpen     chan struct{}
 	firstOpenOnce sync.Once
 
-	mu       sync.Mutex
-	state    serverState
-	client   clientCaps
-	folders  []string
-	editor   map[string]any // the editor's settings, as last sent
-	inflight map[string]context.CancelFunc
+	state    atomic.Int32 // a serverState
 	exited   chan struct{}
 	exitOnce sync.Once
-	sess     *session   // the agent session, nil until the first need
-	sessMu   sync.Mutex // held while a session is being built
-	run      *activeRun // the run under way, nil when none
+
+	// The sub-states, each safe for concurrent use on its own.
+	client  atomic.Pointer[clientCaps] // set once, by initialize
+	folders folders
+	runs    runs
+	offers  offers
+
+	// mu guards the session and what it is built from, and agentRead.
+	mu     sync.Mutex
+	editor json.RawMessage // the editor's settings, as last sent
+	sess   *session        // the agent session, nil until the first need
+	sessMu sync.Mutex      // held while a session is being built
 	// resumeFrom is the transcript the next session continues ("" for a
 	// new one).
 	resumeFrom string
-	pending    map[string]*offered
 }
 
 type serverState int
@@ -147,9 +151,7 @@ func newServer(ctx context.Context, opts Options) *Server {
 		repo:      repomap.New(),
 		agentRead: map[string]bool{},
 		firstOpen: make(chan struct{}),
-		inflight:  map[string]context.CancelFunc{},
 		exited:    make(chan struct{}),
-		pending:   map[string]*offered{},
 	}
 }
 
@@ -177,9 +179,7 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		}
 	}()
 
-	s.mu.Lock()
-	state := s.state
-	s.mu.Unlock()
+	state := serverState(s.state.Load())
 	switch {
 	case method == "exit":
 		s.exitOnce.Do(func() { close(s.exited) })
@@ -251,27 +251,24 @@ var handlers map[string]handler
 
 func init() {
 	handlers = map[string]handler{
-		"initialize":                          (*Server).initialize,
-		"initialized":                         (*Server).initialized,
-		"shutdown":                            (*Server).shutdown,
-		"$/cancelRequest":                     (*Server).cancelRequest,
-		"$/setTrace":                          ignore,
-		"$/logTrace":                          ignore,
-		"textDocument/didOpen":                (*Server).didOpen,
-		"textDocument/didChange":              (*Server).didChange,
-		"textDocument/didClose":               (*Server).didClose,
-		"textDocument/didSave":                (*Server).didSave,
-		"textDocument/codeAction":             (*Server).codeAction,
-		"codeAction/resolve":                  (*Server).codeActionResolve,
-		"workspace/executeCommand":            (*Server).executeCommand,
-		"workspace/didChangeConfiguration":    (*Server).didChangeConfiguration,
-		"workspace/didChangeWorkspaceFolders": (*Server).didChangeWorkspaceFolders,
-		"window/workDoneProgress/cancel":      (*Server).progressCancel,
+		protocol.MethodInitialize:                         (*Server).initialize,
+		protocol.MethodInitialized:                        (*Server).initialized,
+		protocol.MethodShutdown:                           (*Server).shutdown,
+		protocol.MethodCancelRequest:                      (*Server).cancelRequest,
+		protocol.MethodWorkDoneProgressCancel:             (*Server).progressCancel,
+		protocol.MethodTextDocumentDidOpen:                (*Server).didOpen,
+		protocol.MethodTextDocumentDidChange:              (*Server).didChange,
+		protocol.MethodTextDocumentDidClose:               (*Server).didClose,
+		protocol.MethodTextDocumentDidSave:                (*Server).didSave,
+		protocol.MethodTextDocumentCodeAction:             (*Server).codeAction,
+		methodCodeActionResolve:                           (*Server).codeActionResolve,
+		protocol.MethodWorkspaceExecuteCommand:            (*Server).executeCommand,
+		protocol.MethodWorkspaceDidChangeConfiguration:    (*Server).didChangeConfiguration,
+		protocol.MethodWorkspaceDidChangeWorkspaceFolders: (*Server).didChangeWorkspaceFolders,
 	}
-}
-
-func ignore(*Server, context.Context, jsonrpc2.Request, jsonrpc2.Replier) (any, error) {
-	return nil, nil
+	for _, m := range ignored {
+		handlers[m] = ignore
+	}
 }
 
 // decode reads a request's params.
@@ -285,22 +282,13 @@ func decode(req jsonrpc2.Request, v any) error {
 	return nil
 }
 
-// idKey names a request id the same way whether it came as a request's id
-// or inside $/cancelRequest's params (where go.lsp.dev drops numbers).
-func idKey(raw string) string {
-	return strings.Trim(strings.TrimSpace(raw), `"`)
-}
-
 // later runs f in a goroutine the connection owns, with a context that
 // $/cancelRequest for this call cancels; f's result is the reply.
 func (s *Server) later(req jsonrpc2.Request, reply jsonrpc2.Replier, f func(ctx context.Context) (any, error)) (any, error) {
 	ctx, cancel := context.WithCancel(s.ctx)
-	key := ""
-	if call, ok := req.(*jsonrpc2.Call); ok {
-		key = idKey(fmt.Sprint(call.ID()))
-		s.mu.Lock()
-		s.inflight[key] = cancel
-		s.mu.Unlock()
+	key := callKey(req)
+	if key != "" {
+		s.runs.track(key, cancel)
 	}
 	s.wg.Add(1)
 	go func() {
@@ -308,9 +296,7 @@ func (s *Server) later(req jsonrpc2.Request, reply jsonrpc2.Replier, f func(ctx 
 		defer cancel()
 		res, err := f(ctx)
 		if key != "" {
-			s.mu.Lock()
-			delete(s.inflight, key)
-			s.mu.Unlock()
+			s.runs.untrack(key)
 		}
 		if ctx.Err() != nil && err == nil && s.ctx.Err() == nil {
 			err = jsonrpc2.Errorf(requestCancelled, "cancelled")
@@ -318,28 +304,6 @@ func (s *Server) later(req jsonrpc2.Request, reply jsonrpc2.Replier, f func(ctx 
 		reply(s.ctx, res, wireError(err))
 	}()
 	return nil, errLater
-}
-
-// cancelRequest cancels a request the server is still working on.
-// go.lsp.dev's own cancellation drops numeric ids, which VS Code and
-// Neovim send: this one reads the id itself.
-func (s *Server) cancelRequest(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
-	var p struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
-	key := idKey(string(p.ID))
-	s.mu.Lock()
-	cancel := s.inflight[key]
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-	// A cancelled ask stops the run it started.
-	s.cancelRunFor(key)
-	return nil, nil
 }
 
 // go runs f in a goroutine the connection owns.

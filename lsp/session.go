@@ -2,11 +2,12 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 	"time"
+
+	"go.lsp.dev/protocol"
 
 	"github.com/reika-lsp/reika/agent"
 )
@@ -27,25 +28,23 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 	defer s.sessMu.Unlock()
 	s.mu.Lock()
 	sess := s.sess
-	folders := append([]string(nil), s.folders...)
 	editor := s.editor
 	resume := s.resumeFrom
-	s.resumeFrom = ""
+	if sess == nil {
+		s.resumeFrom = ""
+	}
 	s.mu.Unlock()
 	if sess != nil {
 		return sess, nil
 	}
+	folders := s.folders.all()
 	if len(folders) == 0 {
 		if root := s.root(); root != "" {
 			folders = []string{root}
 		}
 	}
-	settings, err := json.Marshal(editor)
-	if err != nil {
-		return nil, err
-	}
 	a, err := agent.Start(ctx, agent.Setup{
-		Settings:   settings,
+		Settings:   editor,
 		Getenv:     s.opts.Getenv,
 		HTTPClient: s.opts.HTTPClient,
 		Folders:    folders,
@@ -61,9 +60,9 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 	}
 	for _, n := range a.Info().Notices {
 		if n.Warning {
-			s.showMessage(msgWarning, "Reika: %s", n.Text)
+			s.showMessage(protocol.MessageTypeWarning, "Reika: %s", n.Text)
 		} else {
-			s.logMessage(msgInfo, "Reika: %s", n.Text)
+			s.logMessage(protocol.MessageTypeInfo, "Reika: %s", n.Text)
 		}
 	}
 	sess = &session{agent: a}
@@ -82,7 +81,7 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 				return
 			}
 			if err := a.Warmup(ctx); err != nil && ctx.Err() == nil {
-				s.logMessage(msgLog, "Reika: warm-up: %v", err)
+				s.logMessage(protocol.MessageTypeLog, "Reika: warm-up: %v", err)
 			}
 		})
 	}
@@ -91,10 +90,8 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 
 // root is the first workspace folder, else the working directory.
 func (s *Server) root() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.folders) > 0 {
-		return s.folders[0]
+	if f, ok := s.folders.first(); ok {
+		return f
 	}
 	wd, _ := os.Getwd()
 	return wd
@@ -110,7 +107,7 @@ func (s *Server) resetSession(reason string) {
 	s.mu.Unlock()
 	if old != nil {
 		old.agent.Close()
-		s.logMessage(msgLog, "Reika: a new session will start: %s", reason)
+		s.logMessage(protocol.MessageTypeLog, "Reika: a new session will start: %s", reason)
 	}
 }
 
@@ -127,14 +124,11 @@ func (s *Server) closeSession() {
 
 // confirmBash asks the user whether the model may run a command.
 func (s *Server) confirmBash(ctx context.Context, command string) bool {
-	s.mu.Lock()
-	can := s.client.messageActions
-	s.mu.Unlock()
-	if !can {
+	if !s.caps().messageActions {
 		return false
 	}
 	const run, deny = "Run it", "Don't run"
-	return s.ask(ctx, msgWarning, fmt.Sprintf("Reika wants to run: %s", clipLine(command, 300)), run, deny) == run
+	return s.ask(ctx, protocol.MessageTypeWarning, fmt.Sprintf("Reika wants to run: %s", clipLine(command, 300)), run, deny) == run
 }
 
 // warmupWait is how long the warm-up waits for the editor's first open

@@ -10,24 +10,17 @@ import (
 )
 
 func (s *Server) didOpen(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
-	var p struct {
-		TextDocument struct {
-			URI        protocol.DocumentURI `json:"uri"`
-			LanguageID string               `json:"languageId"`
-			Version    int32                `json:"version"`
-			Text       string               `json:"text"`
-		} `json:"textDocument"`
-	}
+	var p protocol.DidOpenTextDocumentParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
 	d := p.TextDocument
-	if err := s.docs.DidOpen(d.URI, d.LanguageID, d.Version, d.Text); err != nil {
-		s.logMessage(msgWarning, "Reika does not keep %s: %v", d.URI, err)
+	if err := s.docs.DidOpen(d.URI, string(d.LanguageID), d.Version, d.Text); err != nil {
+		s.logMessage(protocol.MessageTypeWarning, "Reika does not keep %s: %v", d.URI, err)
 	} else if _, err := URIToPath(d.URI); err != nil && isFileURI(d.URI) {
 		// Kept like an untitled buffer, but the agent's tools, which
 		// work on paths, will never see it: say so.
-		s.logMessage(msgWarning, "Reika cannot tell which file %s is (%v): the agent will not see this document", d.URI, err)
+		s.logMessage(protocol.MessageTypeWarning, "Reika cannot tell which file %s is (%v): the agent will not see this document", d.URI, err)
 	} else {
 		s.mapOpened(d.URI)
 	}
@@ -38,17 +31,18 @@ func isFileURI(uri protocol.DocumentURI) bool {
 	return len(uri) >= 5 && strings.EqualFold(string(uri[:5]), "file:")
 }
 
-// didChange applies incremental changes. The changes are decoded here,
-// not by go.lsp.dev, which cannot tell a whole-document change from an
-// edit at 0:0.
+// didChangeParams are go.lsp.dev's DidChangeTextDocumentParams with the
+// changes kept raw, for DecodeChanges: its TextDocumentContentChangeEvent
+// holds the range as a value, so a whole-document change reads as an edit
+// at 0:0 (defect 3 in doc.go, pinned by TestContentChangeRangeIsAValue).
+type didChangeParams struct {
+	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges json.RawMessage                          `json:"contentChanges"`
+}
+
+// didChange applies incremental changes.
 func (s *Server) didChange(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
-	var p struct {
-		TextDocument struct {
-			URI     protocol.DocumentURI `json:"uri"`
-			Version int32                `json:"version"`
-		} `json:"textDocument"`
-		ContentChanges json.RawMessage `json:"contentChanges"`
-	}
+	var p didChangeParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
@@ -62,17 +56,13 @@ func (s *Server) didChange(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.R
 		// The document is no longer in step: drop it, so that tools read
 		// the disk rather than a wrong text, and say so.
 		s.docs.DidClose(p.TextDocument.URI)
-		s.logMessage(msgWarning, "Reika lost track of %s (%v); it reads the file from disk until the editor opens it again", p.TextDocument.URI, err)
+		s.logMessage(protocol.MessageTypeWarning, "Reika lost track of %s (%v); it reads the file from disk until the editor opens it again", p.TextDocument.URI, err)
 	}
 	return nil, nil
 }
 
 func (s *Server) didClose(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
-	var p struct {
-		TextDocument struct {
-			URI protocol.DocumentURI `json:"uri"`
-		} `json:"textDocument"`
-	}
+	var p protocol.DidCloseTextDocumentParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
@@ -84,11 +74,7 @@ func (s *Server) didClose(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Re
 // didSave notices the user saving the recap document: the edit replaces
 // the recap on the next request.
 func (s *Server) didSave(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
-	var p struct {
-		TextDocument struct {
-			URI protocol.DocumentURI `json:"uri"`
-		} `json:"textDocument"`
-	}
+	var p protocol.DidSaveTextDocumentParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
@@ -97,8 +83,4 @@ func (s *Server) didSave(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Rep
 }
 
 // encoding is the negotiated position encoding.
-func (s *Server) encoding() Encoding {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.client.encoding
-}
+func (s *Server) encoding() Encoding { return s.caps().encoding }

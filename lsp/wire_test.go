@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"reflect"
+	"strings"
 	"testing"
 
 	"go.lsp.dev/jsonrpc2"
@@ -64,5 +66,101 @@ func TestProtocolOverJSONRPC2(t *testing.T) {
 	}
 	if got := (<-cancels).id; got != float64(7) {
 		t.Errorf("$/cancelRequest id decoded as %T %v, want float64 7 (the defect the server works around)", got, got)
+	}
+}
+
+// Defect 3: TextDocumentContentChangeEvent holds its range as a value, so a
+// whole-document change (no range) decodes the same as an insertion at
+// 0:0. The server decodes didChange's changes itself (DecodeChanges).
+func TestContentChangeRangeIsAValue(t *testing.T) {
+	var whole, atStart protocol.TextDocumentContentChangeEvent
+	if err := json.Unmarshal([]byte(`{"text":"x"}`), &whole); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(`{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"text":"x"}`), &atStart); err != nil {
+		t.Fatal(err)
+	}
+	if whole != atStart {
+		t.Errorf("a whole-document change decodes as %+v and an insertion at 0:0 as %+v; the defect is gone, go.lsp.dev's type may do", whole, atStart)
+	}
+}
+
+// Defect 5: ProgressToken marshals itself only through a pointer, so
+// ProgressParams (and WorkDoneProgressCreateParams) passed by value send
+// the token as {}.
+func TestProgressParamsByValue(t *testing.T) {
+	p := protocol.ProgressParams{Token: *protocol.NewProgressToken("reika-1"), Value: "v"}
+	byValue, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPointer, err := json.Marshal(&p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(byPointer), `{"token":"reika-1","value":"v"}`; got != want {
+		t.Errorf("ProgressParams by pointer = %s, want %s", got, want)
+	}
+	if got := string(byValue); got != `{"token":{},"value":"v"}` {
+		t.Errorf("ProgressParams by value = %s, want the token as {} (the defect the server works around)", got)
+	}
+}
+
+// Defect 6: WorkspaceEdit.DocumentChanges holds only TextDocumentEdits of
+// plain TextEdits: a CreateFile turns into an empty edit of no document,
+// and an edit's annotationId is dropped.
+// The server sends its own WorkspaceEdit (workspace_edit.go), inside its own
+// code action type. window/showDocument sits on the Server interface (a
+// server cannot send it through the Client dispatcher), so it goes as a
+// raw call with the library's params.
+func TestWorkspaceEditDocumentChanges(t *testing.T) {
+	var edit protocol.WorkspaceEdit
+	in := `{"documentChanges":[{"kind":"create","uri":"file:///w/new.go"},` +
+		`{"textDocument":{"uri":"file:///w/a.go","version":1},"edits":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"newText":"x","annotationId":"a"}]}],` +
+		`"changeAnnotations":{"a":{"label":"Reika","needsConfirmation":true}}}`
+	if err := json.Unmarshal([]byte(in), &edit); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(edit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lost := range []string{`"create"`, `"annotationId"`} {
+		if strings.Contains(string(out), lost) {
+			t.Errorf("go.lsp.dev's WorkspaceEdit kept %s: %s; the defect is gone", lost, out)
+		}
+	}
+	if _, ok := reflect.TypeFor[protocol.Client]().MethodByName("ShowDocument"); ok {
+		t.Error("protocol.Client has ShowDocument now; the raw call may go")
+	}
+	if _, ok := reflect.TypeFor[protocol.Server]().MethodByName("ShowDocument"); !ok {
+		t.Error("protocol.Server no longer has ShowDocument")
+	}
+}
+
+// LSP 3.17's position encodings are not in go.lsp.dev's 3.16 model: the
+// server reads general.positionEncodings and sends positionEncoding with
+// its own fields around the library's types (initialize.go).
+func TestPositionEncodingNotModelled(t *testing.T) {
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[protocol.ServerCapabilities](),
+		reflect.TypeFor[protocol.GeneralClientCapabilities](),
+	} {
+		for f := range typ.Fields() {
+			if strings.HasPrefix(f.Tag.Get("json"), "positionEncoding") {
+				t.Errorf("%s has %s now; the local fields may go", typ, f.Name)
+			}
+		}
+	}
+}
+
+// Defect 4: the logger and client context keys are equal, so WithClient
+// replaces the logger WithLogger put in.
+func TestContextKeysCollide(t *testing.T) {
+	logger := zap.NewExample()
+	ctx := protocol.WithLogger(context.Background(), logger)
+	ctx = protocol.WithClient(ctx, protocol.ClientDispatcher(nil, zap.NewNop()))
+	if protocol.LoggerFromContext(ctx) == logger {
+		t.Error("the logger survives WithClient; the keys no longer collide")
 	}
 }

@@ -1,0 +1,65 @@
+package lsp
+
+import (
+	"slices"
+
+	"go.lsp.dev/protocol"
+)
+
+// clientCaps is what the client said it can do, from initialize. The
+// server keeps it in an atomic pointer (Server.client): it is written once,
+// by initialize, and only read after.
+type clientCaps struct {
+	name             string
+	progress         bool // window.workDoneProgress
+	applyEdit        bool // workspace.applyEdit
+	documentChanges  bool // workspace.workspaceEdit.documentChanges
+	annotations      bool // workspace.workspaceEdit.changeAnnotationSupport
+	resourceCreate   bool // workspace.workspaceEdit.resourceOperations has "create"
+	showDocument     bool // window.showDocument.support
+	messageActions   bool // window.showMessage.messageActionItem (assumed when absent)
+	codeActionLit    bool // textDocument.codeAction.codeActionLiteralSupport
+	codeActionResolv bool // textDocument.codeAction.resolveSupport
+	encoding         Encoding
+}
+
+// newClientCaps reads what the server needs to know of the client.
+func newClientCaps(c protocol.ClientCapabilities, encodings []string, info *protocol.ClientInfo) clientCaps {
+	var caps clientCaps
+	if info != nil {
+		caps.name = info.Name
+	}
+	if w := c.Window; w != nil {
+		caps.progress = w.WorkDoneProgress
+		caps.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
+	}
+	// Message actions are assumed unless the client says how it shows
+	// messages and leaves them out.
+	caps.messageActions = c.Window == nil || c.Window.ShowMessage == nil || c.Window.ShowMessage.MessageActionItem != nil
+	if ws := c.Workspace; ws != nil {
+		caps.applyEdit = ws.ApplyEdit
+		if e := ws.WorkspaceEdit; e != nil {
+			caps.documentChanges = e.DocumentChanges
+			caps.annotations = e.ChangeAnnotationSupport != nil
+			caps.resourceCreate = slices.Contains(e.ResourceOperations, "create")
+		}
+	}
+	if td := c.TextDocument; td != nil && td.CodeAction != nil {
+		caps.codeActionLit = td.CodeAction.CodeActionLiteralSupport != nil
+		caps.codeActionResolv = td.CodeAction.ResolveSupport != nil
+	}
+	// UTF-16 unless the client offers UTF-8 (cheaper: offsets are bytes).
+	caps.encoding = UTF16
+	if slices.Contains(encodings, UTF8.String()) {
+		caps.encoding = UTF8
+	}
+	return caps
+}
+
+// caps is what the client can do; before initialize, nothing.
+func (s *Server) caps() clientCaps {
+	if c := s.client.Load(); c != nil {
+		return *c
+	}
+	return clientCaps{encoding: UTF16}
+}
