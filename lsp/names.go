@@ -86,16 +86,16 @@ type NewSessionResult struct {
 // StatusResult is reika.status's answer: the chip, the budget and where
 // the session runs.
 type StatusResult struct {
-	Budget     agent.Budget      `json:"budget"`
-	Chip       string            `json:"chip"`
-	Endpoint   string            `json:"endpoint"`
-	Model      string            `json:"model"`
-	Percent    int               `json:"percent"`
-	Running    bool              `json:"running"`
-	Size       int               `json:"size"`
-	Transcript string            `json:"transcript"`
-	Warn       bool              `json:"warn"`
-	Window     int               `json:"window"`
+	Budget     agent.Budget `json:"budget"`
+	Chip       string       `json:"chip"`
+	Endpoint   string       `json:"endpoint"`
+	Model      string       `json:"model"`
+	Percent    int          `json:"percent"`
+	Running    bool         `json:"running"`
+	Size       int          `json:"size"`
+	Transcript string       `json:"transcript"`
+	Warn       bool         `json:"warn"`
+	Window     int          `json:"window"`
 }
 
 // CompactResult is reika.compact's answer: the prompt's size before and
