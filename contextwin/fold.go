@@ -9,19 +9,6 @@ import (
 const foldPreamble = "[The conversation before this point was folded to stay inside the context window. " +
 	"Nothing is lost: read files and run searches again for anything you need in full.]\n\n"
 
-// groupStarts lists the entries in [from, to) that start a group: a user
-// message, or an assistant message with the results after it. A fold
-// boundary is always one of them, so no result is parted from its call.
-func (s *Session) groupStarts(from, to int) []int {
-	var out []int
-	for i := from; i < to; i++ {
-		if s.log[i].Role != Tool {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 // foldable reports whether a fold would fold anything: some group starts
 // between the recap and the current round.
 func (s *Session) foldable() bool {
@@ -40,67 +27,56 @@ func (s *Session) entryTokens(i int) int {
 	return s.est.Known(e.size-e.fresh) + s.est.New(e.fresh)
 }
 
-// foldBoundary is where a fold would start keeping turns verbatim:
-// walking back from the newest message, groups stay while they fit in the
-// fold keeps — or less, when the prefix, the recap and the task carried
-// verbatim leave less under the goal — and the current round always
-// stays. A boundary at or before foldedUpTo folds nothing.
-func (s *Session) foldBoundary(b Budget, goal int) int {
-	cur := s.currentStart()
-	starts := s.groupStarts(s.foldedUpTo, len(s.entries))
-	verbatim := 0
-	if t := s.turnStart(); t >= 0 && t < cur {
-		verbatim += len(s.log[t].Content)
-	}
-	if p := s.taskPayload; p >= 0 && p < cur {
-		verbatim += len(s.log[p].Content)
-	}
-	keeps := min(b.FoldKeeps, goal-s.prefixTokens()-b.Recap-s.est.Known(verbatim)-s.est.New(len(foldPreamble)+256))
-	boundary, keep := len(s.entries), 0
-	for g := len(starts) - 1; g >= 0; g-- {
-		st, end := starts[g], len(s.entries)
-		if g+1 < len(starts) {
-			end = starts[g+1]
-		}
-		t := 0
-		for i := st; i < end; i++ {
-			t += s.entryTokens(i)
-		}
-		if st < cur && keep+t > keeps {
-			break
-		}
-		keep += t
-		boundary = st
-	}
-	return boundary
-}
-
-// fold folds the oldest turns into one recap: walking back from the
-// newest message, groups stay verbatim while they fit in the fold keeps
-// (the current round always stays); everything older becomes the recap,
-// which replaces the previous one. It returns how many messages it folded
-// and the recap message's size.
-func (s *Session) fold(b Budget, goal int) (folded, recapChars int) {
-	boundary := s.foldBoundary(b, goal)
+// foldAt folds the turns before boundary (a group start, so no result is
+// parted from its call) into the recap. The recap carries the user's
+// messages word for word — the task first, then every later one — and the
+// task's payload. When the recap has room left, the newly folded turns are
+// appended to it, and the request stays cached up to its end; otherwise a
+// new recap replaces it, merging the old one's lists, in three quarters of
+// its budget,
+// so that the next folds can append again. It returns how many messages it
+// folded and the recap message's size.
+func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	if boundary <= s.foldedUpTo {
 		return 0, 0
 	}
-
-	r := BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: s.log[s.foldedUpTo:boundary], Budget: s.est.NewChars(b.Recap)})
-
+	budget := s.est.NewChars(b.Recap)
+	turns := s.log[s.foldedUpTo:boundary]
 	var text strings.Builder
-	text.WriteString(foldPreamble)
-	text.WriteString(r.Text)
-	// The task survives: the request that opened the turn, and the payload
-	// that defined it, travel verbatim inside the recap. Their bytes were
-	// carried before, so they are not priced as new.
-	verbatim := 0
-	if t := s.turnStart(); t >= 0 && t < boundary {
-		text.WriteString("\n\nThe task, verbatim:\n")
-		text.WriteString(s.log[t].Content)
-		verbatim += len(s.log[t].Content)
+	var r Recap
+	verbatim, from := 0, 0
+	if s.canAppend(budget) {
+		// The old recap stays as it was sent; what is new follows it.
+		part := BuildRecap(RecapInput{Note: s.note, Folded: turns, Budget: budget - len(s.recap.Text) - len(appendHeading) - 2})
+		r = BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: turns, Budget: budget * 3 / 4})
+		r.Text = s.recap.Text + "\n\n" + appendHeading + part.Text
+		text.WriteString(s.recapMsg.Content)
+		text.WriteString("\n\n" + appendHeading)
+		text.WriteString(part.Text)
+		verbatim, from = len(s.recapMsg.Content), s.foldedUpTo
+	} else {
+		r = BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: turns, Budget: budget * 3 / 4})
+		text.WriteString(foldPreamble)
+		text.WriteString(r.Text)
 	}
-	if p := s.taskPayload; p >= 0 && p < boundary {
+	// The task survives, and so does everything the user said since: their
+	// messages and the payload that defined the task travel verbatim. Their
+	// bytes were carried before, so they are not priced as new.
+	first := from == 0
+	for i := from; i < boundary; i++ {
+		if !s.isVerbatimUser(i) {
+			continue
+		}
+		if first {
+			text.WriteString("\n\n" + taskHeading)
+			first = false
+		} else {
+			text.WriteString("\n\n" + userHeading)
+		}
+		text.WriteString(s.log[i].Content)
+		verbatim += len(s.log[i].Content)
+	}
+	if p := s.taskPayload; p >= from && p < boundary {
 		text.WriteString("\n\nThe payload that defines the task (" + describe(s.log, p) + "), verbatim:\n")
 		text.WriteString(s.log[p].Content)
 		verbatim += len(s.log[p].Content)
@@ -114,6 +90,22 @@ func (s *Session) fold(b Budget, goal int) (folded, recapChars int) {
 	s.rebuild()
 	return folded, text.Len()
 }
+
+// appendHeading opens what a fold appends to the recap.
+const appendHeading = "Folded since:\n"
+
+// canAppend reports whether the recap has room, in a budget of so many
+// bytes, for another fold's turns after it.
+func (s *Session) canAppend(budget int) bool {
+	return s.recap != nil && len(s.recap.Text)+len(appendHeading)+2+budget/8 <= budget
+}
+
+// The headings of the user's messages in the recap: the task, then what
+// they said after it.
+const (
+	taskHeading = "The task, verbatim:\n"
+	userHeading = "Then the user said, verbatim:\n"
+)
 
 // electTaskPayload picks, once per turn, the result that defines the task:
 // one the agent marked, else the first result of the turn about a file or

@@ -178,8 +178,11 @@ func (h *harness) check(p Plan) {
 	switch p.Event {
 	case Shed, Fold, Emergency:
 		h.events++
-		if !p.TooSmall && p.Estimate > b.ShedTarget {
-			t.Fatalf("after a %s the estimate %d is above the shed target %d (window %d)", p.Event, p.Estimate, b.ShedTarget, b.Window)
+		// An event never leaves the request above the shed point (so the
+		// next request is not an event again), nor the window.
+		if !p.TooSmall && (s.likely() > b.ShedPoint || p.Estimate > b.Usable) {
+			t.Fatalf("after a %s the request is %d tokens likely, %d estimated: above the shed point %d or the usable %d (window %d)",
+				p.Event, s.likely(), p.Estimate, b.ShedPoint, b.Usable, b.Window)
 		}
 	case Append:
 		if h.prev != nil && !p.TooSmall && b.Window > 0 {
@@ -198,6 +201,15 @@ func (h *harness) check(p Plan) {
 	checkPairs(t, p.Messages)
 	if p.Event != Note { // the note round asks before the current round
 		h.checkCurrentRound(p)
+	}
+	if !p.TooSmall {
+		// The task and every later message of the user's, word for word,
+		// whatever was folded.
+		for i, m := range s.log {
+			if s.isVerbatimUser(i) && !containsContent(p.Messages, m.Content) {
+				t.Fatalf("the user's message %d (%q) is not in the request verbatim", i, clip(m.Content, 60))
+			}
+		}
 	}
 	if b.Window == 0 && len(p.Shed)+p.Folded+len(p.Cut) > 0 {
 		t.Fatalf("with no window a plan shed %d, folded %d, cut %d", len(p.Shed), p.Folded, len(p.Cut))

@@ -141,7 +141,7 @@ func (s *Session) Compact() error {
 	switch {
 	case s.cfg.Window <= 0:
 		return errors.New("no known window: there is nothing to fold against; set REIKA_CONTEXT_WINDOW")
-	case !s.foldable() || s.foldBoundary(s.Budget(), s.Budget().ShedTarget-s.est.New(noticeRoom)) <= s.foldedUpTo:
+	case !s.foldable():
 		return errors.New("nothing to fold: the conversation is no longer than the turns a fold keeps")
 	}
 	s.compact = true
@@ -311,29 +311,32 @@ const noteReply = 512
 // to the newest message; the notice is clipped to it.
 const noticeRoom = 640
 
-// shrink is one shrink event: shed down to the target, fold if that is not
-// enough, cut the current round's new results if even that is not, and
-// tell the model what went.
+// shrink is one shrink event. It prices the ways to shrink the request
+// (price.go) and takes the cheapest per token of room it makes: usually a
+// shed late in the request, which leaves everything before it cached; a
+// fold when no shed makes room enough, after the model's note. When even
+// the option with the most room leaves the request over the window, it
+// degrades: the current round's results are cut further, then the task's
+// payload to its head and tail. It stops only when the fixed prefix and
+// the user's instruction alone do not fit.
 func (s *Session) shrink(b Budget, emergency bool) Plan {
 	s.electTaskPayload()
 	cands := s.shedCandidates()
-	target := b.ShedTarget
-	// Shedding and folding aim below the target by the notice's room, so
-	// that telling the model what went does not push the request back over.
-	goal := target - s.est.New(noticeRoom)
-
-	// Will shedding alone reach the goal? If not, the fold comes, and the
-	// model writes its note first — unless the request is already too
-	// large to carry the question.
-	size, fresh := s.size, s.fresh
-	for _, c := range cands {
-		size, fresh = s.afterShed(c, size, fresh)
-		if s.price(size, fresh) <= goal {
-			break
-		}
+	at := candidateAt(cands)
+	var o option
+	switch {
+	case s.compact:
+		o = s.deepest(b, at, true)
+	case emergency:
+		o = s.deepest(b, at, false)
+	default:
+		opts := append(s.shedOptions(b, at), s.foldOptions(b, at)...)
+		o, _ = s.choose(b, opts)
 	}
-	willFold := s.price(size, fresh) > goal || s.compact
-	if willFold && !emergency && !s.noteAsked && s.foldable() {
+
+	// A fold is preceded by the model's note — unless the request is
+	// already too large to carry the question.
+	if o.fold > 0 && !emergency && !s.noteAsked && s.foldable() {
 		msgs, est := s.noteMessages()
 		if est+noteReply <= b.Window {
 			s.noteAsked = true
@@ -345,48 +348,92 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 	}
 
 	p := Plan{Event: Shed}
+	if o.fold > 0 {
+		p.Event = Fold
+	}
 	if emergency {
 		p.Event = Emergency
 	}
-	if s.compact {
-		// Asked for: fold now, whatever the size; nothing need be shed.
-		s.compact = false
-		p.Event = Fold
-		p.Folded, p.RecapChars = s.fold(b, goal)
-		s.note, s.noteAsked = "", false
-		s.attachNotice(p, false)
-		return s.finish(p)
+	s.compact = false
+	if o.fold > 0 {
+		p.Folded, p.RecapChars = s.foldAt(b, o.fold)
+	}
+	from := o.shedFrom
+	if o.shedKept {
+		from = 0
 	}
 	for _, c := range cands {
-		if s.estimate() <= goal {
-			break
+		if k := s.slotOf(c.index); k < 0 || k < from || c.index < s.foldedUpTo {
+			continue
 		}
 		if c.what == shedPayload {
 			if _, keep := s.summarize(c.index); keep {
 				continue
 			}
 		}
-		p.Shed = append(p.Shed, s.applyShed(c))
-		p.ShedChars += p.Shed[len(p.Shed)-1].Chars
-	}
-	if over := s.estimate() - goal; over > 0 {
-		p.Short = over
-		if p.Event == Shed {
-			p.Event = Fold
+		r := s.applyShed(c)
+		if r.Chars > 0 || c.what != shedPayload {
+			p.Shed = append(p.Shed, r)
+			p.ShedChars += r.Chars
 		}
-		p.Folded, p.RecapChars = s.fold(b, goal)
+	}
+	if over := s.likely() - b.ShedTarget; over > 0 {
+		p.Short = over
 	}
 	s.note, s.noteAsked = "", false
 	s.attachNotice(p, emergency)
-	if s.estimate() > target {
-		p.Cut = s.fit(s.roundResults(), target)
-	}
-	if s.estimate() > target {
-		p.TooSmall = true
-		p.Problem = fmt.Sprintf("window too small: after shedding and folding the request still needs %d tokens, above the shed target of %d in a %d-token window; use a larger window or minimal mode",
-			s.estimate(), target, b.Window)
-	}
+	s.degrade(b, &p)
 	return s.finish(p)
+}
+
+// deepest is the option with the most room: a fold of everything before
+// the current round (its kept part shed when shed is set), or, with
+// nothing to fold, a shed of everything sheddable.
+func (s *Session) deepest(b Budget, at map[int][]shedCandidate, keepWhole bool) option {
+	best, found := option{}, false
+	for _, o := range s.foldOptions(b, at) {
+		if keepWhole && o.shedKept {
+			continue
+		}
+		if !found || o.room > best.room {
+			best, found = o, true
+		}
+	}
+	if !keepWhole {
+		for _, o := range s.shedOptions(b, at) {
+			if !found || o.room > best.room {
+				best, found = o, true
+			}
+		}
+	}
+	if !found {
+		best.shedFrom = len(s.slots)
+	}
+	return best
+}
+
+// degrade brings a request the chosen event left over the window under
+// it: the current round's results are cut further, then the task's
+// payload to its head and tail. When the fixed prefix and the user's
+// instruction alone do not fit, the plan says so.
+func (s *Session) degrade(b Budget, p *Plan) {
+	if s.estimate() <= b.Usable {
+		return
+	}
+	p.Cut = append(p.Cut, s.fit(s.roundResults(), b.Usable)...)
+	if s.estimate() > b.Usable && s.taskPayload >= 0 {
+		p.Cut = append(p.Cut, s.fit([]int{s.taskPayload}, b.Usable)...)
+	}
+	if s.estimate() <= b.Usable {
+		return
+	}
+	p.TooSmall = true
+	mode := "; use a larger window or minimal mode"
+	if s.cfg.Minimal {
+		mode = "; use a larger window"
+	}
+	p.Problem = fmt.Sprintf("window too small: after shedding, folding and cutting, the request still needs %d tokens, above the %d usable in a %d-token window%s",
+		s.estimate(), b.Usable, b.Window, mode)
 }
 
 // noteMessages is the note round's request: the view up to the current

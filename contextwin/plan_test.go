@@ -58,9 +58,12 @@ func body(n int) string {
 	return clip(strings.Repeat("\tvalue = compute(value, 1)\n", n/27+1), n)
 }
 
-// TestShedOrder: reasoning first, then large results oldest first, then
-// small ones; never the current round.
-func TestShedOrder(t *testing.T) {
+// TestShedLate: a shed changes the request as late as the room it needs
+// allows. Everything before the first shed result stays byte for byte (the
+// engine keeps it cached); the newest large result before the current
+// round goes; the current round never does; the next event is at least
+// 0.3 U of growth away.
+func TestShedLate(t *testing.T) {
 	b := newBuild(Config{Window: 16000, PrefixChars: 2000})
 	b.user("Tidy up the handlers.")
 	b.send()
@@ -71,45 +74,50 @@ func TestShedOrder(t *testing.T) {
 	large1 := b.call(Read, "large1.go", body(12000))
 	b.send()
 	large2 := b.call(Read, "large2.go", body(12000))
-	b.send()
+	prev := b.send().Messages
 	cur := b.call(Read, "now.go", text(9000, 5))
 	p := b.s.Plan()
 	if p.Event != Shed {
 		t.Fatalf("Plan().Event = %s, want shed", p.Event)
 	}
 	var order []string
+	first := len(b.s.entries)
 	for _, r := range p.Shed {
 		order = append(order, r.What)
-	}
-	if len(order) < 2 || order[0] != "reasoning" || order[1] != "read large1.go" {
-		t.Errorf("shed order = %q, want reasoning, then read large1.go first", order)
-	}
-	for _, r := range p.Shed {
+		first = min(first, r.Index)
 		if r.Index == cur {
 			t.Errorf("the current round's result was shed")
 		}
-		if r.Index == large2 && strings.Contains(strings.Join(order, ","), "small.go") &&
-			strings.Index(strings.Join(order, ","), "small.go") < strings.Index(strings.Join(order, ","), "large2.go") {
-			t.Errorf("a small result went before a large one: %q", order)
+		if r.Index == large1 {
+			t.Errorf("large1.go was shed, though shedding the later large2.go made room enough: %q", order)
 		}
 	}
-	_ = large1
-	if p.Estimate > b.s.Budget().ShedTarget {
-		t.Errorf("after the shed the estimate %d is above the target %d", p.Estimate, b.s.Budget().ShedTarget)
+	if first != large2 {
+		t.Errorf("shed = %q, want it to start at read large2.go", order)
+	}
+	k := b.s.slotOf(first)
+	for i := 0; i < k; i++ {
+		if !sameMessage(prev[i], p.Messages[i]) {
+			t.Errorf("message %d, before the first shed result, changed", i)
+		}
+	}
+	bud := b.s.Budget()
+	if gap := int(float64(bud.Usable) * minGapShare); b.s.likely() > bud.ShedPoint-gap {
+		t.Errorf("after the shed the request is %d tokens: the next event is less than %d tokens of growth away (shed point %d)", b.s.likely(), gap, bud.ShedPoint)
 	}
 	last := p.Messages[len(p.Messages)-1].Content
-	if !strings.Contains(last, "were shed to their summaries: read large1.go") || !strings.Contains(last, "Run them again") {
+	if !strings.Contains(last, "were shed to their summaries: read large2.go") || !strings.Contains(last, "Run them again") {
 		t.Errorf("the newest message carries no shed notice: %q", clipTail(last, 300))
 	}
 	// The shed result stands as its summary in the request.
 	found := false
 	for _, m := range p.Messages {
-		if m.ToolCallID != "" && strings.HasPrefix(m.Content, "Read large1.go lines") {
+		if m.ToolCallID != "" && strings.HasPrefix(m.Content, "Read large2.go lines") {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("no message holds the summary of large1.go")
+		t.Errorf("no message holds the summary of large2.go")
 	}
 }
 

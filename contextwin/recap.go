@@ -349,10 +349,19 @@ func validFact(f Fact) bool {
 			return false
 		}
 	}
-	return words <= 4 && k[len(k)-1] != ' '
+	return words <= 4 && k[len(k)-1] != ' ' && !scaffolding[factID(k)]
 }
 
-// factID is what makes two keys the same: case and spacing aside.
+// scaffolding are the labels of a note's own structure — what it is about,
+// what was read, what comes next — which the recap's other sections carry;
+// the ledger keeps exact facts only.
+var scaffolding = map[string]bool{
+	"task": true, "the task": true, "goal": true, "plan": true, "next": true, "next step": true, "next steps": true,
+	"status": true, "progress": true, "note": true, "summary": true, "established so far": true,
+	"files read": true, "files edited": true, "edits made": true, "edits": true, "searches": true,
+	"searched": true, "searches run": true, "commands run": true, "findings": true, "done": true, "todo": true,
+}
+
 // factID is what makes two keys the same fact: case aside, and a count
 // in parentheses aside — "Edits made (13)" and "edits made (14)" are one
 // slot, whose newest value wins.

@@ -1,0 +1,226 @@
+package contextwin
+
+// Pricing events. A shrink event changes the request somewhere; the engine
+// keeps its cache up to the first changed byte and prefills everything
+// after it again. So an event is priced by the tokens it re-prefills that
+// earlier requests had already carried (cost), and judged by the growth it
+// makes room for before the next event (room): the planner takes the
+// option with the least cost per token of room among those that leave the
+// next event at least minGap of growth away, within the budget's bounds.
+//
+// The options are
+//   - a shed after view slot k: every shed candidate from k on goes to its
+//     summary; the request changes at k, and everything before it stays
+//     byte for byte (the fixed prefix, the recap, older turns);
+//   - a fold at group start g: the turns before g go into the recap, which
+//     changes the request right after the fixed prefix; the turns kept may
+//     be shed too, at no extra cost since they are re-prefilled anyway.
+//
+// Both are priced in one backward pass over the view (O(n) in its
+// messages), so an event at 100k messages stays cheap.
+
+// minGapShare is the least growth, as a share of usable, an event must
+// make room for before the next one.
+const minGapShare = 0.3
+
+// liveFloorShare is the least a fold leaves in the request, as a share of
+// usable: the model keeps working with a live context, not only a recap.
+const liveFloorShare = 0.2
+
+// option is one way to shrink the request.
+type option struct {
+	// shedFrom is the view slot from which every shed candidate is shed;
+	// len(slots) when nothing is shed (beyond a fold's kept part).
+	shedFrom int
+	// fold is the group start up to which turns are folded; 0 for none.
+	fold int
+	// shedKept sheds the candidates of the turns a fold keeps.
+	shedKept bool
+	// after is the likely size of the request after it, in tokens; est
+	// the decision estimate; cost the tokens re-prefilled that earlier
+	// requests carried; room the growth before the shed point.
+	after, est, cost, room int
+}
+
+// better reports whether o is cheaper per token of room than p.
+func (o option) better(p option) bool {
+	// cost/room < p.cost/p.room, without division.
+	l, r := int64(o.cost)*int64(p.room), int64(p.cost)*int64(o.room)
+	if l != r {
+		return l < r
+	}
+	return o.room > p.room
+}
+
+// candidateAt maps an entry to its shed candidates, in shed order.
+func candidateAt(cands []shedCandidate) map[int][]shedCandidate {
+	at := make(map[int][]shedCandidate, len(cands))
+	for _, c := range cands {
+		at[c.index] = append(at[c.index], c)
+	}
+	return at
+}
+
+// shedOptions prices a shed after each view slot that holds a candidate,
+// walking the view backwards from its end.
+func (s *Session) shedOptions(b Budget, at map[int][]shedCandidate) []option {
+	var out []option
+	size, fresh := s.size, s.fresh
+	// tail: bytes of the view from slot k on as they would be after the
+	// shed; kept: fresh bytes among them not touched by it (new content
+	// the request carries anyway).
+	tail, kept := 0, 0
+	for k := len(s.slots) - 1; k >= 0; k-- {
+		i := s.slots[k]
+		if i < 0 {
+			break // the recap: a shed never reaches it
+		}
+		e := &s.entries[i]
+		cs := at[i]
+		if len(cs) == 0 {
+			tail += e.size
+			kept += e.fresh
+			continue
+		}
+		n, f := size, fresh
+		for _, c := range cs {
+			n, f = s.afterShed(c, n, f)
+		}
+		if n == size {
+			tail += e.size
+			kept += e.fresh
+			continue
+		}
+		tail += e.size + (n - size)
+		size, fresh = n, f
+		o := option{shedFrom: k, after: s.est.Known(size + s.cfg.PrefixChars), est: s.price(size, fresh)}
+		o.cost = s.est.Known(max(tail-kept, 0))
+		o.room = b.ShedPoint - o.after
+		out = append(out, o)
+	}
+	return out
+}
+
+// foldOptions prices a fold at each group start between the recap and the
+// current round, with and without shedding the turns it keeps.
+func (s *Session) foldOptions(b Budget, at map[int][]shedCandidate) []option {
+	cur := s.currentStart()
+	recapChars := s.est.NewChars(b.Recap)
+	// verbatim: the user's messages and the task payload the recap carries
+	// word for word, up to each boundary.
+	var out []option
+	// Walk the entries backwards from the end, keeping the sizes of what a
+	// fold at each group start keeps.
+	keep, keepFresh := 0, 0 // the kept entries as they stand
+	shedKeep, shedFresh := 0, 0
+	verbatimAll := s.verbatimBytes(cur)
+	verbatimOld := s.verbatimBytes(s.foldedUpTo) // already in the recap
+	verbatimAfter := 0                           // verbatim bytes of user messages at or after the boundary
+	for g := len(s.entries) - 1; g > s.foldedUpTo; g-- {
+		e := &s.entries[g]
+		keep += e.size
+		keepFresh += e.fresh
+		sn, sf := e.size, e.fresh
+		if g < cur {
+			for _, c := range at[g] {
+				sn, sf = s.afterShedEntry(c, sn, sf)
+			}
+		}
+		shedKeep += sn
+		shedFresh += sf
+		if g < cur && s.isVerbatimUser(g) {
+			verbatimAfter += s.verbatimLen(g)
+		}
+		if s.log[g].Role == Tool || g > cur {
+			continue // not a group start, or inside the current round
+		}
+		// A rewritten recap takes three quarters of its budget and changes the request
+		// right after the prefix; an appended one keeps the old recap, and
+		// the request's cache with it, up to its end.
+		recap, cached := len(foldPreamble)+recapChars*3/4+verbatimAll-verbatimAfter, 0
+		if s.canAppend(recapChars) {
+			cached = len(s.recapMsg.Content)
+			recap = cached + recapChars - len(s.recap.Text) + verbatimAll - verbatimAfter - verbatimOld
+		}
+		for _, shed := range []bool{false, true} {
+			kb, kf := keep, keepFresh
+			if shed {
+				if shedKeep == keep {
+					continue
+				}
+				kb, kf = shedKeep, shedFresh
+			}
+			if s.est.Known(kb) > b.FoldKeeps && g < cur {
+				continue // keeps more verbatim than a fold may
+			}
+			size := recap + kb
+			o := option{shedFrom: len(s.slots), fold: g, shedKept: shed}
+			o.after = s.est.Known(size + s.cfg.PrefixChars)
+			o.est = s.price(size, kf+recap)
+			o.cost = s.est.Known(max(size-kf-cached, 0))
+			o.room = b.ShedPoint - o.after
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// afterShedEntry is the size and fresh bytes of one entry once c is shed.
+func (s *Session) afterShedEntry(c shedCandidate, size, fresh int) (int, int) {
+	e := &s.entries[c.index]
+	n, f := s.afterShed(c, e.size, e.fresh)
+	return size + n - e.size, fresh + f - e.fresh
+}
+
+// isVerbatimUser reports whether entry i is a message of the user's that
+// every request carries word for word (not a continuation prompt).
+func (s *Session) isVerbatimUser(i int) bool {
+	return s.log[i].Role == User && !s.log[i].Continuation
+}
+
+// verbatimBytes is the size of what a fold up to (not including) entry
+// end carries verbatim: the user's messages and the task payload.
+func (s *Session) verbatimBytes(end int) int {
+	n := 0
+	for i := 0; i < end; i++ {
+		if s.isVerbatimUser(i) {
+			n += s.verbatimLen(i)
+		}
+	}
+	if p := s.taskPayload; p >= 0 && p < end {
+		n += len(s.log[p].Content) + 120
+	}
+	return n
+}
+
+// verbatimLen is what user message i takes in the recap.
+func (s *Session) verbatimLen(i int) int {
+	return len(userHeading) + len(s.log[i].Content) + 2
+}
+
+// choose picks the cheapest option per token of room among those that
+// leave at least the gap before the next event and keep the request in
+// the window and above the live floor; when none does, the one with the
+// most room.
+func (s *Session) choose(b Budget, opts []option) (option, bool) {
+	gap := int(float64(b.Usable) * minGapShare)
+	floor := int(float64(b.Usable) * liveFloorShare)
+	best, found := option{}, false
+	for _, o := range opts {
+		if o.room < gap || o.est > b.Usable || (o.fold > 0 && o.after < floor) {
+			continue
+		}
+		if !found || o.better(best) {
+			best, found = o, true
+		}
+	}
+	if found {
+		return best, true
+	}
+	for _, o := range opts {
+		if !found || o.room > best.room {
+			best, found = o, true
+		}
+	}
+	return best, false
+}
