@@ -3,6 +3,7 @@ package contextwin
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -337,7 +338,7 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 	// A fold is preceded by the model's note — unless the request is
 	// already too large to carry the question.
 	if o.fold > 0 && !emergency && !s.noteAsked && s.foldable() {
-		msgs, est := s.noteMessages()
+		msgs, est := s.noteMessages(b)
 		if est+noteReply <= b.Window {
 			s.noteAsked = true
 			p := s.finish(Plan{Event: Note, Messages: msgs})
@@ -345,6 +346,7 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 			p.MaxTokens = b.MaxTokens(est, positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit))
 			return p
 		}
+		s.restoreNote()
 	}
 
 	p := Plan{Event: Shed}
@@ -442,36 +444,55 @@ func (s *Session) degrade(b Budget, p *Plan) {
 // what pushed the request over, and they stay whole after the fold), then
 // the question. It is an append of the last request sent. It returns the
 // request's estimate.
-func (s *Session) noteMessages() ([]Message, int) {
+func (s *Session) noteMessages(b Budget) ([]Message, int) {
 	cur := s.currentStart()
-	k, size, fresh := len(s.slots), s.size, s.fresh
-	for k > 0 && s.slots[k-1] >= cur {
-		k--
-		e := &s.entries[s.slots[k]]
-		size -= e.size
-		fresh -= e.fresh
-	}
-	msgs := make([]Message, k, len(s.slots)+1)
-	copy(msgs, s.msgs[:k])
-	for _, i := range s.slots[k:] {
-		m := s.msgs[len(msgs)]
-		if m.Role == Tool {
+	q := Message{Role: User, Content: NoteInstruction}
+	// The request is laid in the view itself, with the question in its
+	// spare room after it: no copy of a long conversation. When the whole
+	// view and the question do not fit, the current round's results stand
+	// as their summaries in it until the next sync puts them back.
+	s.msgs = slices.Grow(s.msgs, 1)
+	size, fresh := s.size, s.fresh
+	if est := s.price(size+sizeOf(q), fresh+sizeOf(q)); est+noteReply > b.Window {
+		for k := len(s.slots) - 1; k >= 0 && s.slots[k] >= cur; k-- {
+			i, m := s.slots[k], s.msgs[k]
+			if m.Role != Tool {
+				continue
+			}
 			if sum, keep := s.summarize(i); !keep {
+				s.noteSaved = append(s.noteSaved, savedMsg{k, m})
+				e := &s.entries[i]
+				size -= e.size
+				fresh -= e.fresh
 				m.Content = sum
+				s.msgs[k] = m
+				size += sizeOf(m)
+				fresh += sizeOf(m)
 			}
 		}
-		msgs = append(msgs, m)
-		n := sizeOf(m)
-		size += n
-		fresh += n
 	}
-	q := Message{Role: User, Content: NoteInstruction}
-	msgs = append(msgs, q)
+	msgs := s.msgs[: len(s.msgs)+1 : len(s.msgs)+1]
+	msgs[len(msgs)-1] = q
 	size += sizeOf(q)
 	fresh += sizeOf(q)
 	s.lastChars = s.cfg.PrefixChars + size
 	s.carriedUpTo = cur
 	return msgs, s.price(size, fresh)
+}
+
+// savedMsg is a view message the note round's request replaced.
+type savedMsg struct {
+	k int
+	m Message
+}
+
+// restoreNote puts back the view messages the note round's request
+// replaced.
+func (s *Session) restoreNote() {
+	for _, x := range s.noteSaved {
+		s.msgs[x.k] = x.m
+	}
+	s.noteSaved = s.noteSaved[:0]
 }
 
 // describe names a tool result for notices: its tool and what it was about.

@@ -80,7 +80,8 @@ type Session struct {
 	// recapVerbatim is how many bytes of the recap were carried before
 	// (the task and its payload, verbatim).
 	recapVerbatim int
-	note          string // the model's note for the coming fold
+	noteSaved     []savedMsg // view messages the note round's request replaced
+	note          string     // the model's note for the coming fold
 	noteAsked     bool
 	compact       bool // a fold was asked for (Compact)
 
@@ -278,6 +279,7 @@ func sizeOf(m Message) int {
 // sync places the entries appended since the last plan at the end of the
 // view, all fresh.
 func (s *Session) sync() {
+	s.restoreNote()
 	for ; s.synced < len(s.entries); s.synced++ {
 		e := &s.entries[s.synced]
 		m := s.render(s.synced)
