@@ -331,8 +331,15 @@ func (s *Session) Warmup(ctx context.Context) error {
 	s.stats.Prefilled += reprocessed
 	s.stats.Reused += reused
 	s.stats.PromptMS += ms
+	// The engine's own count teaches the estimate what the prefix costs
+	// before the first real request is planned.
+	s.cw.ObservePrefix(len(warmupMessage)+warmupOverhead, resp.Usage.PromptTokens)
 	return nil
 }
+
+// warmupOverhead is what a chat template adds around the warm-up's one
+// message, in bytes.
+const warmupOverhead = 16
 
 // Prefix is the session's fixed prefix, built the first time it is asked
 // for and then kept until a shrink event.

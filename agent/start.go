@@ -245,8 +245,43 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 		return nil, err
 	}
 	s.info, s.cleanup = info, cleanup
+	if w := s.RoomWarning(); w != "" {
+		info.Notices = append(info.Notices, Notice{Warning: true, Text: w})
+	}
 	return s, nil
 }
+
+// RoomWarning says ahead of the first request when the window leaves the
+// conversation little or no room beside the fixed prefix, priced at 4
+// bytes a token with the repo map at its full size.
+func (s *Session) RoomWarning() string {
+	b := s.Budget()
+	if b.Window == 0 {
+		return ""
+	}
+	system := s.systemPrompt()
+	if s.cfg.RepoMap != nil {
+		system += strings.Repeat(" ", b.RepoMapChars)
+	}
+	prefix := (NewPrefix(system, s.tools).Chars + 3) / 4
+	fix := "set a larger window (REIKA_CONTEXT_WINDOW and the engine's context size)"
+	if !s.cfg.Minimal {
+		fix += " or minimal mode (REIKA_MINIMAL=1), which leaves the repo map and AGENTS.md out"
+	}
+	switch {
+	case prefix+minRound > b.Usable:
+		return fmt.Sprintf("window too small: the fixed prefix (system prompt, tools, repo map: about %d tokens) leaves no room for a round "+
+			"in the %d tokens a %d-token window leaves for the prompt; %s", prefix, b.Usable, b.Window, fix)
+	case prefix > b.Usable/2:
+		return fmt.Sprintf("small window: the fixed prefix (about %d tokens) takes more than half of the %d tokens a %d-token window leaves "+
+			"for the prompt, so the conversation will be folded often; %s", prefix, b.Usable, b.Window, fix)
+	}
+	return ""
+}
+
+// minRound is the least room a round needs beside the prefix, in tokens:
+// an instruction, a call and a short result.
+const minRound = 512
 
 // spillDir is where long results are saved for the model to page through:
 // beside the transcripts, or a temporary directory removed at Close when

@@ -211,25 +211,35 @@ func (s *Session) Overflow(promptTokens, window int) Plan {
 }
 
 // tooSmall reports, with ok false, a window that cannot hold the fixed
-// prefix and the smallest round under the shed target.
+// prefix and the user's instruction: the one state no shed, fold or cut
+// can mend. Everything else is sent, degraded as far as it must be.
 func (s *Session) tooSmall(b Budget) (Plan, bool) {
-	cur := s.currentStart()
-	round := 0
-	for i := cur; i < len(s.entries); i++ {
-		m := s.log[i]
-		if m.Role == Tool {
-			round += s.est.New(min(sizeOf(m), minCut+msgOverhead))
-		} else {
-			round += s.est.New(sizeOf(m))
-		}
+	instruction := 0
+	if t := s.turnStart(); t >= 0 {
+		instruction = s.est.Known(sizeOf(s.log[t]))
 	}
-	if need := s.prefixTokens() + round; need > b.ShedTarget {
+	if need := s.prefixTokens() + instruction; need > b.Usable {
+		fix := "use a larger window (REIKA_CONTEXT_WINDOW and the engine's context size)"
+		if !s.cfg.Minimal {
+			fix += ", or minimal mode (REIKA_MINIMAL=1), which leaves the repo map and AGENTS.md out"
+		}
 		p := Plan{TooSmall: true, Messages: s.view(), Problem: fmt.Sprintf(
-			"window too small: the fixed prefix (%d tokens) and one round (%d tokens) need more than the %d tokens a %d-token window "+
-				"leaves before its shed target; use a larger window or minimal mode", s.prefixTokens(), round, b.ShedTarget, b.Window)}
+			"window too small: the fixed prefix (%d tokens) and the instruction (%d tokens) need more than the %d tokens "+
+				"a %d-token window leaves for the prompt; %s", s.prefixTokens(), instruction, b.Usable, b.Window, fix)}
 		return s.finish(p), false
 	}
 	return Plan{}, true
+}
+
+// ObservePrefix takes the engine's count for a request of the fixed prefix
+// and extra bytes of messages (the warm-up): from the first request on,
+// the prefix is priced as bytes the engine has seen, at its own ratio
+// (never sparser than 4 bytes a token).
+func (s *Session) ObservePrefix(extra, promptTokens int) {
+	if promptTokens > 0 {
+		s.est.Learn(s.cfg.PrefixChars+extra, promptTokens)
+		s.prefixSent = true // the engine holds it now: no longer new bytes
+	}
 }
 
 // finish fills in what every plan carries.

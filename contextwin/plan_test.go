@@ -434,3 +434,50 @@ func TestCompact(t *testing.T) {
 		t.Errorf("after EditRecap the first message = %q", clip(p.Messages[0].Content, 300))
 	}
 }
+
+// TestNeverAbortWhatFits: a request that fits the usable window is sent,
+// even above the shed target, and only a prefix and instruction that do
+// not fit stop the run — with the numbers, and without suggesting minimal
+// mode to a session already in it.
+func TestNeverAbortWhatFits(t *testing.T) {
+	// 8k window, a 2000-token prefix, and a round whose results alone are
+	// near the shed target: the plan cuts them and sends.
+	b := newBuild(Config{Window: 8192, PrefixChars: 8000})
+	b.user("Look at the logs.")
+	b.send()
+	b.call(Command, "go test ./...", text(30000, 3))
+	p := b.s.Plan()
+	if p.TooSmall {
+		t.Fatalf("Plan() = too small (%s), want a request cut to fit the usable %d", p.Problem, b.s.Budget().Usable)
+	}
+	if p.Estimate > b.s.Budget().Usable {
+		t.Errorf("estimate %d above usable %d", p.Estimate, b.s.Budget().Usable)
+	}
+
+	for _, minimal := range []bool{false, true} {
+		s := NewSession(Config{Window: 2048, PrefixChars: 7000, Minimal: minimal})
+		s.Append(Message{Role: User, Content: "Fix it."})
+		p := s.Plan()
+		if !p.TooSmall {
+			t.Fatalf("minimal %v: Plan() sent a request whose prefix alone exceeds the window", minimal)
+		}
+		if !strings.Contains(p.Problem, "fixed prefix (") || !strings.Contains(p.Problem, "larger window") {
+			t.Errorf("minimal %v: problem %q does not give the numbers and the fix", minimal, p.Problem)
+		}
+		if got := strings.Contains(p.Problem, "minimal mode"); got == minimal {
+			t.Errorf("minimal %v: problem %q suggests minimal mode = %v", minimal, p.Problem, got)
+		}
+	}
+}
+
+// TestObservePrefix: the warm-up's count teaches the ratio before the
+// first planned request, so a prefix the engine counts small is priced
+// small.
+func TestObservePrefix(t *testing.T) {
+	s := NewSession(Config{Window: 4096, PrefixChars: 12000})
+	before := s.prefixTokens()
+	s.ObservePrefix(20, 1570) // the engine counted half the baseline
+	if after, want := s.prefixTokens(), 12000/4; after >= before || after != want {
+		t.Errorf("prefix tokens after ObservePrefix = %d (before %d), want %d: seen bytes, at the 4-byte floor", after, before, want)
+	}
+}

@@ -187,6 +187,9 @@ func doCheck(ctx context.Context, getenv func(string) string, endpoint *config.V
 	rep.Slots, rep.OutputLimit = d.Slots, d.OutputLimit
 	rep.TruncationRisk = d.TruncationRisk
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
+	if w := sess.RoomWarning(); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
+	}
 
 	if d.Window > 0 {
 		b := sess.Budget()
