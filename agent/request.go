@@ -16,6 +16,8 @@ type Prefix struct {
 	Tools  []engine.Tool
 	// Chars is its size in bytes as contextwin counts it.
 	Chars int
+	// Map is the repo map the system prompt carries, "" for none.
+	Map string
 }
 
 // NewPrefix assembles a prefix.

@@ -135,6 +135,7 @@ func NewSession(cfg Config) (*Session, error) {
 	s.cw = contextwin.NewSession(contextwin.Config{
 		Window: cfg.Window, Reserve: cfg.Reserve, MaxTokens: cfg.MaxTokens, OutputLimit: cfg.OutputLimit,
 		ReasoningRounds: cfg.ReasoningRounds, Minimal: cfg.Minimal, MapChars: cfg.MapChars, MapCharsSet: cfg.MapCharsSet,
+		MapUpdate: s.mapUpdate,
 	})
 	switch {
 	case cfg.Resume != "":
@@ -232,8 +233,8 @@ func (s *Session) Running() bool { return s.running.Load() }
 const projectInstructionsMax = 16 << 10
 
 // systemPrompt is the built-in prompt, then the bootstrap: the project's
-// instructions and the repo map, unless in minimal mode.
-func (s *Session) systemPrompt() string {
+// instructions and the repo map (returned too), unless in minimal mode.
+func (s *Session) systemPrompt() (system, repoMap string) {
 	var b strings.Builder
 	if s.cfg.System != "" {
 		b.WriteString(s.cfg.System)
@@ -241,7 +242,7 @@ func (s *Session) systemPrompt() string {
 		b.WriteString(defaultSystem)
 	}
 	if s.cfg.Minimal {
-		return b.String()
+		return b.String(), ""
 	}
 	if s.cfg.Workspace != "" {
 		if data, err := os.ReadFile(filepath.Join(s.cfg.Workspace, "AGENTS.md")); err == nil && len(data) > 0 {
@@ -254,12 +255,12 @@ func (s *Session) systemPrompt() string {
 	}
 	if s.cfg.RepoMap != nil {
 		if n := s.Budget().RepoMapChars; n > 0 {
-			if m := s.cfg.RepoMap.Render(n); m != "" {
-				fmt.Fprintf(&b, "\n\n# Repository map\n\n%s", m)
+			if repoMap = s.cfg.RepoMap.Render(n); repoMap != "" {
+				fmt.Fprintf(&b, "\n\n# Repository map\n\n%s", repoMap)
 			}
 		}
 	}
-	return b.String()
+	return b.String(), repoMap
 }
 
 // defaultSystem is the built-in system prompt.
@@ -350,28 +351,70 @@ func (s *Session) Prefix() *Prefix {
 	if p != nil {
 		return p
 	}
-	system := s.systemPrompt()
+	system, repoMap := s.systemPrompt()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.prefix == nil {
 		s.prefix = NewPrefix(system, s.tools)
+		s.prefix.Map = repoMap
 		s.cw.SetPrefixChars(s.prefix.Chars)
 	}
 	return s.prefix
 }
 
-// refreshPrefix rebuilds the fixed prefix — the repo map may have changed
-// — when a shrink event already rewrites the request. An unchanged prefix
-// is kept as it is.
-func (s *Session) refreshPrefix() {
-	system := s.systemPrompt()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.prefix != nil && system == s.prefix.System {
-		return
+// mapUpdate is what the repo map learnt since the prefix was built: the
+// entries of files that are new or changed, for a fold to carry in the
+// recap — after the request's change point, so the prefix stays cached.
+// contextwin calls it while s.mu is held.
+func (s *Session) mapUpdate() string {
+	if s.cfg.RepoMap == nil || s.prefix == nil || s.cfg.Minimal {
+		return ""
 	}
-	s.prefix = NewPrefix(system, s.tools)
-	s.cw.SetPrefixChars(s.prefix.Chars)
+	n := s.cw.Budget().RepoMapChars
+	if n <= 0 {
+		return ""
+	}
+	return mapDelta(s.prefix.Map, s.cfg.RepoMap.Render(n), n/2)
+}
+
+// mapDelta lists the file blocks of a rendered map (a line naming a file,
+// then its indented symbols) that now has and old has not, in at most
+// limit bytes.
+func mapDelta(old, now string, limit int) string {
+	seen := map[string]bool{}
+	for _, blk := range mapBlocks(old) {
+		seen[blk] = true
+	}
+	var b strings.Builder
+	for _, blk := range mapBlocks(now) {
+		if seen[blk] || b.Len()+len(blk) > limit {
+			continue
+		}
+		b.WriteString(blk)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// mapBlocks splits a rendered map into its files' blocks.
+func mapBlocks(m string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(m); {
+		j := strings.IndexByte(m[i:], '\n')
+		if j < 0 {
+			j = len(m) - i - 1
+		}
+		next := i + j + 1
+		if next < len(m) && m[next] != ' ' && m[next] != '\t' {
+			out = append(out, m[start:next])
+			start = next
+		}
+		i = next
+	}
+	if start < len(m) {
+		out = append(out, m[start:])
+	}
+	return out
 }
 
 // Messages returns the whole conversation so far, shed and folded parts
@@ -414,9 +457,6 @@ func (s *Session) Compact(ctx context.Context, report func(Event)) (before, afte
 		}
 	}
 	r.reportShrink(p)
-	if p.Folded > 0 {
-		s.refreshPrefix() // the next request is rewritten anyway
-	}
 	s.sync()
 	return before, p.Estimate, nil
 }

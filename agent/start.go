@@ -259,7 +259,7 @@ func (s *Session) RoomWarning() string {
 	if b.Window == 0 {
 		return ""
 	}
-	system := s.systemPrompt()
+	system, _ := s.systemPrompt()
 	if s.cfg.RepoMap != nil {
 		system += strings.Repeat(" ", b.RepoMapChars)
 	}

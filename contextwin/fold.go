@@ -76,6 +76,13 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		text.WriteString(s.log[i].Content)
 		verbatim += len(s.log[i].Content)
 	}
+	if s.cfg.MapUpdate != nil {
+		if m := s.cfg.MapUpdate(); m != "" && m != s.mapSent {
+			text.WriteString("\n\n" + mapHeading)
+			text.WriteString(m)
+			s.mapSent = m
+		}
+	}
 	if p := s.taskPayload; p >= from && p < boundary {
 		text.WriteString("\n\nThe payload that defines the task (" + describe(s.log, p) + "), verbatim:\n")
 		text.WriteString(s.log[p].Content)
@@ -90,6 +97,9 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	s.rebuild()
 	return folded, text.Len()
 }
+
+// mapHeading opens the repo map's news in the recap.
+const mapHeading = "The repository map has learnt since the start (files new or changed):\n"
 
 // appendHeading opens what a fold appends to the recap.
 const appendHeading = "Folded since:\n"

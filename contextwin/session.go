@@ -29,6 +29,10 @@ type Config struct {
 	// the window's share (RepoMapChars).
 	MapChars    int
 	MapCharsSet bool
+	// MapUpdate, when set, is asked at a fold what the repo map has learnt
+	// since the fixed prefix was built; the recap carries it, after the
+	// request's change point, so the prefix itself never changes.
+	MapUpdate func() string
 	// TargetFraction is the shed target as a share of the shed point; 0
 	// means 0.7. It is held within 0.3…0.95: above that an event sheds
 	// almost nothing and fires again on the next round.
@@ -81,6 +85,7 @@ type Session struct {
 	// (the task and its payload, verbatim).
 	recapVerbatim int
 	noteSaved     []savedMsg // view messages the note round's request replaced
+	mapSent       string     // the map update the recap carries
 	note          string     // the model's note for the coming fold
 	noteAsked     bool
 	compact       bool // a fold was asked for (Compact)

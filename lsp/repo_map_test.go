@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -24,9 +25,10 @@ func systemPrompt(t *testing.T, body []byte) string {
 	return req.Messages[0].Content
 }
 
-// The repo map in the prefix follows the code only when a shrink event
-// rewrites the request anyway (here a compaction), or in a new session:
-// between them, the user's edits do not change a byte of it.
+// The repo map in the prefix never changes within a session: the user's
+// edits and the files the agent reads do not move a byte of the system
+// prompt or the tools, not even at a fold (here a compaction); what the
+// map learnt reaches the model in the recap, after the fold's change point.
 func TestRepoMapChangesOnlyAtShrinkEvents(t *testing.T) {
 	var turns []sim.Turn
 	for i := 0; i < 12; i++ {
@@ -66,15 +68,83 @@ func TestRepoMapChangesOnlyAtShrinkEvents(t *testing.T) {
 		t.Fatalf("the map moved without a shrink event")
 	}
 
-	// A compaction folds: the next request carries the new map.
+	// A compaction folds: the prefix stays, and the recap brings Beta.
 	if _, err := e.Exec("reika.compact"); err != nil {
 		t.Fatal(err)
 	}
 	ask("Once more.")
 	reqs = e.Engine.Requests()
-	last := systemPrompt(t, reqs[len(reqs)-1].Body)
-	if last == first || !strings.Contains(last, "func Beta(a, b int) int") {
-		t.Errorf("after the fold the map did not catch up with the code (Beta missing):\n%s", last)
+	last := reqs[len(reqs)-1].Body
+	if got := systemPrompt(t, last); got != first {
+		t.Errorf("the fold rewrote the system prompt")
+	}
+	if !strings.Contains(string(last), "The repository map has learnt since the start") || !strings.Contains(string(last), "func Beta(a, b int) int") {
+		t.Errorf("after the fold the recap does not carry the map's news (Beta):\n%s", last)
 	}
 	t.Logf("%d requests", len(reqs))
+}
+
+// Through a long run in a small window, with the map on, every shrink
+// event leaves the system prompt and the tool definitions byte for byte as
+// the first request had them: an event changes the request only after
+// them.
+func TestEventsKeepThePrefix(t *testing.T) {
+	files := map[string]string{}
+	var turns []sim.Turn
+	for i := 0; i < 30; i++ {
+		name := fmt.Sprintf("pkg/f%02d.go", i)
+		files[name] = fmt.Sprintf("package pkg\n\n// F%02d works.\nfunc F%02d() int { return %d }\n", i, i, i) + strings.Repeat("// a line of comment to make the file large enough to matter\n", 90)
+		turns = append(turns, sim.Turn{Content: "Reading.", ToolCalls: []sim.ScriptCall{{Name: "read", Arguments: json.RawMessage(fmt.Sprintf(`{"path":%q}`, name))}}})
+	}
+	e := lsptest.Start(t, lsptest.Config{
+		Caps:   lsptest.Full(),
+		Files:  files,
+		Engine: sim.Config{Ctx: 8192, Script: append(turns, sim.Turn{Content: "done"})},
+	})
+	e.Open("pkg/f00.go")
+	from := e.Mark()
+	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Read every file under pkg."}); err != nil {
+		t.Fatal(err)
+	}
+	e.WaitRunEnd(from)
+	type body struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+		Tools json.RawMessage `json:"tools"`
+	}
+	var first body
+	events := 0
+	var prev []string
+	for i, r := range e.Engine.Requests() {
+		var b body
+		if err := json.Unmarshal(r.Body, &b); err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Tools) == 0 || r.MaxTokens == 1 {
+			continue // the warm-up and the note rounds carry no tools
+		}
+		if first.Messages == nil {
+			first = b
+		}
+		if b.Messages[0].Content != first.Messages[0].Content || string(b.Tools) != string(first.Tools) {
+			t.Fatalf("request %d changed the system prompt or the tools", i+1)
+		}
+		var cur []string
+		for _, m := range b.Messages {
+			cur = append(cur, m.Role+":"+m.Content)
+		}
+		for k := range prev {
+			if k >= len(cur) || cur[k] != prev[k] {
+				events++
+				break
+			}
+		}
+		prev = cur
+	}
+	if events == 0 {
+		t.Fatalf("no shrink event happened: the test proves nothing")
+	}
+	t.Logf("%d shrink events, the prefix unchanged through all", events)
 }
