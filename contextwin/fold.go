@@ -84,9 +84,10 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		}
 	}
 	if p := s.taskPayload; p >= from && p < boundary {
+		sent := s.sentContent(p)
 		text.WriteString("\n\nThe payload that defines the task (" + describe(s.log, p) + "), verbatim:\n")
-		text.WriteString(s.log[p].Content)
-		verbatim += len(s.log[p].Content)
+		text.WriteString(sent)
+		verbatim += len(sent)
 	}
 
 	s.recap = &r
@@ -96,6 +97,15 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	s.foldedUpTo = boundary
 	s.rebuild()
 	return folded, text.Len()
+}
+
+// sentContent is entry i's content as requests carried it: whole, or its
+// head and tail when it was cut to fit — never more than was sent.
+func (s *Session) sentContent(i int) string {
+	if e := &s.entries[i]; e.form == cutToFit {
+		return e.text
+	}
+	return s.log[i].Content
 }
 
 // mapHeading opens the repo map's news in the recap.

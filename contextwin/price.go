@@ -188,7 +188,7 @@ func (s *Session) verbatimBytes(end int) int {
 		}
 	}
 	if p := s.taskPayload; p >= 0 && p < end {
-		n += len(s.log[p].Content) + 120
+		n += len(s.sentContent(p)) + 120
 	}
 	return n
 }

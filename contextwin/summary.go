@@ -22,6 +22,7 @@ const (
 	maxHunks       = 20   // hunk headers before "… and K more"
 	searchHead     = 5    // opening lines a search keeps
 	commandTail    = 5    // closing lines a command keeps
+	commandHead    = 3    // opening lines a long command output keeps
 	openingBytes   = 300  // what a fetch or another result keeps
 	reportBytes    = 600  // what a subagent report keeps
 )
@@ -312,8 +313,20 @@ func summarizeCommand(content string, p Payload) string {
 	if p.Path != "" {
 		head = "Ran " + label(p.Path, "")
 	}
-	s.add(head+": "+plural(countLines(content), "line")+" of output", 0)
-	// The tail is what counts: test results, the exit status.
+	n := countLines(content)
+	s.add(head+": "+plural(n, "line")+" of output", 0)
+	// The opening says what ran and with what (versions, the run's
+	// settings); the closing lines what came of it (results, the exit
+	// status). Both stay; the middle goes.
+	var first []string
+	for line := range strings.Lines(content) {
+		if len(first) == commandHead {
+			break
+		}
+		if l := oneLineTail(strings.TrimRight(line, "\r\n"), maxSummaryLine-2); l != "" {
+			first = append(first, l)
+		}
+	}
 	var tail []string
 	for rest := content; rest != "" && len(tail) < commandTail; {
 		line := rest
@@ -325,6 +338,15 @@ func summarizeCommand(content string, p Payload) string {
 		if l := oneLineTail(line, maxSummaryLine-2); l != "" {
 			tail = append(tail, l)
 		}
+	}
+	if n <= commandHead+commandTail+1 {
+		first = nil // short: the closing lines say it all
+	}
+	for _, l := range first {
+		s.add("  "+l, 0)
+	}
+	if len(first) > 0 {
+		s.add("  …", 0)
 	}
 	for i := len(tail) - 1; i >= 0; i-- {
 		s.add("  "+tail[i], 0)
