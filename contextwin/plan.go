@@ -218,14 +218,15 @@ func (s *Session) tooSmall(b Budget) (Plan, bool) {
 	if t := s.turnStart(); t >= 0 {
 		instruction = s.est.Known(sizeOf(s.log[t]))
 	}
-	if need := s.prefixTokens() + instruction; need > b.Usable {
+	prefix := s.prefixCount()
+	if need := prefix + instruction; need > b.Usable {
 		fix := "use a larger window (REIKA_CONTEXT_WINDOW and the engine's context size)"
 		if !s.cfg.Minimal {
 			fix += ", or minimal mode (REIKA_MINIMAL=1), which leaves the repo map and AGENTS.md out"
 		}
 		p := Plan{TooSmall: true, Messages: s.view(), Problem: fmt.Sprintf(
 			"window too small: the fixed prefix (%d tokens) and the instruction (%d tokens) need more than the %d tokens "+
-				"a %d-token window leaves for the prompt; %s", s.prefixTokens(), instruction, b.Usable, b.Window, fix)}
+				"a %d-token window leaves for the prompt; %s", prefix, instruction, b.Usable, b.Window, fix)}
 		return s.finish(p), false
 	}
 	return Plan{}, true
@@ -239,7 +240,19 @@ func (s *Session) ObservePrefix(extra, promptTokens int) {
 	if promptTokens > 0 {
 		s.est.Learn(s.cfg.PrefixChars+extra, promptTokens)
 		s.prefixSent = true // the engine holds it now: no longer new bytes
+		s.prefixReported = max(promptTokens-ceilTokens(float64(extra)/charsPerToken), 1)
 	}
+}
+
+// prefixCount is the fixed prefix in tokens as the engine counts it: its
+// own figure from the warm-up when there was one, else the likely
+// estimate. Whether a request can be sent at all is decided on it; how
+// much to shed, never below 4 bytes a token, on the estimate.
+func (s *Session) prefixCount() int {
+	if s.prefixReported > 0 {
+		return s.prefixReported
+	}
+	return s.est.Known(s.cfg.PrefixChars)
 }
 
 // finish fills in what every plan carries.
@@ -429,14 +442,17 @@ func (s *Session) deepest(b Budget, at map[int][]shedCandidate, keepWhole bool) 
 // payload to its head and tail. When the fixed prefix and the user's
 // instruction alone do not fit, the plan says so.
 func (s *Session) degrade(b Budget, p *Plan) {
-	if s.estimate() <= b.Usable {
+	if s.likely() <= b.ShedPoint && s.estimate() <= b.Usable {
 		return
 	}
-	p.Cut = append(p.Cut, s.fit(s.roundResults(), b.Usable)...)
+	p.Cut = append(p.Cut, s.fit(s.roundResults(), b.ShedPoint)...)
 	if s.estimate() > b.Usable && s.taskPayload >= 0 {
 		p.Cut = append(p.Cut, s.fit([]int{s.taskPayload}, b.Usable)...)
 	}
-	if s.estimate() <= b.Usable {
+	// The cautious estimate prices bytes the engine has not seen at 1.6 a
+	// token; whether to send at all is decided on the likely count, and
+	// an engine that counts more refuses, which an emergency fold mends.
+	if s.estimate() <= b.Usable || s.likely()-s.est.Known(s.cfg.PrefixChars)+s.prefixCount() <= b.Usable {
 		return
 	}
 	p.TooSmall = true
@@ -445,7 +461,7 @@ func (s *Session) degrade(b Budget, p *Plan) {
 		mode = "; use a larger window"
 	}
 	p.Problem = fmt.Sprintf("window too small: after shedding, folding and cutting, the request still needs %d tokens, above the %d usable in a %d-token window%s",
-		s.estimate(), b.Usable, b.Window, mode)
+		s.likely(), b.Usable, b.Window, mode)
 }
 
 // noteMessages is the note round's request: the view up to the current

@@ -73,6 +73,9 @@ type Session struct {
 	size, fresh int
 	dirty       []int
 	prefixSent  bool
+	// prefixReported is the engine's count of the fixed prefix (from the
+	// warm-up), 0 when it gave none.
+	prefixReported int
 
 	foldedUpTo int    // entries before this are folded into the recap
 	recap      *Recap // the current recap, nil before the first fold
@@ -201,6 +204,7 @@ func (s *Session) Window() int { return s.cfg.Window }
 func (s *Session) SetPrefixChars(n int) {
 	s.cfg.PrefixChars = n
 	s.prefixSent = false
+	s.prefixReported = 0
 }
 
 // Estimator returns what has been learned about the engine's tokens.
