@@ -91,7 +91,7 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 			s.record(contextwin.Message{Role: contextwin.User, Content: text}, "")
 		}
 		s.mu.Lock()
-		p := s.cw.Plan()
+		p := s.plan()
 		s.mu.Unlock()
 		if p.TooSmall {
 			return Result{End: TooSmall, Rounds: r.rounds, Err: errors.New(p.Problem)}
@@ -184,6 +184,7 @@ func (r *run) noteRound(ctx context.Context, p contextwin.Plan) contextwin.Plan 
 		// Cancelled while the model wrote: no note, and no fold for it.
 		s.mu.Lock()
 		s.cw.AbandonNote()
+		s.drove(transcript.Record{Kind: transcript.KindAbandon})
 		s.mu.Unlock()
 		return p
 	}
@@ -196,9 +197,9 @@ func (r *run) noteRound(ctx context.Context, p contextwin.Plan) contextwin.Plan 
 	}
 	s.mu.Lock()
 	s.cw.SetNote(note)
-	next := s.cw.Plan()
+	s.drove(transcript.Record{Kind: transcript.KindNote, Text: note})
+	next := s.plan()
 	s.mu.Unlock()
-	s.note(transcript.KindNote, note)
 	text := note
 	if err != nil {
 		text = "the note round failed: " + err.Error()
@@ -252,6 +253,7 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 			s.mu.Lock()
 			s.stats.Overflows++
 			p = s.cw.Overflow(ee.PromptTokens, ee.Window)
+			s.drove(transcript.Record{Kind: transcript.KindOverflow, Overflow: &transcript.Overflow{PromptTokens: ee.PromptTokens, Window: ee.Window}})
 			s.mu.Unlock()
 			if p.GiveUp || p.TooSmall {
 				return nil, fmt.Errorf("%w: %s", errTooSmall, p.Problem)
@@ -301,7 +303,7 @@ func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (
 		if s.tr != nil {
 			s.tr.Append(transcript.Record{Kind: transcript.KindUsage, Usage: &transcript.Usage{
 				PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-				CachedTokens: reused, PromptMS: ms, Event: p.Event.String()}})
+				CachedTokens: reused, PromptMS: ms, Event: p.Event.String(), FinishReason: resp.FinishReason}})
 		}
 	}
 	s.mu.Unlock()

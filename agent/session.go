@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -100,6 +101,9 @@ type Session struct {
 
 	retryWait [retries]time.Duration
 
+	// resumed says how the transcript resumed: for the log.
+	resumed string
+
 	info    *Info  // how Start built it; nil for NewSession
 	cleanup func() // removes what Start made for the session alone
 }
@@ -143,11 +147,7 @@ func NewSession(cfg Config) (*Session, error) {
 			return nil, err
 		}
 		s.tr = w
-		for _, r := range recs {
-			if r.Kind == transcript.KindMessage && r.Message != nil {
-				s.cw.Append(fromTranscript(*r.Message))
-			}
-		}
+		s.resumed = s.replay(recs)
 	case cfg.TranscriptDir != "":
 		meta := cfg.Meta
 		meta.Workspace, meta.Window = cfg.Workspace, cfg.Window
@@ -282,17 +282,42 @@ func fromTranscript(m transcript.Message) contextwin.Message {
 
 // record appends a message to the session and to the transcript.
 func (s *Session) record(m contextwin.Message, reasoning string) {
-	s.mu.Lock()
-	s.cw.Append(m)
-	s.mu.Unlock()
-	if s.tr == nil {
-		return
-	}
 	tm := transcript.Message{Role: string(m.Role), Content: m.Content, Reasoning: reasoning, ToolCallID: m.ToolCallID, Payload: m.Payload, Continuation: m.Continuation}
 	for _, c := range m.ToolCalls {
 		tm.ToolCalls = append(tm.ToolCalls, transcript.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
-	s.tr.Append(transcript.Record{Kind: transcript.KindMessage, Message: &tm})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cw.Append(m)
+	s.drove(transcript.Record{Kind: transcript.KindMessage, Message: &tm})
+}
+
+// drove records a call made on the planner, in the order it was made: the
+// caller holds mu, so that the transcript's order is the planner's.
+func (s *Session) drove(r transcript.Record) {
+	if s.tr != nil {
+		s.tr.Append(r)
+	}
+}
+
+// plan asks the planner for the next request and records that it did.
+// The caller holds mu.
+func (s *Session) plan() contextwin.Plan {
+	p := s.cw.Plan()
+	s.drove(transcript.Record{Kind: transcript.KindPlan, Text: p.Event.String()})
+	return p
+}
+
+// setPrefix installs a fixed prefix and records it. The caller holds mu.
+func (s *Session) setPrefix(p *Prefix) {
+	s.prefix = p
+	s.cw.SetPrefixChars(p.Chars)
+	if s.tr != nil {
+		tools, err := json.Marshal(p.Tools)
+		if err == nil {
+			s.drove(transcript.Record{Kind: transcript.KindPrefix, Prefix: &transcript.Prefix{System: p.System, Tools: tools, Chars: p.Chars}})
+		}
+	}
 }
 
 // note records a transcript line of another kind.
@@ -347,8 +372,7 @@ func (s *Session) Prefix() *Prefix {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.prefix == nil {
-		s.prefix = NewPrefix(system, s.tools)
-		s.cw.SetPrefixChars(s.prefix.Chars)
+		s.setPrefix(NewPrefix(system, s.tools))
 	}
 	return s.prefix
 }
@@ -363,8 +387,7 @@ func (s *Session) refreshPrefix() {
 	if s.prefix != nil && system == s.prefix.System {
 		return
 	}
-	s.prefix = NewPrefix(system, s.tools)
-	s.cw.SetPrefixChars(s.prefix.Chars)
+	s.setPrefix(NewPrefix(system, s.tools))
 }
 
 // Messages returns the whole conversation so far, shed and folded parts
@@ -393,7 +416,8 @@ func (s *Session) Compact(ctx context.Context, report func(Event)) (before, afte
 	err = s.cw.Compact()
 	var p contextwin.Plan
 	if err == nil {
-		p = s.cw.Plan()
+		s.drove(transcript.Record{Kind: transcript.KindCompact})
+		p = s.plan()
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -421,7 +445,7 @@ func (s *Session) EditRecap(text string) bool {
 	defer s.mu.Unlock()
 	ok := s.cw.EditRecap(text)
 	if ok {
-		s.note(transcript.KindEvent, "the user edited the recap")
+		s.drove(transcript.Record{Kind: transcript.KindRecapEdit, Text: text})
 	}
 	return ok
 }
