@@ -47,6 +47,7 @@ func (s *Session) Run(ctx context.Context, instruction string, report func(Event
 	if report == nil {
 		report = func(Event) {}
 	}
+	s.awaitWarmup(ctx)
 	r := &run{s: s, report: report}
 	res := r.loop(ctx, instruction)
 	res.Proposals = r.proposals

@@ -101,6 +101,8 @@ type Session struct {
 
 	retryWait [retries]time.Duration
 
+	// warm is the warm-up in flight, nil when none; guarded by mu.
+	warm *warmup
 	// resumed says how the transcript resumed: for the log.
 	resumed string
 
@@ -334,31 +336,6 @@ func (s *Session) sync() {
 	}
 }
 
-// warmupMessage is the user turn of the warm-up request: chat templates
-// want one, and it is short enough to cost nothing.
-const warmupMessage = "."
-
-// Warmup prefills the fixed prefix: one request with max_tokens 1, so
-// that the user's first ask pays only for itself. It is synchronous; the
-// caller runs it in the background and may cancel it. It never touches
-// the conversation.
-func (s *Session) Warmup(ctx context.Context) error {
-	req := s.Prefix().Request([]contextwin.Message{{Role: contextwin.User, Content: warmupMessage}}, 1, "")
-	req.Temperature = s.cfg.Temperature
-	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) {})
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stats.Requests++
-	if err != nil {
-		return fmt.Errorf("warm-up: %w", err)
-	}
-	reprocessed, reused, ms := engineFigures(resp)
-	s.stats.Prefilled += reprocessed
-	s.stats.Reused += reused
-	s.stats.PromptMS += ms
-	return nil
-}
-
 // Prefix is the session's fixed prefix, built the first time it is asked
 // for and then kept until a shrink event.
 func (s *Session) Prefix() *Prefix {
@@ -410,6 +387,7 @@ func (s *Session) Compact(ctx context.Context, report func(Event)) (before, afte
 	if report == nil {
 		report = func(Event) {}
 	}
+	s.awaitWarmup(ctx)
 	s.Prefix()
 	s.mu.Lock()
 	before = s.cw.Chip().Size
