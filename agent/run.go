@@ -235,6 +235,36 @@ func (r *run) reportShrink(p contextwin.Plan) {
 
 var errTooSmall = errors.New("window too small")
 
+// emergencyText tells the user what an emergency shrink did: shed, folded
+// or both, or only cut the newest results.
+func emergencyText(promptTokens, window int, p contextwin.Plan) string {
+	var did []string
+	if n := len(p.Shed); n > 0 {
+		did = append(did, fmt.Sprintf("shed %d result%s", n, pluralS(n)))
+	}
+	if p.Folded > 0 {
+		did = append(did, fmt.Sprintf("folded %d message%s", p.Folded, pluralS(p.Folded)))
+	}
+	if len(did) == 0 {
+		did = append(did, "cut the newest results")
+	}
+	figures := ""
+	switch {
+	case promptTokens > 0 && window > 0:
+		figures = fmt.Sprintf(" (%d tokens, window %d)", promptTokens, window)
+	case window > 0:
+		figures = fmt.Sprintf(" (window %d)", window)
+	}
+	return fmt.Sprintf("the engine refused the request as too long%s: %s, retrying once", figures, strings.Join(did, " and "))
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
 // send sends a round's request: on an overflow, one emergency fold and
 // one retry; on a passing failure (model loading, 5xx, a cut stream), two
 // retries after a wait.
@@ -255,12 +285,13 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 			s.stats.Overflows++
 			p = s.cw.Overflow(ee.PromptTokens, ee.Window)
 			s.drove(transcript.Record{Kind: transcript.KindOverflow, Overflow: &transcript.Overflow{PromptTokens: ee.PromptTokens, Window: ee.Window}})
+			window := s.cw.Window()
 			s.mu.Unlock()
 			if p.GiveUp || p.TooSmall {
 				return nil, fmt.Errorf("%w: %s", errTooSmall, p.Problem)
 			}
 			r.reportShrink(p)
-			r.report(Event{Kind: Warning, Round: r.rounds, Text: "the engine refused the request as too long; folded without a note and retrying once"})
+			r.report(Event{Kind: Warning, Round: r.rounds, Emergency: true, Text: emergencyText(ee.PromptTokens, window, p)})
 			attempt = -1
 			continue
 		case errors.As(err, &ee) && ee.Kind.Retryable() && ee.Kind != engine.Unreachable && attempt < retries:

@@ -179,6 +179,18 @@ func TestOverflowFoldsAndRetries(t *testing.T) {
 	if !strings.Contains(strings.Join(c.texts(Warning), "\n"), "refused the request as too long") {
 		t.Errorf("warnings = %q, want the overflow reported", c.texts(Warning))
 	}
+	// One warning, marked for the user, says what the emergency did.
+	var told []string
+	c.mu.Lock()
+	for _, e := range c.events {
+		if e.Kind == Warning && e.Emergency {
+			told = append(told, e.Text)
+		}
+	}
+	c.mu.Unlock()
+	if len(told) != st.Overflows || !strings.Contains(told[0], "(") || !strings.Contains(told[0], "retrying once") {
+		t.Errorf("emergency warnings = %q, want one per overflow with the engine's figures", told)
+	}
 }
 
 func TestCancelStopsTheStream(t *testing.T) {
@@ -368,5 +380,38 @@ func TestCompact(t *testing.T) {
 	noWindow, _ := NewSession(Config{Engine: client, Tools: box})
 	if _, _, err := noWindow.Compact(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "no known window") {
 		t.Errorf("Compact with no window = %v, want no known window", err)
+	}
+}
+
+// The user is told in one line what an emergency shrink did, in words
+// that match it: shed only, folded only, both, or neither.
+func TestEmergencyText(t *testing.T) {
+	shed := []contextwin.Removed{{What: "read a.go"}, {What: "read b.go"}, {What: "grep x"}, {What: "read c.go"}}
+	for _, tc := range []struct {
+		name          string
+		tokens, win   int
+		plan          contextwin.Plan
+		want, notWant string
+	}{
+		{"shed only", 13392, 8192, contextwin.Plan{Shed: shed},
+			"the engine refused the request as too long (13392 tokens, window 8192): shed 4 results, retrying once", "fold"},
+		{"fold only", 13392, 8192, contextwin.Plan{Folded: 30},
+			"the engine refused the request as too long (13392 tokens, window 8192): folded 30 messages, retrying once", "shed"},
+		{"both", 13392, 8192, contextwin.Plan{Shed: shed, Folded: 30},
+			"the engine refused the request as too long (13392 tokens, window 8192): shed 4 results and folded 30 messages, retrying once", ""},
+		{"neither, no figures", 0, 0, contextwin.Plan{},
+			"the engine refused the request as too long: cut the newest results, retrying once", "fold"},
+		{"one of each", 0, 4096, contextwin.Plan{Shed: shed[:1], Folded: 1},
+			"the engine refused the request as too long (window 4096): shed 1 result and folded 1 message, retrying once", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := emergencyText(tc.tokens, tc.win, tc.plan)
+			if got != tc.want {
+				t.Errorf("emergencyText = %q, want %q", got, tc.want)
+			}
+			if tc.notWant != "" && strings.Contains(got, tc.notWant) {
+				t.Errorf("emergencyText = %q says %q", got, tc.notWant)
+			}
+		})
 	}
 }
