@@ -149,14 +149,26 @@ func (s *Session) Compact() error {
 }
 
 // EditRecap replaces the current recap's text with the user's edit; the
-// next request carries it (and so is not an append). It reports false
-// when there is no recap yet.
+// next request carries it (and so is not an append). What the fold
+// carries beside the recap's text — the task, verbatim — stays as it was,
+// and the next fold builds on the edited text (Recap.Earlier). It reports
+// false when there is no recap yet.
 func (s *Session) EditRecap(text string) bool {
 	if s.recap == nil {
 		return false
 	}
-	s.recap.Text = text
-	s.recapMsg.Content = foldPreamble + text
+	edited := EditedRecap(text)
+	content, old := s.recapMsg.Content, s.recap.Text
+	switch i := strings.Index(content, old); {
+	case old != "" && i >= 0:
+		content = content[:i] + edited.Text + content[i+len(old):]
+	case strings.HasPrefix(content, foldPreamble):
+		content = foldPreamble + edited.Text + content[len(foldPreamble):]
+	default:
+		content = foldPreamble + edited.Text
+	}
+	s.recap = &edited
+	s.recapMsg.Content = content
 	s.recapVerbatim = 0
 	s.rebuild()
 	return true
