@@ -51,7 +51,10 @@ func (s *Server) mapPath(path string) (string, bool) {
 func (s *Server) mapOpened(uri protocol.DocumentURI) {
 	s.mapDocument(uri)
 	s.refocus()
-	s.firstOpenOnce.Do(func() { close(s.firstOpen) })
+	s.firstOpenOnce.Do(func() {
+		close(s.firstOpen)
+		s.goOwned(s.warmAtOpen)
+	})
 }
 
 // unmapDocument forgets a closed document, unless the agent read it.
