@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
@@ -413,5 +415,62 @@ func TestEmergencyText(t *testing.T) {
 				t.Errorf("emergencyText = %q says %q", got, tc.notWant)
 			}
 		})
+	}
+}
+
+// A transcript that records only its messages (written before the
+// planner's records) still resumes, best effort, and says so; one that
+// records them resumes the planner, and its next request is an append of
+// the last one.
+func TestResumeOldAndNewTranscripts(t *testing.T) {
+	dir := t.TempDir()
+	w, err := transcript.Create(dir, transcript.Meta{Workspace: "/ws"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []transcript.Message{{Role: "user", Content: "old question"}, {Role: "assistant", Content: "old answer"}} {
+		w.Append(transcript.Record{Kind: transcript.KindMessage, Message: &m})
+	}
+	w.Close()
+	srv, client := simEngine(t, sim.Config{Ctx: 8192})
+	srv.AppendScript(sim.Turn{Content: "answer one"}, sim.Turn{Content: "answer two"})
+	box := &agenttest.Toolbox{Names: []string{"read"}}
+	s, err := NewSession(Config{Engine: client, Tools: box, Window: 8192, Resume: w.Path()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s.resumed, "best effort") || len(s.Messages()) != 2 {
+		t.Errorf("an old transcript resumed %d messages saying %q, want 2, best effort", len(s.Messages()), s.resumed)
+	}
+	if _, err := s.Run(context.Background(), "new question", nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	// Written by this session, the transcript now records the planner.
+	s2, err := NewSession(Config{Engine: client, Tools: box, Window: 8192, Resume: w.Path()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if !strings.Contains(s2.resumed, "replaying how they were sent") || strings.Contains(s2.resumed, "differs") {
+		t.Errorf("the second resume says %q", s2.resumed)
+	}
+	if _, err := s2.Run(context.Background(), "another question", nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	var prev, cur struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	json.Unmarshal(reqs[len(reqs)-2].Body, &prev)
+	json.Unmarshal(reqs[len(reqs)-1].Body, &cur)
+	if len(cur.Messages) != len(prev.Messages)+2 {
+		t.Fatalf("the request after the resume has %d messages, want %d", len(cur.Messages), len(prev.Messages)+2)
+	}
+	for i, m := range prev.Messages {
+		if !bytes.Equal(m, cur.Messages[i]) {
+			t.Errorf("message %d changed across the resume: %s, then %s", i, m, cur.Messages[i])
+		}
 	}
 }

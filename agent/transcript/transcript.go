@@ -1,7 +1,11 @@
 // Package transcript keeps a session's conversation on disk: one JSONL
 // file per session, append-only, synced after every round, holding
 // everything ever said — whatever was later shed or folded out of the
-// requests. A session resumes from it after a crash or a restart.
+// requests. A session resumes from it after a crash or a restart: besides
+// the messages it records every call that drove the context planner (the
+// fixed prefix as sent, plans, notes, usages, overflows, compactions,
+// recap edits), in order, so that the resumed session replays them and
+// plans like the one it continues.
 //
 //	w, err := transcript.Create(transcript.Dir(os.Getenv), transcript.Meta{Workspace: root})
 //	w.Append(transcript.Record{Kind: transcript.KindMessage, Message: &m})
