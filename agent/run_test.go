@@ -33,6 +33,18 @@ func simEngine(t *testing.T, cfg sim.Config) (*sim.Server, *engine.Client) {
 	return s, engine.NewClient(engine.Options{BaseURL: ts.URL + "/v1", Flavor: engine.LlamaCpp})
 }
 
+// recorded waits until the simulator has recorded n requests and returns
+// them: it records a request when its handler returns, which may be after
+// the client read the last byte and moved on.
+func recorded(t *testing.T, srv *sim.Server, n int) []sim.RequestRecord {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(srv.Requests()) < n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	return srv.Requests()
+}
+
 // collect gathers a run's events.
 type collect struct {
 	mu     sync.Mutex
@@ -316,7 +328,7 @@ func TestWarmup(t *testing.T) {
 	if _, err := s.Run(context.Background(), "a task", nil); err != nil {
 		t.Fatal(err)
 	}
-	reqs := srv.Requests()
+	reqs := recorded(t, srv, 2)
 	if len(reqs) != 2 || reqs[0].MaxTokens != 1 {
 		t.Fatalf("requests = %d, first max_tokens %d; want the warm-up with max_tokens 1", len(reqs), reqs[0].MaxTokens)
 	}
@@ -459,7 +471,7 @@ func TestResumeOldAndNewTranscripts(t *testing.T) {
 	if _, err := s2.Run(context.Background(), "another question", nil); err != nil {
 		t.Fatal(err)
 	}
-	reqs := srv.Requests()
+	reqs := recorded(t, srv, 2)
 	var prev, cur struct {
 		Messages []json.RawMessage `json:"messages"`
 	}
