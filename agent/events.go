@@ -65,7 +65,10 @@ type Event struct {
 	ShedChars  int
 	Folded     int
 	RecapChars int
-	Emergency  bool
+	// Emergency marks the Shed and Folded of an emergency shrink (the
+	// engine refused the request as too long), and the Warning that says
+	// in one line what it did.
+	Emergency bool
 	// Proposal and whether the front end applied it (its Outcome).
 	Proposal *tools.Proposal
 	Applied  bool

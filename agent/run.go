@@ -47,6 +47,7 @@ func (s *Session) Run(ctx context.Context, instruction string, report func(Event
 	if report == nil {
 		report = func(Event) {}
 	}
+	s.awaitWarmup(ctx)
 	r := &run{s: s, report: report}
 	res := r.loop(ctx, instruction)
 	res.Proposals = r.proposals
@@ -91,7 +92,7 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 			s.record(contextwin.Message{Role: contextwin.User, Content: text}, "")
 		}
 		s.mu.Lock()
-		p := s.cw.Plan()
+		p := s.plan()
 		s.mu.Unlock()
 		if p.TooSmall {
 			return Result{End: TooSmall, Rounds: r.rounds, Err: errors.New(p.Problem)}
@@ -184,6 +185,7 @@ func (r *run) noteRound(ctx context.Context, p contextwin.Plan) contextwin.Plan 
 		// Cancelled while the model wrote: no note, and no fold for it.
 		s.mu.Lock()
 		s.cw.AbandonNote()
+		s.drove(transcript.Record{Kind: transcript.KindAbandon})
 		s.mu.Unlock()
 		return p
 	}
@@ -196,9 +198,9 @@ func (r *run) noteRound(ctx context.Context, p contextwin.Plan) contextwin.Plan 
 	}
 	s.mu.Lock()
 	s.cw.SetNote(note)
-	next := s.cw.Plan()
+	s.drove(transcript.Record{Kind: transcript.KindNote, Text: note})
+	next := s.plan()
 	s.mu.Unlock()
-	s.note(transcript.KindNote, note)
 	text := note
 	if err != nil {
 		text = "the note round failed: " + err.Error()
@@ -233,6 +235,36 @@ func (r *run) reportShrink(p contextwin.Plan) {
 
 var errTooSmall = errors.New("window too small")
 
+// emergencyText tells the user what an emergency shrink did: shed, folded
+// or both, or only cut the newest results.
+func emergencyText(promptTokens, window int, p contextwin.Plan) string {
+	var did []string
+	if n := len(p.Shed); n > 0 {
+		did = append(did, fmt.Sprintf("shed %d result%s", n, pluralS(n)))
+	}
+	if p.Folded > 0 {
+		did = append(did, fmt.Sprintf("folded %d message%s", p.Folded, pluralS(p.Folded)))
+	}
+	if len(did) == 0 {
+		did = append(did, "cut the newest results")
+	}
+	figures := ""
+	switch {
+	case promptTokens > 0 && window > 0:
+		figures = fmt.Sprintf(" (%d tokens, window %d)", promptTokens, window)
+	case window > 0:
+		figures = fmt.Sprintf(" (window %d)", window)
+	}
+	return fmt.Sprintf("the engine refused the request as too long%s: %s, retrying once", figures, strings.Join(did, " and "))
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
 // send sends a round's request: on an overflow, one emergency fold and
 // one retry; on a passing failure (model loading, 5xx, a cut stream), two
 // retries after a wait.
@@ -252,12 +284,14 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 			s.mu.Lock()
 			s.stats.Overflows++
 			p = s.cw.Overflow(ee.PromptTokens, ee.Window)
+			s.drove(transcript.Record{Kind: transcript.KindOverflow, Overflow: &transcript.Overflow{PromptTokens: ee.PromptTokens, Window: ee.Window}})
+			window := s.cw.Window()
 			s.mu.Unlock()
 			if p.GiveUp || p.TooSmall {
 				return nil, fmt.Errorf("%w: %s", errTooSmall, p.Problem)
 			}
 			r.reportShrink(p)
-			r.report(Event{Kind: Warning, Round: r.rounds, Text: "the engine refused the request as too long; folded without a note and retrying once"})
+			r.report(Event{Kind: Warning, Round: r.rounds, Emergency: true, Text: emergencyText(ee.PromptTokens, window, p)})
 			attempt = -1
 			continue
 		case errors.As(err, &ee) && ee.Kind.Retryable() && ee.Kind != engine.Unreachable && attempt < retries:
@@ -301,7 +335,7 @@ func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (
 		if s.tr != nil {
 			s.tr.Append(transcript.Record{Kind: transcript.KindUsage, Usage: &transcript.Usage{
 				PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-				CachedTokens: reused, PromptMS: ms, Event: p.Event.String()}})
+				CachedTokens: reused, PromptMS: ms, Event: p.Event.String(), FinishReason: resp.FinishReason}})
 		}
 	}
 	s.mu.Unlock()

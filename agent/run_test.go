@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
@@ -29,6 +31,18 @@ func simEngine(t *testing.T, cfg sim.Config) (*sim.Server, *engine.Client) {
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(func() { s.Close(); ts.Close() })
 	return s, engine.NewClient(engine.Options{BaseURL: ts.URL + "/v1", Flavor: engine.LlamaCpp})
+}
+
+// recorded waits until the simulator has recorded n requests and returns
+// them: it records a request when its handler returns, which may be after
+// the client read the last byte and moved on.
+func recorded(t *testing.T, srv *sim.Server, n int) []sim.RequestRecord {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(srv.Requests()) < n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	return srv.Requests()
 }
 
 // collect gathers a run's events.
@@ -179,6 +193,18 @@ func TestOverflowFoldsAndRetries(t *testing.T) {
 	if !strings.Contains(strings.Join(c.texts(Warning), "\n"), "refused the request as too long") {
 		t.Errorf("warnings = %q, want the overflow reported", c.texts(Warning))
 	}
+	// One warning, marked for the user, says what the emergency did.
+	var told []string
+	c.mu.Lock()
+	for _, e := range c.events {
+		if e.Kind == Warning && e.Emergency {
+			told = append(told, e.Text)
+		}
+	}
+	c.mu.Unlock()
+	if len(told) != st.Overflows || !strings.Contains(told[0], "(") || !strings.Contains(told[0], "retrying once") {
+		t.Errorf("emergency warnings = %q, want one per overflow with the engine's figures", told)
+	}
 }
 
 func TestCancelStopsTheStream(t *testing.T) {
@@ -302,12 +328,7 @@ func TestWarmup(t *testing.T) {
 	if _, err := s.Run(context.Background(), "a task", nil); err != nil {
 		t.Fatal(err)
 	}
-	// The engine records a request when its handler returns, which may be
-	// just after the client has read the answer.
-	reqs := srv.Requests()
-	for deadline := time.Now().Add(2 * time.Second); len(reqs) < 2 && time.Now().Before(deadline); reqs = srv.Requests() {
-		time.Sleep(time.Millisecond)
-	}
+	reqs := recorded(t, srv, 2)
 	if len(reqs) != 2 || reqs[0].MaxTokens != 1 {
 		t.Fatalf("requests = %d, first max_tokens %d; want the warm-up with max_tokens 1", len(reqs), reqs[0].MaxTokens)
 	}
@@ -373,5 +394,95 @@ func TestCompact(t *testing.T) {
 	noWindow, _ := NewSession(Config{Engine: client, Tools: box})
 	if _, _, err := noWindow.Compact(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "no known window") {
 		t.Errorf("Compact with no window = %v, want no known window", err)
+	}
+}
+
+// The user is told in one line what an emergency shrink did, in words
+// that match it: shed only, folded only, both, or neither.
+func TestEmergencyText(t *testing.T) {
+	shed := []contextwin.Removed{{What: "read a.go"}, {What: "read b.go"}, {What: "grep x"}, {What: "read c.go"}}
+	for _, tc := range []struct {
+		name          string
+		tokens, win   int
+		plan          contextwin.Plan
+		want, notWant string
+	}{
+		{"shed only", 13392, 8192, contextwin.Plan{Shed: shed},
+			"the engine refused the request as too long (13392 tokens, window 8192): shed 4 results, retrying once", "fold"},
+		{"fold only", 13392, 8192, contextwin.Plan{Folded: 30},
+			"the engine refused the request as too long (13392 tokens, window 8192): folded 30 messages, retrying once", "shed"},
+		{"both", 13392, 8192, contextwin.Plan{Shed: shed, Folded: 30},
+			"the engine refused the request as too long (13392 tokens, window 8192): shed 4 results and folded 30 messages, retrying once", ""},
+		{"neither, no figures", 0, 0, contextwin.Plan{},
+			"the engine refused the request as too long: cut the newest results, retrying once", "fold"},
+		{"one of each", 0, 4096, contextwin.Plan{Shed: shed[:1], Folded: 1},
+			"the engine refused the request as too long (window 4096): shed 1 result and folded 1 message, retrying once", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := emergencyText(tc.tokens, tc.win, tc.plan)
+			if got != tc.want {
+				t.Errorf("emergencyText = %q, want %q", got, tc.want)
+			}
+			if tc.notWant != "" && strings.Contains(got, tc.notWant) {
+				t.Errorf("emergencyText = %q says %q", got, tc.notWant)
+			}
+		})
+	}
+}
+
+// A transcript that records only its messages (written before the
+// planner's records) still resumes, best effort, and says so; one that
+// records them resumes the planner, and its next request is an append of
+// the last one.
+func TestResumeOldAndNewTranscripts(t *testing.T) {
+	dir := t.TempDir()
+	w, err := transcript.Create(dir, transcript.Meta{Workspace: "/ws"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []transcript.Message{{Role: "user", Content: "old question"}, {Role: "assistant", Content: "old answer"}} {
+		w.Append(transcript.Record{Kind: transcript.KindMessage, Message: &m})
+	}
+	w.Close()
+	srv, client := simEngine(t, sim.Config{Ctx: 8192})
+	srv.AppendScript(sim.Turn{Content: "answer one"}, sim.Turn{Content: "answer two"})
+	box := &agenttest.Toolbox{Names: []string{"read"}}
+	s, err := NewSession(Config{Engine: client, Tools: box, Window: 8192, Resume: w.Path()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s.resumed, "best effort") || len(s.Messages()) != 2 {
+		t.Errorf("an old transcript resumed %d messages saying %q, want 2, best effort", len(s.Messages()), s.resumed)
+	}
+	if _, err := s.Run(context.Background(), "new question", nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	// Written by this session, the transcript now records the planner.
+	s2, err := NewSession(Config{Engine: client, Tools: box, Window: 8192, Resume: w.Path()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if !strings.Contains(s2.resumed, "replaying how they were sent") || strings.Contains(s2.resumed, "differs") {
+		t.Errorf("the second resume says %q", s2.resumed)
+	}
+	if _, err := s2.Run(context.Background(), "another question", nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := recorded(t, srv, 2)
+	var prev, cur struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	json.Unmarshal(reqs[len(reqs)-2].Body, &prev)
+	json.Unmarshal(reqs[len(reqs)-1].Body, &cur)
+	if len(cur.Messages) != len(prev.Messages)+2 {
+		t.Fatalf("the request after the resume has %d messages, want %d", len(cur.Messages), len(prev.Messages)+2)
+	}
+	for i, m := range prev.Messages {
+		if !bytes.Equal(m, cur.Messages[i]) {
+			t.Errorf("message %d changed across the resume: %s, then %s", i, m, cur.Messages[i])
+		}
 	}
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -100,6 +101,15 @@ type Session struct {
 
 	retryWait [retries]time.Duration
 
+	// warm is the warm-up in flight, nil when none; guarded by mu.
+	warm *warmup
+	// resumed says how the transcript resumed: for the log.
+	resumed string
+	// replaying is set while a transcript is replayed into the planner;
+	// replayMaps are the map updates it recorded, for the folds to come.
+	replaying  bool
+	replayMaps []string
+
 	info    *Info  // how Start built it; nil for NewSession
 	cleanup func() // removes what Start made for the session alone
 }
@@ -144,11 +154,7 @@ func NewSession(cfg Config) (*Session, error) {
 			return nil, err
 		}
 		s.tr = w
-		for _, r := range recs {
-			if r.Kind == transcript.KindMessage && r.Message != nil {
-				s.cw.Append(fromTranscript(*r.Message))
-			}
-		}
+		s.resumed = s.replay(recs)
 	case cfg.TranscriptDir != "":
 		meta := cfg.Meta
 		meta.Workspace, meta.Window = cfg.Workspace, cfg.Window
@@ -283,17 +289,42 @@ func fromTranscript(m transcript.Message) contextwin.Message {
 
 // record appends a message to the session and to the transcript.
 func (s *Session) record(m contextwin.Message, reasoning string) {
-	s.mu.Lock()
-	s.cw.Append(m)
-	s.mu.Unlock()
-	if s.tr == nil {
-		return
-	}
 	tm := transcript.Message{Role: string(m.Role), Content: m.Content, Reasoning: reasoning, ToolCallID: m.ToolCallID, Payload: m.Payload, Continuation: m.Continuation}
 	for _, c := range m.ToolCalls {
 		tm.ToolCalls = append(tm.ToolCalls, transcript.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
-	s.tr.Append(transcript.Record{Kind: transcript.KindMessage, Message: &tm})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cw.Append(m)
+	s.drove(transcript.Record{Kind: transcript.KindMessage, Message: &tm})
+}
+
+// drove records a call made on the planner, in the order it was made: the
+// caller holds mu, so that the transcript's order is the planner's.
+func (s *Session) drove(r transcript.Record) {
+	if s.tr != nil {
+		s.tr.Append(r)
+	}
+}
+
+// plan asks the planner for the next request and records that it did.
+// The caller holds mu.
+func (s *Session) plan() contextwin.Plan {
+	p := s.cw.Plan()
+	s.drove(transcript.Record{Kind: transcript.KindPlan, Text: p.Event.String()})
+	return p
+}
+
+// setPrefix installs a fixed prefix and records it. The caller holds mu.
+func (s *Session) setPrefix(p *Prefix) {
+	s.prefix = p
+	s.cw.SetPrefixChars(p.Chars)
+	if s.tr != nil {
+		tools, err := json.Marshal(p.Tools)
+		if err == nil {
+			s.drove(transcript.Record{Kind: transcript.KindPrefix, Prefix: &transcript.Prefix{System: p.System, Tools: tools, Chars: p.Chars, Map: p.Map}})
+		}
+	}
 }
 
 // note records a transcript line of another kind.
@@ -310,38 +341,6 @@ func (s *Session) sync() {
 	}
 }
 
-// warmupMessage is the user turn of the warm-up request: chat templates
-// want one, and it is short enough to cost nothing.
-const warmupMessage = "."
-
-// Warmup prefills the fixed prefix: one request with max_tokens 1, so
-// that the user's first ask pays only for itself. It is synchronous; the
-// caller runs it in the background and may cancel it. It never touches
-// the conversation.
-func (s *Session) Warmup(ctx context.Context) error {
-	req := s.Prefix().Request([]contextwin.Message{{Role: contextwin.User, Content: warmupMessage}}, 1, "")
-	req.Temperature = s.cfg.Temperature
-	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) {})
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stats.Requests++
-	if err != nil {
-		return fmt.Errorf("warm-up: %w", err)
-	}
-	reprocessed, reused, ms := engineFigures(resp)
-	s.stats.Prefilled += reprocessed
-	s.stats.Reused += reused
-	s.stats.PromptMS += ms
-	// The engine's own count teaches the estimate what the prefix costs
-	// before the first real request is planned.
-	s.cw.ObservePrefix(len(warmupMessage)+warmupOverhead, resp.Usage.PromptTokens)
-	return nil
-}
-
-// warmupOverhead is what a chat template adds around the warm-up's one
-// message, in bytes.
-const warmupOverhead = 16
-
 // Prefix is the session's fixed prefix, built the first time it is asked
 // for and then kept until a shrink event.
 func (s *Session) Prefix() *Prefix {
@@ -355,9 +354,9 @@ func (s *Session) Prefix() *Prefix {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.prefix == nil {
-		s.prefix = NewPrefix(system, s.tools)
-		s.prefix.Map = repoMap
-		s.cw.SetPrefixChars(s.prefix.Chars)
+		p := NewPrefix(system, s.tools)
+		p.Map = repoMap
+		s.setPrefix(p)
 	}
 	return s.prefix
 }
@@ -367,14 +366,21 @@ func (s *Session) Prefix() *Prefix {
 // recap — after the request's change point, so the prefix stays cached.
 // contextwin calls it while s.mu is held.
 func (s *Session) mapUpdate() string {
-	if s.cfg.RepoMap == nil || s.prefix == nil || s.cfg.Minimal {
-		return ""
+	if s.replaying {
+		// A resumed session gets what the session it continues got.
+		if len(s.replayMaps) == 0 {
+			return ""
+		}
+		m := s.replayMaps[0]
+		s.replayMaps = s.replayMaps[1:]
+		return m
 	}
-	n := s.cw.Budget().RepoMapChars
-	if n <= 0 {
-		return ""
+	m := ""
+	if n := s.cw.Budget().RepoMapChars; s.cfg.RepoMap != nil && s.prefix != nil && !s.cfg.Minimal && n > 0 {
+		m = mapDelta(s.prefix.Map, s.cfg.RepoMap.Render(n), n/2)
 	}
-	return mapDelta(s.prefix.Map, s.cfg.RepoMap.Render(n), n/2)
+	s.drove(transcript.Record{Kind: transcript.KindMapUpdate, Text: m})
+	return m
 }
 
 // mapDelta lists the file blocks of a rendered map (a line naming a file,
@@ -437,13 +443,15 @@ func (s *Session) Compact(ctx context.Context, report func(Event)) (before, afte
 	if report == nil {
 		report = func(Event) {}
 	}
+	s.awaitWarmup(ctx)
 	s.Prefix()
 	s.mu.Lock()
 	before = s.cw.Chip().Size
 	err = s.cw.Compact()
 	var p contextwin.Plan
 	if err == nil {
-		p = s.cw.Plan()
+		s.drove(transcript.Record{Kind: transcript.KindCompact})
+		p = s.plan()
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -468,7 +476,7 @@ func (s *Session) EditRecap(text string) bool {
 	defer s.mu.Unlock()
 	ok := s.cw.EditRecap(text)
 	if ok {
-		s.note(transcript.KindEvent, "the user edited the recap")
+		s.drove(transcript.Record{Kind: transcript.KindRecapEdit, Text: text})
 	}
 	return ok
 }

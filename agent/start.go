@@ -244,6 +244,9 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 		cleanup()
 		return nil, err
 	}
+	if s.resumed != "" {
+		info.Notices = append(info.Notices, Notice{Text: s.resumed})
+	}
 	s.info, s.cleanup = info, cleanup
 	if w := s.RoomWarning(); w != "" {
 		info.Notices = append(info.Notices, Notice{Warning: true, Text: w})

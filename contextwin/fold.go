@@ -42,52 +42,42 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	}
 	budget := s.est.NewChars(b.Recap)
 	turns := s.log[s.foldedUpTo:boundary]
+	// The recap's fields merge the old one's, for the document the user
+	// may edit and for the next rewrite.
+	r := BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: turns, Budget: budget * 3 / 4})
 	var text strings.Builder
-	var r Recap
-	verbatim, from := 0, 0
+	verbatim := 0
+	mapNews := ""
+	if s.cfg.MapUpdate != nil {
+		mapNews = s.cfg.MapUpdate()
+	}
 	if s.canAppend(budget) {
 		// The old recap stays as it was sent; what is new follows it.
-		part := BuildRecap(RecapInput{Note: s.note, Folded: turns, Budget: budget - len(s.recap.Text) - len(appendHeading) - 2})
-		r = BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: turns, Budget: budget * 3 / 4})
-		r.Text = s.recap.Text + "\n\n" + appendHeading + part.Text
+		part := BuildRecap(RecapInput{Note: s.note, Folded: turns, Budget: budget - s.recapText - len(appendHeading) - 2})
+		added := strings.TrimPrefix(part.Text, recapHeader+"\n")
 		text.WriteString(s.recapMsg.Content)
 		text.WriteString("\n\n" + appendHeading)
-		text.WriteString(part.Text)
-		verbatim, from = len(s.recapMsg.Content), s.foldedUpTo
+		text.WriteString(added)
+		s.recapText += len(appendHeading) + 2 + len(added)
+		verbatim = len(s.recapMsg.Content)
+		v, n := s.verbatimText(s.foldedUpTo, boundary)
+		text.WriteString(v)
+		verbatim += n
+		if mapNews == s.mapSent {
+			mapNews = "" // carried already
+		}
 	} else {
-		r = BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: turns, Budget: budget * 3 / 4})
 		text.WriteString(foldPreamble)
 		text.WriteString(r.Text)
+		s.recapText = len(r.Text)
+		v, n := s.verbatimText(0, boundary)
+		text.WriteString(v)
+		verbatim = n
 	}
-	// The task survives, and so does everything the user said since: their
-	// messages and the payload that defined the task travel verbatim. Their
-	// bytes were carried before, so they are not priced as new.
-	first := from == 0
-	for i := from; i < boundary; i++ {
-		if !s.isVerbatimUser(i) {
-			continue
-		}
-		if first {
-			text.WriteString("\n\n" + taskHeading)
-			first = false
-		} else {
-			text.WriteString("\n\n" + userHeading)
-		}
-		text.WriteString(s.log[i].Content)
-		verbatim += len(s.log[i].Content)
-	}
-	if s.cfg.MapUpdate != nil {
-		if m := s.cfg.MapUpdate(); m != "" && m != s.mapSent {
-			text.WriteString("\n\n" + mapHeading)
-			text.WriteString(m)
-			s.mapSent = m
-		}
-	}
-	if p := s.taskPayload; p >= from && p < boundary {
-		sent := s.sentContent(p)
-		text.WriteString("\n\nThe payload that defines the task (" + describe(s.log, p) + "), verbatim:\n")
-		text.WriteString(sent)
-		verbatim += len(sent)
+	if mapNews != "" {
+		text.WriteString("\n\n" + mapHeading)
+		text.WriteString(mapNews)
+		s.mapSent = mapNews
 	}
 
 	s.recap = &r
@@ -97,6 +87,37 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	s.foldedUpTo = boundary
 	s.rebuild()
 	return folded, text.Len()
+}
+
+// verbatimText is what the recap carries word for word of the entries in
+// [from, to): the user's messages — the first of the session as the task —
+// and the task's payload as it was sent. Their bytes were carried before,
+// so they are not priced as new; n counts them.
+func (s *Session) verbatimText(from, to int) (text string, n int) {
+	var b strings.Builder
+	first := true
+	for i := 0; i < to; i++ {
+		if !s.isVerbatimUser(i) {
+			continue
+		}
+		if i >= from {
+			if first {
+				b.WriteString("\n\n" + taskHeading)
+			} else {
+				b.WriteString("\n\n" + userHeading)
+			}
+			b.WriteString(s.log[i].Content)
+			n += len(s.log[i].Content)
+		}
+		first = false
+	}
+	if p := s.taskPayload; p >= from && p < to {
+		sent := s.sentContent(p)
+		b.WriteString("\n\nThe payload that defines the task (" + describe(s.log, p) + "), verbatim:\n")
+		b.WriteString(sent)
+		n += len(sent)
+	}
+	return b.String(), n
 }
 
 // sentContent is entry i's content as requests carried it: whole, or its
@@ -117,7 +138,7 @@ const appendHeading = "Folded since:\n"
 // canAppend reports whether the recap has room, in a budget of so many
 // bytes, for another fold's turns after it.
 func (s *Session) canAppend(budget int) bool {
-	return s.recap != nil && len(s.recap.Text)+len(appendHeading)+2+budget/8 <= budget
+	return s.recap != nil && s.recapText+len(appendHeading)+2+budget/8 <= budget
 }
 
 // The headings of the user's messages in the recap: the task, then what

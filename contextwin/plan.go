@@ -150,14 +150,26 @@ func (s *Session) Compact() error {
 }
 
 // EditRecap replaces the current recap's text with the user's edit; the
-// next request carries it (and so is not an append). It reports false
-// when there is no recap yet.
+// next request carries it (and so is not an append). What the fold
+// carries beside the recap's text — the task, verbatim — stays as it was,
+// and the next fold builds on the edited text (Recap.Earlier). It reports
+// false when there is no recap yet.
 func (s *Session) EditRecap(text string) bool {
 	if s.recap == nil {
 		return false
 	}
-	s.recap.Text = text
-	s.recapMsg.Content = foldPreamble + text
+	edited := EditedRecap(text)
+	// The edit replaces the recap's text — the first fold's and whatever
+	// later folds appended — and what the recap carries word for word
+	// stays: the user's messages, the task's payload, the map's news.
+	v, _ := s.verbatimText(0, s.foldedUpTo)
+	content := foldPreamble + edited.Text + v
+	if s.mapSent != "" {
+		content += "\n\n" + mapHeading + s.mapSent
+	}
+	s.recap = &edited
+	s.recapText = len(edited.Text)
+	s.recapMsg.Content = content
 	s.recapVerbatim = 0
 	s.rebuild()
 	return true

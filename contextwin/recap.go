@@ -82,8 +82,43 @@ func BuildRecap(in RecapInput) Recap {
 		Pages:    mergeUnique(t.pages, prev.Pages, maxPages),
 		Searches: mergeUnique(t.searches, prev.Searches, maxSearches),
 	}
-	r.Text = renderRecap(r, inherited, in.Budget)
+	r.Earlier = prev.Earlier
+	r.Text = renderWithEarlier(r, inherited, in.Budget)
 	return r
+}
+
+// earlierHead introduces the user's edit of an earlier recap.
+const earlierHead = "Before that (the recap as the user edited it):"
+
+// renderWithEarlier renders the recap with the user's edit of an earlier
+// one after it: the edit is carried whole when the budget allows (what
+// this fold adds takes the rest), else cut like a note.
+func renderWithEarlier(r Recap, inherited bool, budget int) string {
+	if r.Earlier == "" {
+		return renderRecap(r, inherited, budget)
+	}
+	head := len(recapHeader) + 1
+	earlier := r.Earlier
+	if room := budget - head - len(earlierHead) - 2; len(earlier) > room {
+		if room < 16 {
+			return renderRecap(r, inherited, budget)
+		}
+		earlier = cutNote(earlier, room)
+	}
+	tail := earlierHead + "\n" + earlier
+	body := renderRecap(r, inherited, budget-len(tail)-1)
+	if body == "" {
+		body = recapHeader
+	}
+	return body + "\n" + tail
+}
+
+// EditedRecap is the recap that stands for the user's edit of one: its
+// text as the user wrote it, and as what later folds build on.
+func EditedRecap(text string) Recap {
+	text = tidy(text)
+	earlier := strings.TrimSpace(strings.TrimPrefix(text, recapHeader))
+	return Recap{Text: text, Earlier: earlier}
 }
 
 // tidy makes text valid UTF-8 without white space at either end.

@@ -87,6 +87,10 @@ type Session struct {
 	// recapVerbatim is how many bytes of the recap were carried before
 	// (the task and its payload, verbatim).
 	recapVerbatim int
+	// recapText is the size of the recap's own text in its message (the
+	// first recap's and what later folds appended), its verbatim parts
+	// aside: what the recap budget bounds.
+	recapText int
 	noteSaved     []savedMsg // view messages the note round's request replaced
 	mapSent       string     // the map update the recap carries
 	note          string     // the model's note for the coming fold

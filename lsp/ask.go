@@ -125,8 +125,17 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 		case agent.Shed:
 			s.logMessage(protocol.MessageTypeLog, "Reika: %s", e)
 		case agent.Folded:
+			if e.Emergency {
+				// The warning that follows says it all, in one line.
+				s.logMessage(protocol.MessageTypeLog, "Reika: %s", e)
+				break
+			}
 			s.showMessage(protocol.MessageTypeInfo, "Reika %s", e)
 		case agent.Warning:
+			if e.Emergency {
+				s.showMessage(protocol.MessageTypeWarning, "Reika: %s", e.Text)
+				break
+			}
 			s.logMessage(protocol.MessageTypeWarning, "Reika: %s", e.Text)
 		case agent.Debug:
 			if debug {

@@ -1,6 +1,9 @@
 package lsp
 
 import (
+	"path/filepath"
+	"strings"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/reika-lsp/reika/agent"
@@ -18,7 +21,29 @@ func (s *Server) mapDocument(uri protocol.DocumentURI) {
 	if !ok || d.Path == "" {
 		return
 	}
-	s.repo.Update(s.relative(d.Path), []byte(d.Text))
+	if rel, ok := s.mapPath(d.Path); ok {
+		s.repo.Update(rel, []byte(d.Text))
+	}
+}
+
+// mapPath is a file's key in the repo map: its path relative to the
+// workspace folder that holds it (the working directory when the editor
+// named none). A file outside the workspace — the recap document in the
+// state directory, a library the editor jumped into — never enters the
+// map, and so never the system prompt.
+func (s *Server) mapPath(path string) (string, bool) {
+	dirs := s.folders.all()
+	if len(dirs) == 0 {
+		dirs = []string{s.root()}
+	}
+	for _, dir := range dirs {
+		rel, err := filepath.Rel(dir, path)
+		if err != nil || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		return filepath.ToSlash(rel), true
+	}
+	return "", false
 }
 
 // mapOpened maps a newly opened document; the set of open documents, and
@@ -26,7 +51,10 @@ func (s *Server) mapDocument(uri protocol.DocumentURI) {
 func (s *Server) mapOpened(uri protocol.DocumentURI) {
 	s.mapDocument(uri)
 	s.refocus()
-	s.firstOpenOnce.Do(func() { close(s.firstOpen) })
+	s.firstOpenOnce.Do(func() {
+		close(s.firstOpen)
+		s.goOwned(s.warmAtOpen)
+	})
 }
 
 // unmapDocument forgets a closed document, unless the agent read it.
@@ -35,7 +63,11 @@ func (s *Server) unmapDocument(uri protocol.DocumentURI) {
 	if err != nil {
 		return
 	}
-	rel := s.relative(path)
+	rel, ok := s.mapPath(path)
+	if !ok {
+		s.refocus()
+		return
+	}
 	s.mu.Lock()
 	keep := s.agentRead[rel]
 	s.mu.Unlock()
@@ -49,8 +81,8 @@ func (s *Server) unmapDocument(uri protocol.DocumentURI) {
 func (s *Server) refocus() {
 	var paths []string
 	for _, d := range s.docs.All() {
-		if d.Path != "" {
-			paths = append(paths, s.relative(d.Path))
+		if rel, ok := s.mapPath(d.Path); d.Path != "" && ok {
+			paths = append(paths, rel)
 		}
 	}
 	s.repo.SetFocus(paths...)
@@ -67,7 +99,10 @@ func (m editorMap) Learn(f tools.FileText) {
 	if len(f.Text) > agent.MapFileMax {
 		return
 	}
-	key := m.s.relative(f.Abs)
+	key, ok := m.s.mapPath(f.Abs)
+	if !ok {
+		return
+	}
 	m.s.mu.Lock()
 	m.s.agentRead[key] = true
 	m.s.mu.Unlock()

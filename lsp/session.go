@@ -17,6 +17,9 @@ type session struct {
 	agent *agent.Session
 	// recapURI is the document showRecap opened, "" before.
 	recapURI string
+	// stopWarm cancels the session's warm-up, if any: a session that ends
+	// leaves nothing at the engine.
+	stopWarm context.CancelFunc
 }
 
 // session returns the agent session, connecting to the engine the first
@@ -65,15 +68,23 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 			s.logMessage(protocol.MessageTypeInfo, "Reika: %s", n.Text)
 		}
 	}
-	sess = &session{agent: a}
+	sess = &session{agent: a, stopWarm: func() {}}
+	warm := a.Info().Settings.Warmup.Value
+	var warmCtx context.Context
+	if warm {
+		warmCtx, sess.stopWarm = context.WithCancel(s.ctx)
+	}
 	s.mu.Lock()
 	s.sess = sess
 	s.mu.Unlock()
 	s.sendStatus(a.Chip(), false)
-	if a.Info().Settings.Warmup.Value {
-		s.goOwned(func(ctx context.Context) {
+	if warm {
+		s.goOwned(func(context.Context) {
+			ctx := warmCtx
+			defer sess.stopWarm()
 			// The prefix carries the repo map of the open documents: give
-			// the editor a moment to open the first one.
+			// the editor a moment to open the first one. A run that starts
+			// meanwhile waits for the warm-up or cancels it (agent.Warmup).
 			select {
 			case <-s.firstOpen:
 			case <-time.After(warmupWait):
@@ -86,6 +97,23 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 		})
 	}
 	return sess, nil
+}
+
+// warmAtOpen starts the session when the editor opens its first
+// document, so that the warm-up prefills the prefix before the first ask
+// rather than racing it. Nothing happens when the settings turn the
+// warm-up off; a failure is the first ask's to report.
+func (s *Server) warmAtOpen(ctx context.Context) {
+	s.mu.Lock()
+	editor := s.editor
+	s.mu.Unlock()
+	settings, _, err := agent.Setup{Settings: editor, Getenv: s.opts.Getenv}.Resolve()
+	if err != nil || !settings.Warmup.Value {
+		return
+	}
+	if _, err := s.session(ctx); err != nil && ctx.Err() == nil {
+		s.logMessage(protocol.MessageTypeLog, "Reika: no warm-up: %v", err)
+	}
 }
 
 // root is the first workspace folder, else the working directory.
@@ -106,6 +134,7 @@ func (s *Server) resetSession(reason string) {
 	s.sess = nil
 	s.mu.Unlock()
 	if old != nil {
+		old.stopWarm()
 		old.agent.Close()
 		s.logMessage(protocol.MessageTypeLog, "Reika: a new session will start: %s", reason)
 	}
@@ -118,6 +147,7 @@ func (s *Server) closeSession() {
 	s.sess = nil
 	s.mu.Unlock()
 	if old != nil {
+		old.stopWarm()
 		old.agent.Close()
 	}
 }

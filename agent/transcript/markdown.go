@@ -33,6 +33,8 @@ func Markdown(recs []Record) string {
 			fmt.Fprintf(&b, "> **Note before a fold** (%s)\n>\n%s\n\n", r.At.Format("15:04:05"), quote(r.Text))
 		case KindEvent:
 			fmt.Fprintf(&b, "*%s — %s*\n\n", r.At.Format("15:04:05"), r.Text)
+		case KindRecapEdit:
+			fmt.Fprintf(&b, "> **The user edited the recap** (%s)\n>\n%s\n\n", r.At.Format("15:04:05"), quote(r.Text))
 		}
 	}
 	return b.String()

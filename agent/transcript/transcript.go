@@ -1,7 +1,11 @@
 // Package transcript keeps a session's conversation on disk: one JSONL
 // file per session, append-only, synced after every round, holding
 // everything ever said — whatever was later shed or folded out of the
-// requests. A session resumes from it after a crash or a restart.
+// requests. A session resumes from it after a crash or a restart: besides
+// the messages it records every call that drove the context planner (the
+// fixed prefix as sent, plans, notes, usages, overflows, compactions,
+// recap edits), in order, so that the resumed session replays them and
+// plans like the one it continues.
 //
 //	w, err := transcript.Create(transcript.Dir(os.Getenv), transcript.Meta{Workspace: root})
 //	w.Append(transcript.Record{Kind: transcript.KindMessage, Message: &m})
@@ -39,6 +43,18 @@ const (
 	KindNote    Kind = "note"    // the model's note before a fold
 	KindEvent   Kind = "event"   // a shrink event, a run's end, …
 	KindUsage   Kind = "usage"   // the engine's figures for a request
+
+	// The records below drive the context planner: with the messages,
+	// notes and usages they are every call the session made on it, in
+	// order, so that a resumed session plans like the one it continues.
+	KindPrefix    Kind = "prefix"     // the fixed prefix, when built or rebuilt
+	KindPlan      Kind = "plan"       // a plan made before a request (Text: its event)
+	KindCompact   Kind = "compact"    // a fold the user asked for (reika.compact)
+	KindAbandon   Kind = "abandon"    // a note round cancelled before its answer
+	KindOverflow  Kind = "overflow"   // the engine refused a request as too long
+	KindRecapEdit Kind = "recap-edit" // the user's edit of the recap (Text)
+	KindMapUpdate Kind = "map-update" // what a fold asked the repo map had learnt (Text)
+	KindWarmup    Kind = "warmup"     // the engine's count of the warm-up (Usage)
 )
 
 // Record is one line of a transcript.
@@ -51,6 +67,26 @@ type Record struct {
 	// Text is a note's text or an event's description.
 	Text  string `json:"text,omitempty"`
 	Usage *Usage `json:"usage,omitempty"`
+	// Prefix is a KindPrefix record's prefix, Overflow a KindOverflow
+	// record's figures.
+	Prefix   *Prefix   `json:"prefix,omitempty"`
+	Overflow *Overflow `json:"overflow,omitempty"`
+}
+
+// Prefix is the fixed start of every request: the system prompt and the
+// tool definitions, as sent, and its size as the planner counts it. A
+// resumed session sends it as it was, whatever changed since.
+type Prefix struct {
+	System string          `json:"system"`
+	Tools  json.RawMessage `json:"tools"`
+	Chars  int             `json:"chars"`
+	Map    string          `json:"map,omitempty"` // the repo map the system prompt carries
+}
+
+// Overflow is the engine's figures when it refused a request as too long.
+type Overflow struct {
+	PromptTokens int `json:"prompt_tokens,omitempty"`
+	Window       int `json:"window,omitempty"`
 }
 
 // Meta describes a session.
@@ -88,6 +124,7 @@ type Usage struct {
 	CachedTokens     int     `json:"cached_tokens"`
 	PromptMS         float64 `json:"prompt_ms,omitempty"`
 	Event            string  `json:"event,omitempty"`
+	FinishReason     string  `json:"finish_reason,omitempty"`
 }
 
 // Dir is where transcripts live: $XDG_STATE_HOME/reika/sessions, else

@@ -91,6 +91,11 @@ type Config struct {
 	Binary string
 	// Timeout bounds every wait; zero means DefaultTimeout.
 	Timeout time.Duration
+	// After, when set, is an earlier editor of the same test whose
+	// workspace, state directory and engine this one takes over: a
+	// restart of the editor (and so of the server) over the same state.
+	// Files are written over the workspace as usual.
+	After *Editor
 	// ApplyTimeout is the server's bound on applyEdit and
 	// showMessageRequest, ClientTimeout on its other requests (in-process
 	// only); zero leaves the server's.
@@ -133,6 +138,7 @@ type Editor struct {
 	Root     string // the workspace folder
 	StateDir string // where the server keeps transcripts
 	Engine   *Engine
+	dir      string // the temporary directory that holds them all
 	// Encoding is the position encoding the server chose.
 	Encoding string
 	// InitializeResult is the server's answer to initialize.
@@ -190,6 +196,10 @@ func Start(t testing.TB, cfg Config) *Editor {
 	}
 	e.inbox.cond = sync.NewCond(&e.inbox.mu)
 	tmp := t.TempDir()
+	if cfg.After != nil {
+		tmp = cfg.After.dir
+	}
+	e.dir = tmp
 	e.Root = filepath.Join(tmp, "ws")
 	xdgState := filepath.Join(tmp, "xdg-state")
 	e.StateDir = filepath.Join(xdgState, "reika", "sessions")
@@ -211,7 +221,11 @@ func Start(t testing.TB, cfg Config) *Editor {
 	if ecfg.Ctx == 0 {
 		ecfg.Ctx = 16384
 	}
-	e.Engine = StartEngine(t, ecfg, e.timeout)
+	if cfg.After != nil {
+		e.Engine = cfg.After.Engine
+	} else {
+		e.Engine = StartEngine(t, ecfg, e.timeout)
+	}
 
 	env := map[string]string{
 		"REIKA_ENDPOINT":  e.Engine.URL + "/v1",

@@ -31,6 +31,7 @@ type Engine struct {
 
 	mu       sync.Mutex
 	arrived  []time.Time       // when chat request n+1 arrived
+	ended    []time.Time       // when its handler returned
 	streamed []time.Time       // when chat request n+1 wrote its first byte
 	recorded map[int]time.Time // when the simulator recorded request seq
 	changed  chan struct{}
@@ -78,18 +79,65 @@ func (g *Engine) watch(next http.Handler) http.Handler {
 		g.mu.Lock()
 		n := len(g.arrived)
 		g.arrived = append(g.arrived, time.Now())
+		g.ended = append(g.ended, time.Time{})
 		g.streamed = append(g.streamed, time.Time{})
 		g.signalLocked()
 		g.mu.Unlock()
+		var wrote, flushed time.Time // the last write, the last flush after it
 		next.ServeHTTP(&firstByte{ResponseWriter: w, on: func() {
 			g.mu.Lock()
+			wrote, flushed = time.Now(), time.Time{}
 			if g.streamed[n].IsZero() {
-				g.streamed[n] = time.Now()
+				g.streamed[n] = wrote
 				g.signalLocked()
 			}
 			g.mu.Unlock()
+		}, flushed: func() {
+			g.mu.Lock()
+			if !wrote.IsZero() {
+				flushed = time.Now()
+			}
+			g.mu.Unlock()
 		}}, r)
+		g.mu.Lock()
+		// The engine is done with a request when its last byte goes to
+		// the client: at the flush after the last write, else when the
+		// handler returns (which flushes what is left).
+		g.ended[n] = flushed
+		if flushed.IsZero() {
+			g.ended[n] = time.Now()
+		}
+		g.signalLocked()
+		g.mu.Unlock()
 	})
+}
+
+// Span is when a chat request reached the engine and when the engine was
+// done with it: the client had the reply's last byte, or the handler
+// returned (the client gone, or nothing flushed).
+type Span struct {
+	Arrived, Ended time.Time
+}
+
+// Spans are the chat requests' spans, in the order they arrived, once
+// every request that arrived has ended.
+func (g *Engine) Spans() []Span {
+	g.t.Helper()
+	g.wait("every chat request ended", func() bool {
+		for _, t := range g.ended {
+			if t.IsZero() {
+				return false
+			}
+		}
+		return true
+	})
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]Span, len(g.arrived))
+	for i := range out {
+		out[i] = Span{g.arrived[i], g.ended[i]}
+	}
+	return out
 }
 
 func (g *Engine) signalLocked() {
@@ -97,10 +145,12 @@ func (g *Engine) signalLocked() {
 	g.changed = make(chan struct{})
 }
 
-// firstByte calls on at the first body byte written.
+// firstByte calls on at every body write that wrote bytes (the first one
+// is the first byte), and flushed at every flush.
 type firstByte struct {
 	http.ResponseWriter
-	on func()
+	on      func()
+	flushed func()
 }
 
 func (f *firstByte) Write(b []byte) (int, error) {
@@ -112,6 +162,10 @@ func (f *firstByte) Write(b []byte) (int, error) {
 }
 
 func (f *firstByte) Flush() {
+	// Noted before the bytes go: the client cannot have them earlier.
+	if f.flushed != nil {
+		f.flushed()
+	}
 	if fl, ok := f.ResponseWriter.(http.Flusher); ok {
 		fl.Flush()
 	}

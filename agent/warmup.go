@@ -1,0 +1,112 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/transcript"
+	"github.com/reika-lsp/reika/contextwin"
+)
+
+// warmupMessage is the user turn of the warm-up request: chat templates
+// want one, and it is short enough to cost nothing.
+const warmupMessage = "."
+
+// warmupWaitMax bounds how long a run waits for a warm-up that is already
+// at the engine: past it, the warm-up is cancelled. The warm-up prefills
+// the prefix the run needs anyway, so waiting for it costs little.
+var warmupWaitMax = 30 * time.Second
+
+// warmup is a warm-up in flight.
+type warmup struct {
+	cancel context.CancelFunc
+	sent   bool          // the request is on its way to the engine
+	done   chan struct{} // closed when it ended
+}
+
+// Warmup prefills the fixed prefix: one request with max_tokens 1, so
+// that the user's first ask pays only for itself. It is synchronous; the
+// caller runs it in the background and may cancel it. It never touches
+// the conversation, and never overlaps another request of the session: it
+// is skipped once a run, a compaction or another warm-up has started or
+// when the session resumed a conversation (its engine may still hold it),
+// and a run or compaction that starts meanwhile waits for it (see
+// awaitWarmup).
+func (s *Session) Warmup(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := &warmup{cancel: cancel, done: make(chan struct{})}
+	s.mu.Lock()
+	skip := s.running.Load() || s.warm != nil || s.stats.Requests > 0 || s.cw.Len() > 0
+	if !skip {
+		s.warm = w
+	}
+	s.mu.Unlock()
+	if skip {
+		return nil
+	}
+	defer func() {
+		s.mu.Lock()
+		s.warm = nil
+		s.mu.Unlock()
+		close(w.done)
+	}()
+	req := s.Prefix().Request([]contextwin.Message{{Role: contextwin.User, Content: warmupMessage}}, 1, "")
+	req.Temperature = s.cfg.Temperature
+	s.mu.Lock()
+	if ctx.Err() == nil {
+		w.sent = true
+	}
+	s.mu.Unlock()
+	if !w.sent {
+		return nil // a run came first: it sends the prefix itself
+	}
+	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) {})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Requests++
+	if err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	reprocessed, reused, ms := engineFigures(resp)
+	s.stats.Prefilled += reprocessed
+	s.stats.Reused += reused
+	s.stats.PromptMS += ms
+	// The engine's own count teaches the estimate what the prefix costs
+	// before the first real request is planned.
+	s.cw.ObservePrefix(len(warmupMessage)+warmupOverhead, resp.Usage.PromptTokens)
+	s.drove(transcript.Record{Kind: transcript.KindWarmup, Usage: &transcript.Usage{PromptTokens: resp.Usage.PromptTokens}})
+	return nil
+}
+
+// warmupOverhead is what a chat template adds around the warm-up's one
+// message, in bytes.
+const warmupOverhead = 16
+
+// awaitWarmup is called by a run or a compaction that holds the running
+// flag, before its first request: a warm-up not yet sent is cancelled, one
+// at the engine is waited for (at most warmupWaitMax, then cancelled and
+// waited for), so that the session never has two requests at the engine.
+func (s *Session) awaitWarmup(ctx context.Context) {
+	s.mu.Lock()
+	w := s.warm
+	if w != nil && !w.sent {
+		w.cancel()
+	}
+	s.mu.Unlock()
+	if w == nil {
+		return
+	}
+	t := time.NewTimer(warmupWaitMax)
+	defer t.Stop()
+	select {
+	case <-w.done:
+		return
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	w.cancel()
+	<-w.done
+}
