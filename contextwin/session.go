@@ -91,11 +91,11 @@ type Session struct {
 	// first recap's and what later folds appended), its verbatim parts
 	// aside: what the recap budget bounds.
 	recapText int
-	noteSaved     []savedMsg // view messages the note round's request replaced
-	mapSent       string     // the map update the recap carries
-	note          string     // the model's note for the coming fold
-	noteAsked     bool
-	compact       bool // a fold was asked for (Compact)
+	noteSaved []savedMsg // view messages the note round's request replaced
+	mapSent   string     // the map update the recap carries
+	note      string     // the model's note for the coming fold
+	noteAsked bool
+	compact   bool // a fold was asked for (Compact)
 
 	lastUser    int // the newest user message, -1 none
 	taskPayload int // elected task payload entry, -1 none
