@@ -96,19 +96,26 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
 			return 1
 		}
-		return stalledRows(rows, stderr)
+		return failedRows(rows, stderr)
 	}
 	printReplayRows(stdout, rows)
-	return stalledRows(rows, stderr)
+	return failedRows(rows, stderr)
 }
 
-// stalledRows says which rows stalled — a session that stopped before its
-// last round is a failure, never a good figure — and gives the exit code.
-func stalledRows(rows []replay.Row, stderr io.Writer) int {
+// failedRows says which rows failed — a session that stopped before its
+// last round, or gave a turn up, is a failure, never a good figure — and
+// gives the exit code.
+func failedRows(rows []replay.Row, stderr io.Writer) int {
 	code := 0
 	for _, r := range rows {
 		if r.Stalled > 0 {
 			fmt.Fprintf(stderr, "reika-lsp replay: %s on %s at %d tokens stalled at round %d\n", r.Strategy, r.Session, r.Window, r.Stalled)
+		}
+		if r.Skipped > 0 {
+			fmt.Fprintf(stderr, "reika-lsp replay: %s on %s at %d tokens gave up %d turns: the engine refused every request it made for them\n",
+				r.Strategy, r.Session, r.Window, r.Skipped)
+		}
+		if r.Failed() {
 			code = 1
 		}
 	}
@@ -163,8 +170,11 @@ func printReplayRows(w io.Writer, rows []replay.Row) {
 		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s"}}
 	for _, r := range rows {
 		ratio := fmt.Sprintf("%.2f", r.Ratio)
-		if r.Stalled > 0 {
+		switch {
+		case r.Stalled > 0:
 			ratio = fmt.Sprintf("STALLED@%d", r.Stalled)
+		case r.Skipped > 0:
+			ratio = fmt.Sprintf("SKIPPED:%d", r.Skipped)
 		}
 		table = append(table, []string{r.Strategy, strconv.Itoa(r.Window), r.Session, strconv.Itoa(r.Prefilled),
 			strconv.Itoa(r.Growth), ratio, strconv.Itoa(r.Events), fmt.Sprintf("%.2f", r.LiveMean),
