@@ -8,6 +8,8 @@ import (
 	"net"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -159,6 +161,64 @@ func TestSessionsShape(t *testing.T) {
 		}
 		if early*2 <= len(s.Facts) {
 			t.Errorf("%s: %d of %d facts in the first third, want most", s.Name, early, len(s.Facts))
+		}
+	}
+}
+
+// The sessions of one kind hold what their names promise: many-small at
+// least 600 rounds and no result over 6000 bytes; long-logs logs of 50–200
+// KB with facts on their first lines and on their last.
+func TestSessionKinds(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range testSessions(t) {
+		seen[s.Name] = true
+		var sizes []int
+		head, tail := 0, 0
+		for _, r := range s.Rounds {
+			for _, m := range r.Results {
+				sizes = append(sizes, len(m.Content))
+				if len(m.Content) < 50<<10 {
+					continue
+				}
+				lines := splitLines(strings.TrimSuffix(m.Content, "\n"))
+				if strings.HasPrefix(lines[0], "FACT ") {
+					head++
+				}
+				for _, l := range lines[max(0, len(lines)-4):] {
+					if strings.HasPrefix(l, "FACT ") {
+						tail++
+						break
+					}
+				}
+			}
+		}
+		switch s.Name {
+		case "many-small":
+			if len(s.Rounds) < 600 {
+				t.Errorf("len(many-small.Rounds) = %d, want at least 600", len(s.Rounds))
+			}
+			if m := slices.Max(sizes); m > 6000 {
+				t.Errorf("many-small: largest result = %d bytes, want at most 6000", m)
+			}
+		case "long-logs":
+			logs := 0
+			for _, n := range sizes {
+				if n >= 50<<10 {
+					logs++
+				}
+				if n > 200<<10 {
+					t.Errorf("long-logs: a result of %d bytes, want at most 200 KB", n)
+				}
+			}
+			if logs < 20 || head < 5 || tail < 3 {
+				t.Errorf("long-logs: %d logs of 50 KB or more, %d with a fact on the first line, %d on the last lines, want at least 20, 5, 3",
+					logs, head, tail)
+			}
+		}
+	}
+	for _, name := range []string{"many-small", "long-logs"} {
+		if !seen[name] {
+			t.Errorf("no session %s in %s", name, sessionsDir)
 		}
 	}
 }
