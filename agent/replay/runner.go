@@ -117,6 +117,20 @@ type Options struct {
 // Run replays every session in every window with every strategy and
 // returns the rows ordered by window, session and strategy.
 func Run(ctx context.Context, opt Options) ([]Row, error) {
+	res, err := Results(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]Row, len(res))
+	for i, r := range res {
+		rows[i] = r.Row
+	}
+	return rows, nil
+}
+
+// Results is Run with every replay's requests: the results ordered by
+// window, session and strategy.
+func Results(ctx context.Context, opt Options) ([]Result, error) {
 	names := opt.Strategies
 	if len(names) == 0 {
 		for _, s := range Strategies {
@@ -146,15 +160,14 @@ func Run(ctx context.Context, opt Options) ([]Row, error) {
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
 	}
-	rows := make([]Row, len(jobs))
+	results := make([]Result, len(jobs))
 	errs := make([]error, len(jobs))
 	ch := make(chan job)
 	var wg sync.WaitGroup
 	for range min(par, len(jobs)) {
 		wg.Go(func() {
 			for j := range ch {
-				r, err := Replay(ctx, j.s, j.window, j.name)
-				rows[j.i], errs[j.i] = r.Row, err
+				results[j.i], errs[j.i] = Replay(ctx, j.s, j.window, j.name)
 			}
 		})
 	}
@@ -166,7 +179,7 @@ func Run(ctx context.Context, opt Options) ([]Row, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return rows, nil
+	return results, nil
 }
 
 // Replay replays one session in one window with one strategy against a

@@ -40,12 +40,13 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(stderr)
 	var windows windowList
 	var sessions, strategies stringList
-	fs.Var(&windows, "window", "context window in tokens (16000 or 16k); repeat for several (default 16k and 32k)")
+	fs.Var(&windows, "window", "context window in tokens (16000 or 16k); repeat for several (default 16k, 32k and 128k)")
 	fs.Var(&sessions, "session", "recorded session file (.jsonl or .jsonl.gz); repeat for several (default testdata/sessions/*)")
 	fs.Var(&strategies, "strategy", "strategy to replay: "+strategyNames()+"; repeat for several (default all)")
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
+	plot := fs.String("plot", "", "also draw each strategy's prompt per request, shrink events marked, to this SVG `file`")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--window N]… [--session FILE]… [--strategy NAME]…")
+		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--plot FILE.svg] [--window N]… [--session FILE]… [--strategy NAME]…")
 		fmt.Fprintln(stderr, "\nReplays recorded agent sessions through each context strategy against the simulated")
 		fmt.Fprintln(stderr, "llama.cpp engine and prints what each prefilled, how often it invalidated the cache,")
 		fmt.Fprintln(stderr, "how full it kept the window and which planted facts it still carried at the end.")
@@ -84,10 +85,20 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		loaded = append(loaded, s)
 	}
-	rows, err := replay.Run(ctx, replay.Options{Sessions: loaded, Windows: windows, Strategies: strategies})
+	results, err := replay.Results(ctx, replay.Options{Sessions: loaded, Windows: windows, Strategies: strategies})
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
 		return 1
+	}
+	rows := make([]replay.Row, len(results))
+	for i, r := range results {
+		rows[i] = r.Row
+	}
+	if *plot != "" {
+		if err := writePlotFile(*plot, results); err != nil {
+			fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
+			return 1
+		}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,8 +17,16 @@ const testSession = "../../testdata/sessions/fold-orphans.jsonl.gz"
 func TestReplayCommand(t *testing.T) {
 	args := []string{"--window", "16k", "--session", testSession, "--strategy", "ours", "--strategy", "sliding"}
 	var stdout, stderr bytes.Buffer
-	if code := runReplay(context.Background(), args, &stdout, &stderr); code != 0 {
+	plot := filepath.Join(t.TempDir(), "replay.svg")
+	if code := runReplay(context.Background(), append(args, "--plot", plot), &stdout, &stderr); code != 0 {
 		t.Fatalf("replay %v: exit %d: %s", args, code, stderr.String())
+	}
+	svg, err := os.ReadFile(plot)
+	if err != nil {
+		t.Fatalf("replay --plot: %v", err)
+	}
+	if n := strings.Count(string(svg), "<polyline "); !strings.HasPrefix(string(svg), "<?xml") || n != 2 {
+		t.Errorf("replay --plot wrote %d polylines (%d bytes), want an SVG with one per strategy, 2", n, len(svg))
 	}
 	lines := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
 	if len(lines) != 3 {
