@@ -30,7 +30,7 @@ func (s *stringList) Set(v string) error {
 }
 
 // defaultReplayWindows are the windows replayed when none is given.
-var defaultReplayWindows = []int{16000, 32000}
+var defaultReplayWindows = []int{16000, 32000, 128000}
 
 // sessionsDir is where the recorded sessions live, from the module root.
 const sessionsDir = "testdata/sessions"
