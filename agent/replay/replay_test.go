@@ -562,3 +562,30 @@ func BenchmarkReplay(b *testing.B) {
 		})
 	}
 }
+
+// A turn a peer gives up fails its row: in a window where the newest
+// round alone does not fit, sliding skips turns, and the row says so.
+func TestSkippedTurnFailsRow(t *testing.T) {
+	var s *Session
+	for _, ts := range testSessions(t) {
+		if ts.Name == "long-logs" {
+			short := *ts
+			short.Rounds = ts.Rounds[:12]
+			s = &short
+		}
+	}
+	if s == nil {
+		t.Fatal("no session long-logs")
+	}
+	r, err := Replay(context.Background(), s, 5000, "sliding")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Row.Skipped == 0 || !r.Row.Failed() {
+		t.Errorf("sliding in 5000 tokens: skipped = %d, failed = %v, want turns skipped and a failed row (problems %q)",
+			r.Row.Skipped, r.Row.Failed(), r.Problems)
+	}
+	if len(r.Problems) < r.Row.Skipped {
+		t.Errorf("%d problems for %d skipped turns, want each skipped turn reported", len(r.Problems), r.Row.Skipped)
+	}
+}
