@@ -151,14 +151,19 @@ type sessionSpec struct {
 	places    []factPlace
 	// users are the user's later messages, by round.
 	users map[int]string
+	// mix is how rounds are drawn after the opening: "" for the mixed
+	// session of §7, "small" for many small results, "logs" for long
+	// logs between reads.
+	mix string
 }
 
 // factPlace plants a fact: in the user message of a round, or in the
 // result of a small command (notes) or at the tail of a long log (log),
-// at about the given round.
+// at about the given round; or on the first lines of a long log
+// (loghead).
 type factPlace struct {
 	round int
-	where string // "user", "notes", "log"
+	where string // "user", "notes", "log", "loghead"
 	fact  Fact
 }
 
@@ -237,6 +242,85 @@ var sessionSpecs = []sessionSpec{
 			44:  "One constraint I forgot: keep the public engine.Usage as it is, the LSP status code reads it.",
 			150: "Also describe the new behaviour in ARCHITECTURE.md, one short paragraph.",
 			240: "Nearly there. Please rerun the engine tests with -race -count=3 before you wrap up.",
+		},
+	},
+	// The sessions of one kind of result each: many small ones, and long logs.
+	{
+		name:   "many-small",
+		seed:   0x5a11,
+		rounds: 640,
+		mix:    "small",
+		focus:  "agent/engine/sim",
+		edits:  []string{"agent/engine/sim/policy.go", "agent/engine/sim/knowledge.go", "agent/engine/sim/reply.go", "agent/engine/sim/policy_test.go"},
+		task: "The simulator's policy sometimes proposes an edit whose old_text occurs twice in the file, and the edit " +
+			"tool then refuses it. Make the policy pick only lines that are unique on disk and in what it read, keep " +
+			"its replies deterministic for a given conversation, and add a test with a file that repeats a declaration " +
+			"line. Work in small steps: targeted searches and short reads, no whole-suite runs until the end.",
+		taskFacts: []Fact{
+			{Key: "issue", Value: "reika-lsp/reika#455"},
+			{Key: "branch", Value: "fix/sim-unique-old-text"},
+			{Key: "repro_seed", Value: "conversationSeed 0x2f61a9d3"},
+			{Key: "edit_error", Value: "old_text occurs 2 times in lsp/server.go"},
+			{Key: "reviewer", Value: "@noor-haddad"},
+		},
+		places: []factPlace{
+			{6, "notes", Fact{Key: "dup_line", Value: "func (s *Server) handle(ctx context.Context) error"}},
+			{19, "notes", Fact{Key: "policy_rounds", Value: "REIKA_SIM_ROUNDS=240"}},
+			{33, "notes", Fact{Key: "test_dir", Value: "agent/engine/sim/testdata/dupdecl"}},
+			{48, "user", Fact{Key: "no_new_deps", Value: "standard library only in agent/engine/sim"}},
+			{64, "notes", Fact{Key: "go_toolchain", Value: "go1.26.8 linux/amd64"}},
+			{82, "notes", Fact{Key: "bench_reply", Value: "BenchmarkReply 91 µs/op"}},
+			{105, "notes", Fact{Key: "ci_job", Value: "ci/linux #2210"}},
+			{140, "user", Fact{Key: "naming", Value: "call the helper uniqueLine, not findUnique"}},
+			{190, "notes", Fact{Key: "flaky_test", Value: "TestPolicyEdits/crlf under -count=50"}},
+			{260, "notes", Fact{Key: "golden_file", Value: "agent/engine/sim/testdata/policy.golden"}},
+			{340, "user", Fact{Key: "release_note", Value: "the simulator never proposes an ambiguous edit"}},
+			{430, "notes", Fact{Key: "perf_budget", Value: "reply under 150 µs on a 20000-file tree"}},
+			{520, "notes", Fact{Key: "handoff", Value: "leave the crlf case to #461"}},
+		},
+		users: map[int]string{
+			48:  "Reminder: no new dependencies in the simulator, it has to stay standard library only.",
+			140: "Small thing: name the helper uniqueLine, it matches the rest of the file.",
+			340: "Nearly done I think. Run the sim tests once with -count=3 and write a one-line release note.",
+		},
+	},
+	{
+		name:   "long-logs",
+		seed:   0x1095,
+		rounds: 320,
+		mix:    "logs",
+		focus:  "agent/config",
+		edits:  []string{"agent/config/config.go", "agent/config/settings.go", "agent/config/config_test.go"},
+		task: "CI fails on the config package after the settings layers were reordered, and the logs are long. Find " +
+			"which layer now wins for reika.endpoint when both the workspace file and REIKA_ENDPOINT are set, restore " +
+			"the documented order (flag, environment, workspace, user, default), and add a test for each pair of layers. " +
+			"The CI logs put their run facts on their first lines and the verdict at the end.",
+		taskFacts: []Fact{
+			{Key: "issue", Value: "reika-lsp/reika#470"},
+			{Key: "branch", Value: "fix/config-layer-order"},
+			{Key: "ci_run", Value: "ci/linux-race #3021"},
+			{Key: "layer_order", Value: "flag > environment > workspace > user > default"},
+			{Key: "owner", Value: "@ines-okafor"},
+		},
+		places: []factPlace{
+			{4, "loghead", Fact{Key: "runner", Value: "ubuntu-24.04 8 cores (runner-17)"}},
+			{9, "loghead", Fact{Key: "go_cache", Value: "GOCACHE=/ci/cache/go-build (cold)"}},
+			{14, "notes", Fact{Key: "bad_commit", Value: "c41d0e2 (settings: one struct per layer)"}},
+			{22, "loghead", Fact{Key: "env_seen", Value: "REIKA_ENDPOINT=http://10.0.4.2:8080/v1"}},
+			{31, "log", Fact{Key: "failing_test", Value: "TestLayers/workspace_over_env"}},
+			{40, "user", Fact{Key: "freeze", Value: "config.Value keeps its two fields"}},
+			{52, "loghead", Fact{Key: "seed", Value: "-shuffle=1733011200"}},
+			{66, "log", Fact{Key: "race", Value: "DATA RACE in (*Settings).merge vs Load"}},
+			{85, "loghead", Fact{Key: "timeout", Value: "-timeout=20m (raised from 10m)"}},
+			{120, "user", Fact{Key: "doc_target", Value: "README section Settings"}},
+			{165, "loghead", Fact{Key: "artifact", Value: "ci-artifacts/3021/config-race.log"}},
+			{210, "log", Fact{Key: "coverage", Value: "agent/config coverage 87.4% of statements"}},
+			{255, "user", Fact{Key: "merge_window", Value: "Wednesday 09:00 UTC"}},
+		},
+		users: map[int]string{
+			40:  "One constraint: config.Value stays as it is, the LSP status code reads it.",
+			120: "Please also document the order in the README, one short paragraph.",
+			255: "Looks right. Rerun the config tests with -race before you wrap up.",
 		},
 	},
 }
@@ -415,6 +499,14 @@ func (b *builder) step(n int) {
 	}
 	if b.hasDue(n, "notes") {
 		b.notesRound(n)
+		return
+	}
+	switch b.spec.mix {
+	case "small":
+		b.stepSmall(n)
+		return
+	case "logs":
+		b.stepLogs(n)
 		return
 	}
 	if b.hasDue(n, "log") {
@@ -916,4 +1008,176 @@ func (b *builder) final() {
 	b.cur.Assistant = contextwin.Message{Role: contextwin.Assistant, Content: fmt.Sprintf(
 		"Done. I changed %s; the regression test covers turns of 60 rounds and more, and go vet and go test -race ./... pass. "+
 			"Nothing is left open on my side.", strings.Join(b.spec.edits, ", "))}
+}
+
+// smallMax is the largest result of the many-small session.
+const smallMax = 6000
+
+// stepSmall makes round n of a session of small results: targeted
+// searches, short reads, short commands, small edits, listings.
+func (b *builder) stepSmall(n int) {
+	r := b.rng.Float64()
+	switch {
+	case r < 0.22:
+		b.say("Searching for exactly that name.")
+		if !b.grepTargeted(n) {
+			b.readSmall(n)
+		}
+	case r < 0.46:
+		b.say("%s", b.pick([]string{"Reading just that part of the file.", "A short look at the lines around it.",
+			"Checking the few lines that matter here."}))
+		b.readSmall(n)
+	case r < 0.56:
+		b.say("Running the focused test.")
+		b.smallTest(n)
+	case r < 0.68:
+		b.smallCommand(n)
+	case r < 0.93:
+		b.editRound(n)
+	case r < 0.97:
+		b.say("Listing the package to find the related files.")
+		b.listDir(n, b.spec.focus)
+	default:
+		b.writeTest(n)
+	}
+}
+
+// readSmall reads 15–60 lines of a file of the focus package, fewer when
+// the lines are long: never more than smallMax bytes.
+func (b *builder) readSmall(n int) {
+	var pool []string
+	for _, p := range b.src.goFiles(b.spec.focus, true) {
+		if strings.Count(b.files[p], "\n") >= 60 {
+			pool = append(pool, p)
+		}
+	}
+	p := b.pick(pool)
+	lines := fileLines(b.files[p])
+	count := 15 + b.rng.IntN(46)
+	from := 1 + b.rng.IntN(len(lines)-count+1)
+	text := numbered(lines[from-1:from-1+count], from)
+	for len(text) > smallMax {
+		count /= 2
+		text = numbered(lines[from-1:from-1+count], from)
+	}
+	b.call(n, "read", map[string]any{"path": p, "offset": from, "limit": count}, text,
+		contextwin.Payload{Kind: contextwin.Read, Path: p, From: from, To: from + count - 1, Total: len(lines)})
+}
+
+// grepTargeted searches for an identifier of the focus package with 2–25
+// matches and a result under smallMax; false when none was found.
+func (b *builder) grepTargeted(n int) bool {
+	files := b.src.goFiles(b.spec.focus, true)
+	for range 20 {
+		ids := identRe.FindAllString(b.files[b.pick(files)], -1)
+		if len(ids) == 0 {
+			continue
+		}
+		pattern := b.pick(ids)
+		dir := ""
+		if b.rng.Float64() < 0.5 {
+			dir = b.spec.focus
+		}
+		m := b.grep(pattern, dir, 26)
+		if len(m) < 2 || len(m) > 25 {
+			continue
+		}
+		text := b.grepText(pattern, dir)
+		if len(text) > smallMax {
+			continue
+		}
+		args := map[string]any{"pattern": pattern}
+		if dir != "" {
+			args["path"] = dir
+		}
+		b.call(n, "grep", args, text, contextwin.Payload{Kind: contextwin.Search, Path: pattern})
+		return true
+	}
+	return false
+}
+
+// stepLogs makes round n of a session of long logs between reads and
+// edits.
+func (b *builder) stepLogs(n int) {
+	if b.hasDue(n, "loghead") || b.hasDue(n, "log") {
+		b.say("Running the suite again; the CI log says what it ran with at the top.")
+		b.longLog(n)
+		return
+	}
+	r := b.rng.Float64()
+	switch {
+	case r < 0.07:
+		b.say("%s", b.pick([]string{"Running the whole suite with -race.", "Building everything verbosely to see the failure.",
+			"Let me see the full CI log again."}))
+		b.longLog(n)
+	case r < 0.32:
+		b.sayRead()
+		b.readFile(n, b.readTarget())
+	case r < 0.42:
+		b.say("Reading that part of the file again, with the lines around it.")
+		b.readRange(n)
+	case r < 0.52:
+		b.say("Searching for where that is used.")
+		b.grepSmall(n)
+	case r < 0.76:
+		b.editRound(n)
+	case r < 0.86:
+		b.say("Running the focused test.")
+		b.smallTest(n)
+	default:
+		b.smallCommand(n)
+	}
+}
+
+// longLog is a CI log of 50–200 KB: a go test -race -v run or a go build
+// -x, its run facts on its first lines (the facts due at its head), the
+// verdict and the facts due at its tail on its last.
+func (b *builder) longLog(n int) {
+	target := 50<<10 + b.rng.IntN(145<<10)
+	var sb strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&sb, format+"\n", args...) }
+	for _, f := range b.due(n, "loghead") {
+		w("FACT %s: %s", f.Key, f.Value)
+	}
+	w("ci: job %d, attempt %d, started 2026-11-29T21:%02d:%02dZ", 3000+b.rng.IntN(100), 1+b.rng.IntN(3), b.rng.IntN(60), b.rng.IntN(60))
+	dirs, tests := b.testsByPackage()
+	build := b.rng.IntN(3) == 0
+	var cmd string
+	if build {
+		cmd = "go build -x -a ./... 2>&1 | tee ci-build.log"
+		w("WORK=/tmp/go-build%d", 100000000+b.rng.IntN(900000000))
+		for i := 0; sb.Len() < target; i++ {
+			p := stdPackages[i%len(stdPackages)]
+			id := fmt.Sprintf("b%03d", i+1)
+			w("mkdir -p $WORK/%s/", id)
+			w("cat >$WORK/%s/importcfg << 'EOF' # internal", id)
+			for range 3 + b.rng.IntN(10) {
+				w("packagefile %s=$WORK/b%03d/_pkg_.a", b.pick(stdPackages), 1+b.rng.IntN(i+1))
+			}
+			w("EOF")
+			w("/usr/local/go/pkg/tool/linux_amd64/compile -o $WORK/%s/_pkg_.a -trimpath \"$WORK/%s=>\" -p %s -lang=go1.26 -complete -buildid %x/%x -goversion go1.26.8 -c=2 -importcfg $WORK/%s/importcfg -pack ./*.go",
+				id, id, p, b.rng.Uint32(), b.rng.Uint32(), id)
+			w("cp $WORK/%s/_pkg_.a /root/.cache/go-build/%02x/%x-d # internal", id, b.rng.IntN(256), b.rng.Uint64())
+		}
+		f := b.pick(b.spec.edits)
+		w("# github.com/reika-lsp/reika/%s", path.Dir(f))
+		w("%s:%d:%d: undefined: mergeLayer", f, 30+b.rng.IntN(200), 2+b.rng.IntN(20))
+	} else {
+		cmd = "go test -race -v -count=1 ./... 2>&1 | tee ci-test.log"
+		for i := 0; sb.Len() < target; i++ {
+			d := dirs[i%len(dirs)]
+			b.packageLog(w, d, tests[d])
+		}
+		ts := tests[b.spec.focus]
+		t := b.pick(ts)
+		w("=== RUN   %s", t)
+		w("    %s_test.go:%d: Load() endpoint = %q, want %q", path.Base(b.spec.focus), 40+b.rng.IntN(300), "http://127.0.0.1:8080/v1", "http://10.0.4.2:8080/v1")
+		w("--- FAIL: %s (0.%02ds)", t, b.rng.IntN(100))
+		w("FAIL\tgithub.com/reika-lsp/reika/%s\t%d.%03ds", b.spec.focus, 1+b.rng.IntN(9), b.rng.IntN(1000))
+	}
+	for _, f := range b.due(n, "log") {
+		w("FACT %s: %s", f.Key, f.Value)
+	}
+	w("FAIL")
+	b.call(n, "bash", map[string]any{"command": cmd, "timeout": 900}, sb.String()+"exit status 1\n", contextwin.Payload{Kind: contextwin.Command, Path: cmd})
 }

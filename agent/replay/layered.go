@@ -170,11 +170,7 @@ func (l *layered) Append(msgs ...contextwin.Message) {
 			l.groups = append(l.groups, group{})
 			fallthrough
 		default:
-			content := m.Content
-			if m.Role == contextwin.Tool {
-				content = capOutput(content)
-			}
-			it := newItem(m, content)
+			it := newItem(m, m.Content)
 			g := &l.groups[len(l.groups)-1]
 			g.items = append(g.items, it)
 			g.tokens += it.tokens

@@ -166,12 +166,16 @@ func (t *oursTools) Run(_ context.Context, call engine.ToolCall) tools.Result {
 	rec := r.Results[k]
 	p := rec.Payload
 	// The agent's tools save a long command, search or page to a file the
-	// model can page through, and say so in the payload.
+	// model can page through, and say so in the payload: the whole output,
+	// so the recording decides.
 	if contextwin.ShouldSpill(p, len(rec.Content)) {
 		p.Spill = "/tmp/reika/spill/" + call.ID + ".txt"
 	}
-	res := tools.Result{Content: rec.Content, Payload: p, Read: wholeRead(p, rec.Content)}
-	t.e.results = append(t.e.results, contextwin.Message{Role: contextwin.Tool, ToolCallID: call.ID, Content: rec.Content, Payload: p})
+	// The model sees the result as every strategy does (Cut); the repo map
+	// learns the file from the recording, as the editor would show it.
+	content := Cut(rec).Content
+	res := tools.Result{Content: content, Payload: p, Read: wholeRead(p, rec.Content)}
+	t.e.results = append(t.e.results, contextwin.Message{Role: contextwin.Tool, ToolCallID: call.ID, Content: content, Payload: p})
 	return res
 }
 

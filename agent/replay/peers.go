@@ -9,54 +9,9 @@ import (
 	"github.com/reika-lsp/reika/contextwin"
 )
 
-// The peers: what other coding agents do with a full window. They share
-// two habits of the tools they stand for: a tool result is capped when it
-// arrives (Codex keeps 10 KiB or 256 lines, head and tail), and tokens are
-// counted exactly (see tokens.go).
-
-// Output caps of the peers, after Codex's.
-const (
-	capBytes = 10 << 10
-	capLines = 256
-)
-
-// capOutput keeps the head and the tail of a long result, half the lines
-// and half the bytes each, with a line between them that says what went.
-func capOutput(s string) string {
-	lines := strings.SplitAfter(s, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	if len(s) <= capBytes && len(lines) <= capLines {
-		return s
-	}
-	var head, tail []string
-	hb, tb := 0, 0
-	for _, l := range lines {
-		if len(head) == capLines/2 || hb+len(l) > capBytes/2 {
-			break
-		}
-		head = append(head, l)
-		hb += len(l)
-	}
-	for i := len(lines) - 1; i >= len(head); i-- {
-		l := lines[i]
-		if len(tail) == capLines/2 || tb+len(l) > capBytes/2 {
-			break
-		}
-		tail = append(tail, l)
-		tb += len(l)
-	}
-	for i, j := 0, len(tail)-1; i < j; i, j = i+1, j-1 {
-		tail[i], tail[j] = tail[j], tail[i]
-	}
-	cut := len(lines) - len(head) - len(tail)
-	h := strings.Join(head, "")
-	if !strings.HasSuffix(h, "\n") {
-		h += "\n"
-	}
-	return h + fmt.Sprintf("[… %d of %d lines truncated …]\n", cut, len(lines)) + strings.Join(tail, "")
-}
+// The peers: what other coding agents do with a full window. Their tool
+// results arrive capped, as every strategy's do (see Cut in runner.go), and
+// they count tokens exactly (see tokens.go).
 
 // item is one message of a peer's conversation as it is sent.
 type item struct {
@@ -92,14 +47,10 @@ func newConvo(setup Setup) convo {
 	return convo{setup: setup, prefix: prefixTokens(setup.Prefix)}
 }
 
-// add appends messages; tool results are capped.
+// add appends messages.
 func (c *convo) add(msgs ...contextwin.Message) {
 	for _, m := range msgs {
-		content := m.Content
-		if m.Role == contextwin.Tool {
-			content = capOutput(content)
-		}
-		it := newItem(m, content)
+		it := newItem(m, m.Content)
 		switch {
 		case c.first == nil && m.Role == contextwin.User:
 			c.first = &it

@@ -49,6 +49,11 @@ type Row struct {
 	// recording's end (0: it went to the end). A stalled row is a failure,
 	// whatever its other figures say.
 	Stalled int `json:"stalled,omitempty"`
+	// Skipped counts the turns a peer gave up (ErrSkipped): the engine
+	// refused every request it could make for them. A row with a skipped
+	// turn is a failure too: the recording went on without the turn's
+	// request, so its figures leave out what the turn would have cost.
+	Skipped int `json:"skipped,omitempty"`
 	// FactsKept is the share of the planted facts whose value is visible
 	// in the last request.
 	FactsKept float64 `json:"facts_kept"`
@@ -57,6 +62,10 @@ type Row struct {
 	Requests       int     `json:"requests"`
 	PrefillSeconds float64 `json:"prefill_s"`
 }
+
+// Failed reports a row whose figures are no result: the session stalled
+// before its last round, or a turn was given up.
+func (r Row) Failed() bool { return r.Stalled > 0 || r.Skipped > 0 }
 
 // Request is what one request of a replay was and cost.
 type Request struct {
@@ -77,8 +86,9 @@ type Request struct {
 	// Growth is what this request carried that no earlier one had: for
 	// the first, its whole prompt; after it, the conversation's new
 	// messages (user messages and tool results; as the strategy sent
-	// them when it cut them, as recorded otherwise), plus the markers that
-	// close the model's previous reply and open the next one. The model's
+	// them when it cut them, as delivered by Cut otherwise), plus the
+	// markers that close the model's previous reply and open the next
+	// one. The model's
 	// own replies are not growth: the engine generated them and holds
 	// them in its cache. Side calls' questions are not growth either.
 	Growth int
@@ -107,6 +117,20 @@ type Options struct {
 // Run replays every session in every window with every strategy and
 // returns the rows ordered by window, session and strategy.
 func Run(ctx context.Context, opt Options) ([]Row, error) {
+	res, err := Results(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]Row, len(res))
+	for i, r := range res {
+		rows[i] = r.Row
+	}
+	return rows, nil
+}
+
+// Results is Run with every replay's requests: the results ordered by
+// window, session and strategy.
+func Results(ctx context.Context, opt Options) ([]Result, error) {
 	names := opt.Strategies
 	if len(names) == 0 {
 		for _, s := range Strategies {
@@ -136,15 +160,14 @@ func Run(ctx context.Context, opt Options) ([]Row, error) {
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
 	}
-	rows := make([]Row, len(jobs))
+	results := make([]Result, len(jobs))
 	errs := make([]error, len(jobs))
 	ch := make(chan job)
 	var wg sync.WaitGroup
 	for range min(par, len(jobs)) {
 		wg.Go(func() {
 			for j := range ch {
-				r, err := Replay(ctx, j.s, j.window, j.name)
-				rows[j.i], errs[j.i] = r.Row, err
+				results[j.i], errs[j.i] = Replay(ctx, j.s, j.window, j.name)
 			}
 		})
 	}
@@ -156,7 +179,7 @@ func Run(ctx context.Context, opt Options) ([]Row, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return rows, nil
+	return results, nil
 }
 
 // Replay replays one session in one window with one strategy against a
@@ -190,16 +213,16 @@ func Replay(ctx context.Context, s *Session, window int, name string) (Result, e
 	setup := Setup{Window: window, Reserve: Reserve, Prefix: agent.NewPrefix(s.Prefix(window), s.Tools)}
 	base := "http://" + ln.Addr().String() + "/v1"
 	m := &meter{client: engine.NewClient(engine.Options{BaseURL: base, Flavor: engine.LlamaCpp}), srv: srv}
-	stalled := 0
+	stalled, skipped := 0, 0
 	if name == "ours" {
 		if stalled, err = replayOurs(ctx, s, base, m); err != nil {
 			return Result{}, fmt.Errorf("replay %s, %s, window %d: %w", s.Name, name, window, err)
 		}
-	} else if err := replayPeer(ctx, s, info.New(setup), m); err != nil {
+	} else if skipped, err = replayPeer(ctx, s, info.New(setup), m); err != nil {
 		return Result{}, fmt.Errorf("replay %s, %s, window %d: %w", s.Name, name, window, err)
 	}
 
-	row := Row{Strategy: name, Window: window, Session: s.Name, Stalled: stalled}
+	row := Row{Strategy: name, Window: window, Session: s.Name, Stalled: stalled, Skipped: skipped}
 	usable := float64(setup.Usable())
 	live, turns := 0.0, 0
 	for _, q := range m.requests {
@@ -233,8 +256,9 @@ func Replay(ctx context.Context, s *Session, window int, name string) (Result, e
 	return res, nil
 }
 
-// replayPeer replays s through a peer strategy, round by round.
-func replayPeer(ctx context.Context, s *Session, st Strategy, m *meter) error {
+// replayPeer replays s through a peer strategy, round by round, and
+// returns how many turns the strategy gave up.
+func replayPeer(ctx context.Context, s *Session, st Strategy, m *meter) (skipped int, err error) {
 	var fresh []contextwin.Message
 	for i, r := range s.Rounds {
 		if r.User != "" {
@@ -245,15 +269,80 @@ func replayPeer(ctx context.Context, s *Session, st Strategy, m *meter) error {
 		m.begin(i+1, scriptTurn(r.Assistant), fresh)
 		if err := st.Turn(ctx, m); err != nil {
 			if !errors.Is(err, ErrSkipped) {
-				return fmt.Errorf("round %d: %w", i+1, err)
+				return 0, fmt.Errorf("round %d: %w", i+1, err)
 			}
 			m.Problem(err.Error())
+			skipped++
 		}
+		results := cutAll(r.Results)
 		st.Append(r.Assistant)
-		st.Append(r.Results...)
-		fresh = append([]contextwin.Message(nil), r.Results...)
+		st.Append(results...)
+		fresh = results
 	}
-	return nil
+	return skipped, nil
+}
+
+// The cut rule: a recorded tool result reaches every strategy through Cut,
+// Codex's cap: 10 KiB or 256 lines, head and tail kept.
+const (
+	capBytes = 10 << 10
+	capLines = 256
+)
+
+// capOutput keeps the head and the tail of a long result, half the lines
+// and half the bytes each, with a line between them that says what went.
+func capOutput(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(s) <= capBytes && len(lines) <= capLines {
+		return s
+	}
+	var head, tail []string
+	hb, tb := 0, 0
+	for _, l := range lines {
+		if len(head) == capLines/2 || hb+len(l) > capBytes/2 {
+			break
+		}
+		head = append(head, l)
+		hb += len(l)
+	}
+	for i := len(lines) - 1; i >= len(head); i-- {
+		l := lines[i]
+		if len(tail) == capLines/2 || tb+len(l) > capBytes/2 {
+			break
+		}
+		tail = append(tail, l)
+		tb += len(l)
+	}
+	for i, j := 0, len(tail)-1; i < j; i, j = i+1, j-1 {
+		tail[i], tail[j] = tail[j], tail[i]
+	}
+	cut := len(lines) - len(head) - len(tail)
+	h := strings.Join(head, "")
+	if !strings.HasSuffix(h, "\n") {
+		h += "\n"
+	}
+	return h + fmt.Sprintf("[… %d of %d lines truncated …]\n", cut, len(lines)) + strings.Join(tail, "")
+}
+
+// Cut is the one rule by which a recorded tool result reaches every
+// strategy, ours included: the same bytes for all, so that what they
+// prefill compares in absolute tokens. It applies capOutput.
+func Cut(m contextwin.Message) contextwin.Message {
+	if m.Role == contextwin.Tool {
+		m.Content = capOutput(m.Content)
+	}
+	return m
+}
+
+func cutAll(msgs []contextwin.Message) []contextwin.Message {
+	out := make([]contextwin.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = Cut(m)
+	}
+	return out
 }
 
 func round(x float64, places int) float64 {

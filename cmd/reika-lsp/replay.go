@@ -30,7 +30,7 @@ func (s *stringList) Set(v string) error {
 }
 
 // defaultReplayWindows are the windows replayed when none is given.
-var defaultReplayWindows = []int{16000, 32000}
+var defaultReplayWindows = []int{16000, 32000, 128000}
 
 // sessionsDir is where the recorded sessions live, from the module root.
 const sessionsDir = "testdata/sessions"
@@ -40,12 +40,13 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(stderr)
 	var windows windowList
 	var sessions, strategies stringList
-	fs.Var(&windows, "window", "context window in tokens (16000 or 16k); repeat for several (default 16k and 32k)")
+	fs.Var(&windows, "window", "context window in tokens (16000 or 16k); repeat for several (default 16k, 32k and 128k)")
 	fs.Var(&sessions, "session", "recorded session file (.jsonl or .jsonl.gz); repeat for several (default testdata/sessions/*)")
 	fs.Var(&strategies, "strategy", "strategy to replay: "+strategyNames()+"; repeat for several (default all)")
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
+	plot := fs.String("plot", "", "also draw each strategy's prompt per request, shrink events marked, to this SVG `file`")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--window N]… [--session FILE]… [--strategy NAME]…")
+		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--plot FILE.svg] [--window N]… [--session FILE]… [--strategy NAME]…")
 		fmt.Fprintln(stderr, "\nReplays recorded agent sessions through each context strategy against the simulated")
 		fmt.Fprintln(stderr, "llama.cpp engine and prints what each prefilled, how often it invalidated the cache,")
 		fmt.Fprintln(stderr, "how full it kept the window and which planted facts it still carried at the end.")
@@ -84,10 +85,20 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		loaded = append(loaded, s)
 	}
-	rows, err := replay.Run(ctx, replay.Options{Sessions: loaded, Windows: windows, Strategies: strategies})
+	results, err := replay.Results(ctx, replay.Options{Sessions: loaded, Windows: windows, Strategies: strategies})
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
 		return 1
+	}
+	rows := make([]replay.Row, len(results))
+	for i, r := range results {
+		rows[i] = r.Row
+	}
+	if *plot != "" {
+		if err := writePlotFile(*plot, results); err != nil {
+			fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
+			return 1
+		}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -96,19 +107,26 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
 			return 1
 		}
-		return stalledRows(rows, stderr)
+		return failedRows(rows, stderr)
 	}
 	printReplayRows(stdout, rows)
-	return stalledRows(rows, stderr)
+	return failedRows(rows, stderr)
 }
 
-// stalledRows says which rows stalled — a session that stopped before its
-// last round is a failure, never a good figure — and gives the exit code.
-func stalledRows(rows []replay.Row, stderr io.Writer) int {
+// failedRows says which rows failed — a session that stopped before its
+// last round, or gave a turn up, is a failure, never a good figure — and
+// gives the exit code.
+func failedRows(rows []replay.Row, stderr io.Writer) int {
 	code := 0
 	for _, r := range rows {
 		if r.Stalled > 0 {
 			fmt.Fprintf(stderr, "reika-lsp replay: %s on %s at %d tokens stalled at round %d\n", r.Strategy, r.Session, r.Window, r.Stalled)
+		}
+		if r.Skipped > 0 {
+			fmt.Fprintf(stderr, "reika-lsp replay: %s on %s at %d tokens gave up %d turns: the engine refused every request it made for them\n",
+				r.Strategy, r.Session, r.Window, r.Skipped)
+		}
+		if r.Failed() {
 			code = 1
 		}
 	}
@@ -163,8 +181,11 @@ func printReplayRows(w io.Writer, rows []replay.Row) {
 		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s"}}
 	for _, r := range rows {
 		ratio := fmt.Sprintf("%.2f", r.Ratio)
-		if r.Stalled > 0 {
+		switch {
+		case r.Stalled > 0:
 			ratio = fmt.Sprintf("STALLED@%d", r.Stalled)
+		case r.Skipped > 0:
+			ratio = fmt.Sprintf("SKIPPED:%d", r.Skipped)
 		}
 		table = append(table, []string{r.Strategy, strconv.Itoa(r.Window), r.Session, strconv.Itoa(r.Prefilled),
 			strconv.Itoa(r.Growth), ratio, strconv.Itoa(r.Events), fmt.Sprintf("%.2f", r.LiveMean),

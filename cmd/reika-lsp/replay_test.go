@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika/agent/replay"
 )
 
 const testSession = "../../testdata/sessions/fold-orphans.jsonl.gz"
@@ -15,8 +19,16 @@ const testSession = "../../testdata/sessions/fold-orphans.jsonl.gz"
 func TestReplayCommand(t *testing.T) {
 	args := []string{"--window", "16k", "--session", testSession, "--strategy", "ours", "--strategy", "sliding"}
 	var stdout, stderr bytes.Buffer
-	if code := runReplay(context.Background(), args, &stdout, &stderr); code != 0 {
+	plot := filepath.Join(t.TempDir(), "replay.svg")
+	if code := runReplay(context.Background(), append(args, "--plot", plot), &stdout, &stderr); code != 0 {
 		t.Fatalf("replay %v: exit %d: %s", args, code, stderr.String())
+	}
+	svg, err := os.ReadFile(plot)
+	if err != nil {
+		t.Fatalf("replay --plot: %v", err)
+	}
+	if n := strings.Count(string(svg), "<polyline "); !strings.HasPrefix(string(svg), "<?xml") || n != 2 {
+		t.Errorf("replay --plot wrote %d polylines (%d bytes), want an SVG with one per strategy, 2", n, len(svg))
 	}
 	lines := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
 	if len(lines) != 3 {
@@ -81,5 +93,32 @@ func TestReplayBadInput(t *testing.T) {
 		if stderr.Len() == 0 {
 			t.Errorf("replay %v said nothing on stderr", args)
 		}
+	}
+}
+
+// A stalled or skipping row fails the command, with a line on stderr
+// each; a good row says nothing.
+func TestFailedRows(t *testing.T) {
+	rows := []replay.Row{
+		{Strategy: "ours", Window: 16000, Session: "a"},
+		{Strategy: "ours", Window: 16000, Session: "b", Stalled: 40},
+		{Strategy: "sliding", Window: 16000, Session: "b", Skipped: 3},
+	}
+	var stderr bytes.Buffer
+	if code := failedRows(rows[:1], &stderr); code != 0 || stderr.Len() != 0 {
+		t.Errorf("failedRows(a good row) = %d, %q, want 0 and nothing said", code, stderr.String())
+	}
+	if code := failedRows(rows, &stderr); code != 1 {
+		t.Errorf("failedRows(a stalled and a skipping row) = %d, want 1", code)
+	}
+	for _, want := range []string{"ours on b at 16000 tokens stalled at round 40", "sliding on b at 16000 tokens gave up 3 turns"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr = %q, want it to say %q", stderr.String(), want)
+		}
+	}
+	var out bytes.Buffer
+	printReplayRows(&out, rows)
+	if !strings.Contains(out.String(), "STALLED@40") || !strings.Contains(out.String(), "SKIPPED:3") {
+		t.Errorf("table = %q, want STALLED@40 and SKIPPED:3 in the ratio column", out.String())
 	}
 }

@@ -72,6 +72,48 @@ var (
 	pathRe      = regexp.MustCompile(`[A-Za-z0-9_.\-/]+\.[A-Za-z0-9]{1,8}`)
 )
 
+// The wording of contextwin's recap of folded turns (contextwin/fold.go),
+// which a model reads as text: its opening, the heading of the task it
+// carries verbatim, and the heading that follows the task when the turn's
+// defining payload travels too.
+const (
+	recapOpening = "[The conversation before this point was folded"
+	recapTask    = "\n\nThe task, verbatim:\n"
+	recapPayload = "\n\nThe payload that defines the task ("
+)
+
+// noteTaskRe finds the task line of a progress note a recap carries.
+var noteTaskRe = regexp.MustCompile(`(?m)^Task: (.+)$`)
+
+// taskOf is the task as a careful model reads it: the first user message,
+// unless that is a recap of folded turns. Then it is the task the recap
+// quotes verbatim; without one, the first later user message that is not
+// a recap (the request the kept turns answer); without one, the task line
+// of the note the recap carries; else nothing.
+func taskOf(msgs []message) string {
+	recap := ""
+	for _, m := range msgs {
+		if m.Role != "user" {
+			continue
+		}
+		if !strings.HasPrefix(m.Content, recapOpening) {
+			return m.Content
+		}
+		if recap != "" {
+			continue
+		}
+		recap = m.Content
+		if _, task, ok := strings.Cut(m.Content, recapTask); ok {
+			task, _, _ = strings.Cut(task, recapPayload)
+			return task
+		}
+	}
+	if m := noteTaskRe.FindStringSubmatch(recap); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 // maxScan bounds how much of one tool result is scanned for names.
 const maxScan = 64 << 10
 
@@ -83,12 +125,7 @@ func learn(c *chat) *knowledge {
 		pathSet:   map[string]bool{},
 		factKeys:  map[string]int{},
 	}
-	for _, m := range c.messages {
-		if m.Role == "user" {
-			k.task = m.Content
-			break
-		}
-	}
+	k.task = taskOf(c.messages)
 	for _, m := range c.messages {
 		k.noteFacts(m.Content)
 	}

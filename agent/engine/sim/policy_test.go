@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -405,5 +406,64 @@ func TestPolicyListing(t *testing.T) {
 	slices.Sort(got)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("listing (-want +got):\n%s", diff)
+	}
+}
+
+// The policy reads the task where a careful model would: in the recap
+// when the first user message is one (the note then says the task, not
+// "[The conversation before this point was folded…"), else in the
+// request after it, else in the note the recap carries.
+func TestPolicyTaskFromRecap(t *testing.T) {
+	const preamble = "[The conversation before this point was folded to stay inside the context window. " +
+		"Nothing is lost: read files and run searches again for anything you need in full.]\n\n"
+	const recap = preamble + "Recap of the folded turns:\nFacts:\n- issue: #412\nHappened, newest first:\n- read a.go"
+	for _, tc := range []struct {
+		name  string
+		users []string
+		want  string
+	}{
+		{"plain", []string{"Fix LoadConfig so that rounds=9 holds.", "And add a test."}, "Fix LoadConfig so that rounds=9 holds."},
+		{"verbatim", []string{recap + "\n\nThe task, verbatim:\nFix LoadConfig so that rounds=9 holds."}, "Fix LoadConfig so that rounds=9 holds."},
+		{"verbatim then payload", []string{recap + "\n\nThe task, verbatim:\nFix LoadConfig.\n\nThe payload that defines the task (read spec.md), verbatim:\n# Spec"},
+			"Fix LoadConfig."},
+		{"later request", []string{recap, "Now rename LoadConfig to Load."}, "Now rename LoadConfig to Load."},
+		{"note in the recap", []string{recap + "\nNote:\nProgress note after 12 tool rounds.\nTask: Fix LoadConfig.\nEstablished so far:"}, "Fix LoadConfig."},
+		{"nothing", []string{recap}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var msgs []any
+			for _, u := range tc.users {
+				msgs = append(msgs, user(u))
+			}
+			c, err := parseChat(mustJSON(t, map[string]any{"messages": msgs}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := learn(c)
+			if k.task != tc.want {
+				t.Errorf("learn(%s).task = %q, want %q", tc.name, k.task, tc.want)
+			}
+			if note := k.note(); strings.Contains(note, "Task: [") {
+				t.Errorf("note = %q, want the task, not the recap's opening", note)
+			}
+			if strings.Contains(tc.want, "rounds=9") && k.directive != 9 {
+				t.Errorf("learn(%s).directive = %d, want 9 from the task in the recap", tc.name, k.directive)
+			}
+		})
+	}
+}
+
+// The recap's wording the policy reads is contextwin's: a change there
+// shows here.
+func TestRecapWording(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", "contextwin", "fold.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{recapOpening, recapTask, recapPayload} {
+		quoted := strconv.Quote(s)
+		if !strings.Contains(string(src), quoted[1:len(quoted)-1]) {
+			t.Errorf("contextwin/fold.go does not contain %s: the recap's wording changed", quoted)
+		}
 	}
 }
