@@ -53,7 +53,10 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	}
 	if s.canAppend(budget) {
 		// The old recap stays as it was sent; what is new follows it.
-		part := BuildRecap(RecapInput{Note: s.note, Folded: turns, Budget: budget - s.recapText - len(appendHeading) - 2})
+		// Its room is small: the note's exact facts go first, then what
+		// happened; the note's prose waits for the next rewrite, which
+		// carries it (r.Note).
+		part := BuildRecap(RecapInput{Note: factsOf(s.note), Folded: turns, Budget: budget - s.recapText - len(appendHeading) - 2})
 		added := strings.TrimPrefix(part.Text, recapHeader+"\n")
 		text.WriteString(s.recapMsg.Content)
 		text.WriteString("\n\n" + appendHeading)
@@ -87,6 +90,15 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	s.foldedUpTo = boundary
 	s.rebuild()
 	return folded, text.Len()
+}
+
+// factsOf keeps the lines of a note that are exact facts (key: value).
+func factsOf(note string) string {
+	var b strings.Builder
+	for _, f := range parseFacts(note) {
+		b.WriteString(f.Key + ": " + f.Value + "\n")
+	}
+	return b.String()
 }
 
 // verbatimText is what the recap carries word for word of the entries in

@@ -128,6 +128,7 @@ func (s *Session) Plan() Plan {
 	if need > 0 && rest <= b.ShedTarget && b.ShedPoint-rest >= min(needLikely, b.Usable/8) {
 		p := Plan{Event: Append}
 		p.Cut = s.fit(fresh, b.ShedPoint)
+		s.note, s.noteAsked = "", false // a later fold asks afresh: this note would be stale
 		return s.finish(p)
 	}
 	return s.shrink(b, false)
@@ -491,7 +492,9 @@ func (s *Session) noteMessages(b Budget) ([]Message, int) {
 	// as their summaries in it until the next sync puts them back.
 	s.msgs = slices.Grow(s.msgs, 1)
 	size, fresh := s.size, s.fresh
-	if est := s.price(size+sizeOf(q), fresh+sizeOf(q)); est+noteReply > b.Window {
+	if est := s.price(size+sizeOf(q), fresh+sizeOf(q)); est > b.Usable {
+		// Over the usable window the note would have no room to be
+		// written: the current round's results give way.
 		for k := len(s.slots) - 1; k >= 0 && s.slots[k] >= cur; k-- {
 			i, m := s.slots[k], s.msgs[k]
 			if m.Role != Tool {
