@@ -125,9 +125,16 @@ func (s *Session) Plan() Plan {
 		needLikely += s.est.Known(s.entries[i].size)
 	}
 	rest := likely - needLikely
-	if need > 0 && rest <= b.ShedTarget && b.ShedPoint-rest >= min(needLikely, b.Usable/8) {
+	limit := b.ShedPoint
+	if likely <= b.ShedPoint {
+		// The history is not due: only the cautious price of the new
+		// results, bytes the engine has not seen, keeps the request over
+		// the window. They are cut to it; no event for their sake.
+		limit = b.Usable
+	}
+	if need > 0 && (likely <= b.ShedPoint || rest <= b.ShedTarget && b.ShedPoint-rest >= min(needLikely, b.Usable/8)) {
 		p := Plan{Event: Append}
-		p.Cut = s.fit(fresh, b.ShedPoint)
+		p.Cut = s.fit(fresh, limit)
 		s.note, s.noteAsked = "", false // a later fold asks afresh: this note would be stale
 		return s.finish(p)
 	}
@@ -455,6 +462,13 @@ func (s *Session) deepest(b Budget, at map[int][]shedCandidate, keepWhole bool) 
 // payload to its head and tail. When the fixed prefix and the user's
 // instruction alone do not fit, the plan says so.
 func (s *Session) degrade(b Budget, p *Plan) {
+	// The next event must stay at least minGapFloor of growth away: when
+	// even the option with the most room leaves less, the current round's
+	// new results are cut (head and tail kept) to make it.
+	floorGap := int(float64(b.Usable) * minGapFloor)
+	if over := s.likely() - (b.ShedPoint - floorGap); over > 0 && len(s.roundResults()) > 0 {
+		p.Cut = append(p.Cut, s.fit(s.roundResults(), s.estimate()-over)...)
+	}
 	if s.likely() <= b.ShedPoint && s.estimate() <= b.Usable {
 		return
 	}

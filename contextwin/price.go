@@ -23,6 +23,10 @@ package contextwin
 // make room for before the next one.
 const minGapShare = 0.3
 
+// minGapFloor is the least growth, as a share of usable, any event leaves
+// before the next: below it the current round's results are cut.
+const minGapFloor = 0.25
+
 // liveFloorShare is the least a fold leaves in the request, as a share of
 // usable: the model keeps working with a live context, not only a recap.
 const liveFloorShare = 0.2
