@@ -29,7 +29,7 @@ const minGapFloor = 0.25
 
 // liveFloorShare is the least a fold leaves in the request, as a share of
 // usable: the model keeps working with a live context, not only a recap.
-const liveFloorShare = 0.2
+const liveFloorShare = 0.23
 
 // option is one way to shrink the request.
 type option struct {
