@@ -238,8 +238,13 @@ func (m *Map) parse(f *file, old *file) {
 		m.dropTree(old)
 	}
 	if tree == nil {
-		// Timed out: the parser would resume this parse next time.
-		p.Reset()
+		// Timed out. The parser would resume this parse next time, and
+		// Reset does not make it forget a parse cut off while balancing
+		// its tree (ts_parser_reset leaves canceled_balancing set in
+		// v0.25.0): its next parse asserts and aborts the process. A
+		// fresh parser is the safe way on.
+		p.Close()
+		m.parsers[slices.Index(languages, f.lang)] = nil
 		f.note = NoteTimedOut
 		return
 	}
