@@ -393,6 +393,42 @@ func TestOursFacts(t *testing.T) {
 	})
 }
 
+// The task and every later message of the user's stand word for word in
+// ours' last request, whatever was folded.
+func TestOursKeepsTheUser(t *testing.T) {
+	forEach(t, func(t *testing.T, s *Session, w int) {
+		r := replayed(t, s, w, "ours")
+		var text strings.Builder
+		for _, m := range r.Last.Messages {
+			text.WriteString(m.Content)
+		}
+		for i, rd := range s.Rounds {
+			if rd.User != "" && !strings.Contains(text.String(), rd.User) {
+				t.Errorf("the user's message of round %d is not in the last request verbatim: %.80q", i+1, rd.User)
+			}
+		}
+	})
+}
+
+// Of the strategies that keep nine facts in ten, ours prefills the least,
+// in absolute tokens: every strategy gets the same results.
+func TestOursCheapestOfTheFaithful(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays every strategy")
+	}
+	forEach(t, func(t *testing.T, s *Session, w int) {
+		ours := replayed(t, s, w, "ours").Row
+		for _, st := range Strategies {
+			if st.Name == "ours" {
+				continue
+			}
+			if row := replayed(t, s, w, st.Name).Row; row.FactsKept >= 0.9 && row.Prefilled <= ours.Prefilled {
+				t.Errorf("%s keeps %.2f of the facts and prefills %d, no more than ours' %d", st.Name, row.FactsKept, row.Prefilled, ours.Prefilled)
+			}
+		}
+	})
+}
+
 // Every request of ours extends the previous turn request byte for byte
 // (its messages' JSON, and the tools), except exactly at the shrink
 // events contextwin reported; a note round extends it too. The engine
