@@ -138,13 +138,13 @@ func (s *Session) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 		if s.log[g].Role == Tool || g > cur {
 			continue // not a group start, or inside the current round
 		}
-		// A rewritten recap takes three quarters of its budget and changes the request
-		// right after the prefix; an appended one keeps the old recap, and
-		// the request's cache with it, up to its end.
+		// A rewritten recap takes three quarters of its budget and changes
+		// the request right after the prefix; an appended one keeps the old
+		// recap, and the request's cache with it, up to its end.
 		recap, cached := len(foldPreamble)+recapChars*3/4+verbatimAll-verbatimAfter, 0
 		if s.canAppend(recapChars) {
 			cached = len(s.recapMsg.Content)
-			recap = cached + recapChars - len(s.recap.Text) + verbatimAll - verbatimAfter - verbatimOld
+			recap = cached + recapChars - s.recapText + verbatimAll - verbatimAfter - verbatimOld
 		}
 		for _, shed := range []bool{false, true} {
 			kb, kf := keep, keepFresh
