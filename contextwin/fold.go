@@ -2,6 +2,7 @@ package contextwin
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -42,6 +43,11 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	}
 	budget := s.est.NewChars(b.Recap)
 	turns := s.log[s.foldedUpTo:boundary]
+	if s.midTo > 0 {
+		// The middle recap's turns are in s.recap already: the fold takes
+		// the turns on either side of them, and the middle recap goes.
+		turns = append(slices.Clip(s.log[s.foldedUpTo:s.midFrom]), s.log[s.midTo:boundary]...)
+	}
 	// The recap's fields merge the old one's, for the document the user
 	// may edit and for the next rewrite.
 	r := BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: turns, Budget: budget * 3 / 4})
@@ -87,9 +93,80 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	s.recapMsg = Message{Role: User, Content: text.String()}
 	s.recapVerbatim = verbatim
 	folded = boundary - s.foldedUpTo
+	if s.midTo > 0 {
+		folded -= s.midTo - s.midFrom
+		s.midFrom, s.midTo, s.midMsg, s.midText = 0, 0, Message{}, 0
+		s.midSize, s.midFresh, s.midVerbatim = 0, 0, 0
+	}
 	s.foldedUpTo = boundary
 	s.rebuild()
 	return folded, text.Len()
+}
+
+// midPreamble opens the middle recap.
+const midPreamble = "[The turns between the messages above and the ones below were folded to stay inside the context window. " +
+	"Nothing is lost: read files and run searches again for anything you need in full.]\n\n"
+
+// canMid reports whether the recaps have room, in a budget of so many
+// bytes, for a fold into the middle recap.
+func (s *Session) canMid(budget int) bool {
+	return s.recapText+s.midText+len(appendHeading)+2+budget/8 <= budget
+}
+
+// midRoom is the room the middle recap's next part has, in bytes: what
+// the recaps leave of the budget, at most a share of it, so that several
+// folds into the middle recap go before the front one must be rewritten.
+func (s *Session) midRoom(budget int) int {
+	return min(budget/midParts, budget-s.recapText-s.midText-len(appendHeading)-2)
+}
+
+// midParts is how many parts of the most room the recap budget holds.
+const midParts = 8
+
+// foldMiddle folds the turns in [from, boundary) (group starts) into the
+// middle recap, which stands after the older turns, left as they were
+// sent: the request changes only after them. When there is a middle
+// recap already, the turns from its end on are appended to it and from
+// is its end. Like an appended recap, it carries the note's exact facts
+// and the user's messages word for word; s.recap takes in the turns for
+// the next rewrite of the front recap. It returns how many messages it
+// folded and the middle recap's size.
+func (s *Session) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
+	budget := s.est.NewChars(b.Recap)
+	k := s.slotOf(midSlot)
+	if s.midTo > 0 {
+		from = s.midTo
+	} else {
+		k = s.slotOf(from)
+	}
+	if k < 0 || boundary <= from {
+		return 0, 0
+	}
+	turns := s.log[from:boundary]
+	r := BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: turns, Budget: budget * 3 / 4})
+	part := BuildRecap(RecapInput{Note: factsOf(s.note), Folded: turns, Budget: s.midRoom(budget)})
+	var text strings.Builder
+	verbatim := 0
+	if s.midTo > 0 {
+		added := strings.TrimPrefix(part.Text, recapHeader+"\n")
+		text.WriteString(s.midMsg.Content)
+		text.WriteString("\n\n" + appendHeading)
+		text.WriteString(added)
+		s.midText += len(appendHeading) + 2 + len(added)
+		verbatim = len(s.midMsg.Content)
+	} else {
+		text.WriteString(midPreamble)
+		text.WriteString(part.Text)
+		s.midText = len(part.Text)
+		s.midFrom = from
+	}
+	v, n := s.verbatimText(from, boundary)
+	text.WriteString(v)
+	verbatim += n
+	s.recap = &r
+	s.midTo = boundary
+	s.rebuildFrom(k, Message{Role: User, Content: text.String()}, verbatim)
+	return boundary - from, text.Len()
 }
 
 // factsOf keeps the lines of a note that are exact facts (key: value).
@@ -150,7 +227,7 @@ const appendHeading = "Folded since:\n"
 // canAppend reports whether the recap has room, in a budget of so many
 // bytes, for another fold's turns after it.
 func (s *Session) canAppend(budget int) bool {
-	return s.recap != nil && s.recapText+len(appendHeading)+2+budget/8 <= budget
+	return s.recapMsg.Content != "" && s.recapText+s.midText+len(appendHeading)+2+budget/8 <= budget
 }
 
 // The headings of the user's messages in the recap: the task, then what
