@@ -57,7 +57,8 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	if s.cfg.MapUpdate != nil {
 		mapNews = s.cfg.MapUpdate()
 	}
-	if s.canAppend(budget) {
+	appended := s.canAppend(budget)
+	if appended {
 		// The old recap stays as it was sent; what is new follows it.
 		// Its room is small: the note's exact facts go first, then what
 		// happened; the note's prose waits for the next rewrite, which
@@ -74,6 +75,9 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		verbatim += n
 		if mapNews == s.mapSent {
 			mapNews = "" // carried already
+		} else {
+			s.mapSent = mapNews
+			mapNews = newBlocks(mapNews, s.recapMsg.Content)
 		}
 	} else {
 		text.WriteString(foldPreamble)
@@ -86,7 +90,9 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	if mapNews != "" {
 		text.WriteString("\n\n" + mapHeading)
 		text.WriteString(mapNews)
-		s.mapSent = mapNews
+		if !appended {
+			s.mapSent = mapNews
+		}
 	}
 
 	s.recap = &r
@@ -216,6 +222,25 @@ func (s *Session) sentContent(i int) string {
 		return e.text
 	}
 	return s.log[i].Content
+}
+
+// newBlocks is the file blocks of the map's news (a line naming a file,
+// then its indented lines) that carried does not hold word for word: what
+// a part appended to the recap adds of it.
+func newBlocks(news, carried string) string {
+	var b strings.Builder
+	start := 0
+	for i := 0; i <= len(news); i++ {
+		if i < len(news) && (i == start || news[i-1] != '\n' || news[i] == ' ' || news[i] == '\t') {
+			continue
+		}
+		blk := news[start:i]
+		if !strings.Contains(carried, strings.TrimRight(blk, "\n")) {
+			b.WriteString(blk)
+		}
+		start = i
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // mapHeading opens the repo map's news in the recap.
