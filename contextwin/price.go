@@ -15,11 +15,20 @@ import "sort"
 //     summary; the request changes at k, and everything before it stays
 //     byte for byte (the fixed prefix, the recap, older turns);
 //   - a fold at group start g: the turns before g go into the recap, which
-//     changes the request right after the fixed prefix; the turns kept may
-//     be shed too, at no extra cost since they are re-prefilled anyway.
+//     changes the request right after the fixed prefix (or after the old
+//     recap when it appends to it); the turns kept may be shed too, at no
+//     extra cost since they are re-prefilled anyway;
+//   - a fold into the middle recap up to g: the older turns after the
+//     recap stay as they were sent, the turns between them and g go into
+//     a recap that stands after them (or are appended to it), and only
+//     that recap and the turns from g on are re-prefilled. A fold of the
+//     front, deeper and rarer, takes the older turns and the middle recap
+//     in when the recap budget has no room left for another part.
 //
-// Both are priced in one backward pass over the view (O(n) in its
-// messages), so an event at 100k messages stays cheap.
+// Sheds and folds of the front are priced in one backward pass over the
+// view (O(n) in its messages), folds into the middle in another (a binary
+// search per boundary for how many older turns to keep), so an event at
+// 100k messages stays cheap.
 
 // minGapShare is the least growth, as a share of usable, an event must
 // make room for before the next one.
