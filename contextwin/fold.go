@@ -2,6 +2,7 @@ package contextwin
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -42,6 +43,11 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	}
 	budget := s.est.NewChars(b.Recap)
 	turns := s.log[s.foldedUpTo:boundary]
+	if s.midTo > 0 {
+		// The middle recap's turns are in s.recap already: the fold takes
+		// the turns on either side of them, and the middle recap goes.
+		turns = append(slices.Clip(s.log[s.foldedUpTo:s.midFrom]), s.log[s.midTo:boundary]...)
+	}
 	// The recap's fields merge the old one's, for the document the user
 	// may edit and for the next rewrite.
 	r := BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: turns, Budget: budget * 3 / 4})
@@ -51,7 +57,8 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	if s.cfg.MapUpdate != nil {
 		mapNews = s.cfg.MapUpdate()
 	}
-	if s.canAppend(budget) {
+	appended := s.canAppend(budget)
+	if appended {
 		// The old recap stays as it was sent; what is new follows it.
 		// Its room is small: the note's exact facts go first, then what
 		// happened; the note's prose waits for the next rewrite, which
@@ -68,6 +75,9 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		verbatim += n
 		if mapNews == s.mapSent {
 			mapNews = "" // carried already
+		} else {
+			s.mapSent = mapNews
+			mapNews = newBlocks(mapNews, s.recapMsg.Content)
 		}
 	} else {
 		text.WriteString(foldPreamble)
@@ -80,16 +90,89 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	if mapNews != "" {
 		text.WriteString("\n\n" + mapHeading)
 		text.WriteString(mapNews)
-		s.mapSent = mapNews
+		if !appended {
+			s.mapSent = mapNews
+		}
 	}
 
 	s.recap = &r
 	s.recapMsg = Message{Role: User, Content: text.String()}
 	s.recapVerbatim = verbatim
 	folded = boundary - s.foldedUpTo
+	if s.midTo > 0 {
+		folded -= s.midTo - s.midFrom
+		s.midFrom, s.midTo, s.midMsg, s.midText = 0, 0, Message{}, 0
+		s.midSize, s.midFresh, s.midVerbatim = 0, 0, 0
+	}
 	s.foldedUpTo = boundary
 	s.rebuild()
 	return folded, text.Len()
+}
+
+// midPreamble opens the middle recap.
+const midPreamble = "[The turns between the messages above and the ones below were folded to stay inside the context window. " +
+	"Nothing is lost: read files and run searches again for anything you need in full.]\n\n"
+
+// canMid reports whether the recaps have room, in a budget of so many
+// bytes, for a fold into the middle recap.
+func (s *Session) canMid(budget int) bool {
+	return s.recapText+s.midText+len(appendHeading)+2+budget/8 <= budget
+}
+
+// midRoom is the room the middle recap's next part has, in bytes: what
+// the recaps leave of the budget, at most a share of it, so that several
+// folds into the middle recap go before the front one must be rewritten.
+func (s *Session) midRoom(budget int) int {
+	return min(budget/midParts, budget-s.recapText-s.midText-len(appendHeading)-2)
+}
+
+// midParts is how many parts of the most room the recap budget holds.
+const midParts = 8
+
+// foldMiddle folds the turns in [from, boundary) (group starts) into the
+// middle recap, which stands after the older turns, left as they were
+// sent: the request changes only after them. When there is a middle
+// recap already, the turns from its end on are appended to it and from
+// is its end. Like an appended recap, it carries the note's exact facts
+// and the user's messages word for word; s.recap takes in the turns for
+// the next rewrite of the front recap. It returns how many messages it
+// folded and the middle recap's size.
+func (s *Session) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
+	budget := s.est.NewChars(b.Recap)
+	k := s.slotOf(midSlot)
+	if s.midTo > 0 {
+		from = s.midTo
+	} else {
+		k = s.slotOf(from)
+	}
+	if k < 0 || boundary <= from {
+		return 0, 0
+	}
+	turns := s.log[from:boundary]
+	r := BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: turns, Budget: budget * 3 / 4})
+	part := BuildRecap(RecapInput{Note: factsOf(s.note), Folded: turns, Budget: s.midRoom(budget)})
+	var text strings.Builder
+	verbatim := 0
+	if s.midTo > 0 {
+		added := strings.TrimPrefix(part.Text, recapHeader+"\n")
+		text.WriteString(s.midMsg.Content)
+		text.WriteString("\n\n" + appendHeading)
+		text.WriteString(added)
+		s.midText += len(appendHeading) + 2 + len(added)
+		verbatim = len(s.midMsg.Content)
+	} else {
+		text.WriteString(midPreamble)
+		text.WriteString(part.Text)
+		s.midText = len(part.Text)
+		s.midFrom = from
+	}
+	v, n := s.verbatimText(from, boundary)
+	text.WriteString(v)
+	verbatim += n
+	s.recap = &r
+	s.midTo = boundary
+	s.rebuildFrom(k, Message{Role: User, Content: text.String()}, verbatim)
+	return boundary - from, text.Len()
 }
 
 // factsOf keeps the lines of a note that are exact facts (key: value).
@@ -141,6 +224,25 @@ func (s *Session) sentContent(i int) string {
 	return s.log[i].Content
 }
 
+// newBlocks is the file blocks of the map's news (a line naming a file,
+// then its indented lines) that carried does not hold word for word: what
+// a part appended to the recap adds of it.
+func newBlocks(news, carried string) string {
+	var b strings.Builder
+	start := 0
+	for i := 0; i <= len(news); i++ {
+		if i < len(news) && (i == start || news[i-1] != '\n' || news[i] == ' ' || news[i] == '\t') {
+			continue
+		}
+		blk := news[start:i]
+		if !strings.Contains(carried, strings.TrimRight(blk, "\n")) {
+			b.WriteString(blk)
+		}
+		start = i
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
 // mapHeading opens the repo map's news in the recap.
 const mapHeading = "The repository map has learnt since the start (files new or changed):\n"
 
@@ -150,7 +252,7 @@ const appendHeading = "Folded since:\n"
 // canAppend reports whether the recap has room, in a budget of so many
 // bytes, for another fold's turns after it.
 func (s *Session) canAppend(budget int) bool {
-	return s.recap != nil && s.recapText+len(appendHeading)+2+budget/8 <= budget
+	return s.recapMsg.Content != "" && s.recapText+s.midText+len(appendHeading)+2+budget/8 <= budget
 }
 
 // The headings of the user's messages in the recap: the task, then what

@@ -315,7 +315,7 @@ func (s *Session) currentStart() int {
 	for i > 0 && s.log[i].Role == Tool {
 		i--
 	}
-	return max(min(i, s.sent), s.foldedUpTo, 0)
+	return max(min(i, s.sent), s.foldedUpTo, s.midTo, 0)
 }
 
 // turnStart is the user message that opened the current turn, or -1.
@@ -374,7 +374,7 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 	case emergency:
 		o = s.deepest(b, at, false)
 	default:
-		opts := append(s.shedOptions(b, at), s.foldOptions(b, at)...)
+		opts := append(append(s.shedOptions(b, at), s.foldOptions(b, at)...), s.midOptions(b, at)...)
 		o, _ = s.choose(b, opts)
 	}
 
@@ -400,15 +400,21 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 		p.Event = Emergency
 	}
 	s.compact = false
-	if o.fold > 0 {
+	switch {
+	case o.mid > 0:
+		p.Folded, p.RecapChars = s.foldMiddle(b, o.mid, o.fold)
+	case o.fold > 0:
 		p.Folded, p.RecapChars = s.foldAt(b, o.fold)
 	}
-	from := o.shedFrom
+	from, least := o.shedFrom, s.foldedUpTo
 	if o.shedKept {
 		from = 0
+		if o.mid > 0 {
+			least = o.fold // the older turns stay as they were sent
+		}
 	}
 	for _, c := range cands {
-		if k := s.slotOf(c.index); k < 0 || k < from || c.index < s.foldedUpTo {
+		if k := s.slotOf(c.index); k < 0 || k < from || c.index < least {
 			continue
 		}
 		if c.what == shedPayload {
@@ -426,7 +432,7 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 		p.Short = over
 	}
 	s.note, s.noteAsked = "", false
-	s.attachNotice(p, emergency)
+	s.attachNotice(p, emergency, o.mid > 0)
 	s.degrade(b, &p)
 	return s.finish(p)
 }
@@ -501,29 +507,30 @@ func (s *Session) noteMessages(b Budget) ([]Message, int) {
 	cur := s.currentStart()
 	q := Message{Role: User, Content: NoteInstruction}
 	// The request is laid in the view itself, with the question in its
-	// spare room after it: no copy of a long conversation. When the whole
-	// view and the question do not fit, the current round's results stand
-	// as their summaries in it until the next sync puts them back.
+	// spare room after it: no copy of a long conversation. The current
+	// round's results no request has carried stand as their summaries in
+	// it until the next sync puts them back: the fold re-prefills them
+	// whole after its change point anyway, so carrying them whole here
+	// would prefill them twice. When the whole view and the question do
+	// not fit, the round's other results give way too: the note would
+	// have no room to be written.
 	s.msgs = slices.Grow(s.msgs, 1)
 	size, fresh := s.size, s.fresh
-	if est := s.price(size+sizeOf(q), fresh+sizeOf(q)); est > b.Usable {
-		// Over the usable window the note would have no room to be
-		// written: the current round's results give way.
-		for k := len(s.slots) - 1; k >= 0 && s.slots[k] >= cur; k-- {
-			i, m := s.slots[k], s.msgs[k]
-			if m.Role != Tool {
-				continue
-			}
-			if sum, keep := s.summarize(i); !keep {
-				s.noteSaved = append(s.noteSaved, savedMsg{k, m})
-				e := &s.entries[i]
-				size -= e.size
-				fresh -= e.fresh
-				m.Content = sum
-				s.msgs[k] = m
-				size += sizeOf(m)
-				fresh += sizeOf(m)
-			}
+	over := s.price(size+sizeOf(q), fresh+sizeOf(q)) > b.Usable
+	for k := len(s.slots) - 1; k >= 0 && s.slots[k] >= cur; k-- {
+		i, m := s.slots[k], s.msgs[k]
+		if m.Role != Tool || (i < s.sent && !over) {
+			continue
+		}
+		if sum, keep := s.summarize(i); !keep {
+			s.noteSaved = append(s.noteSaved, savedMsg{k, m})
+			e := &s.entries[i]
+			size -= e.size
+			fresh -= e.fresh
+			m.Content = sum
+			s.msgs[k] = m
+			size += sizeOf(m)
+			fresh += sizeOf(m)
 		}
 	}
 	msgs := s.msgs[: len(s.msgs)+1 : len(s.msgs)+1]
@@ -575,7 +582,7 @@ func describe(log []Message, i int) string {
 
 // attachNotice tells the model, at the end of the newest message, what
 // this event removed and how to get it back.
-func (s *Session) attachNotice(p Plan, emergency bool) {
+func (s *Session) attachNotice(p Plan, emergency, mid bool) {
 	var b strings.Builder
 	if emergency {
 		b.WriteString("\n\n[Context: the engine refused the last request as longer than its window, so ")
@@ -603,7 +610,10 @@ func (s *Session) attachNotice(p Plan, emergency bool) {
 			fmt.Fprintf(&b, "\n\n[Context: to stay within the window, %d earlier tool results were shed to their summaries: %s. "+
 				"Run them again if you need their full text.]", len(payloads), listShed(payloads))
 		}
-		if p.Folded > 0 {
+		switch {
+		case p.Folded > 0 && mid:
+			fmt.Fprintf(&b, "\n\n[Context: %d earlier messages were folded into the recap before the newest turns.]", p.Folded)
+		case p.Folded > 0:
 			fmt.Fprintf(&b, "\n\n[Context: %d earlier messages were folded into the recap at the start of the conversation.]", p.Folded)
 		}
 	}

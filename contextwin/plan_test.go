@@ -252,16 +252,33 @@ func TestNoteThenFold(t *testing.T) {
 	if p.Estimate > s.Budget().ShedTarget {
 		t.Errorf("after the fold the estimate %d is above the target %d", p.Estimate, s.Budget().ShedTarget)
 	}
-	first := p.Messages[0].Content
-	for _, want := range []string{"decision: keep the v1 API", "Review internal/spec.md and implement it.", "folded to stay inside the context window"} {
-		if !strings.Contains(first, want) {
-			t.Errorf("the recap message lacks %q:\n%s", want, clip(first, 1500))
+	// The recap leads the request, or — a fold into the middle recap —
+	// follows the older turns, left as they were sent, which carry the
+	// task themselves.
+	recap := recapMessage(p.Messages)
+	for _, want := range []string{"decision: keep the v1 API", "folded to stay inside the context window"} {
+		if !strings.Contains(recap, want) {
+			t.Errorf("the recap message lacks %q:\n%s", want, clip(recap, 1500))
 		}
+	}
+	if !containsContent(p.Messages, "Review internal/spec.md and implement it.") {
+		t.Errorf("the request lacks the task verbatim")
 	}
 	if s.recap == nil || len(s.recap.Text) > s.est.NewChars(s.Budget().Recap) {
 		t.Errorf("recap %d bytes over its budget %d", len(s.recap.Text), s.est.NewChars(s.Budget().Recap))
 	}
 	checkPairs(t, p.Messages)
+}
+
+// recapMessage is the content of the request's recap: the message that
+// says it folded turns.
+func recapMessage(msgs []Message) string {
+	for _, m := range msgs {
+		if m.Role == User && strings.Contains(m.Content, "folded to stay inside the context window") {
+			return m.Content
+		}
+	}
+	return ""
 }
 
 // TestFailedNoteFoldsWithoutOne: an empty note is no note.
@@ -273,7 +290,7 @@ func TestFailedNoteFoldsWithoutOne(t *testing.T) {
 	b.answerAsEstimated(p)
 	b.s.SetNote("   ")
 	p = b.s.Plan()
-	if p.Event != Fold || strings.Contains(p.Messages[0].Content, "Note:") {
+	if p.Event != Fold || strings.Contains(recapMessage(p.Messages), "Note:") {
 		t.Errorf("Plan() after an empty note = %s with a note section; want a fold without one", p.Event)
 	}
 }
@@ -289,7 +306,7 @@ func TestTaskPayloadSurvives(t *testing.T) {
 	if b.s.taskPayload != 2 {
 		t.Fatalf("task payload elected = %d, want the read of internal/spec.md (2)", b.s.taskPayload)
 	}
-	if !strings.Contains(p.Messages[0].Content, spec) {
+	if !containsContent(p.Messages, spec) {
 		t.Errorf("the fold did not carry the task's spec verbatim")
 	}
 	for _, r := range p.Shed {

@@ -1,5 +1,7 @@
 package contextwin
 
+import "sort"
+
 // Pricing events. A shrink event changes the request somewhere; the engine
 // keeps its cache up to the first changed byte and prefills everything
 // after it again. So an event is priced by the tokens it re-prefills that
@@ -13,11 +15,20 @@ package contextwin
 //     summary; the request changes at k, and everything before it stays
 //     byte for byte (the fixed prefix, the recap, older turns);
 //   - a fold at group start g: the turns before g go into the recap, which
-//     changes the request right after the fixed prefix; the turns kept may
-//     be shed too, at no extra cost since they are re-prefilled anyway.
+//     changes the request right after the fixed prefix (or after the old
+//     recap when it appends to it); the turns kept may be shed too, at no
+//     extra cost since they are re-prefilled anyway;
+//   - a fold into the middle recap up to g: the older turns after the
+//     recap stay as they were sent, the turns between them and g go into
+//     a recap that stands after them (or are appended to it), and only
+//     that recap and the turns from g on are re-prefilled. A fold of the
+//     front, deeper and rarer, takes the older turns and the middle recap
+//     in when the recap budget has no room left for another part.
 //
-// Both are priced in one backward pass over the view (O(n) in its
-// messages), so an event at 100k messages stays cheap.
+// Sheds and folds of the front are priced in one backward pass over the
+// view (O(n) in its messages), folds into the middle in another (a binary
+// search per boundary for how many older turns to keep), so an event at
+// 100k messages stays cheap.
 
 // minGapShare is the least growth, as a share of usable, an event must
 // make room for before the next one.
@@ -26,6 +37,12 @@ const minGapShare = 0.3
 // minGapFloor is the least growth, as a share of usable, any event leaves
 // before the next: below it the current round's results are cut.
 const minGapFloor = 0.25
+
+// midKeepShare is the least a fold into the middle recap leaves in the
+// request, as a share of usable: its cost does not depend on how many
+// older turns it leaves as they were sent, so it keeps more of them live
+// than a fold of the front can afford to.
+const midKeepShare = 0.45
 
 // liveFloorShare is the least a fold leaves in the request, as a share of
 // usable: the model keeps working with a live context, not only a recap.
@@ -38,6 +55,9 @@ type option struct {
 	shedFrom int
 	// fold is the group start up to which turns are folded; 0 for none.
 	fold int
+	// mid, when not 0, makes the fold one into the middle recap: the
+	// turns from mid up to fold go into it, and those before mid stay.
+	mid int
 	// shedKept sheds the candidates of the turns a fold keeps.
 	shedKept bool
 	// after is the likely size of the request after it, in tokens; est
@@ -76,6 +96,11 @@ func (s *Session) shedOptions(b Budget, at map[int][]shedCandidate) []option {
 	tail, kept := 0, 0
 	for k := len(s.slots) - 1; k >= 0; k-- {
 		i := s.slots[k]
+		if i == midSlot {
+			tail += s.midSize
+			kept += s.midFresh
+			continue
+		}
 		if i < 0 {
 			break // the recap: a shed never reaches it
 		}
@@ -120,7 +145,11 @@ func (s *Session) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 	verbatimAll := s.verbatimBytes(cur)
 	verbatimOld := s.verbatimBytes(s.foldedUpTo) // already in the recap
 	verbatimAfter := 0                           // verbatim bytes of user messages at or after the boundary
-	for g := len(s.entries) - 1; g > s.foldedUpTo; g-- {
+	low := s.foldedUpTo + 1
+	if s.midTo > 0 {
+		low = s.midTo // a fold of the front takes the middle recap in
+	}
+	for g := len(s.entries) - 1; g >= low; g-- {
 		e := &s.entries[g]
 		keep += e.size
 		keepFresh += e.fresh
@@ -162,6 +191,126 @@ func (s *Session) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 			o.after = s.est.Known(size + s.cfg.PrefixChars)
 			o.est = s.price(size, kf+recap)
 			o.cost = s.est.Known(max(size-kf-cached, 0))
+			o.room = b.ShedPoint - o.after
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// midOptions prices folds into the middle recap: the turns between the
+// older ones, which stay as they were sent, and the newest ones go into a
+// recap that stands between them, so the request changes only after the
+// older turns. With no middle recap yet, for each boundary g it takes the
+// fewest older turns that keep the request above the live floor — the
+// most room for the cost, which is the same whatever it keeps before the
+// change; with one, the turns from its end on are appended to it.
+func (s *Session) midOptions(b Budget, at map[int][]shedCandidate) []option {
+	budget := s.est.NewChars(b.Recap)
+	if !s.canMid(budget) {
+		return nil
+	}
+	cur := s.currentStart()
+	lo := s.foldedUpTo
+	if s.midTo > 0 {
+		lo = s.midTo
+	}
+	n := len(s.entries)
+	// suf[i-lo] is the bytes of entries [i, n) as they stand; verb[i-lo]
+	// what of the entries [lo, i) a recap carries verbatim.
+	suf := make([]int, n-lo+1)
+	for i := n - 1; i >= lo; i-- {
+		suf[i-lo] = suf[i+1-lo] + s.entries[i].size
+	}
+	verb := make([]int, n-lo+1)
+	for i := lo; i < n; i++ {
+		v := 0
+		if s.isVerbatimUser(i) {
+			v = s.verbatimLen(i)
+		}
+		if i == s.taskPayload {
+			v += len(s.sentContent(i)) + 120
+		}
+		verb[i+1-lo] = verb[i-lo] + v
+	}
+	part := s.midRoom(budget)
+	head, cached := len(midPreamble), 0
+	if s.midTo > 0 {
+		cached = len(s.midMsg.Content)
+		head = cached + len(appendHeading) + 2
+	}
+	keepTo := int(float64(b.Usable) * max(liveFloorShare, midKeepShare))
+	// starts are the places a new middle recap may begin, in order: group
+	// starts after a message not the user's (two user messages in a row
+	// are not valid roles).
+	var starts []int
+	if s.midTo == 0 {
+		for i := lo + 1; i < cur; i++ {
+			if s.log[i].Role != Tool && s.log[i-1].Role != User {
+				starts = append(starts, i)
+			}
+		}
+	}
+	var out []option
+	kf, shedKeep, shedFresh := 0, 0, 0
+	for g := n - 1; g > lo; g-- {
+		e := &s.entries[g]
+		kf += e.fresh
+		sn, sf := e.size, e.fresh
+		if g < cur {
+			for _, c := range at[g] {
+				sn, sf = s.afterShedEntry(c, sn, sf)
+			}
+		}
+		shedKeep += sn
+		shedFresh += sf
+		if g > cur || s.log[g].Role != Assistant {
+			continue // inside the current round, or not followed by a recap validly
+		}
+		for _, shed := range []bool{false, true} {
+			kb, kf := suf[g-lo], kf
+			if shed {
+				if shedKeep == kb {
+					continue
+				}
+				kb, kf = shedKeep, shedFresh
+			}
+			if s.est.Known(kb) > b.FoldKeeps && g < cur {
+				continue // keeps more verbatim than a fold may
+			}
+			from := lo
+			before := s.size - suf[0] - s.midSize // the recap and the older turns
+			if s.midTo == 0 {
+				// The fewest older turns that keep the request at the
+				// share it aims for (the most room for the same cost), but
+				// not so many that it stays over the shed target.
+				m := sort.SearchInts(starts, g)
+				sizeAt := func(j int) (size, mid int) {
+					f := starts[j]
+					mid = head + part + verb[g-lo] - verb[f-lo] + msgOverhead
+					return s.size - suf[f-lo] + mid + kb, mid
+				}
+				j := sort.Search(m, func(j int) bool {
+					size, _ := sizeAt(j)
+					return s.est.Known(size+s.cfg.PrefixChars) >= keepTo
+				})
+				over := sort.Search(m, func(j int) bool {
+					size, mid := sizeAt(j)
+					return s.price(size, kf+mid) > b.ShedTarget
+				})
+				j = min(j, over-1, m-1)
+				if j < 0 {
+					continue
+				}
+				from = starts[j]
+				before = s.size - suf[from-lo]
+			}
+			mid := head + part + verb[g-lo] - verb[from-lo] + msgOverhead
+			size := before + mid + kb
+			o := option{shedFrom: len(s.slots), fold: g, mid: from, shedKept: shed}
+			o.after = s.est.Known(size + s.cfg.PrefixChars)
+			o.est = s.price(size, kf+mid-cached)
+			o.cost = s.est.Known(max(mid-cached+kb-kf, 0))
 			o.room = b.ShedPoint - o.after
 			out = append(out, o)
 		}

@@ -91,11 +91,21 @@ type Session struct {
 	// first recap's and what later folds appended), its verbatim parts
 	// aside: what the recap budget bounds.
 	recapText int
-	noteSaved []savedMsg // view messages the note round's request replaced
-	mapSent   string     // the map update the recap carries
-	note      string     // the model's note for the coming fold
-	noteAsked bool
-	compact   bool // a fold was asked for (Compact)
+	// The middle recap: entries [midFrom, midTo) are folded into midMsg,
+	// which stands in the view after the older turns [foldedUpTo,
+	// midFrom), left as they were sent, and before the newest; midTo is
+	// 0 when there is none. midSize and midFresh are its bytes and its
+	// new bytes, midVerbatim how many of them were carried before, and
+	// midText the size of its own text (what the recap budget bounds,
+	// with recapText).
+	midFrom, midTo                          int
+	midMsg                                  Message
+	midSize, midFresh, midVerbatim, midText int
+	noteSaved                               []savedMsg // view messages the note round's request replaced
+	mapSent                                 string     // the map update the recap carries
+	note                                    string     // the model's note for the coming fold
+	noteAsked                               bool
+	compact                                 bool // a fold was asked for (Compact)
 
 	lastUser    int // the newest user message, -1 none
 	taskPayload int // elected task payload entry, -1 none
@@ -108,8 +118,24 @@ type Session struct {
 	collapsed     int  // no window: entries before this have collapsed
 }
 
-// recapSlot stands in the view for the recap message.
-const recapSlot = -1
+// recapSlot stands in the view for the recap message, midSlot for the
+// middle recap.
+const (
+	recapSlot = -1
+	midSlot   = -2
+)
+
+// slotKey orders view slots: the recap first, then the entries, the
+// middle recap between midFrom's and midTo's.
+func (s *Session) slotKey(v int) int {
+	switch v {
+	case recapSlot:
+		return -1
+	case midSlot:
+		return 2*s.midTo - 1
+	}
+	return 2 * v
+}
 
 // entry is how one transcript message stands.
 type entry struct {
@@ -238,8 +264,8 @@ func (s *Session) Observe(u Usage) (truncated bool) {
 		}
 	}
 	s.dirty = kept
-	s.fresh -= s.recapFresh
-	s.recapFresh = 0
+	s.fresh -= s.recapFresh + s.midFresh
+	s.recapFresh, s.midFresh = 0, 0
 	s.prefixSent = true
 	s.sent = max(s.sent, bound)
 	s.emergencyUsed = false
@@ -375,13 +401,15 @@ func (s *Session) view() []Message {
 	return s.msgs[:len(s.msgs):len(s.msgs)]
 }
 
-// slotOf returns the view index of entry i, or -1. Slots are in entry
-// order (the recap first), so a binary search finds it.
+// slotOf returns the view index of entry i (or of midSlot), or -1.
+// Slots are in entry order (the recap first), so a binary search finds
+// it.
 func (s *Session) slotOf(i int) int {
 	lo, hi := 0, len(s.slots)
+	key := s.slotKey(i)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if s.slots[mid] < i {
+		if s.slotKey(s.slots[mid]) < key {
 			lo = mid + 1
 		} else {
 			hi = mid
@@ -394,7 +422,8 @@ func (s *Session) slotOf(i int) int {
 }
 
 // rebuild lays the view out anew after a fold: the recap, then every
-// entry from foldedUpTo on. When the first kept message is the user's, the
+// entry from foldedUpTo on (the middle recap standing for the entries it
+// folded). When the first kept message is the user's, the
 // recap leads that message instead of standing alone, so that roles still
 // alternate.
 func (s *Session) rebuild() {
@@ -404,7 +433,7 @@ func (s *Session) rebuild() {
 		s.entries[s.leadEntry].lead = ""
 		s.leadEntry = -1
 	}
-	if s.recap != nil {
+	if s.recapMsg.Content != "" {
 		first := s.foldedUpTo
 		if first < s.synced && s.log[first].Role == User {
 			e := &s.entries[first]
@@ -428,9 +457,49 @@ func (s *Session) rebuild() {
 			s.fresh += s.recapFresh
 		}
 	}
-	for i := s.foldedUpTo; i < s.synced; i++ {
+	if s.midTo == 0 {
+		for i := s.foldedUpTo; i < s.synced; i++ {
+			s.place(i)
+		}
+		return
+	}
+	for i := s.foldedUpTo; i < s.midFrom; i++ {
 		s.place(i)
 	}
+	s.placeMid()
+}
+
+// placeMid appends the middle recap to the view, then every entry from
+// midTo on.
+func (s *Session) placeMid() {
+	s.slots = append(s.slots, midSlot)
+	s.msgs = append(s.msgs, s.midMsg)
+	s.size += s.midSize
+	s.fresh += s.midFresh
+	for i := s.midTo; i < s.synced; i++ {
+		s.place(i)
+	}
+}
+
+// rebuildFrom lays the view out anew from view slot k on, with mid as
+// the middle recap (verbatim of its bytes carried before), after a fold
+// into it: what comes before k stays as it was sent.
+func (s *Session) rebuildFrom(k int, mid Message, verbatim int) {
+	for _, j := range s.slots[k:] {
+		if j == midSlot {
+			s.size -= s.midSize
+			s.fresh -= s.midFresh
+			continue
+		}
+		e := &s.entries[j]
+		s.size -= e.size
+		s.fresh -= e.fresh
+	}
+	s.slots, s.msgs = s.slots[:k], s.msgs[:k]
+	s.midMsg, s.midVerbatim = mid, verbatim
+	s.midSize = sizeOf(mid)
+	s.midFresh = s.midSize - verbatim
+	s.placeMid()
 }
 
 // place appends entry i to the view as it stands.
