@@ -394,8 +394,9 @@ func TestOursFacts(t *testing.T) {
 }
 
 // The task and every later message of the user's stand word for word in
-// ours' last request, whatever was folded.
-func TestOursKeepsTheUser(t *testing.T) {
+// ours' last request, whatever was folded; and the model works with more
+// than half the usable window on average.
+func TestOursKeepsTheUserAndALiveContext(t *testing.T) {
 	forEach(t, func(t *testing.T, s *Session, w int) {
 		r := replayed(t, s, w, "ours")
 		var text strings.Builder
@@ -406,6 +407,9 @@ func TestOursKeepsTheUser(t *testing.T) {
 			if rd.User != "" && !strings.Contains(text.String(), rd.User) {
 				t.Errorf("the user's message of round %d is not in the last request verbatim: %.80q", i+1, rd.User)
 			}
+		}
+		if r.Row.LiveMean < 0.55 {
+			t.Errorf("live_mean(ours) = %.3f, want at least 0.55", r.Row.LiveMean)
 		}
 	})
 }
