@@ -377,7 +377,7 @@ func (s *Session) mapUpdate() string {
 	}
 	m := ""
 	if n := s.cw.Budget().RepoMapChars; s.cfg.RepoMap != nil && s.prefix != nil && !s.cfg.Minimal && n > 0 {
-		m = mapDelta(s.prefix.Map, s.cfg.RepoMap.Render(n), n/2)
+		m = mapDelta(s.prefix.Map, s.cfg.RepoMap.Render(n), n/4)
 	}
 	s.drove(transcript.Record{Kind: transcript.KindMapUpdate, Text: m})
 	return m
