@@ -153,12 +153,7 @@ func (s *Session) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 		e := &s.entries[g]
 		keep += e.size
 		keepFresh += e.fresh
-		sn, sf := e.size, e.fresh
-		if g < cur {
-			for _, c := range at[g] {
-				sn, sf = s.afterShedEntry(c, sn, sf)
-			}
-		}
+		sn, sf := s.shedEntry(g, cur, at)
 		shedKeep += sn
 		shedFresh += sf
 		if g < cur && s.isVerbatimUser(g) {
@@ -256,12 +251,7 @@ func (s *Session) midOptions(b Budget, at map[int][]shedCandidate) []option {
 	for g := n - 1; g > lo; g-- {
 		e := &s.entries[g]
 		kf += e.fresh
-		sn, sf := e.size, e.fresh
-		if g < cur {
-			for _, c := range at[g] {
-				sn, sf = s.afterShedEntry(c, sn, sf)
-			}
-		}
+		sn, sf := s.shedEntry(g, cur, at)
 		shedKeep += sn
 		shedFresh += sf
 		if g > cur || s.log[g].Role != Assistant {
@@ -316,6 +306,19 @@ func (s *Session) midOptions(b Budget, at map[int][]shedCandidate) []option {
 		}
 	}
 	return out
+}
+
+// shedEntry is entry g's size and fresh bytes once its shed candidates
+// are shed; an entry of the current round (from cur on) stays as it is.
+func (s *Session) shedEntry(g, cur int, at map[int][]shedCandidate) (size, fresh int) {
+	e := &s.entries[g]
+	size, fresh = e.size, e.fresh
+	if g < cur {
+		for _, c := range at[g] {
+			size, fresh = s.afterShedEntry(c, size, fresh)
+		}
+	}
+	return size, fresh
 }
 
 // afterShedEntry is the size and fresh bytes of one entry once c is shed.
