@@ -64,11 +64,7 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		// happened; the note's prose waits for the next rewrite, which
 		// carries it (r.Note).
 		part := BuildRecap(RecapInput{Note: factsOf(s.note), Folded: turns, Budget: budget - s.recapText - len(appendHeading) - 2})
-		added := strings.TrimPrefix(part.Text, recapHeader+"\n")
-		text.WriteString(s.recapMsg.Content)
-		text.WriteString("\n\n" + appendHeading)
-		text.WriteString(added)
-		s.recapText += len(appendHeading) + 2 + len(added)
+		s.recapText += appendPart(&text, s.recapMsg.Content, part.Text)
 		verbatim = len(s.recapMsg.Content)
 		v, n := s.verbatimText(s.foldedUpTo, boundary)
 		text.WriteString(v)
@@ -154,11 +150,7 @@ func (s *Session) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	var text strings.Builder
 	verbatim := 0
 	if s.midTo > 0 {
-		added := strings.TrimPrefix(part.Text, recapHeader+"\n")
-		text.WriteString(s.midMsg.Content)
-		text.WriteString("\n\n" + appendHeading)
-		text.WriteString(added)
-		s.midText += len(appendHeading) + 2 + len(added)
+		s.midText += appendPart(&text, s.midMsg.Content, part.Text)
 		verbatim = len(s.midMsg.Content)
 	} else {
 		text.WriteString(midPreamble)
@@ -245,6 +237,17 @@ func newBlocks(news, carried string) string {
 
 // mapHeading opens the repo map's news in the recap.
 const mapHeading = "The repository map has learnt since the start (files new or changed):\n"
+
+// appendPart writes a recap message as it was sent, then what a fold
+// appends to it (part, without its header); it returns the bytes of recap
+// text it added.
+func appendPart(text *strings.Builder, old, part string) int {
+	added := strings.TrimPrefix(part, recapHeader+"\n")
+	text.WriteString(old)
+	text.WriteString("\n\n" + appendHeading)
+	text.WriteString(added)
+	return len(appendHeading) + 2 + len(added)
+}
 
 // appendHeading opens what a fold appends to the recap.
 const appendHeading = "Folded since:\n"
