@@ -170,17 +170,8 @@ func (s *Session) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 			cached = len(s.recapMsg.Content)
 			recap = cached + recapChars - s.recapText + verbatimAll - verbatimAfter - verbatimOld
 		}
-		for _, shed := range []bool{false, true} {
-			kb, kf := keep, keepFresh
-			if shed {
-				if shedKeep == keep {
-					continue
-				}
-				kb, kf = shedKeep, shedFresh
-			}
-			if s.est.Known(kb) > b.FoldKeeps && g < cur {
-				continue // keeps more verbatim than a fold may
-			}
+		for _, k := range s.keptForms(b, g < cur, keep, keepFresh, shedKeep, shedFresh) {
+			kb, kf, shed := k.bytes, k.fresh, k.shed
 			size := recap + kb
 			o := option{shedFrom: len(s.slots), fold: g, shedKept: shed}
 			o.after = s.est.Known(size + s.cfg.PrefixChars)
@@ -257,17 +248,8 @@ func (s *Session) midOptions(b Budget, at map[int][]shedCandidate) []option {
 		if g > cur || s.log[g].Role != Assistant {
 			continue // inside the current round, or not followed by a recap validly
 		}
-		for _, shed := range []bool{false, true} {
-			kb, kf := suf[g-lo], kf
-			if shed {
-				if shedKeep == kb {
-					continue
-				}
-				kb, kf = shedKeep, shedFresh
-			}
-			if s.est.Known(kb) > b.FoldKeeps && g < cur {
-				continue // keeps more verbatim than a fold may
-			}
+		for _, k := range s.keptForms(b, g < cur, suf[g-lo], kf, shedKeep, shedFresh) {
+			kb, kf, shed := k.bytes, k.fresh, k.shed
 			from := lo
 			before := s.size - suf[0] - s.midSize // the recap and the older turns
 			if s.midTo == 0 {
@@ -304,6 +286,31 @@ func (s *Session) midOptions(b Budget, at map[int][]shedCandidate) []option {
 			o.room = b.ShedPoint - o.after
 			out = append(out, o)
 		}
+	}
+	return out
+}
+
+// kept is what a fold keeps after its boundary: bytes, fresh bytes, and
+// whether the kept turns' candidates are shed.
+type kept struct {
+	bytes, fresh int
+	shed         bool
+}
+
+// keptForms are the forms a fold's kept turns may take: as they stand,
+// and shed when shedding saves anything. A fold that keeps more than the
+// fold keeps verbatim is no option, unless it keeps only the current round
+// (bounded is false: its boundary is the current round's start).
+func (s *Session) keptForms(b Budget, bounded bool, keep, keepFresh, shedKeep, shedFresh int) []kept {
+	var out []kept
+	for _, k := range []kept{{keep, keepFresh, false}, {shedKeep, shedFresh, true}} {
+		if k.shed && shedKeep == keep {
+			continue
+		}
+		if bounded && s.est.Known(k.bytes) > b.FoldKeeps {
+			continue // keeps more verbatim than a fold may
+		}
+		out = append(out, k)
 	}
 	return out
 }
