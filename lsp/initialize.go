@@ -11,7 +11,9 @@ import (
 )
 
 // version is reported in initialize's serverInfo.
-const version = "0.1.0"
+// Version is the server's version, as initialize and `reika-lsp version`
+// report it.
+const Version = "0.1.0"
 
 // initializeParams are go.lsp.dev's, with the two things its model does
 // not hold as Reika needs them: the client's position encodings (LSP
@@ -93,7 +95,7 @@ func (s *Server) initialize(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.
 			WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{Supported: true, ChangeNotifications: true},
 		},
 	}
-	res.ServerInfo = &protocol.ServerInfo{Name: "reika-lsp", Version: version}
+	res.ServerInfo = &protocol.ServerInfo{Name: "reika-lsp", Version: Version}
 	return &res, nil
 }
 

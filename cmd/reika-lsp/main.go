@@ -16,6 +16,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/reika-lsp/reika/lsp"
 )
 
 func main() {
@@ -40,6 +42,7 @@ func commands() []command {
 		{"replay", "replay recorded sessions through several context strategies on the simulated engine and compare them", runReplay},
 		{"check", "diagnose the configuration and the engine (--json for a machine-readable report)", runCheck},
 		{"sim", "run the simulated engine, an OpenAI-compatible server for trying Reika without a model", runSim},
+		{"version", "print the version (what editors' health checks read)", runVersion},
 		{"map", "print the repo map the model would get for these files ([--budget N | --window W] FILE|DIR…)", runMap},
 	}
 }
@@ -49,6 +52,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runServe(ctx, nil, stdout, stderr)
 	}
 	name := args[0]
+	if name == "--version" {
+		return runVersion(ctx, nil, stdout, stderr)
+	}
 	if name == "help" || name == "-h" || name == "--help" {
 		usage(stdout)
 		return 0
@@ -70,4 +76,10 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run reika-lsp COMMAND -h for a command's flags.")
+}
+
+// runVersion prints "reika-lsp VERSION".
+func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) int {
+	fmt.Fprintf(stdout, "reika-lsp %s\n", lsp.Version)
+	return 0
 }
