@@ -50,6 +50,10 @@ const (
 	KindTests    = "refactor.reika.tests"
 	KindDocument = "refactor.reika.document"
 	KindProposal = "quickfix.reika.proposal"
+	// KindComment is "Reika: do what this comment says": the instruction
+	// comes from a comment at the cursor ("// reika: add a timeout"), so
+	// that clients that cannot pass a command arguments can ask freely.
+	KindComment = "refactor.rewrite.reika.comment"
 )
 
 // The shapes of what Reika's commands return and of reika/status, declared

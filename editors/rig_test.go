@@ -1,0 +1,208 @@
+package editors
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bin is the reika-lsp binary TestMain builds once for every test.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "reika-editors-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "reika-lsp")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/reika-lsp")
+	build.Dir = ".."
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building reika-lsp:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// need returns the path of an editor's executable (or a script that runs
+// it). Missing, it skips the test — or fails it when REIKA_EDITORS=require,
+// so that CI never passes by skipping.
+func need(t *testing.T, name string, candidates ...string) string {
+	t.Helper()
+	for _, c := range append([]string{name}, candidates...) {
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	msg := fmt.Sprintf("%s is not installed (.ci/run installs it)", name)
+	if os.Getenv("REIKA_EDITORS") == "require" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// A rig is one scenario's world: a workspace, a simulated engine playing
+// a script, and the environment an editor runs the server in.
+type rig struct {
+	// WS is the workspace: a git repository holding the scenario's files.
+	WS string
+	// Endpoint is the simulated engine's base URL.
+	Endpoint string
+	// Tmp holds the XDG directories and anything else the test needs.
+	Tmp string
+	// Bin is the reika-lsp binary.
+	Bin string
+	// Log is the simulated engine's stderr (one line per request).
+	Log *strings.Builder
+}
+
+var simAddr = regexp.MustCompile(`on (http://\S+/v1)`)
+
+// newRig writes files into a new workspace and starts `reika-lsp sim
+// --script` with script (a JSON array of turns) on loopback; both end
+// with the test.
+func newRig(t *testing.T, script string, files map[string]string) *rig {
+	t.Helper()
+	tmp := t.TempDir()
+	r := &rig{WS: filepath.Join(tmp, "ws"), Tmp: tmp, Bin: bin, Log: &strings.Builder{}}
+	if err := os.MkdirAll(filepath.Join(r.WS, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range files {
+		p := filepath.Join(r.WS, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scriptPath := filepath.Join(tmp, "script.json")
+	if err := os.WriteFile(scriptPath, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, "sim", "--listen", "127.0.0.1:0", "--script", scriptPath, "--root", "")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = r.Log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("simulated engine's log:\n%s", r.Log)
+		}
+	})
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() {
+		t.Fatalf("reika-lsp sim printed nothing: %s", r.Log)
+	}
+	m := simAddr.FindStringSubmatch(lines.Text())
+	if m == nil {
+		t.Fatalf("reika-lsp sim: no address in %q", lines.Text())
+	}
+	r.Endpoint = m[1]
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	return r
+}
+
+// Env is the environment an editor (and the server it starts) runs in:
+// the engine, private XDG directories and HOME, no warm-up (a scripted
+// engine answers it with a turn otherwise), and reika-lsp on PATH.
+func (r *rig) Env(extra ...string) []string {
+	env := []string{
+		"PATH=" + filepath.Dir(r.Bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + filepath.Join(r.Tmp, "home"),
+		"REIKA_ENDPOINT=" + r.Endpoint,
+		"REIKA_WARMUP=0",
+		"LANG=C.UTF-8",
+	}
+	for _, d := range []string{"CONFIG", "CACHE", "STATE", "DATA", "RUNTIME"} {
+		dir := filepath.Join(r.Tmp, "xdg-"+strings.ToLower(d))
+		os.MkdirAll(dir, 0o700)
+		env = append(env, "XDG_"+d+"_HOME="+dir)
+	}
+	os.MkdirAll(filepath.Join(r.Tmp, "home"), 0o755)
+	if runtime.GOOS == "linux" {
+		env = append(env, "TERM=dumb")
+	}
+	return append(env, extra...)
+}
+
+// run runs an editor with the rig's environment in the workspace, killed
+// after limit, and returns what it printed.
+func (r *rig) run(t *testing.T, limit time.Duration, name string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = r.WS
+	cmd.Env = r.Env()
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return string(out), fmt.Errorf("%s did not finish within %v: %w", filepath.Base(name), limit, ctx.Err())
+	}
+	return string(out), err
+}
+
+// read returns a workspace file's text.
+func (r *rig) read(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.WS, filepath.FromSlash(name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// snippet returns the README's code block marked `<!-- test: NAME -->`
+// (the marker on the line before the fence), so that what a user copies
+// is what the tests run.
+func snippet(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "<!-- test: "+name+" -->" {
+			continue
+		}
+		if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") {
+			t.Fatalf("README.md: the marker %q is not followed by a code block", name)
+		}
+		var body []string
+		for _, l := range lines[i+2:] {
+			if strings.HasPrefix(l, "```") {
+				return strings.Join(body, "\n") + "\n"
+			}
+			body = append(body, l)
+		}
+		t.Fatalf("README.md: the code block after %q does not end", name)
+	}
+	t.Fatalf("README.md has no snippet marked <!-- test: %s -->", name)
+	return ""
+}
