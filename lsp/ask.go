@@ -12,7 +12,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/reika-lsp/reika/agent"
-	"github.com/reika-lsp/reika/agent/tools"
 )
 
 // askArgs are reika.ask's arguments.
@@ -146,40 +145,21 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	res, err := sess.agent.Run(ctx, instruction, report)
 	chip := sess.agent.Chip()
 	s.sendStatus(chip, false)
-	summary := changesLine(res.Proposals)
+	summary := r.landed()
 	switch res.End {
 	case agent.Answered:
 		prog.end("done")
 		s.showAnswer(ctx, sess, res.Answer, summary, chip.String())
 	case agent.Canceled:
 		prog.end("cancelled")
-		s.showMessage(protocol.MessageTypeInfo, "Reika stopped: cancelled. %s · %s", summary, chip)
+		s.showMessage(protocol.MessageTypeInfo, "Reika stopped: cancelled; %s · %s", summary, chip)
 	case agent.StepLimit:
 		prog.end("step limit")
-		s.showMessage(protocol.MessageTypeWarning, "Reika stopped after %d rounds, its step limit. %s · %s", res.Rounds, summary, chip)
+		s.showMessage(protocol.MessageTypeWarning, "Reika stopped after %d rounds, its step limit; %s · %s", res.Rounds, summary, chip)
 	default:
 		prog.end("failed")
-		s.showMessage(protocol.MessageTypeError, "Reika stopped: %v", err)
+		s.showMessage(protocol.MessageTypeError, "Reika stopped: %s; %s", oneLine(err.Error()), summary)
 	}
-}
-
-// changesLine says in a few words what a run changed.
-func changesLine(ps []*tools.Proposal) string {
-	if len(ps) == 0 {
-		return "No changes proposed"
-	}
-	files := map[string]bool{}
-	var names []string
-	for _, p := range ps {
-		if !files[p.Path] {
-			files[p.Path] = true
-			names = append(names, p.Path)
-		}
-	}
-	if len(names) > 3 {
-		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
-	}
-	return fmt.Sprintf("%d change%s proposed to %s", len(ps), plural(len(ps)), strings.Join(names, ", "))
 }
 
 func plural(n int) string {
@@ -198,12 +178,16 @@ const answerInline = 400
 func (s *Server) showAnswer(ctx context.Context, sess *session, answer, summary, chip string) {
 	answer = strings.TrimSpace(answer)
 	if len(answer) <= answerInline || !s.canShowDocument() {
-		s.showMessage(protocol.MessageTypeInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
+		s.showMessage(protocol.MessageTypeInfo, "Reika: %s · %s · %s", oneLine(answer), summary, chip)
+		if strings.Contains(answer, "\n") {
+			s.logMessage(protocol.MessageTypeInfo, "Reika's answer:\n%s", answer)
+		}
 		return
 	}
 	path := filepath.Join(sess.agent.Info().StateDir, fmt.Sprintf("answer-%s.md", time.Now().UTC().Format("20060102-150405")))
 	if err := os.WriteFile(path, []byte(answer+"\n"), 0o600); err != nil {
-		s.showMessage(protocol.MessageTypeInfo, "Reika: %s\n\n%s · %s", answer, summary, chip)
+		s.showMessage(protocol.MessageTypeInfo, "Reika: %s · %s · %s", clipLine(answer, answerInline), summary, chip)
+		s.logMessage(protocol.MessageTypeInfo, "Reika's answer:\n%s", answer)
 		return
 	}
 	s.showMessage(protocol.MessageTypeInfo, "Reika finished: %s · %s", summary, chip)

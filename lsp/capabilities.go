@@ -14,6 +14,11 @@ type clientCaps struct {
 	progress         bool // window.workDoneProgress
 	applyEdit        bool // workspace.applyEdit
 	documentChanges  bool // workspace.workspaceEdit.documentChanges
+	// versioned: the client honours a TextDocumentEdit's version. Neovim
+	// does (it skips a stale edit) though it does not advertise
+	// documentChanges, and without a version its edits land on the
+	// user's newer text (CLIENTS.md, pitfall 6).
+	versioned bool
 	annotations      bool // workspace.workspaceEdit.changeAnnotationSupport
 	resourceCreate   bool // workspace.workspaceEdit.resourceOperations has "create"
 	showDocument     bool // window.showDocument.support
@@ -44,6 +49,7 @@ func newClientCaps(c protocol.ClientCapabilities, encodings []string, info *prot
 			caps.resourceCreate = slices.Contains(e.ResourceOperations, "create")
 		}
 	}
+	caps.versioned = caps.documentChanges || caps.name == "Neovim"
 	if td := c.TextDocument; td != nil && td.CodeAction != nil {
 		caps.codeActionLit = td.CodeAction.CodeActionLiteralSupport != nil
 		caps.codeActionResolv = td.CodeAction.ResolveSupport != nil

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -32,8 +33,17 @@ func (s *Server) call(ctx context.Context, timeout time.Duration, method string,
 }
 
 // showMessage shows the user a line.
+//
+// A message is one line: editors show a message's line breaks badly
+// (Helix collapses them, Neovim asks to press ENTER). A text of several
+// lines is shown joined, and written whole to the log.
 func (s *Server) showMessage(typ protocol.MessageType, format string, args ...any) {
-	s.notify(protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: typ, Message: fmt.Sprintf(format, args...)})
+	text := fmt.Sprintf(format, args...)
+	if strings.ContainsAny(text, "\r\n") {
+		s.logMessage(typ, "%s", text)
+		text = oneLine(text)
+	}
+	s.notify(protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: typ, Message: text})
 }
 
 // logMessage writes a line to the editor's log for this server.

@@ -73,13 +73,29 @@ func DecodeChanges(raw json.RawMessage) ([]Change, error) {
 type Documents struct {
 	mu   sync.RWMutex
 	docs map[string]*Document // by key
+	// changed is closed, and replaced, at every change to the store.
+	changed chan struct{}
 }
 
 var _ tools.Buffers = (*Documents)(nil)
 
 // NewDocuments returns an empty store.
 func NewDocuments() *Documents {
-	return &Documents{docs: make(map[string]*Document)}
+	return &Documents{docs: make(map[string]*Document), changed: make(chan struct{})}
+}
+
+// Changed returns a channel closed at the next change to the store: an
+// open, a change or a close.
+func (d *Documents) Changed() <-chan struct{} {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.changed
+}
+
+// touch wakes those waiting on Changed; d.mu is held.
+func (d *Documents) touch() {
+	close(d.changed)
+	d.changed = make(chan struct{})
 }
 
 // key is where a document is stored: its path for a file, else its URI.
@@ -115,6 +131,7 @@ func (d *Documents) DidOpen(uri protocol.DocumentURI, languageID string, version
 		return err
 	}
 	d.docs[k] = &Document{URI: uri, Path: path, LanguageID: languageID, Version: version, Text: text}
+	d.touch()
 	return nil
 }
 
@@ -152,6 +169,7 @@ func (d *Documents) DidChange(uri protocol.DocumentURI, version int32, changes [
 		return err
 	}
 	doc.Version, doc.Text = version, text
+	d.touch()
 	return nil
 }
 
@@ -161,6 +179,7 @@ func (d *Documents) DidClose(uri protocol.DocumentURI) {
 	k, _ := key(uri)
 	d.mu.Lock()
 	delete(d.docs, k)
+	d.touch()
 	d.mu.Unlock()
 }
 

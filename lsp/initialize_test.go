@@ -18,8 +18,14 @@ func TestReadInitialize(t *testing.T) {
 				"window":{"workDoneProgress":true,"showDocument":{"support":true},"showMessage":{"messageActionItem":{}}},
 				"workspace":{"applyEdit":true,"workspaceEdit":{"documentChanges":true,"resourceOperations":["create"],"changeAnnotationSupport":{}}},
 				"textDocument":{"codeAction":{"codeActionLiteralSupport":{"codeActionKind":{"valueSet":["quickfix"]}},"resolveSupport":{"properties":["edit"]}}}}}`,
-			want: clientCaps{name: "ed", progress: true, applyEdit: true, documentChanges: true, annotations: true,
+			want: clientCaps{name: "ed", progress: true, applyEdit: true, documentChanges: true, versioned: true, annotations: true,
 				resourceCreate: true, showDocument: true, messageActions: true, codeActionLit: true, codeActionResolv: true, encoding: UTF8},
+		},
+		{
+			name: "Neovim honours versioned edits though it does not advertise documentChanges",
+			params: `{"processId":1,"clientInfo":{"name":"Neovim","version":"0.7.2"},"capabilities":{
+				"workspace":{"applyEdit":true,"workspaceEdit":{"resourceOperations":["rename","create","delete"]}}}}`,
+			want: clientCaps{name: "Neovim", applyEdit: true, versioned: true, resourceCreate: true, messageActions: true, encoding: UTF16},
 		},
 		{
 			name:   "bare: message actions assumed, UTF-16",

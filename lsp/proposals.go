@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -51,42 +52,89 @@ func (s *Server) position(enc Encoding) func(text string, offset int) protocol.P
 // what the user has now, as minimal versioned edits, with a confirmation
 // where the client supports change annotations. A change that no longer
 // fits the user's text is applied nowhere, and both the model and the user
-// hear which hunk and why.
+// hear which hunk and why. An edit the editor says it applied to an open
+// document counts only once the editor's next didChange shows it where it
+// was planned.
 func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, error) {
+	out, short := s.place(ctx, p)
+	s.runs.record(p.Path, out, short)
+	return out, nil
+}
+
+// place does propose's work; short says in a few words why the change was
+// not applied, for the end-of-run line.
+func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, string) {
 	plan, err := PlanEdit(p, s.current(p.Abs))
 	if err != nil {
 		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
-		return tools.Outcome{Reason: err.Error()}, nil
+		return tools.Outcome{Reason: err.Error()}, "you had changed those lines"
 	}
 	c, asked := s.caps(), s.runs.asked()
 	if !c.applyEdit {
-		return s.offer(ctx, plan)
+		out, err := s.offer(ctx, plan)
+		if err != nil {
+			return tools.Outcome{Reason: err.Error()}, "not applied"
+		}
+		// The offers' reasons speak of "the user"; the end line speaks
+		// to them.
+		return out, strings.Replace(out.Reason, "the user ", "you ", 1)
 	}
 	for replanned := false; ; replanned = true {
 		edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{
-			DocumentChanges: c.documentChanges, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
+			DocumentChanges: c.versioned, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
 			Label: asked,
 		})
 		if err != nil {
 			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
-			return tools.Outcome{Reason: err.Error()}, nil
+			return tools.Outcome{Reason: err.Error()}, "the editor cannot take it"
 		}
 		var res ApplyWorkspaceEditResult
 		if err := s.call(ctx, s.opts.ApplyTimeout, "workspace/applyEdit",
 			ApplyWorkspaceEditParams{Label: "Reika: " + changeLabel(plan), Edit: edit}, &res); err != nil {
 			if ctx.Err() != nil {
-				return tools.Outcome{Reason: "the run was cancelled before the editor answered"}, nil
+				return tools.Outcome{Reason: "the run was cancelled before the editor answered"}, "cancelled"
 			}
-			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
-			return tools.Outcome{Reason: err.Error()}, nil
+			// eglot answers an edit for a version it has passed with an
+			// error, not applied:false: placed again below like a refusal.
+			if cur := s.current(p.Abs); !replanned && cur.Open && plan.Current.Open && cur.Version != plan.Current.Version {
+				if plan, err = PlanEdit(p, cur); err != nil {
+					s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+					return tools.Outcome{Reason: err.Error()}, "you had changed those lines"
+				}
+				continue
+			}
+			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, oneLine(err.Error()))
+			return tools.Outcome{Reason: err.Error()}, "the editor did not take it"
 		}
 		if res.Applied {
-			out := tools.Outcome{Applied: true}
-			if replanned || plan.Reanchored {
-				s.showMessage(protocol.MessageTypeInfo, "Reika placed its change to %s around your edits made since it read the file", p.Path)
-				out.Note = "The user had changed the file since you read it; the change was placed on their text. Read the file again before changing it further."
+			if !plan.Current.Open || plan.Empty() {
+				return s.applied(p, plan, replanned), ""
 			}
-			return out, nil
+			l := expectLanding(plan)
+			v, cur := s.verify(ctx, p.Abs, l)
+			switch v {
+			case landed:
+				return s.applied(p, plan, replanned), ""
+			case missed:
+				if !c.versioned {
+					s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s did not land as planned (you were typing there): check %s, undo reverts it", p.Path, l.where())
+					return tools.Outcome{Reason: fmt.Sprintf("The editor applied the change while the user was typing in the file, and the file now differs from what was planned around %s. Read the file again before changing it.", l.where())}, "it did not land as planned, check " + p.Path + " " + l.where()
+				}
+				// Neovim skipped an edit for a version its buffer had
+				// passed: place it again on the user's text, once.
+				if !replanned && cur.Open {
+					if plan, err = PlanEdit(p, cur); err != nil {
+						s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+						return tools.Outcome{Reason: err.Error()}, "you had changed those lines"
+					}
+					continue
+				}
+				s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: you were editing the file as it arrived", p.Path)
+				return tools.Outcome{Reason: "The editor did not apply the change: the user was editing the file as it arrived. Read the file again before changing it."}, "you were editing the file"
+			default:
+				s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: the editor said it was, but the document did not change", p.Path)
+				return tools.Outcome{Reason: "The editor answered that it applied the change, but the document did not change. Read the file again before changing it."}, "the document did not change"
+			}
 		}
 		// The user typed in the document while the edit was on its way,
 		// so the editor refused a version that is gone: place the change
@@ -95,7 +143,7 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 		if cur := s.current(p.Abs); !replanned && cur.Open && plan.Current.Open && cur.Version != plan.Current.Version {
 			if plan, err = PlanEdit(p, cur); err != nil {
 				s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
-				return tools.Outcome{Reason: err.Error()}, nil
+				return tools.Outcome{Reason: err.Error()}, "you had changed those lines"
 			}
 			continue
 		}
@@ -103,9 +151,19 @@ func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, 
 		if reason == "" {
 			reason = "the editor or the user declined it"
 		}
-		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, reason)
-		return tools.Outcome{Reason: reason}, nil
+		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, oneLine(reason))
+		return tools.Outcome{Reason: reason}, "declined"
 	}
+}
+
+// applied is the outcome of a change that landed.
+func (s *Server) applied(p tools.Proposal, plan EditPlan, replanned bool) tools.Outcome {
+	out := tools.Outcome{Applied: true}
+	if replanned || plan.Reanchored {
+		s.logMessage(protocol.MessageTypeInfo, "Reika placed its change to %s around your edits made since it read the file", p.Path)
+		out.Note = "The user had changed the file since you read it; the change was placed on their text. Read the file again before changing it further."
+	}
+	return out
 }
 
 // changeLabel names a change for the editor's confirmation.

@@ -2,8 +2,12 @@ package lsp
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/reika-lsp/reika/agent/tools"
 )
 
 // runs is the work under way that the client can cancel: the agent run
@@ -21,6 +25,91 @@ type activeRun struct {
 	key    string // the id of the executeCommand that started it
 	asked  string // the user's instruction, on one line, for edit descriptions
 	prog   atomic.Pointer[progress]
+
+	mu      sync.Mutex
+	changes []change // what became of the run's changes, in order
+}
+
+// change is what became of one of the agent's changes.
+type change struct {
+	path string
+	out  tools.Outcome
+	why  string // when not applied, or not whole, in a few words
+}
+
+// record notes what became of a change of the run under way.
+func (rs *runs) record(path string, out tools.Outcome, why string) {
+	rs.mu.Lock()
+	r := rs.run
+	rs.mu.Unlock()
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.changes = append(r.changes, change{path, out, why})
+	r.mu.Unlock()
+}
+
+// landed says in one line what became of the run's changes: "1 change
+// applied to a.go", "1 change applied, 1 not applied: you were editing
+// the file".
+func (r *activeRun) landed() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var ok, part, not []change
+	for _, c := range r.changes {
+		switch {
+		case c.out.Applied:
+			ok = append(ok, c)
+		case c.out.Partial:
+			part = append(part, c)
+		default:
+			not = append(not, c)
+		}
+	}
+	if len(r.changes) == 0 {
+		return "no changes"
+	}
+	var parts []string
+	if len(ok) > 0 {
+		parts = append(parts, fmt.Sprintf("%d change%s applied", len(ok), plural(len(ok))))
+	}
+	if len(part) > 0 {
+		parts = append(parts, fmt.Sprintf("%d partly applied (%s)", len(part), part[0].why))
+	}
+	if len(not) > 0 {
+		parts = append(parts, fmt.Sprintf("%d not applied: %s", len(not), not[0].why))
+	}
+	line := strings.Join(parts, ", ")
+	if len(parts) == 1 {
+		// One kind: name the files, "1 change applied to a.go".
+		n := len(r.changes)
+		switch {
+		case len(ok) > 0:
+			line = fmt.Sprintf("%d change%s applied to %s", n, plural(n), files(ok))
+		case len(part) > 0:
+			line = fmt.Sprintf("%d change%s to %s partly applied (%s)", n, plural(n), files(part), part[0].why)
+		default:
+			line = fmt.Sprintf("%d change%s to %s not applied: %s", n, plural(n), files(not), not[0].why)
+		}
+	}
+	return line
+}
+
+// files names the files of some changes, at most three.
+func files(cs []change) string {
+	seen := map[string]bool{}
+	var names []string
+	for _, c := range cs {
+		if !seen[c.path] {
+			seen[c.path] = true
+			names = append(names, c.path)
+		}
+	}
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("%d more", len(names)-3))
+	}
+	return strings.Join(names, ", ")
 }
 
 func (r *activeRun) progressToken() string {

@@ -274,6 +274,11 @@ func parseCaps(t *testing.T, val string) lsptest.Caps {
 			c.EscapeSlashes = on
 		case "junkValueSet":
 			c.JunkValueSet = on
+		case "neovim":
+			c.Neovim = on
+			if on {
+				c.Name = "Neovim"
+			}
 		default:
 			t.Fatalf("caps: unknown capability %q", w[1:])
 		}
@@ -447,6 +452,8 @@ var stepVerbs = map[string]verb{
 //	exec-async CMD [JSON]          the same, answer collected at the end
 //	call METHOD JSON | notify METHOD JSON
 //	on-apply accept | refuse "why" | ignore | user-edit PATH "old" "new"
+//	         | user-types PATH "old" "new"  (sent with the editor's next
+//	                               didChange, as Neovim's debounce does)
 //	on-ask "title"                 the user's answer to the next
 //	                               showMessageRequest (none queued: dismissed)
 //	codeaction-churn PATH line=/re/   as VS Code: a request cancelled at
@@ -660,8 +667,16 @@ func (r *runner) stepOnApply(line string, args []string) {
 			e.Note("  (the user edits %s before the editor answers)", path)
 			return e.TryEdit(path, old, new)
 		}})
+	case "user-types":
+		// Typing Neovim has not sent yet (its didChange debounce).
+		r.need(line, args, 5)
+		path, old, new := r.path(args[2]), args[3], args[4]
+		e.OnApply(lsptest.ApplyAnswer{Before: func(e *lsptest.Editor) error {
+			e.Note("  (the user types in %s; the editor has not sent it yet)", path)
+			return e.TypePending(path, old, new)
+		}})
 	default:
-		r.t.Fatalf("step %q: on-apply accept, refuse or user-edit", line)
+		r.t.Fatalf("step %q: on-apply accept, refuse, user-edit or user-types", line)
 	}
 }
 

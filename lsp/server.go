@@ -32,6 +32,9 @@ type Options struct {
 	// ApplyTimeout bounds workspace/applyEdit and showMessageRequest, which
 	// may wait for the user. Zero values take 10s and 5m.
 	ClientTimeout, ApplyTimeout time.Duration
+	// VerifyTimeout bounds the wait for the didChange that shows where an
+	// applied edit landed; zero takes 3s.
+	VerifyTimeout time.Duration
 	// Log receives the server's own log lines; nil means stderr.
 	Log io.Writer
 }

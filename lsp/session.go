@@ -175,3 +175,7 @@ func clipLine(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// oneLine joins a text's lines with spaces: editors show a message's
+// blank lines badly (Helix collapses them, Neovim prompts).
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

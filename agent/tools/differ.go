@@ -286,3 +286,11 @@ func hunkStart(start, count int) int32 {
 	}
 	return int32(start + 1)
 }
+
+// LineHunks are the regions of old, whole lines in byte offsets, that new
+// replaces, each with its replacement: what a line diff of the two texts
+// says changed.
+func LineHunks(old, new string) []Hunk {
+	a, b := splitKeep(old), splitKeep(new)
+	return changeHunks(a, b, diffLines(a, b))
+}

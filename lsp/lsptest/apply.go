@@ -76,7 +76,7 @@ func (e *Editor) ApplyWorkspaceEdit(raw json.RawMessage) (confirmed []string, er
 		return nil, err
 	}
 	c := e.cfg.Caps
-	if len(we.DocumentChanges) > 0 && !c.DocumentChanges {
+	if len(we.DocumentChanges) > 0 && !c.DocumentChanges && !c.Neovim {
 		e.violation("documentChanges sent to a client without workspace.workspaceEdit.documentChanges")
 	}
 	if len(we.ChangeAnnotations) > 0 && !c.Annotations {
@@ -280,6 +280,12 @@ func (a *applier) edit(abs string, version *int32, edits []textEdit) error {
 		if !f.open {
 			return fmt.Errorf("the edit is for version %d of %s, which is not open in the editor", *version, name)
 		}
+		if *version != f.version && a.e.cfg.Caps.Neovim && *version < f.version {
+			// Neovim prints "Buffer … newer than edits", skips this
+			// document and applies the rest.
+			a.e.Note("  (the editor skipped the edit to %s: its buffer is at version %d, the edit for %d)", name, f.version, *version)
+			return nil
+		}
 		if *version != f.version {
 			return fmt.Errorf("version %d of %s differs from the editor's version %d", *version, name, f.version)
 		}
@@ -374,10 +380,12 @@ func (e *Editor) change(f *staged) error {
 	d.Text = f.text
 	d.Version++
 	uri, version := d.URI, d.Version
+	changes := append(d.pending, f.changes...)
+	d.pending = nil
 	e.mu.Unlock()
 	e.Notify("textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": uri, "version": version},
-		"contentChanges": f.changes,
+		"contentChanges": changes,
 	})
 	return nil
 }

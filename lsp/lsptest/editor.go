@@ -58,6 +58,12 @@ type Caps struct {
 	// JunkValueSet sends Neovim 0.7's codeActionKind.valueSet, which mixes
 	// the kinds' names with their values.
 	JunkValueSet bool
+	// Neovim behaves as Neovim does with workspace edits (0.7 to 0.11):
+	// it reads documentChanges though it does not advertise them, skips a
+	// text document edit for a version its buffer has passed and still
+	// answers applied:true, and sends the user's typing only with its
+	// next didChange (TypePending), together with what an edit changed.
+	Neovim bool
 }
 
 // Full is a client that supports everything the server can use, as VS
@@ -179,6 +185,9 @@ type Document struct {
 	URI     string
 	Version int32
 	Text    string
+	// pending are changes made and not yet sent (TypePending): the next
+	// didChange carries them first.
+	pending []map[string]any
 }
 
 // Start creates the workspace, starts the engine and the server, and
@@ -789,10 +798,10 @@ func (e *Editor) WaitProgress(from int, kind string) Event {
 	})
 }
 
-// runEnd matches the message that closes every run: the answer (its
-// summary line carries the chip), "finished" (the answer opened as a
-// document), or "stopped".
-var runEnd = regexp.MustCompile(`^showMessage \w+: (Reika: (?s:.*)\n\n.* · ctx |Reika finished: |Reika stopped)`)
+// runEnd matches the message that closes every run: the answer (one line
+// that ends with the chip), "finished" (the answer opened as a document),
+// or "stopped".
+var runEnd = regexp.MustCompile(`^showMessage \w+: (Reika: .* · ctx [^ ]+ \(\d+% of [^ ]+\)$|Reika finished: |Reika stopped)`)
 
 // WaitRunEnd waits for the message that ends a run.
 func (e *Editor) WaitRunEnd(from int) Event {
@@ -983,6 +992,7 @@ func (e *Editor) onApplyEdit(params json.RawMessage) (any, *RPCError, string) {
 		return map[string]any{"applied": false, "failureReason": ans.Refuse}, nil, line + " → refused by the user: " + ans.Refuse
 	}
 	confirmed, err := e.ApplyWorkspaceEdit(p.Edit)
+	e.flushPending()
 	if len(confirmed) > 0 {
 		line += fmt.Sprintf(" (the user confirmed %q)", confirmed)
 	}
@@ -1127,6 +1137,52 @@ func (e *Editor) TryEdit(path, old, new string) error {
 		"contentChanges": []any{map[string]any{"range": rng, "text": new}},
 	})
 	return nil
+}
+
+// TypePending replaces old with new in an open document as the user
+// typing does in Neovim: the buffer and its version change now, the
+// didChange waits for the next one the editor sends (its debounce).
+func (e *Editor) TypePending(path, old, new string) error {
+	abs := e.Abs(path)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d, ok := e.docs[abs]
+	if !ok {
+		return fmt.Errorf("edit %s: not open", path)
+	}
+	i := strings.Index(d.Text, old)
+	if i < 0 {
+		return fmt.Errorf("edit %s: %q is not in the document", path, old)
+	}
+	d.pending = append(d.pending, map[string]any{"range": RangeOf(d.Text, i, i+len(old), e.Encoding), "text": new})
+	d.Text = d.Text[:i] + new + d.Text[i+len(old):]
+	d.Version++
+	return nil
+}
+
+// flushPending sends the changes TypePending held back, one didChange a
+// document, as Neovim does when its debounce ends.
+func (e *Editor) flushPending() {
+	type send struct {
+		uri     string
+		version int32
+		changes []map[string]any
+	}
+	var sends []send
+	e.mu.Lock()
+	for _, d := range e.docs {
+		if len(d.pending) > 0 {
+			sends = append(sends, send{d.URI, d.Version, d.pending})
+			d.pending = nil
+		}
+	}
+	e.mu.Unlock()
+	for _, s := range sends {
+		e.Notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": s.uri, "version": s.version},
+			"contentChanges": s.changes,
+		})
+	}
 }
 
 // Save writes an open document to disk and sends didSave.
