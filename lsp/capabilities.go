@@ -10,15 +10,15 @@ import (
 // server keeps it in an atomic pointer (Server.client): it is written once,
 // by initialize, and only read after.
 type clientCaps struct {
-	name             string
-	progress         bool // window.workDoneProgress
-	applyEdit        bool // workspace.applyEdit
-	documentChanges  bool // workspace.workspaceEdit.documentChanges
+	name            string
+	progress        bool // window.workDoneProgress
+	applyEdit       bool // workspace.applyEdit
+	documentChanges bool // workspace.workspaceEdit.documentChanges
 	// versioned: the client honours a TextDocumentEdit's version. Neovim
 	// does (it skips a stale edit) though it does not advertise
 	// documentChanges, and without a version its edits land on the
 	// user's newer text (CLIENTS.md, pitfall 6).
-	versioned bool
+	versioned        bool
 	annotations      bool // workspace.workspaceEdit.changeAnnotationSupport
 	resourceCreate   bool // workspace.workspaceEdit.resourceOperations has "create"
 	showDocument     bool // window.showDocument.support
