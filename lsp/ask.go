@@ -44,10 +44,22 @@ func (s *Server) startAsk(key string, a askArgs) (*AskResult, error) {
 
 	s.goOwned(func(context.Context) {
 		defer cancel()
-		defer s.runs.finish(r)
+		defer s.afterRun(r)
 		s.doAsk(ctx, r, instruction)
 	})
 	return &AskResult{Started: true}, nil
+}
+
+// afterRun forgets the run, and ends the session when the settings
+// changed during it: they apply from the next run.
+func (s *Server) afterRun(r *activeRun) {
+	s.runs.finish(r)
+	s.mu.Lock()
+	stale := s.stale
+	s.mu.Unlock()
+	if stale {
+		s.endSession("the settings changed")
+	}
 }
 
 // instruction is the user's instruction with the place it is about: the
@@ -146,6 +158,9 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	chip := sess.agent.Chip()
 	s.sendStatus(chip, false)
 	summary := r.landed()
+	// The run is over before the user hears so: a next ask must not find
+	// it still under way.
+	s.afterRun(r)
 	switch res.End {
 	case agent.Answered:
 		prog.end("done")

@@ -113,11 +113,18 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 	} else {
 		line += fmt.Sprintf(" · shed at %d, down to %d; reserve %d", b.ShedPoint, b.ShedTarget, b.Reserve)
 	}
+	overrides := sess.agent.Info().Settings.Overrides
+	if len(overrides) > 0 {
+		line += fmt.Sprintf(" · %d editor setting%s override%s your config (see the log)", len(overrides), plural(len(overrides)), map[bool]string{true: "s"}[len(overrides) == 1])
+		for _, o := range overrides {
+			s.logMessage(protocol.MessageTypeInfo, "Reika: %s", o)
+		}
+	}
 	s.showMessage(protocol.MessageTypeInfo, "Reika: %s", line)
 	return &StatusResult{
 		Chip: chip.String(), Size: chip.Size, Window: chip.Window, Percent: chip.Percent, Warn: chip.Warn,
 		Budget: b, Running: running, Model: sess.agent.Info().Connection.Options.Model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
-		Transcript: sess.agent.TranscriptPath(),
+		Transcript: sess.agent.TranscriptPath(), Overrides: overrides,
 	}, nil
 }
 

@@ -94,6 +94,7 @@ type StatusResult struct {
 	Chip       string       `json:"chip"`
 	Endpoint   string       `json:"endpoint"`
 	Model      string       `json:"model"`
+	Overrides  []string     `json:"overrides,omitempty"` // editor settings over the config file's or the environment's
 	Percent    int          `json:"percent"`
 	Running    bool         `json:"running"`
 	Size       int          `json:"size"`

@@ -129,8 +129,11 @@ type Server struct {
 
 	// mu guards the session and what it is built from, and agentRead.
 	mu     sync.Mutex
-	editor json.RawMessage // the editor's settings, as last sent
+	editor json.RawMessage // the editor's settings: initializationOptions, then each push over them
 	sess   *session        // the agent session, nil until the first need
+	// stale is set when the settings changed during a run: the session
+	// ends when the run does.
+	stale  bool
 	sessMu sync.Mutex      // held while a session is being built
 	// resumeFrom is the transcript the next session continues ("" for a
 	// new one).

@@ -129,7 +129,14 @@ func (s *Server) root() string {
 // need starts a new one.
 func (s *Server) resetSession(reason string) {
 	s.cancelRun()
+	s.endSession(reason)
+}
+
+// endSession ends the current session, leaving the run under way, if
+// any, to finish on it: the next need starts a new one.
+func (s *Server) endSession(reason string) {
 	s.mu.Lock()
+	s.stale = false
 	old := s.sess
 	s.sess = nil
 	s.mu.Unlock()

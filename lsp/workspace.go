@@ -3,14 +3,24 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/reika-lsp/reika/agent"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
 
 // didChangeConfiguration takes the editor's settings: {"reika": {...}} or
-// the settings themselves. A change to how the engine is reached starts a
-// new session on the next ask.
+// the settings themselves, over those of initializationOptions (eglot
+// pushes {} on every connect, Helix its config at startup). A push that
+// changes no effective setting does nothing. One that does ends the
+// session, which the next need starts anew with them — after the run
+// under way, which is never cancelled for it — and the user hears which
+// values changed.
 func (s *Server) didChangeConfiguration(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
 	// go.lsp.dev's DidChangeConfigurationParams decodes the settings into
 	// maps; they stay raw here until the session reads them.
@@ -20,19 +30,107 @@ func (s *Server) didChangeConfiguration(_ context.Context, req jsonrpc2.Request,
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	settings, err := editorSettings(req.Method(), p.Settings)
+	pushed, err := editorSettings(req.Method(), p.Settings)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
-	s.editor = settings
+	old := s.editor
+	next := overlay(old, pushed)
+	s.editor = next
 	s.mu.Unlock()
-	s.resetSession("the settings changed")
+	changed := s.settingsChanged(old, next)
+	if len(changed) == 0 {
+		s.logMessage(protocol.MessageTypeLog, "Reika: the editor's settings did not change")
+		return nil, nil
+	}
+	what := "Reika: " + strings.Join(changed, ", ")
+	if s.runs.busy() {
+		s.mu.Lock()
+		s.stale = true
+		s.mu.Unlock()
+		s.showMessage(protocol.MessageTypeInfo, "%s; they apply from the next ask (a new session), the run under way goes on", what)
+		return nil, nil
+	}
+	s.showMessage(protocol.MessageTypeInfo, "%s; the next ask starts a new session with them", what)
+	s.endSession("the settings changed")
 	return nil, nil
 }
 
-// editorSettings checks that the editor's settings are an object (or
-// null, or absent), and keeps them as they came.
+// settingsChanged lists the effective settings that differ between two
+// sets of editor settings, as "context_window 16384 → 32768".
+func (s *Server) settingsChanged(old, next json.RawMessage) []string {
+	before, _, err1 := agent.Setup{Settings: old, Getenv: s.opts.Getenv}.Resolve()
+	after, _, err2 := agent.Setup{Settings: next, Getenv: s.opts.Getenv}.Resolve()
+	if err1 != nil || err2 != nil {
+		// A config file that does not parse: the next session says why.
+		return []string{"the settings changed"}
+	}
+	was, now := before.Values(), after.Values()
+	keys := make([]string, 0, len(now))
+	for k := range now {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var changed []string
+	for _, k := range keys {
+		if !reflect.DeepEqual(was[k], now[k]) {
+			changed = append(changed, fmt.Sprintf("%s %s → %s", k, showValue(was[k]), showValue(now[k])))
+		}
+	}
+	return changed
+}
+
+// showValue prints a setting's value for a message.
+func showValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		if v == "" {
+			return "(unset)"
+		}
+		return v
+	case []string:
+		return "[" + strings.Join(v, ", ") + "]"
+	case map[string]any:
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	return fmt.Sprint(v)
+}
+
+// overlay puts the keys of a settings push over those the editor sent
+// before; either may nest them in a "reika" section.
+func overlay(base, top json.RawMessage) json.RawMessage {
+	b, t := section(base), section(top)
+	if len(t) == 0 {
+		return base
+	}
+	if b == nil {
+		b = map[string]any{}
+	}
+	for k, v := range t {
+		b[k] = v
+	}
+	out, err := json.Marshal(b)
+	if err != nil {
+		return top
+	}
+	return out
+}
+
+// section reads settings as an object, the "reika" section when there is
+// one.
+func section(raw json.RawMessage) map[string]any {
+	var m map[string]any
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	if inner, ok := m["reika"].(map[string]any); ok {
+		return inner
+	}
+	return m
+}
+
 func editorSettings(method string, raw json.RawMessage) (json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	if len(raw) > 0 {

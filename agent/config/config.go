@@ -100,6 +100,10 @@ type Settings struct {
 	// Warnings are values that were ignored, each naming the setting and
 	// the fix.
 	Warnings []string
+	// Overrides say which of the editor's settings replaced a value from
+	// the config file or the environment, one sentence each: a user who
+	// set a profile should know when the editor overrides it.
+	Overrides []string
 }
 
 // DefaultReasoningRounds is how many rounds of reasoning stay in the
@@ -232,6 +236,7 @@ func Resolve(in Inputs) *Settings {
 	if v := env("REIKA_PROFILE"); v != "" {
 		s.Profile = Value[string]{v, Source{Env, "env REIKA_PROFILE"}}
 	}
+	chosen := s.Profile // the profile without the editor's say
 	if v, ok := editor["profile"].(string); ok && v != "" {
 		s.Profile = Value[string]{v, Source{Layer: Editor}}
 	}
@@ -265,11 +270,22 @@ func Resolve(in Inputs) *Settings {
 	}
 
 	// Editor.
+	before := map[string]Source{}
+	values := map[string]any{}
+	s.Each(func(key string, v any, src Source) { before[key], values[key] = src, v })
+	if s.Profile.Source.Layer == Editor && chosen.Source.Layer != Default && chosen.Value != s.Profile.Value {
+		r.override("profile", s.Profile.Value, chosen.Value, chosen.Source)
+	}
 	for _, st := range settingsTable {
 		if v, ok := editor[st.key]; ok && v != nil {
 			r.setAny(st, v, Source{Layer: Editor})
 		}
 	}
+	s.Each(func(key string, v any, src Source) {
+		if was := before[key]; key != "profile" && src.Layer == Editor && (was.Layer == File || was.Layer == Env) {
+			r.override(key, v, values[key], was)
+		}
+	})
 	if v, ok := editor["extra"]; ok {
 		if m, ok := v.(map[string]any); ok {
 			s.Extra = Value[map[string]any]{m, Source{Layer: Editor}}

@@ -94,6 +94,8 @@ func TestResolveLayers(t *testing.T) {
 				want(t, "model", s.Model.Value, "gpt-4o")
 				want(t, "api key env", s.APIKeyEnv.Value, "OPENAI_API_KEY")
 				want(t, "extra top_p", s.Extra.Value["top_p"], any(0.9))
+				want(t, "overrides", strings.Join(s.Overrides, "; "),
+					`profile: the editor's "hosted" overrides "local" from file /cfg/reika/config.json (profile); context_window: the editor's 20000 overrides 24000 from env REIKA_CONTEXT_WINDOW`)
 			},
 		},
 		{

@@ -100,6 +100,23 @@ func (r *resolver) applyProfile(p Profile, src Source) {
 	}
 }
 
+// override notes that the editor's value of a setting replaced one from
+// the file or the environment.
+func (r *resolver) override(key string, now, was any, src Source) {
+	r.s.Overrides = append(r.s.Overrides, fmt.Sprintf("%s: the editor's %v overrides %v from %s", key, show(now), show(was), src))
+}
+
+// show prints a setting's value for a message.
+func show(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(v)
+	case []string:
+		return strconv.Quote(strings.Join(v, ", "))
+	}
+	return fmt.Sprint(v)
+}
+
 // setText applies a value given as text (an environment variable).
 func (r *resolver) setText(st setting, text string, src Source) {
 	text = strings.TrimSpace(text)
@@ -322,6 +339,13 @@ func (s *Settings) APIKey(getenv func(string) string) string {
 		return ""
 	}
 	return strings.TrimSpace(getenv(s.APIKeyEnv.Value))
+}
+
+// Values are the settings' values by key, as Each lists them.
+func (s *Settings) Values() map[string]any {
+	m := map[string]any{}
+	s.Each(func(key string, v any, _ Source) { m[key] = v })
+	return m
 }
 
 // Each lists every setting with its value and source, in a fixed order,

@@ -48,7 +48,10 @@ type checkReport struct {
 	ToolCalls      *toolCheck         `json:"tool_calls,omitempty"`
 	TruncationRisk string             `json:"truncation_risk,omitempty"`
 	Warnings       []string           `json:"warnings"`
-	Settings       []settingRow       `json:"settings"`
+	// Overrides say which editor settings (--settings) replace a value
+	// of the config file or the environment.
+	Overrides []string     `json:"overrides"`
+	Settings  []settingRow `json:"settings"`
 }
 
 type toolCheck struct {
@@ -75,8 +78,9 @@ func checkMain(ctx context.Context, args []string, getenv func(string) string, s
 	noTools := fs.Bool("no-tools", false, "skip the tool-call request (which costs one short generation)")
 	useSim := fs.Bool("sim", false, "check against the built-in simulated engine, started on a free loopback port")
 	timeout := fs.Duration("timeout", 2*time.Minute, "bound on the tool-call request")
+	editor := fs.String("settings", "", "the editor's settings as JSON (`{\"reika\": {…}}` or the settings), as the editor sends them")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reika-lsp check [--json] [--no-tools] [--sim]")
+		fmt.Fprintln(stderr, "usage: reika-lsp check [--json] [--no-tools] [--sim] [--settings JSON]")
 		fmt.Fprintln(stderr, "\nPrints the effective settings and where each came from, the engine, the model,")
 		fmt.Fprintln(stderr, "the context window and its source, the reserve and the budget, and whether tool")
 		fmt.Fprintln(stderr, "calls work. Exits 1 with one line saying what to fix when something fails.")
@@ -101,7 +105,15 @@ func checkMain(ctx context.Context, args []string, getenv func(string) string, s
 		endpoint = &config.Value[string]{Value: base, Source: config.Source{Layer: config.Flag, Detail: "--sim: the built-in simulated engine"}}
 	}
 
-	rep := doCheck(ctx, getenv, endpoint, !*noTools, *timeout)
+	var settings json.RawMessage
+	if *editor != "" {
+		if !json.Valid([]byte(*editor)) || !strings.HasPrefix(strings.TrimSpace(*editor), "{") {
+			fmt.Fprintf(stderr, "reika-lsp check: --settings wants a JSON object, such as {\"reika\": {\"endpoint\": \"http://127.0.0.1:8080/v1\"}}\n")
+			return 2
+		}
+		settings = json.RawMessage(*editor)
+	}
+	rep := doCheck(ctx, getenv, settings, endpoint, !*noTools, *timeout)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -139,10 +151,10 @@ func startSim(ctx context.Context, cfg sim.Config) (srv *sim.Server, base string
 // doCheck gathers the report; it never fails halfway without saying why in
 // rep.Error. endpoint, when set, overrides the configured one. The session
 // it inspects is built by agent.Start, as the server builds its own.
-func doCheck(ctx context.Context, getenv func(string) string, endpoint *config.Value[string], tryTools bool, timeout time.Duration) *checkReport {
-	rep := &checkReport{Warnings: []string{}}
+func doCheck(ctx context.Context, getenv func(string) string, editor json.RawMessage, endpoint *config.Value[string], tryTools bool, timeout time.Duration) *checkReport {
+	rep := &checkReport{Warnings: []string{}, Overrides: []string{}}
 	wd, _ := os.Getwd()
-	setup := agent.Setup{Getenv: getenv, Folders: []string{wd}, StateDir: agent.NoTranscript}
+	setup := agent.Setup{Settings: editor, Getenv: getenv, Folders: []string{wd}, StateDir: agent.NoTranscript}
 	if endpoint != nil {
 		setup.Override = func(s *config.Settings) { s.Endpoint = *endpoint }
 	}
@@ -157,6 +169,7 @@ func doCheck(ctx context.Context, getenv func(string) string, endpoint *config.V
 	}
 	rep.Profile = s.Profile.Value
 	rep.Warnings = append(rep.Warnings, s.Warnings...)
+	rep.Overrides = append(rep.Overrides, s.Overrides...)
 	s.Each(func(name string, v any, src config.Source) {
 		rep.Settings = append(rep.Settings, settingRow{name, v, src.String()})
 	})
@@ -345,6 +358,12 @@ func printCheck(w io.Writer, r *checkReport) {
 	}
 	tw.Flush()
 
+	if len(r.Overrides) > 0 {
+		fmt.Fprintln(w, "\nthe editor overrides")
+		for _, o := range r.Overrides {
+			fmt.Fprintf(w, "  - %s\n", o)
+		}
+	}
 	if r.TruncationRisk != "" {
 		fmt.Fprintf(w, "\ntruncation risk: %s\n", r.TruncationRisk)
 	}

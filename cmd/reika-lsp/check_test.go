@@ -175,6 +175,13 @@ func TestCheckReadsTheConfigFile(t *testing.T) {
 		t.Errorf("check = exit %d profile %q window %d (%s); want the profile's 6000", code, rep.Profile, rep.Window, rep.WindowSource)
 	}
 
+	// The editor's settings, as a health check passes them, override the
+	// profile's window, and the report says so.
+	rep, code, _ = runCheckJSON(t, env, "--no-tools", "--settings", `{"reika": {"contextWindow": 7000}}`)
+	if code != 0 || rep.Window != 7000 || len(rep.Overrides) != 1 || !strings.Contains(rep.Overrides[0], "context_window: the editor's 7000 overrides 6000 from file") {
+		t.Errorf("check --settings = exit %d window %d overrides %q; want the editor's 7000 said to override the profile's 6000", code, rep.Window, rep.Overrides)
+	}
+
 	os.WriteFile(filepath.Join(dir, "reika", "config.json"), []byte(`{"profiles":{"sim":{"endpont":"x"}}}`), 0o600)
 	_, code, stderr := runCheckJSON(t, env, "--no-tools")
 	if code != 1 || !strings.Contains(stderr, `unknown field "endpont"`) {
