@@ -134,7 +134,7 @@ type Server struct {
 	// stale is set when the settings changed during a run: the session
 	// ends when the run does.
 	stale  bool
-	sessMu sync.Mutex      // held while a session is being built
+	sessMu sync.Mutex // held while a session is being built
 	// resumeFrom is the transcript the next session continues ("" for a
 	// new one).
 	resumeFrom string
