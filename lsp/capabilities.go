@@ -18,7 +18,11 @@ type clientCaps struct {
 	// does (it skips a stale edit) though it does not advertise
 	// documentChanges, and without a version its edits land on the
 	// user's newer text (CLIENTS.md, pitfall 6).
-	versioned        bool
+	versioned bool
+	// zeroAsOne: Neovim without a plugin checks only versions above 0
+	// (EditOptions.VersionZeroAsOne). A client that advertises
+	// documentChanges (Neovim with Reika's plugin) checks them all.
+	zeroAsOne        bool
 	annotations      bool // workspace.workspaceEdit.changeAnnotationSupport
 	resourceCreate   bool // workspace.workspaceEdit.resourceOperations has "create"
 	showDocument     bool // window.showDocument.support
@@ -50,6 +54,7 @@ func newClientCaps(c protocol.ClientCapabilities, encodings []string, info *prot
 		}
 	}
 	caps.versioned = caps.documentChanges || caps.name == "Neovim"
+	caps.zeroAsOne = caps.name == "Neovim" && !caps.documentChanges
 	if td := c.TextDocument; td != nil && td.CodeAction != nil {
 		caps.codeActionLit = td.CodeAction.CodeActionLiteralSupport != nil
 		caps.codeActionResolv = td.CodeAction.ResolveSupport != nil

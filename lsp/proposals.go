@@ -82,7 +82,7 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, st
 	for replanned := false; ; replanned = true {
 		edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{
 			DocumentChanges: c.versioned, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
-			Label: asked,
+			Label: asked, VersionZeroAsOne: c.zeroAsOne,
 		})
 		if err != nil {
 			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)

@@ -27,16 +27,12 @@ func (s *Server) mapDocument(uri protocol.DocumentURI) {
 }
 
 // mapPath is a file's key in the repo map: its path relative to the
-// workspace folder that holds it (the working directory when the editor
+// workspace folder that holds it (the document's project when the editor
 // named none). A file outside the workspace — the recap document in the
 // state directory, a library the editor jumped into — never enters the
 // map, and so never the system prompt.
 func (s *Server) mapPath(path string) (string, bool) {
-	dirs := s.folders.all()
-	if len(dirs) == 0 {
-		dirs = []string{s.root()}
-	}
-	for _, dir := range dirs {
+	for _, dir := range s.workspace() {
 		rel, err := filepath.Rel(dir, path)
 		if err != nil || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue

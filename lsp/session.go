@@ -2,8 +2,11 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,11 +43,9 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 	if sess != nil {
 		return sess, nil
 	}
-	folders := s.folders.all()
+	folders := s.workspace()
 	if len(folders) == 0 {
-		if root := s.root(); root != "" {
-			folders = []string{root}
-		}
+		return nil, errNoWorkspace
 	}
 	a, err := agent.Start(ctx, agent.Setup{
 		Settings:   editor,
@@ -99,6 +100,9 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 	return sess, nil
 }
 
+// errNoWorkspace is why a session cannot start without a workspace.
+var errNoWorkspace = errors.New("no workspace: the editor gave no workspace folder (or only / or your home directory), and no open file is inside a project (a directory with .git, go.mod, package.json, Cargo.toml, pyproject.toml…); open a project folder in the editor, or a file inside one")
+
 // warmAtOpen starts the session when the editor opens its first
 // document, so that the warm-up prefills the prefix before the first ask
 // rather than racing it. Nothing happens when the settings turn the
@@ -116,13 +120,66 @@ func (s *Server) warmAtOpen(ctx context.Context) {
 	}
 }
 
-// root is the first workspace folder, else the working directory.
+// root is the first workspace folder, else the project of an open
+// document (see projectRoot); "" when there is neither. The server's own
+// working directory is never a workspace: an editor started from / or
+// from the home directory would hand the agent the whole disk.
 func (s *Server) root() string {
-	if f, ok := s.folders.first(); ok {
+	if f, ok := s.folders.first(); ok && !tooWide(f) {
 		return f
 	}
-	wd, _ := os.Getwd()
-	return wd
+	for _, d := range s.docs.All() {
+		if d.Path == "" {
+			continue
+		}
+		if root := projectRoot(filepath.Dir(d.Path)); root != "" {
+			return root
+		}
+	}
+	return ""
+}
+
+// workspace is the folders the agent works in: the workspace folders that
+// are not too wide, else the root; none when there is no root.
+func (s *Server) workspace() []string {
+	if fs := slices.DeleteFunc(s.folders.all(), tooWide); len(fs) > 0 {
+		return fs
+	}
+	if root := s.root(); root != "" {
+		return []string{root}
+	}
+	return nil
+}
+
+// projectMarkers name the files and folders that make a directory a
+// project's root.
+var projectMarkers = []string{".git", ".hg", ".jj", "go.work", "go.mod", "Cargo.toml", "package.json", "pyproject.toml", "setup.py", "pom.xml", "build.gradle", "CMakeLists.txt", "Makefile"}
+
+// projectRoot is the nearest directory at or above dir that holds a
+// project marker, short of the home directory and /; "" when none does.
+func projectRoot(dir string) string {
+	for ; !tooWide(dir); dir = filepath.Dir(dir) {
+		for _, m := range projectMarkers {
+			if _, err := os.Stat(filepath.Join(dir, m)); err == nil {
+				return dir
+			}
+		}
+		if parent := filepath.Dir(dir); parent == dir {
+			break
+		}
+	}
+	return ""
+}
+
+// tooWide reports whether a directory is too wide to be a workspace: the
+// file system's root or the home directory.
+func tooWide(dir string) bool {
+	dir = filepath.Clean(dir)
+	if dir == filepath.Dir(dir) {
+		return true
+	}
+	home, err := os.UserHomeDir()
+	return err == nil && dir == filepath.Clean(home)
 }
 
 // resetSession ends the current session (its transcript stays): the next

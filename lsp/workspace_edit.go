@@ -137,6 +137,13 @@ type EditOptions struct {
 	// Label says what the agent was asked; it becomes each annotation's
 	// description.
 	Label string
+	// VersionZeroAsOne sends version 1 for a document at version 0:
+	// Neovim (0.7 to 0.11) opens buffers at 0 and checks only versions
+	// above 0, so an edit for version 0 would land on the user's newer
+	// text unchecked; as 1 it applies to an untouched buffer (still at
+	// 0) and is skipped once the user typed (the version is then the
+	// buffer's change count, above 1).
+	VersionZeroAsOne bool
 }
 
 // BuildWorkspaceEdit turns plans into one workspace edit: per file, a
@@ -222,6 +229,9 @@ func buildEdit(plans []EditPlan, uriOf func(abs string) protocol.DocumentURI, po
 		doc := VersionedDocument{URI: uri}
 		if p.Current.Open && !p.Creates() {
 			v := p.Current.Version
+			if v == 0 && opt.VersionZeroAsOne {
+				v = 1
+			}
 			doc.Version = &v
 		}
 		w.DocumentChanges = append(w.DocumentChanges, DocumentChange{TextDocumentEdit: &TextDocumentEdit{TextDocument: doc, Edits: edits}})

@@ -280,7 +280,9 @@ func (a *applier) edit(abs string, version *int32, edits []textEdit) error {
 		if !f.open {
 			return fmt.Errorf("the edit is for version %d of %s, which is not open in the editor", *version, name)
 		}
-		if *version != f.version && a.e.cfg.Caps.Neovim && *version < f.version {
+		if a.e.cfg.Caps.Neovim && *version == 0 {
+			version = nil // not checked: the edit lands on whatever the buffer holds
+		} else if *version != f.version && a.e.cfg.Caps.Neovim && *version < f.version {
 			// Neovim prints "Buffer … newer than edits", skips this
 			// document and applies the rest.
 			a.e.Note("  (the editor skipped the edit to %s: its buffer is at version %d, the edit for %d)", name, f.version, *version)
@@ -378,7 +380,7 @@ func (e *Editor) change(f *staged) error {
 	}
 	e.mu.Lock()
 	d.Text = f.text
-	d.Version++
+	e.bump(d)
 	uri, version := d.URI, d.Version
 	changes := append(d.pending, f.changes...)
 	d.pending = nil

@@ -63,6 +63,7 @@ type Caps struct {
 	// text document edit for a version its buffer has passed and still
 	// answers applied:true, and sends the user's typing only with its
 	// next didChange (TypePending), together with what an edit changed.
+	// It opens buffers at version 0 and checks only versions above 0.
 	Neovim bool
 }
 
@@ -1047,6 +1048,9 @@ func (e *Editor) open(abs string) error {
 		return nil // already open: the editor shows it
 	}
 	d := &Document{Path: abs, URI: FileURI(abs), Version: 1, Text: string(data)}
+	if e.cfg.Caps.Neovim {
+		d.Version = 0 // Neovim opens every buffer at version 0
+	}
 	e.docs[abs] = d
 	e.mu.Unlock()
 	e.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
@@ -1129,7 +1133,7 @@ func (e *Editor) TryEdit(path, old, new string) error {
 	}
 	rng := RangeOf(d.Text, i, i+len(old), e.Encoding)
 	d.Text = d.Text[:i] + new + d.Text[i+len(old):]
-	d.Version++
+	e.bump(d)
 	uri, version := d.URI, d.Version
 	e.mu.Unlock()
 	e.Notify("textDocument/didChange", map[string]any{
@@ -1156,7 +1160,7 @@ func (e *Editor) TypePending(path, old, new string) error {
 	}
 	d.pending = append(d.pending, map[string]any{"range": RangeOf(d.Text, i, i+len(old), e.Encoding), "text": new})
 	d.Text = d.Text[:i] + new + d.Text[i+len(old):]
-	d.Version++
+	e.bump(d)
 	return nil
 }
 
@@ -1388,4 +1392,14 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// bump raises a document's version for a change. Neovim's version is the
+// buffer's change count: after the buffer opened at 0, the first change
+// brings it well above 1.
+func (e *Editor) bump(d *Document) {
+	if e.cfg.Caps.Neovim && d.Version == 0 {
+		d.Version = 2
+	}
+	d.Version++
 }
