@@ -31,6 +31,10 @@ func (s *Server) codeAction(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.
 		problems = append(problems, fmt.Sprintf("- line %d: %s", d.Range.Start.Line+1, msg))
 	}
 	var actions []action
+	comment, fromComment := s.commentAsk(uri, r)
+	if fromComment {
+		actions = append(actions, action{KindComment, "Reika: do what this comment says", comment.Instruction, true})
+	}
 	if len(problems) > 0 {
 		actions = append(actions, action{KindFix, "Reika: fix this problem",
 			"Fix the problem the editor reports here, changing as little as needed:\n" + strings.Join(problems, "\n"), true})
@@ -50,10 +54,13 @@ func (s *Server) codeAction(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.
 		if !wanted(a.kind, p.Context.Only) {
 			continue
 		}
+		args := askArgs{Instruction: a.instruction, URI: uri, Range: &r}
+		if a.kind == KindComment {
+			args = comment
+		}
 		out = append(out, codeAction{CodeAction: protocol.CodeAction{
 			Title: a.title, Kind: protocol.CodeActionKind(a.kind), IsPreferred: a.preferred,
-			Command: &protocol.Command{Title: a.title, Command: CmdAsk, Arguments: []any{askArgs{
-				Instruction: a.instruction, URI: uri, Range: &r}}},
+			Command: &protocol.Command{Title: a.title, Command: CmdAsk, Arguments: []any{args}},
 		}})
 	}
 	for _, o := range s.offers.forURI(uri) {
