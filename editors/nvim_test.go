@@ -67,6 +67,9 @@ type nvimResult struct {
 	Answers    []json.RawMessage `json:"answers"`
 	Health     []string          `json:"health"`
 	Ask        json.RawMessage   `json:"ask"`
+	Roots      json.RawMessage   `json:"roots"`
+	// OtherAttached: a buffer of another filetype got a client.
+	OtherAttached bool `json:"other_attached"`
 }
 
 // runNvim runs the scenario script nvim/test/NAME.lua in nv with params
@@ -418,5 +421,50 @@ func TestNvimBareTypingWhileEditing(t *testing.T) {
 			"type_line":   typed,
 		})
 		typingCheck(t, res, typed, line, false)
+	})
+}
+
+// TestNvimPluginRoots: one server per project, its root the nearest
+// marker above the buffer's file (not Neovim's cwd), reused by the
+// project's other buffers; filetypes from setup{}.
+func TestNvimPluginRoots(t *testing.T) {
+	neovims(t, func(t *testing.T, nv neovim) {
+		r := newRig(t, `[{"content": "unused"}]`, map[string]string{
+			"a.go":           "package a\n",
+			"sub/go.mod":     "module sub\n",
+			"sub/b.go":       "package sub\n",
+			"sub/deep/c.go":  "package deep\n",
+			"notes/plain.md": "# notes\n",
+		})
+		files := []string{"a.go", "sub/b.go", "sub/deep/c.go"}
+		var abs []string
+		for _, f := range files {
+			abs = append(abs, filepath.Join(r.WS, f))
+		}
+		res := runNvim(t, r, nv, "root", true, map[string]any{
+			"files":    abs,
+			"other":    filepath.Join(r.WS, "notes/plain.md"),
+			"settings": map[string]any{"endpoint": r.Endpoint},
+		})
+		var roots []struct {
+			File string `json:"file"`
+			Root string `json:"root"`
+			ID   int    `json:"id"`
+		}
+		if err := json.Unmarshal(res.Roots, &roots); err != nil || len(roots) != 3 {
+			t.Fatalf("roots = %s (%v)", res.Roots, err)
+		}
+		want := []string{r.WS, filepath.Join(r.WS, "sub"), filepath.Join(r.WS, "sub")}
+		for i, got := range roots {
+			if got.Root != want[i] {
+				t.Errorf("the root of %s = %s, want %s", files[i], got.Root, want[i])
+			}
+		}
+		if roots[0].ID == roots[1].ID || roots[1].ID != roots[2].ID {
+			t.Errorf("client ids %d, %d, %d: want one per root, the second reused", roots[0].ID, roots[1].ID, roots[2].ID)
+		}
+		if res.OtherAttached {
+			t.Errorf("a markdown buffer got a client though setup{filetypes = {\"go\"}} leaves it out")
+		}
 	})
 }
