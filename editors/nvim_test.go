@@ -70,6 +70,8 @@ type nvimResult struct {
 	Roots      json.RawMessage   `json:"roots"`
 	// OtherAttached: a buffer of another filetype got a client.
 	OtherAttached bool `json:"other_attached"`
+	// SameClient: a second file of the project got the first's client.
+	SameClient bool `json:"same_client"`
 }
 
 // runNvim runs the scenario script nvim/test/NAME.lua in nv with params
@@ -389,14 +391,18 @@ func writeSnippet(t *testing.T, r *rig) string {
 func TestNvimBareAsk(t *testing.T) {
 	neovims(t, func(t *testing.T, nv neovim) {
 		const final = "Greet now says Hello with an exclamation mark."
-		r := newRig(t, greetScript(final, ""), map[string]string{"greet.go": greetGo})
+		r := newRig(t, greetScript(final, ""), map[string]string{"greet.go": greetGo, "cmd/main.go": "package main\n"})
 		line := lineOf(t, greetGo, `return "hello`)
 		res := runNvim(t, r, nv, "bare", false, map[string]any{
 			"file":        filepath.Join(r.WS, "greet.go"),
+			"second":      filepath.Join(r.WS, "cmd/main.go"),
 			"snippet":     writeSnippet(t, r),
 			"instruction": "make the greeting friendlier",
 			"final":       final,
 		})
+		if !res.SameClient {
+			t.Errorf("a second file of the project got a second client")
+		}
 		if got := res.Lines[line-1]; got != greetNew {
 			t.Errorf("line %d = %q, want %q", line, got, greetNew)
 		}

@@ -24,4 +24,9 @@ H.main(function()
   H.out.ask = answer
   H.out.final = H.wait_message(15000, p.final)
   H.lines(buf)
+  if p.second then
+    -- Another file of the project gets the same client.
+    local other = H.open(p.second)
+    H.out.same_client = H.client(other).id == c.id
+  end
 end)

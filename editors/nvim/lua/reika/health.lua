@@ -90,9 +90,19 @@ function M.check()
   local function s(v)
     return (v == nil or v == vim.NIL) and "" or tostring(v)
   end
-  h.info(string.format("engine: %s (%s) at %s (%s)", s(rep.flavor), s(rep.version), s(rep.endpoint), s(rep.endpoint_source)))
-  h.info(string.format("model: %s (%s)", s(rep.model), s(rep.model_source)))
-  h.info(string.format("window: %s tokens (%s)", s(rep.window), s(rep.window_source)))
+  local function from(v, source)
+    return source ~= "" and string.format("%s (%s)", v, source) or v
+  end
+  if s(rep.endpoint) ~= "" then
+    local engine = s(rep.flavor) .. (s(rep.version) ~= "" and " " .. s(rep.version) or "")
+    h.info(string.format("engine: %s at %s", engine, from(s(rep.endpoint), s(rep.endpoint_source))))
+  end
+  if s(rep.model) ~= "" then
+    h.info("model: " .. from(s(rep.model), s(rep.model_source)))
+  end
+  if tonumber(rep.window) and rep.window > 0 then
+    h.info("context window: " .. from(s(rep.window) .. " tokens", s(rep.window_source)))
+  end
   if type(rep.warnings) == "table" then
     for _, w in ipairs(rep.warnings) do
       h.warn(s(w))
@@ -101,7 +111,10 @@ function M.check()
   if rep.ok == true then
     h.ok("the engine answers")
   else
-    h.error(s(rep.error ~= nil and rep.error or "the check failed"))
+    h.error(s(rep.error ~= nil and rep.error or "the check failed"), {
+      "set require('reika').setup{settings = {endpoint = 'http://127.0.0.1:8080/v1'}}, or REIKA_ENDPOINT",
+      "`reika-lsp check` in a shell says more",
+    })
   end
 end
 
