@@ -72,6 +72,10 @@ type nvimResult struct {
 	OtherAttached bool `json:"other_attached"`
 	// SameClient: a second file of the project got the first's client.
 	SameClient bool `json:"same_client"`
+	// Echoes are the lines the plugin echoed (its progress).
+	Echoes []string `json:"echoes"`
+	// Stale is apply.lua's verdict on each of a list of edits.
+	Stale []string `json:"stale"`
 }
 
 // runNvim runs the scenario script nvim/test/NAME.lua in nv with params
@@ -193,6 +197,15 @@ func TestNvimPluginAsk(t *testing.T) {
 		}
 		checkProgress(t, res.Progress)
 		checkChip(t, res)
+		// The progress shows on one line each time.
+		if len(res.Echoes) < 2 || !strings.HasPrefix(res.Echoes[0], "Reika: make the greeting friendlier") || res.Echoes[len(res.Echoes)-1] != "Reika: done" {
+			t.Errorf("the plugin echoed %q, want the progress from \"Reika: make the greeting friendlier…\" to \"Reika: done\"", res.Echoes)
+		}
+		for _, e := range res.Echoes {
+			if strings.Contains(e, "\n") {
+				t.Errorf("an echoed progress line has a line break: %q", e)
+			}
+		}
 	})
 }
 
@@ -471,6 +484,32 @@ func TestNvimPluginRoots(t *testing.T) {
 		}
 		if res.OtherAttached {
 			t.Errorf("a markdown buffer got a client though setup{filetypes = {\"go\"}} leaves it out")
+		}
+	})
+}
+
+// TestNvimPluginStaleEdits: which edits the plugin's applyEdit refuses.
+func TestNvimPluginStaleEdits(t *testing.T) {
+	neovims(t, func(t *testing.T, nv neovim) {
+		r := newRig(t, `[{"content": "unused"}]`, map[string]string{"greet.go": greetGo})
+		res := runNvim(t, r, nv, "stale", true, map[string]any{"file": filepath.Join(r.WS, "greet.go")})
+		want := []string{
+			"ok",                      // the buffer's version
+			"ok",                      // unversioned, the buffer as on disk
+			"ok",                      // version null, the buffer as on disk
+			"differs from the editor", // made before the user typed
+			"ok",                      // made for the user's text
+			"unsaved changes",         // unversioned over unsaved changes
+			"unsaved changes",         // version null over unsaved changes
+			"ok",                      // a file with no buffer
+		}
+		if len(res.Stale) != len(want) {
+			t.Fatalf("verdicts = %q, want %d", res.Stale, len(want))
+		}
+		for i, w := range want {
+			if got := res.Stale[i]; (w == "ok") != (got == "ok") || !strings.Contains(got, w) {
+				t.Errorf("edit %d: verdict %q, want %q", i+1, got, w)
+			}
 		}
 	})
 }

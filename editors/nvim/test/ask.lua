@@ -14,6 +14,17 @@ H.main(function()
     H.out.prompt = opts.prompt
     on_confirm(p.instruction)
   end
+  -- What the plugin echoes (its progress line).
+  H.out.echoes = {}
+  local echo = vim.api.nvim_echo
+  vim.api.nvim_echo = function(chunks, history, opts)
+    local text = ""
+    for _, ch in ipairs(chunks) do
+      text = text .. ch[1]
+    end
+    table.insert(H.out.echoes, text)
+    return echo(chunks, history, opts)
+  end
   local buf = H.open(p.file)
   local c = H.client(buf)
   if p.type_line then
