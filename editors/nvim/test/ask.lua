@@ -9,7 +9,12 @@ H.main(function()
   local p = H.params
   H.capture()
   vim.o.laststatus = 2
-  vim.o.statusline = "%{v:lua.require'reika'.statusline()}"
+  -- The README's snippets, verbatim.
+  for _, snippet in ipairs({ p.setup, p.statusline }) do
+    if snippet then
+      vim.cmd("luafile " .. vim.fn.fnameescape(snippet))
+    end
+  end
   vim.ui.input = function(opts, on_confirm)
     H.out.prompt = opts.prompt
     on_confirm(p.instruction)
