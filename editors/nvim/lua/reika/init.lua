@@ -1,0 +1,250 @@
+-- Reika for Neovim: starts reika-lsp for the buffers of the configured
+-- filetypes, one client per project root, and adds the commands, the
+-- status line chip, progress on one line and a careful applyEdit.
+--
+--   require("reika").setup({
+--     cmd = { "reika-lsp" },                              -- $REIKA_LSP wins
+--     settings = { endpoint = "http://127.0.0.1:8080/v1" }, -- the config file's keys
+--     filetypes = { "go", "python" },
+--   })
+--
+-- setup() is optional: plugin/reika.lua attaches with the defaults.
+local names = require("reika.names")
+local client = require("reika.client")
+local apply = require("reika.apply")
+
+local M = {}
+
+local defaults = {
+  cmd = { "reika-lsp" },
+  settings = {},
+  filetypes = {
+    "c", "cpp", "cs", "css", "elixir", "go", "html", "java", "javascript", "javascriptreact",
+    "json", "kotlin", "lua", "markdown", "php", "python", "ruby", "rust", "scala", "sh",
+    "swift", "toml", "typescript", "typescriptreact", "yaml", "zig",
+  },
+  root_markers = client.default_markers,
+  flags = nil, -- passed to the client (debounce_text_changes, …)
+  capabilities = nil, -- merged into Neovim's own
+}
+
+M.config = vim.deepcopy(defaults)
+
+-- The latest reika/status params, and the latest progress line.
+local status = nil
+local progress_line = ""
+
+-- statusline returns the ctx chip from the latest reika/status
+-- notification ("" before the first), for 'statusline' or a status line
+-- plugin: %{v:lua.require'reika'.statusline()}.
+function M.statusline()
+  return status and status.text or ""
+end
+
+-- status returns the latest reika/status params, or nil.
+function M.status()
+  return status
+end
+
+-- progress returns the latest $/progress line ("" when no run is under way).
+function M.progress()
+  return progress_line
+end
+
+local function redraw()
+  pcall(vim.cmd, "redrawstatus")
+  pcall(vim.cmd, "silent doautocmd <nomodeline> User ReikaStatus")
+end
+
+local function on_status(_, params)
+  if type(params) == "table" then
+    status = params
+    redraw()
+  end
+end
+
+-- echo shows one line, cut to the room the command line has.
+local function echo(line)
+  local room = vim.v.echospace
+  if room and room > 0 and vim.fn.strdisplaywidth(line) > room then
+    line = vim.fn.strcharpart(line, 0, room - 1) .. "…"
+  end
+  vim.api.nvim_echo({ { line } }, false, {})
+end
+
+local function on_progress(err, params, ctx, config)
+  local default = vim.lsp.handlers["$/progress"]
+  if default then
+    pcall(default, err, params, ctx, config)
+  end
+  local v = params and params.value
+  if type(v) ~= "table" then
+    return
+  end
+  if v.kind == "begin" then
+    progress_line = "Reika: " .. (v.message or v.title or "working")
+  elseif v.kind == "report" and v.message then
+    progress_line = "Reika: " .. v.message
+  elseif v.kind == "end" then
+    progress_line = ""
+    echo("Reika: " .. (v.message or "done"))
+    redraw()
+    return
+  end
+  echo(progress_line)
+  redraw()
+end
+
+-- handlers are the handlers of every Reika client.
+function M.handlers()
+  return {
+    ["workspace/applyEdit"] = apply.handler,
+    ["$/progress"] = on_progress,
+    [names.status_notification] = on_status,
+  }
+end
+
+-- attach starts or reuses the client for the buffer's project and
+-- attaches the buffer.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  return client.attach(bufnr, M.config, M.handlers())
+end
+
+local function wanted(bufnr)
+  return vim.tbl_contains(M.config.filetypes, vim.bo[bufnr].filetype)
+end
+
+-- on_filetype attaches a buffer of a configured filetype.
+function M.on_filetype(bufnr)
+  if wanted(bufnr) then
+    M.attach(bufnr)
+  end
+end
+
+-- setup configures the plugin and attaches the loaded buffers of the
+-- configured filetypes; running clients get the new settings.
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
+  if opts and opts.filetypes then
+    M.config.filetypes = opts.filetypes -- a list replaces, never merges
+  end
+  for _, c in ipairs(client.all()) do
+    client.notify(c, "workspace/didChangeConfiguration", { settings = { reika = M.config.settings } })
+  end
+  for _, nr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(nr) then
+      M.on_filetype(nr)
+    end
+  end
+end
+
+local function warn(msg, level)
+  vim.notify(msg, level or vim.log.levels.WARN)
+end
+
+-- execute runs one of Reika's commands on the client of the current
+-- buffer; on_result gets the result. Errors are shown; the server shows
+-- its own messages.
+function M.execute(command, args, on_result)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local c = client.for_buf(bufnr, M.config.root_markers)
+  if not c then
+    warn("Reika: no reika-lsp runs for this buffer (its filetype is not in require('reika').setup{filetypes=…}?)")
+    return
+  end
+  client.request(c, "workspace/executeCommand", { command = command, arguments = args }, function(err, result)
+    if err then
+      warn("Reika: " .. command .. ": " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return
+    end
+    if on_result then
+      on_result(result)
+    end
+  end, bufnr)
+end
+
+-- selection_range is the LSP range of lines first..last (1-based) of the
+-- buffer, from the start of the first to the end of the last.
+local function selection_range(bufnr, first, last, encoding)
+  local text = vim.api.nvim_buf_get_lines(bufnr, last - 1, last, false)[1] or ""
+  local col = #text
+  if encoding ~= "utf-8" then
+    local ok, utf32, utf16 = pcall(vim.str_utfindex, text, #text)
+    if ok then
+      col = encoding == "utf-32" and utf32 or utf16
+    end
+  end
+  return { start = { line = first - 1, character = 0 }, ["end"] = { line = last - 1, character = col } }
+end
+
+-- ask sends reika.ask: the instruction, the buffer, and with range
+-- ({first, last}, 1-based lines) the selected lines.
+function M.ask(instruction, range)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local args = { instruction = instruction }
+  local c = client.for_buf(bufnr, M.config.root_markers)
+  if c and vim.lsp.buf_is_attached(bufnr, c.id) then
+    args.uri = vim.uri_from_bufnr(bufnr)
+    if range then
+      args.range = selection_range(bufnr, range[1], range[2], c.offset_encoding or "utf-16")
+    end
+  end
+  M.execute(names.commands.ask, { args }, function(result)
+    if type(result) == "table" and result.started == false and result.reason then
+      warn("Reika did not start: " .. result.reason)
+    end
+  end)
+end
+
+-- prompt asks for an instruction (vim.ui.input), then sends it.
+function M.prompt(range)
+  local function go(text)
+    if text and vim.trim(text) ~= "" then
+      M.ask(text, range)
+    end
+  end
+  if vim.ui and vim.ui.input then
+    vim.ui.input({ prompt = "Reika: " }, go)
+  else
+    go(vim.fn.input("Reika: "))
+  end
+end
+
+-- The commands below show nothing themselves (the server shows what
+-- happened); on_result, when given, gets the command's result.
+
+function M.compact(on_result)
+  M.execute(names.commands.compact, {}, on_result)
+end
+
+function M.cancel(on_result)
+  M.execute(names.commands.cancel, {}, on_result)
+end
+
+function M.show_status()
+  M.execute(names.commands.status, {}, function(result)
+    if type(result) == "table" and result.chip then
+      status = vim.tbl_extend("force", status or {}, { text = result.chip })
+      redraw()
+    end
+  end)
+end
+
+function M.save(on_result)
+  M.execute(names.commands.save, {}, on_result)
+end
+
+function M.new_session(on_result)
+  M.execute(names.commands.new_session, {}, on_result)
+end
+
+function M.recap(on_result)
+  M.execute(names.commands.show_recap, {}, on_result)
+end
+
+function M.resume(on_result)
+  M.execute(names.commands.resume, {}, on_result)
+end
+
+return M
