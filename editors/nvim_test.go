@@ -447,7 +447,10 @@ func TestNvimBareTypingWhileEditing(t *testing.T) {
 			"final":       final,
 			"type_line":   typed,
 		})
-		typingCheck(t, res, typed, line, false)
+		// Neovim skips the edit made for the text without the user's
+		// line; the server sees it absent in the next didChange and
+		// places it again on the user's text.
+		typingCheck(t, res, typed, line, true)
 	})
 }
 
