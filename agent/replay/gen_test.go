@@ -234,7 +234,7 @@ var sessionSpecs = []sessionSpec{
 			{71, "log", Fact{Key: "race_report", Value: "DATA RACE in (*call).stop vs transport.RoundTrip"}},
 			{95, "notes", Fact{Key: "ollama_note", Value: "Ollama reports no cached tokens at all"}},
 			{150, "user", Fact{Key: "doc_target", Value: "ARCHITECTURE.md section Requests"}},
-			{190, "notes", Fact{Key: "proxy_env", Value: "GOPROXY=https://proxy.golang.org"}},
+			{190, "notes", Fact{Key: "proxy_env", Value: "GOPROXY=https://goproxy.corp.lan"}},
 			{240, "user", Fact{Key: "merge_window", Value: "Thursday 14:00 UTC"}},
 			{290, "notes", Fact{Key: "bench_stream", Value: "BenchmarkStreamDecode 38 µs/op"}},
 		},
