@@ -136,12 +136,16 @@ func (s *Server) offerActions(o *offered, name string) []codeAction {
 	}
 	if err == nil {
 		if whole, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, pos, opt); err == nil {
+			s.offers.setExpected(o, "all", expectLanding(plan))
 			add(fmt.Sprintf("Reika: apply the proposal (%s)", changeLabel(plan)), &whole, CmdApplyProposal, ProposalArgs{ID: o.id})
 		}
 	}
 	if len(plan.Hunks) > 1 {
 		for i := range plan.Hunks {
 			if one, err := HunkWorkspaceEdit(plan, plan.Hunks[i].Index, PathToURI, pos, opt); err == nil {
+				only := plan
+				only.Hunks = plan.Hunks[i : i+1]
+				s.offers.setExpected(o, fmt.Sprintf("hunk %d", i+1), expectLanding(only))
 				add(fmt.Sprintf("Reika: apply hunk %d of %d to %s", i+1, len(plan.Hunks), name), &one, CmdApplyHunk, ProposalArgs{ID: o.id, Hunk: i + 1})
 			}
 		}

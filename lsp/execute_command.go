@@ -12,7 +12,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/reika-lsp/reika/agent"
-	"github.com/reika-lsp/reika/agent/tools"
 )
 
 // executeCommand runs one of Reika's commands. Each replies at once or,
@@ -73,14 +72,7 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 		if err := arg(&a); err != nil {
 			return nil, err
 		}
-		out := tools.Outcome{Applied: true}
-		switch p.Command {
-		case CmdRejectProposal:
-			out = tools.Outcome{Reason: "the user rejected it"}
-		case CmdApplyHunk:
-			out = tools.Outcome{Partial: true, Reason: fmt.Sprintf("the user applied only hunk %d", a.Hunk)}
-		}
-		return nil, s.answerOffer(a.ID, out)
+		return s.later(req, reply, func(ctx context.Context) (any, error) { return s.answerProposal(ctx, p.Command, a) })
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 }

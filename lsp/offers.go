@@ -23,7 +23,11 @@ type offered struct {
 	id   string
 	uri  protocol.DocumentURI
 	plan EditPlan
-	done chan tools.Outcome
+	done chan offerAnswer
+	// expect is what each of its code actions, as last offered, makes
+	// of the document ("all", "hunk N"): what the editor must show once
+	// it applied the action's edit. Guarded by offers.mu.
+	expect map[string]landing
 }
 
 func (ofs *offers) add(o *offered) {
@@ -46,6 +50,36 @@ func (ofs *offers) get(id string) *offered {
 	ofs.mu.Lock()
 	defer ofs.mu.Unlock()
 	return ofs.pending[id]
+}
+
+// offerAnswer is the user's choice on an offer: the outcome for the
+// model, and why it was not applied whole, in a few words, for the user.
+type offerAnswer struct {
+	out tools.Outcome
+	why string
+}
+
+// setExpected records what an offered action makes of the document.
+func (ofs *offers) setExpected(o *offered, key string, l landing) {
+	ofs.mu.Lock()
+	defer ofs.mu.Unlock()
+	if o.expect == nil {
+		o.expect = map[string]landing{}
+	}
+	o.expect[key] = l
+}
+
+// expected is what the offer's action key, as last offered, makes of the
+// document.
+func (ofs *offers) expected(id, key string) (landing, bool) {
+	ofs.mu.Lock()
+	defer ofs.mu.Unlock()
+	o := ofs.pending[id]
+	if o == nil {
+		return landing{}, false
+	}
+	l, ok := o.expect[key]
+	return l, ok
 }
 
 // forURI are the offers on a document, by id.

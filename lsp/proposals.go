@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -71,13 +70,7 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, st
 	}
 	c, asked := s.caps(), s.runs.asked()
 	if !c.applyEdit {
-		out, err := s.offer(ctx, plan)
-		if err != nil {
-			return tools.Outcome{Reason: err.Error()}, "not applied"
-		}
-		// The offers' reasons speak of "the user"; the end line speaks
-		// to them.
-		return out, strings.Replace(out.Reason, "the user ", "you ", 1)
+		return s.offer(ctx, plan)
 	}
 	for replanned := false; ; replanned = true {
 		edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{
@@ -177,35 +170,35 @@ func changeLabel(plan EditPlan) string {
 
 // offer keeps a proposal for the code actions of its file and waits for
 // the user's choice, or the apply timeout.
-func (s *Server) offer(ctx context.Context, plan EditPlan) (tools.Outcome, error) {
+func (s *Server) offer(ctx context.Context, plan EditPlan) (out tools.Outcome, why string) {
 	o := &offered{
 		id:   strconv.FormatInt(offerSeq.Add(1), 10),
 		uri:  PathToURI(plan.Proposal.Abs),
 		plan: plan,
-		done: make(chan tools.Outcome, 1),
+		done: make(chan offerAnswer, 1),
 	}
 	s.offers.add(o)
 	defer s.offers.remove(o.id)
 	s.showMessage(protocol.MessageTypeInfo, "Reika proposes %s: open the code actions on %s to apply it, one hunk of it, or reject it",
 		changeLabel(plan), plan.Proposal.Path)
 	select {
-	case out := <-o.done:
-		return out, nil
+	case a := <-o.done:
+		return a.out, a.why
 	case <-ctx.Done():
-		return tools.Outcome{Reason: "the run was cancelled before the user chose"}, nil
+		return tools.Outcome{Reason: "the run was cancelled before the user chose"}, "cancelled"
 	case <-time.After(s.opts.ApplyTimeout):
-		return tools.Outcome{Reason: "the user did not apply it in time"}, nil
+		return tools.Outcome{Reason: "the user did not apply it in time"}, "you did not apply it in time"
 	}
 }
 
 // answerOffer records the user's choice on an offered proposal.
-func (s *Server) answerOffer(id string, out tools.Outcome) error {
+func (s *Server) answerOffer(id string, out tools.Outcome, why string) error {
 	o := s.offers.get(id)
 	if o == nil {
 		return fmt.Errorf("the proposal %s is no longer waiting: the run that made it has moved on", id)
 	}
 	select {
-	case o.done <- out:
+	case o.done <- offerAnswer{out, why}:
 	default:
 	}
 	return nil
