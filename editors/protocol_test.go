@@ -3,17 +3,10 @@ package editors
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
-
-// greetGo is the file the client scenarios edit.
-const greetGo = "package greet\n\n// Greet says hello.\nfunc Greet(name string) string {\n\treturn \"hello, \" + name\n}\n"
-
-// greetEdit is the agent's edit of greetGo, and turns before and after it.
-const greetEdit = `{"tool_calls": [{"name": "edit", "arguments": {"path": "greet.go", "old_text": "return \"hello, \" + name", "new_text": "return \"Hello, \" + name + \"!\""}}]}`
 
 // nodeProtocol returns node and the directory of the protocol-library
 // client, whose node_modules `npm ci` installs (.ci/install-node-client).
@@ -37,34 +30,7 @@ func nodeProtocol(t *testing.T) (node, dir string) {
 // to them. Each scenario is a node process; see protocol/scenarios.js.
 func TestProtocolLibrary(t *testing.T) {
 	node, dir := nodeProtocol(t)
-	logs := map[string]string{"README.md": "# Builds\nThe logs of the last three builds are under logs/.\n"}
-	for _, b := range []struct {
-		name string
-		ms   int
-	}{{"a", 120}, {"b", 130}, {"c", 990}} {
-		var s strings.Builder
-		for i := 1; i <= 40; i++ {
-			s.WriteString("build " + b.name + " step " + strconv.Itoa(i) + ": compiled package pkg" + strconv.Itoa(i) + " in " + strconv.Itoa(b.ms) + "ms without warnings\n")
-		}
-		logs["logs/"+b.name+".log"] = s.String()
-	}
-	for _, sc := range []struct {
-		name   string
-		script string
-		files  map[string]string
-	}{
-		{"apply", `[{"tool_calls": [{"name": "read", "arguments": {"path": "greet.go"}}]}, ` + greetEdit +
-			`, {"content": "Greet now capitalizes and ends with an exclamation mark."}]`, map[string]string{"greet.go": greetGo}},
-		{"typing", `[` + greetEdit + `, {"content": "Done."}]`, map[string]string{"greet.go": greetGo}},
-		{"typing-line", `[` + greetEdit + `, {"content": "Done."}]`, map[string]string{"greet.go": greetGo}},
-		{"cancel", `[{"tool_calls": [{"name": "edit", "arguments": {"path": "greet.go", "old_text": "return \"hello, \" + name", "new_text": "return \"Hello, \" + name"}}], "fault": {"latency": "4s"}}, {"content": "Done."}]`,
-			map[string]string{"greet.go": greetGo}},
-		{"compact", `[{"tool_calls": [{"name": "read", "arguments": {"path": "logs/a.log"}}]},
-			{"tool_calls": [{"name": "read", "arguments": {"path": "logs/b.log"}}]},
-			{"tool_calls": [{"name": "read", "arguments": {"path": "logs/c.log"}}]},
-			{"content": "All three builds passed; c.log is the slowest."},
-			{"content": "logs: logs/a.log, logs/b.log, logs/c.log\nresult: every build step passed\nslowest: c.log"}]`, logs},
-	} {
+	for _, sc := range clientScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			r := newRig(t, sc.script, sc.files)
 			start := time.Now()
