@@ -14,8 +14,14 @@ import (
 // the simulated engine's). The scenarios are emacs/test/reika-test.el.
 // The subtest "settings" plays "apply" without REIKA_ENDPOINT: the server
 // finds the engine only through the snippet's :initializationOptions.
-func TestEglot(t *testing.T) {
-	emacs := need(t, "emacs")
+func TestEglot(t *testing.T) { testEglot(t, need(t, "emacs"), "emacs-28") }
+
+// TestEglotCurrent runs them in a current Emacs (Debian trixie's 30.1, its
+// own eglot, `emacs-current` from .ci/install-emacs) with the README's
+// snippet for Emacs 29 and later, Go files in go-ts-mode.
+func TestEglotCurrent(t *testing.T) { testEglot(t, need(t, "emacs-current"), "emacs-29") }
+
+func testEglot(t *testing.T, emacs, snippetName string) {
 	driver, err := filepath.Abs(filepath.Join("emacs", "test", "reika-test.el"))
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +37,7 @@ func TestEglot(t *testing.T) {
 				play, env = "apply", r.envNoEndpoint()
 			}
 			init := filepath.Join(r.Tmp, "init.el")
-			text := r.withEndpoint(t, snippet(t, "emacs-28")) + "\n" + snippet(t, "emacs-command")
+			text := r.withEndpoint(t, snippet(t, snippetName)) + "\n" + snippet(t, "emacs-command")
 			if err := os.WriteFile(init, []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}

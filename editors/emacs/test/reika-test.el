@@ -16,12 +16,17 @@
 
 (defvar reika-test-messages nil "The server's showMessages, oldest first: (TYPE . TEXT).")
 (defvar reika-test-status nil "The reika/status notifications' params, oldest first.")
+(defvar reika-test-progress nil "The $/progress values, oldest first (eglot 1.9 gets none).")
 (defvar reika-test-apply-answers nil "How eglot answered each workspace/applyEdit: t or the error.")
 (defvar reika-test-before-apply nil "A function run once when the next workspace/applyEdit arrives.")
 
 (cl-defmethod eglot-handle-notification :before
   (_server (_method (eql window/showMessage)) &key type message)
   (setq reika-test-messages (append reika-test-messages (list (cons type message)))))
+
+(cl-defmethod eglot-handle-notification :before
+  (_server (_method (eql $/progress)) &key value &allow-other-keys)
+  (setq reika-test-progress (append reika-test-progress (list value))))
 
 (cl-defmethod eglot-handle-notification
   (_server (_method (eql reika/status)) &rest params)
@@ -98,6 +103,12 @@ only sign of a run's end."
 (defun reika-test-open (file)
   "Visit FILE and start eglot on it as M-x eglot does; return the server."
   (find-file (expand-file-name file))
+  ;; Emacs 29 and later visit a .go file in go-ts-mode when the Go
+  ;; tree-sitter grammar is installed; none is packaged for Debian's
+  ;; libtree-sitter, so the mode is chosen by hand (it runs without the
+  ;; grammar, without highlighting).
+  (when (and (eq major-mode 'fundamental-mode) (fboundp 'go-ts-mode) (string-suffix-p ".go" file))
+    (let ((warning-minimum-log-level :error)) (go-ts-mode)))
   (call-interactively #'eglot)
   (reika-test-wait "an eglot connection" #'eglot-current-server)
   (reika-test-wait "the server's status" (lambda () reika-test-status))
@@ -137,8 +148,11 @@ cannot be placed). Return which."
         (res (reika-test-execute "reika.ask" "Capitalize the greeting.")))
     (reika-test-check "reika.ask started" (eq (plist-get res :started) t) res)
     (reika-test-wait "eglot's answer to the applyEdit" (lambda () reika-test-apply-answers))
-    (reika-test-check "eglot refuses a stale version with an error"
-                      (not (eq (car reika-test-apply-answers) t)) reika-test-apply-answers)
+    ;; eglot 1.9 counts versions as the user types and refuses the stale
+    ;; edit with an error; eglot 1.17 (Emacs 30) counts them only when it
+    ;; sends the didChange, so it takes the edit as current. Either way, the
+    ;; buffer below must not have it on the wrong line.
+    (princ (format "eglot answered the applyEdit: %S\n" (car reika-test-apply-answers)))
     (eglot--signal-textDocument/didChange) ; what eglot's idle timer does
     (reika-test-typed-end mark before after)))
 
@@ -201,9 +215,11 @@ reika.ask; the agent's edit lands in the buffer."
          (mark (reika-test-mark)))
     (let ((res (reika-test-execute "reika.ask" "Capitalize the greeting.")))
       (reika-test-check "reika.ask started" (eq (plist-get res :started) t) res))
-    ;; eglot shows no progress: the server's notice that it works on it is
-    ;; the user's sign of a run under way (the engine takes 4 s to answer).
-    (reika-test-wait "the notice of a run under way" (lambda () (nthcdr (car mark) reika-test-messages)))
+    ;; The sign of a run under way (the engine takes 4 s to answer): to
+    ;; eglot 1.9, which shows no progress, the server's notice that it
+    ;; works on it; to a later eglot, the progress.
+    (reika-test-wait "a sign of a run under way"
+                     (lambda () (or (nthcdr (car mark) reika-test-messages) reika-test-progress)))
     (let ((t0 (float-time))
           (res (reika-test-execute "reika.cancel")))
       (reika-test-check "cancelled" (eq (plist-get res :cancelled) t) res)
