@@ -22,7 +22,11 @@ type clientCaps struct {
 	// zeroAsOne: Neovim without a plugin checks only versions above 0
 	// (EditOptions.VersionZeroAsOne). A client that advertises
 	// documentChanges (Neovim with Reika's plugin) checks them all.
-	zeroAsOne        bool
+	zeroAsOne bool
+	// skipsStale: Neovim skips a text document edit for a version its
+	// buffer has passed, answering applied:true. Other clients refuse
+	// it, or (eglot 1.17) apply it where it no longer belongs.
+	skipsStale       bool
 	annotations      bool // workspace.workspaceEdit.changeAnnotationSupport
 	resourceCreate   bool // workspace.workspaceEdit.resourceOperations has "create"
 	showDocument     bool // window.showDocument.support
@@ -55,6 +59,7 @@ func newClientCaps(c protocol.ClientCapabilities, encodings []string, info *prot
 	}
 	caps.versioned = caps.documentChanges || caps.name == "Neovim"
 	caps.zeroAsOne = caps.name == "Neovim" && !caps.documentChanges
+	caps.skipsStale = caps.name == "Neovim"
 	if td := c.TextDocument; td != nil && td.CodeAction != nil {
 		caps.codeActionLit = td.CodeAction.CodeActionLiteralSupport != nil
 		caps.codeActionResolv = td.CodeAction.ResolveSupport != nil

@@ -25,7 +25,7 @@ func TestReadInitialize(t *testing.T) {
 			name: "Neovim honours versioned edits though it does not advertise documentChanges",
 			params: `{"processId":1,"clientInfo":{"name":"Neovim","version":"0.7.2"},"capabilities":{
 				"workspace":{"applyEdit":true,"workspaceEdit":{"resourceOperations":["rename","create","delete"]}}}}`,
-			want: clientCaps{name: "Neovim", applyEdit: true, versioned: true, zeroAsOne: true, resourceCreate: true, messageActions: true, encoding: UTF16},
+			want: clientCaps{name: "Neovim", applyEdit: true, versioned: true, zeroAsOne: true, skipsStale: true, resourceCreate: true, messageActions: true, encoding: UTF16},
 		},
 		{
 			name:   "bare: message actions assumed, UTF-16",

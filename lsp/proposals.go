@@ -82,10 +82,15 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, st
 			return tools.Outcome{Reason: err.Error()}, "the editor cannot take it"
 		}
 		var res ApplyWorkspaceEditResult
-		if err := s.call(ctx, s.opts.ApplyTimeout, "workspace/applyEdit",
-			ApplyWorkspaceEditParams{Label: "Reika: " + changeLabel(plan), Edit: edit}, &res); err != nil {
-			if ctx.Err() != nil {
-				return tools.Outcome{Reason: "the run was cancelled before the editor answered"}, "cancelled"
+		// A cancel does not drop the answer: the editor may be applying
+		// the edit as the user cancels, and what it did must be told.
+		answerCtx, stop := graceAfter(ctx, cancelGrace)
+		err = s.call(answerCtx, s.opts.ApplyTimeout, "workspace/applyEdit",
+			ApplyWorkspaceEditParams{Label: "Reika: " + changeLabel(plan), Edit: edit}, &res)
+		stop()
+		if err != nil {
+			if answerCtx.Err() != nil && ctx.Err() != nil {
+				return tools.Outcome{Reason: "the run was cancelled before the editor answered; the editor may still apply the change"}, "cancelled before the editor answered"
 			}
 			// eglot answers an edit for a version it has passed with an
 			// error, not applied:false: placed again below like a refusal.
@@ -109,7 +114,7 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, st
 			case landed:
 				return s.applied(p, plan, replanned), ""
 			case missed:
-				if !c.versioned {
+				if !c.skipsStale {
 					s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s did not land as planned (you were typing there): check %s, undo reverts it", p.Path, l.where())
 					return tools.Outcome{Reason: fmt.Sprintf("The editor applied the change while the user was typing in the file, and the file now differs from what was planned around %s. Read the file again before changing it.", l.where())}, "it did not land as planned, check " + p.Path + " " + l.where()
 				}
@@ -157,6 +162,29 @@ func (s *Server) applied(p tools.Proposal, plan EditPlan, replanned bool) tools.
 		out.Note = "The user had changed the file since you read it; the change was placed on their text. Read the file again before changing it further."
 	}
 	return out
+}
+
+// cancelGrace is how long the answer to an applyEdit is awaited after the
+// run was cancelled.
+const cancelGrace = 5 * time.Second
+
+// graceAfter is a context that ends d after ctx does (or when stop is
+// called), keeping ctx's values.
+func graceAfter(ctx context.Context, d time.Duration) (context.Context, func()) {
+	out, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			select {
+			case <-time.After(d):
+			case <-stopped:
+			}
+		case <-stopped:
+		}
+		cancel()
+	}()
+	return out, func() { close(stopped) }
 }
 
 // changeLabel names a change for the editor's confirmation.
