@@ -130,14 +130,6 @@ func lineOf(t *testing.T, text, re string) int {
 	return 0
 }
 
-const greetGo = `package greet
-
-// Greet says hello.
-func Greet(name string) string {
-	return "hello, " + name
-}
-`
-
 // greetScript reads greet.go, changes its return line, and ends with
 // final; edit's fault (if any) delays the edit.
 func greetScript(final, fault string) string {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -130,8 +131,14 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, st
 				s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: you were editing the file as it arrived", p.Path)
 				return tools.Outcome{Reason: "The editor did not apply the change: the user was editing the file as it arrived. Read the file again before changing it."}, "you were editing the file"
 			default:
-				s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: the editor said it was, but the document did not change", p.Path)
-				return tools.Outcome{Reason: "The editor answered that it applied the change, but the document did not change. Read the file again before changing it."}, "the document did not change"
+				// eglot sends its changes only after the user paused
+				// typing: the edit may well be there. Take the editor's
+				// word for now, say it is unconfirmed, and check when
+				// the text arrives.
+				s.goOwned(func(ctx context.Context) { s.lateCheck(ctx, p, l) })
+				out := s.applied(p, plan, replanned)
+				out.Note = strings.TrimSpace(out.Note + " The editor reported the change applied, but its text has not reached the server yet: read the file before changing it again.")
+				return out, unconfirmed
 			}
 		}
 		// The user typed in the document while the edit was on its way,
@@ -151,6 +158,38 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, st
 		}
 		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, oneLine(reason))
 		return tools.Outcome{Reason: reason}, "declined"
+	}
+}
+
+// unconfirmed is the "why" of a change the editor said it applied whose
+// text has not arrived yet.
+const unconfirmed = "unconfirmed"
+
+// lateWait bounds the wait for the text of an unconfirmed change.
+const lateWait = time.Minute
+
+// lateCheck judges an unconfirmed change when the editor's text arrives,
+// and tells the user if it did not land as planned.
+func (s *Server) lateCheck(ctx context.Context, p tools.Proposal, l landing) {
+	ctx, cancel := context.WithTimeout(ctx, lateWait)
+	defer cancel()
+	for {
+		changed := s.docs.Changed()
+		cur := s.current(p.Abs)
+		if !cur.Open {
+			return
+		}
+		if cur.Version != l.from {
+			if l.judge(cur.Text) == missed {
+				s.showMessage(protocol.MessageTypeWarning, "Reika's earlier change to %s did not land as planned (you were typing there): check %s, undo reverts it", p.Path, l.where())
+			}
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 

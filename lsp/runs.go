@@ -57,7 +57,11 @@ func (r *activeRun) landed() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var ok, part, not []change
+	pending := 0
 	for _, c := range r.changes {
+		if c.out.Applied && c.why == unconfirmed {
+			pending++
+		}
 		switch {
 		case c.out.Applied:
 			ok = append(ok, c)
@@ -80,11 +84,16 @@ func (r *activeRun) landed() string {
 	if len(not) > 0 {
 		parts = append(parts, fmt.Sprintf("%d not applied: %s", len(not), not[0].why))
 	}
+	if pending > 0 {
+		parts[0] += fmt.Sprintf(" (%d unconfirmed: the editor has not sent its text yet)", pending)
+	}
 	line := strings.Join(parts, ", ")
 	if len(parts) == 1 {
 		// One kind: name the files, "1 change applied to a.go".
 		n := len(r.changes)
 		switch {
+		case len(ok) > 0 && pending > 0:
+			line = fmt.Sprintf("%d change%s applied to %s (%d unconfirmed: the editor has not sent its text yet)", n, plural(n), files(ok), pending)
 		case len(ok) > 0:
 			line = fmt.Sprintf("%d change%s applied to %s", n, plural(n), files(ok))
 		case len(part) > 0:
