@@ -93,6 +93,10 @@ type Config struct {
 	Env map[string]string
 	// InitializationOptions are sent with initialize.
 	InitializationOptions map[string]any
+	// Front, when set, is given the simulated engine's base URL (without
+	// /v1) and returns the base URL the server is pointed at instead: a
+	// proxy in front of the engine.
+	Front func(engineURL string) string
 	// Binary, when set, is a built reika-lsp started over stdio instead
 	// of lsp.Serve over net.Pipe.
 	Binary string
@@ -237,8 +241,12 @@ func Start(t testing.TB, cfg Config) *Editor {
 		e.Engine = StartEngine(t, ecfg, e.timeout)
 	}
 
+	endpoint := e.Engine.URL
+	if cfg.Front != nil {
+		endpoint = cfg.Front(endpoint)
+	}
 	env := map[string]string{
-		"REIKA_ENDPOINT":  e.Engine.URL + "/v1",
+		"REIKA_ENDPOINT":  endpoint + "/v1",
 		"XDG_CONFIG_HOME": filepath.Join(tmp, "xdg-config"),
 		"XDG_STATE_HOME":  xdgState,
 		"XDG_CACHE_HOME":  filepath.Join(tmp, "xdg-cache"),

@@ -1,0 +1,111 @@
+package llamatest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// The same model writes the same bytes; another seed, other weights; the
+// header is GGUF version 3 with the tensors and metadata it declares.
+func TestWriteModelIsDeterministic(t *testing.T) {
+	write := func(m Model) []byte {
+		var b bytes.Buffer
+		if err := WriteModel(&b, m); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	a, b := write(TinyModel), write(TinyModel)
+	if !bytes.Equal(a, b) {
+		t.Fatal("two writes of TinyModel differ")
+	}
+	other := TinyModel
+	other.Seed++
+	if c := write(other); len(c) != len(a) || bytes.Equal(c, a) {
+		t.Errorf("seed %d wrote %d bytes equal to seed %d's: %v", other.Seed, len(c), TinyModel.Seed, bytes.Equal(c, a))
+	}
+	if got := string(a[:4]); got != "GGUF" {
+		t.Fatalf("magic = %q, want GGUF", got)
+	}
+	version, tensors, kvs := binary.LittleEndian.Uint32(a[4:]), binary.LittleEndian.Uint64(a[8:]), binary.LittleEndian.Uint64(a[16:])
+	if want := uint64(3 + 9*TinyModel.Blocks); version != 3 || tensors != want || kvs != 20 {
+		t.Errorf("header: version %d, %d tensors, %d metadata = want 3, %d, 20", version, tensors, kvs, want)
+	}
+	if len(a)%ggufAlignment != 0 {
+		t.Errorf("the file is %d bytes, not a multiple of the alignment %d", len(a), ggufAlignment)
+	}
+	if err := WriteModel(io.Discard, Model{Embd: 30, Blocks: 1, Heads: 4, FF: 8}); err == nil {
+		t.Error("a width the heads do not divide was accepted")
+	}
+}
+
+// The patch puts the real figures in a completion, in a stream's usage
+// chunk and in the timings of its last chunk, and leaves the rest alone.
+func TestPatchPutsTheRealFigures(t *testing.T) {
+	x := Exchange{PromptTokens: 300, CacheN: 200, PromptN: 100, PromptMS: 50}
+	tests := []struct{ in, want string }{
+		{`{"choices":[],"usage":{"completion_tokens":5,"prompt_tokens":40,"total_tokens":45,"prompt_tokens_details":{"cached_tokens":0}},` +
+			`"timings":{"cache_n":0,"prompt_n":40,"prompt_ms":20,"prompt_per_token_ms":0.5,"prompt_per_second":2000,"predicted_n":5}}`,
+			`{"choices":[],"timings":{"cache_n":200,"predicted_n":5,"prompt_ms":50,"prompt_n":100,"prompt_per_second":2000,"prompt_per_token_ms":0.5},` +
+				`"usage":{"completion_tokens":5,"prompt_tokens":300,"prompt_tokens_details":{"cached_tokens":200},"total_tokens":305}}`},
+		{`{"choices":[{"delta":{"content":"hi"}}],"usage":null}`, `{"choices":[{"delta":{"content":"hi"}}],"usage":null}`},
+		{`[DONE]`, `[DONE]`},
+	}
+	for _, tt := range tests {
+		if got := string(x.patch([]byte(tt.in))); got != tt.want {
+			t.Errorf("patch(%s) =\n%s, want\n%s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// The recipe holds on the real engine: one token per byte (a space costs
+// three), the prompt cache reuses an append to the token, and a prompt
+// longer than the window is refused with llama.cpp's 400.
+func TestRealEngine(t *testing.T) {
+	s := Start(t, Options{Ctx: 1024})
+	chat := func(msgs ...string) (int, map[string]any) {
+		t.Helper()
+		var m []map[string]string
+		for i, c := range msgs {
+			m = append(m, map[string]string{"role": []string{"user", "assistant"}[i%2], "content": c})
+		}
+		body, _ := json.Marshal(map[string]any{"messages": m, "max_tokens": 1})
+		resp, err := http.Post(s.URL+"/v1/chat/completions", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, v
+	}
+	figures := func(v map[string]any) string {
+		usage, _ := v["usage"].(map[string]any)
+		timings, _ := v["timings"].(map[string]any)
+		return fmt.Sprintf("prompt_tokens=%v cache_n=%v prompt_n=%v", usage["prompt_tokens"], timings["cache_n"], timings["prompt_n"])
+	}
+	// ChatML puts 50 bytes around the first message:
+	// "<|im_start|>user\n" + "abc" + "<|im_end|>\n<|im_start|>assistant\n";
+	// the tokenizer adds a space in front (U+2581, three bytes).
+	if status, v := chat("abc"); status != 200 || figures(v) != "prompt_tokens=56 cache_n=0 prompt_n=56" {
+		t.Fatalf("first request: %d %s, want 200 prompt_tokens=56 cache_n=0 prompt_n=56", status, figures(v))
+	}
+	// Then "x y<|im_end|>\n" (16 tokens: the space is three) and the
+	// user's "<|im_start|>user\ndef<|im_end|>\n<|im_start|>assistant\n".
+	if status, v := chat("abc", "x y", "def"); status != 200 || figures(v) != "prompt_tokens=125 cache_n=56 prompt_n=69" {
+		t.Fatalf("an append: %d %s, want 200 prompt_tokens=125 cache_n=56 prompt_n=69", status, figures(v))
+	}
+	status, v := chat(strings.Repeat("z", 1100))
+	errv, _ := v["error"].(map[string]any)
+	if status != 400 || errv["type"] != "exceed_context_size_error" || errv["n_ctx"] != 1024.0 || errv["n_prompt_tokens"] != 1153.0 {
+		t.Fatalf("an overlong prompt: %d %v, want 400 exceed_context_size_error of 1153 tokens in 1024", status, v)
+	}
+}

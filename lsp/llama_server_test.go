@@ -1,0 +1,184 @@
+package lsp_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reika-lsp/reika/agent/engine/llamatest"
+	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/lsp/lsptest"
+)
+
+// A session against a real llama-server (llamatest: Debian's build over a
+// tiny random-weight model), through a proxy that takes the replies from
+// the simulator and the prefill figures and refusals from the real engine.
+// The server is told a window of 16384 tokens; the engine serves 8192. The
+// model reads 18 logs of ~900 tokens each (the engine's tokenizer spends a
+// token per byte), so the conversation outgrows the engine's window and
+// then, folded, the learnt one, again and again.
+//
+// Every request that appends to the previous one is reused to the token
+// by the engine's prompt cache (cache_n = the previous prompt_tokens), and
+// every request that does not follows a shrink event; the real refusal
+// (HTTP 400 exceed_context_size_error) is recovered by the emergency fold
+// with one retry, and the run ends with the model's answer without a
+// second refusal.
+func TestRealLlamaServer(t *testing.T) {
+	real := llamatest.Start(t, llamatest.Options{Ctx: 8192})
+	var proxy *llamatest.Proxy
+	const n = 18
+	script := append(shortReadTurns("a", n), sim.Turn{Content: "Every build passed."})
+	e := lsptest.Start(t, lsptest.Config{
+		Caps:    lsptest.Full(),
+		Files:   shortLogs("a", n),
+		Env:     map[string]string{"REIKA_CONTEXT_WINDOW": "16384"},
+		Engine:  sim.Config{Ctx: 16384, Script: script},
+		Timeout: 45 * time.Second,
+		Front: func(simURL string) string {
+			proxy = llamatest.StartProxy(t, real.URL, simURL)
+			return proxy.URL
+		},
+	})
+	e.Open("README.md")
+	from := e.Mark()
+	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Read every build log under logs/, one by one, and tell me whether they passed."}); err != nil {
+		t.Fatal(err)
+	}
+	if end := e.WaitRunEnd(from); !strings.HasPrefix(end.Line, "showMessage info: Reika: Every build passed.") {
+		t.Fatalf("the run ended with %q, want the model's answer\n%s", end.Line, e.Dump())
+	}
+	xs := proxy.Exchanges()
+	plan := planEvents(t, e.StateDir)
+	var report strings.Builder
+	for _, x := range xs {
+		fmt.Fprintf(&report, "  #%d %d messages: status %d prompt_tokens=%d cache_n=%d prompt_n=%d %.0f ms %s\n",
+			x.Seq, len(messagesOf(t, x.Body)), x.Status, x.PromptTokens, x.CacheN, x.PromptN, x.PromptMS, x.ErrorType)
+	}
+
+	// (a) Appends are reused to the token; anything else follows a shrink.
+	var prev *llamatest.Exchange // the last request the engine processed
+	appends, others, refusals := 0, 0, 0
+	prefilled, reused := 0, 0
+	for i := range xs {
+		x := &xs[i]
+		if x.Status != 200 {
+			refusals++
+			continue
+		}
+		prefilled += x.PromptN
+		reused += x.CacheN
+		if prev != nil {
+			if extends(t, prev.Body, x.Body) {
+				appends++
+				if x.CacheN != prev.PromptTokens {
+					t.Errorf("request #%d appends to #%d (%d tokens) but the engine reused %d of them",
+						x.Seq, prev.Seq, prev.PromptTokens, x.CacheN)
+				}
+				if !strings.HasPrefix(x.Prompt, prev.Prompt) {
+					t.Errorf("request #%d appends to #%d but its rendered prompt does not start with #%d's", x.Seq, prev.Seq, prev.Seq)
+				}
+			} else {
+				others++
+			}
+		}
+		prev = x
+	}
+	shrinks := plan["shed"] + plan["fold"] + refusals
+	t.Logf("%d requests: %d appends, %d after a shrink, %d refused; %d tokens prefilled, %d reused from the cache (%.0f%%); planned %v",
+		len(xs), appends, others, refusals, prefilled, reused, 100*float64(reused)/float64(prefilled+reused), plan)
+	if appends < 10 {
+		t.Errorf("only %d requests appended: the test tested little\n%s", appends, report.String())
+	}
+	if plan["shed"]+plan["fold"] == 0 {
+		t.Errorf("the session planned %v: want a shed or a fold beside the emergency one", plan)
+	}
+	if others > shrinks {
+		t.Errorf("%d requests rewrote the conversation after %d shrink events\n%s", others, shrinks, report.String())
+	}
+
+	// (b) The real refusal is recovered by the emergency fold.
+	if refusals != 1 {
+		t.Fatalf("the engine refused %d requests, want exactly one (a real overflow, then none)\n%s", refusals, report.String())
+	}
+	for i, x := range xs {
+		if x.Status == 200 {
+			continue
+		}
+		var refusal struct {
+			Error struct {
+				Type          string `json:"type"`
+				NPromptTokens int    `json:"n_prompt_tokens"`
+				NCtx          int    `json:"n_ctx"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(x.Error), &refusal); err != nil || x.Status != 400 ||
+			refusal.Error.Type != "exceed_context_size_error" || refusal.Error.NCtx != real.Ctx || refusal.Error.NPromptTokens <= real.Ctx {
+			t.Fatalf("request #%d was refused with %d %s, want llama.cpp's overflow of its %d-token window", x.Seq, x.Status, x.Error, real.Ctx)
+		}
+		if i+1 == len(xs) || xs[i+1].Status != 200 || extends(t, x.Body, xs[i+1].Body) {
+			t.Fatalf("the refused request #%d was not followed by one shrunk retry\n%s", x.Seq, report.String())
+		}
+		t.Logf("refused: %d tokens in a %d-token window; the retry #%d: %d tokens, %d reused",
+			refusal.Error.NPromptTokens, refusal.Error.NCtx, xs[i+1].Seq, xs[i+1].PromptTokens, xs[i+1].CacheN)
+	}
+	told := regexp.MustCompile(`^showMessage warning: Reika: the engine refused the request as too long \(\d+ tokens, window 8192\): .*retrying once$`)
+	shown := 0
+	for _, ev := range e.Events()[from:] {
+		if told.MatchString(ev.Line) {
+			shown++
+		}
+	}
+	if shown != 1 {
+		t.Errorf("the user was told of the refusal %d times, want once\n%s", shown, e.Dump())
+	}
+}
+
+// messagesOf are a chat request's messages, raw.
+func messagesOf(t *testing.T, body []byte) []json.RawMessage {
+	t.Helper()
+	return parseBody(t, body).Messages
+}
+
+// extends reports whether request b appends to request a: the same tools,
+// and a's messages, byte for byte, at the start of b's.
+func extends(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	pa, pb := parseBody(t, a), parseBody(t, b)
+	if !bytes.Equal(pa.Tools, pb.Tools) || len(pb.Messages) <= len(pa.Messages) {
+		return false
+	}
+	for i, m := range pa.Messages {
+		if !bytes.Equal(m, pb.Messages[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// shortReadTurns read logs/PREFIXi.log for i < n, one per turn.
+func shortReadTurns(prefix string, n int) []sim.Turn {
+	var out []sim.Turn
+	for i := range n {
+		out = append(out, sim.Turn{Content: fmt.Sprintf("Reading log %s%d.", prefix, i),
+			ToolCalls: []sim.ScriptCall{{Name: "read", Arguments: json.RawMessage(fmt.Sprintf(`{"path":"logs/%s%d.log"}`, prefix, i))}}})
+	}
+	return out
+}
+
+// shortLogs are n build logs of 12 lines (about 580 bytes) each.
+func shortLogs(prefix string, n int) map[string]string {
+	files := map[string]string{"README.md": "# Builds\n"}
+	for i := range n {
+		var b strings.Builder
+		for l := 1; l <= 12; l++ {
+			fmt.Fprintf(&b, "build %s%d step %d: compiled pkg%d in %dms\n", prefix, i, l, l, 100+l*7%90)
+		}
+		files[fmt.Sprintf("logs/%s%d.log", prefix, i)] = b.String()
+	}
+	return files
+}
