@@ -30,7 +30,7 @@ type clientCaps struct {
 	annotations      bool // workspace.workspaceEdit.changeAnnotationSupport
 	resourceCreate   bool // workspace.workspaceEdit.resourceOperations has "create"
 	showDocument     bool // window.showDocument.support
-	messageActions   bool // window.showMessage.messageActionItem (assumed when absent)
+	messageActions   bool // window.showMessage.messageActionItem, or eglot (which answers without saying so)
 	codeActionLit    bool // textDocument.codeAction.codeActionLiteralSupport
 	codeActionResolv bool // textDocument.codeAction.resolveSupport
 	encoding         Encoding
@@ -46,9 +46,11 @@ func newClientCaps(c protocol.ClientCapabilities, encodings []string, info *prot
 		caps.progress = w.WorkDoneProgress
 		caps.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
 	}
-	// Message actions are assumed unless the client says how it shows
-	// messages and leaves them out.
-	caps.messageActions = c.Window == nil || c.Window.ShowMessage == nil || c.Window.ShowMessage.MessageActionItem != nil
+	// The server asks (window/showMessageRequest) only a client that says
+	// it shows message actions: one that does not may never answer, and
+	// a run would wait for it. eglot answers though it does not say so.
+	caps.messageActions = c.Window != nil && c.Window.ShowMessage != nil && c.Window.ShowMessage.MessageActionItem != nil ||
+		caps.name == "Eglot"
 	if ws := c.Workspace; ws != nil {
 		caps.applyEdit = ws.ApplyEdit
 		if e := ws.WorkspaceEdit; e != nil {

@@ -25,19 +25,24 @@ func TestReadInitialize(t *testing.T) {
 			name: "Neovim honours versioned edits though it does not advertise documentChanges",
 			params: `{"processId":1,"clientInfo":{"name":"Neovim","version":"0.7.2"},"capabilities":{
 				"workspace":{"applyEdit":true,"workspaceEdit":{"resourceOperations":["rename","create","delete"]}}}}`,
-			want: clientCaps{name: "Neovim", applyEdit: true, versioned: true, zeroAsOne: true, skipsStale: true, resourceCreate: true, messageActions: true, encoding: UTF16},
+			want: clientCaps{name: "Neovim", applyEdit: true, versioned: true, zeroAsOne: true, skipsStale: true, resourceCreate: true, encoding: UTF16},
 		},
 		{
-			name:   "bare: message actions assumed, UTF-16",
+			name:   "bare: no message actions unless said (a client that does not say may never answer), UTF-16",
 			params: `{"processId":null,"capabilities":{}}`,
-			want:   clientCaps{messageActions: true, encoding: UTF16},
+			want:   clientCaps{encoding: UTF16},
+		},
+		{
+			name:   "eglot answers showMessageRequest though it does not say so",
+			params: `{"processId":1,"clientInfo":{"name":"Eglot","version":"1.9"},"capabilities":{"window":{"workDoneProgress":false}}}`,
+			want:   clientCaps{name: "Eglot", messageActions: true, encoding: UTF16},
 		},
 		{
 			name: "a capability the server never reads, in Lua's shape for an empty list, costs only itself",
 			params: `{"capabilities":{"workspace":{"applyEdit":true,"symbol":{"symbolKind":{"valueSet":{}}}},
 				"window":{"workDoneProgress":true}}}`,
 			wantSkipped: true,
-			want:        clientCaps{applyEdit: true, progress: true, messageActions: true, encoding: UTF16},
+			want:        clientCaps{applyEdit: true, progress: true, encoding: UTF16},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/reika-lsp/reika/agent"
+	"github.com/reika-lsp/reika/agent/tools"
 )
 
 // session is the agent session of this connection.
@@ -47,6 +48,12 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 	if len(folders) == 0 {
 		return nil, errNoWorkspace
 	}
+	// Without message actions nobody can be asked: a command off the
+	// allow list is refused at once, and the model tells the user why.
+	var confirm tools.Confirm
+	if s.caps().messageActions {
+		confirm = s.confirmBash
+	}
 	a, err := agent.Start(ctx, agent.Setup{
 		Settings:   editor,
 		Getenv:     s.opts.Getenv,
@@ -54,7 +61,7 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 		Folders:    folders,
 		Buffers:    s.docs,
 		Proposer:   s.propose,
-		Confirm:    s.confirmBash,
+		Confirm:    confirm,
 		StateDir:   s.opts.StateDir,
 		Resume:     resume,
 		RepoMap:    editorMap{s},
@@ -218,9 +225,6 @@ func (s *Server) closeSession() {
 
 // confirmBash asks the user whether the model may run a command.
 func (s *Server) confirmBash(ctx context.Context, command string) bool {
-	if !s.caps().messageActions {
-		return false
-	}
 	const run, deny = "Run it", "Don't run"
 	return s.ask(ctx, protocol.MessageTypeWarning, fmt.Sprintf("Reika wants to run: %s", clipLine(command, 300)), run, deny) == run
 }
