@@ -62,17 +62,20 @@ func vscodeExtension(t *testing.T) string {
 }
 
 // TestVSCodePackage packages the extension as the README tells users to
-// install it: a .vsix holding the compiled extension.
+// (npm run package): a .vsix holding the compiled extension and its
+// runtime dependencies only; then installs it with the README's command,
+// VS Code's code being code-server here.
 func TestVSCodePackage(t *testing.T) {
 	dir := vscodeExtension(t)
-	npx := need(t, "npx")
-	vsix := filepath.Join(t.TempDir(), "reika-0.1.0.vsix")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	npm := need(t, "npm")
+	tmp := t.TempDir()
+	vsix := filepath.Join(tmp, "reika-0.1.0.vsix")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, npx, "--no-install", "vsce", "package", "--skip-license", "--out", vsix)
+	cmd := exec.CommandContext(ctx, npm, "run", "package", "--", "--out", vsix)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("vsce package: %v\n%s", err, out)
+		t.Fatalf("npm run package: %v\n%s", err, out)
 	}
 	z, err := zip.OpenReader(vsix)
 	if err != nil {
@@ -96,6 +99,28 @@ func TestVSCodePackage(t *testing.T) {
 			t.Errorf("%s holds %s, which users do not need", filepath.Base(vsix), name)
 		}
 	}
+
+	t.Run("install", func(t *testing.T) {
+		codeServer := need(t, "reika-code-server")
+		bin, exts := filepath.Join(tmp, "bin"), filepath.Join(tmp, "extensions")
+		os.MkdirAll(bin, 0o755)
+		code := "#!/bin/sh\nexec " + codeServer + " --extensions-dir " + exts + " \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(bin, "code"), []byte(code), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "bash", "-euc", snippet(t, "vscode-install"))
+		cmd.Dir = tmp
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+			"HOME="+tmp, "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"), "XDG_DATA_HOME="+filepath.Join(tmp, "data"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("the README's install command: %v\n%s", err, out)
+		}
+		if _, err := os.Stat(filepath.Join(exts, "reika-lsp.reika-0.1.0", "out", "extension.js")); err != nil {
+			t.Errorf("the README's install command did not install the extension: %v", err)
+		}
+	})
 }
 
 // The scenarios' workspace and the engine's script, in the order the
@@ -112,7 +137,8 @@ const vscodeScript = `[
   {"tool_calls": [{"name": "edit", "arguments": {"path": "answer.go", "old_text": "return 41", "new_text": "return 42"}}]},
   {"content": "Answer now returns 42."},
   {"content": "Let me think about this slowly, word by word, so that the stream takes a while: the function prints a greeting, and the greeting is a constant, and nothing here looks wrong so far, but I will keep looking at every line until I am sure of it.", "fault": {"chunk_latency": "100ms"}},
-  {"content": "task: explain main.go\nstate: nothing changed"}
+  {"content": "task: explain main.go\nstate: nothing changed"},
+  {"content": "Nothing else."}
 ]`
 
 // driverRecord is one line of the driver's output.
@@ -154,6 +180,7 @@ type driverRecord struct {
 			Text    string `json:"text"`
 			Percent int    `json:"percent"`
 			Warn    bool   `json:"warn"`
+			Window  int    `json:"window"`
 		} `json:"last"`
 	} `json:"chip"`
 }
@@ -221,7 +248,7 @@ func TestVSCode(t *testing.T) {
 		fmt.Sprintf("--remote-debugging-port=%d", cdp), "--remote-allow-origins=*",
 		"--user-data-dir="+filepath.Join(r.Tmp, "chromium"), base+"/?folder="+r.WS)
 
-	recs := waitDriver(t, out, 80*time.Second, userData)
+	recs := waitDriver(t, out, 120*time.Second, userData)
 	for _, rec := range recs {
 		if rec.Error != "" {
 			logExtensionHost(t, userData)
@@ -325,6 +352,16 @@ func TestVSCode(t *testing.T) {
 		// reached the server.
 		if !strings.HasPrefix(rec.StatusLine, "Reika: ctx") || !strings.Contains(rec.StatusLine, r.Endpoint) || strings.Contains(rec.StatusLine, "\n") {
 			t.Errorf("Reika: Status said %q, want one line with the chip and %s", rec.StatusLine, r.Endpoint)
+		}
+	})
+
+	t.Run("settings change", func(t *testing.T) {
+		rec := byName["settings"]
+		if !strings.Contains(string(rec.Ask.Result), `"started":true`) {
+			t.Fatalf("the ask after the change = %s, want a started run", rec.Ask.Result)
+		}
+		if rec.Chip.Last == nil || rec.Chip.Last.Window != 12288 {
+			t.Errorf("after reika.contextWindow = 12288 the chip is %+v, want a window of 12288", rec.Chip.Last)
 		}
 	})
 }

@@ -221,10 +221,12 @@ async function run() {
   select(ed, 'return "hello, " + name');
   let a = await ask("Capitalize the greeting.", true);
   await sleep(300);
-  const statusBar = await waitFor("the chip in the status bar", async () => {
-    const items = await browser.statusBar();
-    return items.some((i) => i.text.includes("ctx")) && items;
-  }, 5000).catch(() => browser.statusBar());
+  // The chip as the status bar shows it (the DOM), once it has caught up.
+  let statusBar;
+  await waitFor("the chip in the status bar", async () => {
+    statusBar = await browser.statusBar();
+    return statusBar.some((i) => i.text === api.chip().text);
+  }, 5000).catch(() => {});
   record({ scenario: "ask", ask: a, edits: edits.splice(0), text: ed.document.getText(), chip: api.chip(), statusBar });
 
   // 2. The user types above the target just before the edit arrives.
@@ -254,6 +256,12 @@ async function run() {
   const compactLine = await vscode.commands.executeCommand("reika.vscode.compact");
   const statusLine = await vscode.commands.executeCommand("reika.vscode.status");
   record({ scenario: "compact", compactLine, statusLine, chip: api.chip() });
+
+  // 5. A setting changed while the server runs reaches it: the next run
+  // works in the new window.
+  await vscode.workspace.getConfiguration("reika").update("contextWindow", 12288, vscode.ConfigurationTarget.Global);
+  a = await ask("Anything else?", false);
+  record({ scenario: "settings", ask: a, chip: api.chip() });
 }
 
 module.exports = { activate, deactivate() {} };
