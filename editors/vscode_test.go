@@ -355,6 +355,14 @@ func TestVSCode(t *testing.T) {
 		}
 	})
 
+	t.Run("only set settings sent", func(t *testing.T) {
+		// reika.warmup's default (true) against REIKA_WARMUP=0: a warm-up
+		// (a one-token request) means the extension sent a default.
+		if regexp.MustCompile(`(?m)^sim: #\d+ .*gen=1 finish=length`).MatchString(r.Log.String()) {
+			t.Errorf("the engine got a warm-up request: the extension sent settings the user did not set\n%s", r.Log)
+		}
+	})
+
 	t.Run("settings change", func(t *testing.T) {
 		rec := byName["settings"]
 		if !strings.Contains(string(rec.Ask.Result), `"started":true`) {

@@ -120,8 +120,16 @@ async function run() {
 
   // The server's messages, as the user sees them (and shown as usual).
   const messages = [];
+  // The order of messages and progress, to find a run's end: the progress
+  // ends, then the closing message comes.
+  const events = [];
+  const ended = (from) => {
+    const end = events.indexOf("end", from);
+    return end >= 0 && events.indexOf("message", end) > end;
+  };
   client.onNotification("window/showMessage", (m) => {
     messages.push(m.message);
+    events.push("message");
     void vscode.window.showInformationMessage(m.message);
   });
 
@@ -180,6 +188,7 @@ async function run() {
   const progress = [];
   client.clientOptions.middleware.handleWorkDoneProgress = (token, params, next) => {
     progress.push(params);
+    events.push(params.kind);
     next(token, params);
   };
 
@@ -199,6 +208,7 @@ async function run() {
   // run's closing message.
   async function ask(instruction, viaInputBox) {
     const before = messages.length;
+    const from = events.length;
     let result;
     if (viaInputBox) {
       const pending = vscode.commands.executeCommand("reika.vscode.ask");
@@ -212,7 +222,7 @@ async function run() {
     if (!result || !result.started) {
       return { result, messages: messages.slice(before) };
     }
-    await waitFor("the run's closing message", () => messages.length > before && api.chip().last && !api.chip().last.running);
+    await waitFor("the run's closing message", () => ended(from));
     return { result, messages: messages.slice(before) };
   }
 
@@ -241,6 +251,7 @@ async function run() {
   ed = await open("main.go");
   select(ed, 'println("hi")');
   const before = messages.length;
+  const from = events.length;
   progress.length = 0;
   const started = await vscode.commands.executeCommand("reika.vscode.ask", "Explain this.");
   await waitFor("the run's first round", () => progress.some((p) => p.kind === "report" && /^round 1\b/.test(p.message || "")));
@@ -249,7 +260,7 @@ async function run() {
   // that the cancel cut the stream.
   await sleep(1000);
   const cancelLine = await vscode.commands.executeCommand("reika.vscode.cancel");
-  await waitFor("the run's closing message", () => messages.length > before && progress.some((p) => p.kind === "end"));
+  await waitFor("the run's closing message", () => ended(from));
   record({ scenario: "cancel", started, cancelLine, messages: messages.slice(before), progress: progress.slice(), edits: edits.splice(0), text: ed.document.getText() });
 
   // 4. Compact, then Status.
