@@ -1,0 +1,100 @@
+// The names Reika adds to the protocol, mirrored from lsp/names.go: this
+// file is the only place the extension spells them, and
+// editors/names_test.go fails when the two drift apart.
+
+/** Runs the agent: {instruction, uri?, range?}. */
+export const cmdAsk = "reika.ask";
+/** Writes the note and folds now. */
+export const cmdCompact = "reika.compact";
+/** Returns (and shows) the ctx chip and the budget. */
+export const cmdStatus = "reika.status";
+/** Stops the run under way. */
+export const cmdCancel = "reika.cancel";
+/** Writes the whole transcript as Markdown and opens it. */
+export const cmdSave = "reika.save";
+/** Starts a new session. */
+export const cmdNewSession = "reika.newSession";
+/** Continues the workspace's previous session from its transcript. */
+export const cmdResume = "reika.resume";
+/** Opens the current recap as a document the user can edit. */
+export const cmdShowRecap = "reika.showRecap";
+/** Answer a proposal offered as code actions (clients without applyEdit). */
+export const cmdApplyProposal = "reika.applyProposal";
+export const cmdApplyHunk = "reika.applyHunk";
+export const cmdRejectProposal = "reika.rejectProposal";
+
+/** Every command the server executes, in the order initialize advertises them. */
+export const commands = [
+  cmdAsk, cmdCompact, cmdStatus, cmdCancel, cmdSave, cmdNewSession, cmdResume, cmdShowRecap,
+  cmdApplyProposal, cmdApplyHunk, cmdRejectProposal,
+];
+
+/** Carries the ctx chip's fields to the status bar. */
+export const statusNotification = "reika/status";
+
+/** reika/status's params: the ctx chip's fields. */
+export interface StatusParams {
+  percent: number; // of the shed point
+  running: boolean; // a run is under way
+  shed_point: number;
+  size: number; // tokens in the last request
+  text: string; // the chip as the status line shows it
+  warn: boolean; // a shed is near
+  window: number;
+}
+
+/** reika.ask's answer. */
+export interface AskResult {
+  reason?: string;
+  started: boolean;
+}
+
+/** reika.cancel's answer. */
+export interface CancelResult {
+  cancelled: boolean;
+}
+
+/** reika.newSession's answer. */
+export interface NewSessionResult {
+  ok: boolean;
+}
+
+/** reika.status's answer (the budget left out: the server shows it). */
+export interface StatusResult {
+  chip: string;
+  endpoint: string;
+  model: string;
+  percent: number;
+  running: boolean;
+  size: number;
+  transcript: string;
+  warn: boolean;
+  window: number;
+}
+
+/** reika.compact's answer. */
+export interface CompactResult {
+  after: number;
+  before: number;
+  compacted: boolean;
+  reason?: string;
+  recap_chars?: number;
+}
+
+/** reika.save's answer. */
+export interface PathResult {
+  path: string;
+}
+
+/** reika.showRecap's answer: Recap false when there is no recap yet. */
+export interface RecapResult {
+  path?: string;
+  recap?: boolean;
+}
+
+/** reika.resume's answer. */
+export interface ResumeResult {
+  messages?: number;
+  path?: string;
+  resumed: boolean;
+}

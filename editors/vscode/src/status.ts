@@ -1,0 +1,65 @@
+import * as vscode from "vscode";
+import { StatusParams } from "./names";
+
+/** The share of the shed point from which the chip turns to a warning. */
+export const warnPercent = 80;
+
+/**
+ * The ctx chip in the status bar: the text of the last reika/status, on
+ * the warning background when a shed is near. Clicking it runs Reika:
+ * Status.
+ */
+export class StatusChip implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+  private last: StatusParams | undefined;
+  private warning = false;
+  private error = false;
+
+  constructor(command: string) {
+    this.item = vscode.window.createStatusBarItem("reika.ctx", vscode.StatusBarAlignment.Right, 100);
+    this.item.name = "Reika context";
+    this.item.command = command;
+    this.item.text = "Reika";
+    this.item.tooltip = "Reika: no request yet. Click for the status.";
+    this.item.show();
+  }
+
+  update(p: StatusParams): void {
+    this.last = p;
+    this.item.text = (p.running ? "$(sync~spin) " : "") + p.text;
+    this.item.tooltip = `Reika: ${p.size} of ${p.window} tokens in the last request; the oldest turns fold at ${p.shed_point} (${p.percent}%). Click for the status.`;
+    this.warning = warns(p);
+    this.error = false;
+    this.item.backgroundColor = this.warning ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
+  }
+
+  /** Shows that there is no server, and why, until the next start. */
+  failed(why: string): void {
+    this.last = undefined;
+    this.item.text = "$(error) Reika";
+    this.item.tooltip = why;
+    this.warning = false;
+    this.error = true;
+    this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
+  }
+
+  /** What the chip shows now: for the extension's API (and its tests). */
+  state(): { text: string; tooltip: string; warning: boolean; error: boolean; last?: StatusParams } {
+    return {
+      text: this.item.text,
+      tooltip: String(this.item.tooltip ?? ""),
+      warning: this.warning,
+      error: this.error,
+      last: this.last,
+    };
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
+
+/** Whether the chip warns: the server says so, or the prompt is near the shed point. */
+export function warns(p: StatusParams): boolean {
+  return p.warn || p.percent >= warnPercent;
+}
