@@ -153,8 +153,26 @@ func (s *Session) Compact() error {
 	case !s.foldable():
 		return errors.New("nothing to fold: the conversation is no longer than the turns a fold keeps")
 	}
+	if n := s.foldableTokens(); n < minCompact {
+		return fmt.Errorf("nothing worth folding: the turns a fold would replace hold about %d tokens, less than a recap and the note take (%d)", n, minCompact)
+	}
 	s.compact = true
 	return nil
+}
+
+// minCompact is the least a compaction must fold, in tokens: the note
+// round and the recap's scaffolding cost about this much, so folding less
+// would grow the request.
+const minCompact = 1024
+
+// foldableTokens estimates what a fold of everything before the current
+// round would replace.
+func (s *Session) foldableTokens() int {
+	n := 0
+	for i := s.foldedUpTo + 1; i < s.currentStart() && i < len(s.entries); i++ {
+		n += s.entryTokens(i)
+	}
+	return n
 }
 
 // EditRecap replaces the current recap's text with the user's edit; the

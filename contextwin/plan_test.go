@@ -418,6 +418,15 @@ func TestCompact(t *testing.T) {
 		t.Errorf("Compact() on a new session = %v, want nothing to fold", err)
 	}
 	b.send()
+	// A few small rounds: a fold would replace less than a recap and the
+	// note cost, and grow the request.
+	for r := 0; r < 3; r++ {
+		b.call(Read, fmt.Sprintf("small%d.go", r), body(40))
+		b.send()
+	}
+	if err := b.s.Compact(); err == nil || !strings.Contains(err.Error(), "nothing worth folding") {
+		t.Errorf("Compact() after three small rounds = %v, want nothing worth folding", err)
+	}
 	for r := 0; r < 30; r++ {
 		b.call(Read, fmt.Sprintf("f%d.go", r), body(2000))
 		if p := b.send(); p.Event != Append {
