@@ -59,7 +59,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := newServer(ctx, opts)
-	s.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	s.conn = jsonrpc2.NewConn(newStream(rwc, maxMessage, s.log))
 	s.conn.Go(ctx, s.handle)
 	select {
 	case <-s.conn.Done():
