@@ -21,11 +21,20 @@ type askArgs struct {
 	Range       *protocol.Range      `json:"range,omitempty"`
 }
 
+// maxInstruction bounds reika.ask's instruction: the model reads it in
+// every request of the run, and a client's runaway paste should not fill
+// the window and the server's memory.
+const maxInstruction = 256 << 10
+
 // startAsk starts a run in the background and returns at once. A second
 // ask while one runs gets a clear answer instead.
 func (s *Server) startAsk(key string, a askArgs) (*AskResult, error) {
 	if strings.TrimSpace(a.Instruction) == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask needs an instruction")
+	}
+	if len(a.Instruction) > maxInstruction {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask: the instruction is %d bytes, over the limit of %d (%d KiB): shorten it, or save the text to a file in the workspace and ask about the file",
+			len(a.Instruction), maxInstruction, maxInstruction>>10)
 	}
 	if s.runs.busy() {
 		s.showMessage(protocol.MessageTypeWarning, "Reika is already working on a request: wait for it, or run reika.cancel")

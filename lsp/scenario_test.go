@@ -438,6 +438,8 @@ var stepVerbs = map[string]verb{
 	"wait":             {arity: 2, run: (*runner).stepWait, observes: true},
 	"expect":           {arity: 2, run: (*runner).stepExpect, observes: true},
 	"shutdown":         {arity: 1, run: (*runner).stepShutdown},
+	"raw":              {arity: 2, run: (*runner).stepRaw, notifies: true},
+	"raw-body":         {arity: 2, run: (*runner).stepRawBody, notifies: true},
 }
 
 // step runs one step:
@@ -472,6 +474,10 @@ var stepVerbs = map[string]verb{
 //	expect request N|last /re/     what was new in engine request N
 //	expect file PATH /re/ | expect transcript-file /re/
 //	shutdown                       shutdown and exit; Serve must return
+//	raw "BYTES"                    write BYTES (Go-quoted) to the server as they are
+//	raw-body TEXT                  write the rest of the line as one message's
+//	                               body, framed with its Content-Length
+//	                               (answers to both show as "answer id …" lines)
 //
 // JSON may name $URI(path) and $WS; PATH may be @shown, the last file the
 // server opened with showDocument. Each verb is one entry of stepVerbs.
@@ -756,6 +762,13 @@ func (r *runner) stepShutdown(line string, _ []string) {
 		res = "Serve returned " + err.Error()
 	}
 	r.results = append(r.results, line+" → "+res)
+}
+
+func (r *runner) stepRaw(_ string, args []string) { r.e.Raw([]byte(args[1])) }
+
+func (r *runner) stepRawBody(line string, _ []string) {
+	body := strings.TrimSpace(strings.TrimPrefix(line, "raw-body"))
+	r.e.Raw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)))
 }
 
 // expectations are what expect checks, by its first word.

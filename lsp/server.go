@@ -39,6 +39,10 @@ type Options struct {
 	Log io.Writer
 }
 
+// ErrExitWithoutShutdown is Serve's error when the client sent exit
+// without shutdown before it: LSP asks the server to exit with code 1.
+var ErrExitWithoutShutdown = errors.New("the client sent exit without shutdown first")
+
 // Serve speaks LSP on rwc until the client exits or ctx is cancelled.
 // Every goroutine it starts is stopped before it returns, except a reader
 // blocked on an rwc whose Close does not interrupt it (stdin), which is
@@ -59,7 +63,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := newServer(ctx, opts)
-	s.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	s.conn = jsonrpc2.NewConn(newStream(rwc, maxMessage, s.log))
 	s.conn.Go(ctx, s.handle)
 	select {
 	case <-s.conn.Done():
@@ -72,6 +76,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	s.wg.Wait()
 	s.closeSession()
 	s.repo.Close()
+	if s.exitRequested() && serverState(s.state.Load()) != stateShutdown {
+		return ErrExitWithoutShutdown
+	}
 	if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) && !isClosed(err) && !s.exitRequested() {
 		return err
 	}

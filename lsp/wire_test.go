@@ -3,10 +3,13 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -162,5 +165,40 @@ func TestContextKeysCollide(t *testing.T) {
 	ctx = protocol.WithClient(ctx, protocol.ClientDispatcher(nil, zap.NewNop()))
 	if protocol.LoggerFromContext(ctx) == logger {
 		t.Error("the logger survives WithClient; the keys no longer collide")
+	}
+}
+
+// Defect 8: one well-framed message the library cannot decode ends its
+// connection, unanswered. The server reads through its own stream
+// (stream.go), which answers such messages and reads on.
+func TestOneBadMessageEndsTheConnection(t *testing.T) {
+	for _, body := range []string{
+		`this is not JSON`,
+		`{"jsonrpc":"1.0","id":1,"method":"shutdown"}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"shutdown"}]`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"shutdown"}`,
+	} {
+		clientSide, serverSide := net.Pipe()
+		srv := jsonrpc2.NewConn(jsonrpc2.NewStream(serverSide))
+		srv.Go(context.Background(), jsonrpc2.MethodNotFoundHandler)
+		answered := make(chan []byte, 1)
+		go func() {
+			b, _ := io.ReadAll(clientSide)
+			answered <- b
+		}()
+		fmt.Fprintf(clientSide, "Content-Length: %d\r\n\r\n%s", len(body), body)
+		select {
+		case <-srv.Done():
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s: the library's connection read on; the defect is gone, the server's own stream may go", body)
+		}
+		srv.Close()
+		clientSide.Close()
+		if b := <-answered; len(b) > 0 {
+			t.Errorf("%s: the library answered %q", body, b)
+		}
+		if srv.Err() == nil {
+			t.Errorf("%s: the connection ended without an error", body)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package lsptest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -162,6 +163,7 @@ type Editor struct {
 	pmu     sync.Mutex
 	nextID  int
 	pending map[string]chan *message
+	rawIDs  map[string]bool // ids of requests sent with Raw, not answered yet
 
 	inbox inbox
 
@@ -201,7 +203,7 @@ func Start(t testing.TB, cfg Config) *Editor {
 	t.Helper()
 	e := &Editor{
 		t: t, cfg: cfg, timeout: cfg.Timeout,
-		pending: map[string]chan *message{}, docs: map[string]*Document{},
+		pending: map[string]chan *message{}, rawIDs: map[string]bool{}, docs: map[string]*Document{},
 		changed: make(chan struct{}), serverLog: &lockedBuffer{},
 		serveDone: make(chan error, 1), dispatched: make(chan struct{}),
 	}
@@ -503,7 +505,15 @@ func (e *Editor) dispatch(body []byte) {
 		e.pmu.Lock()
 		ch := e.pending[idKey(m.ID)]
 		delete(e.pending, idKey(m.ID))
+		raw := e.rawIDs[idKey(m.ID)]
+		delete(e.rawIDs, idKey(m.ID))
 		e.pmu.Unlock()
+		if ch == nil && (raw || idKey(m.ID) == "null") {
+			// An answer to a message sent with Raw (null: to one whose
+			// id could not be read) is what the user's editor would log.
+			e.record("(answer)", body, describeAnswer(&m))
+			return
+		}
 		if ch == nil {
 			e.violation("a response to no request: id %s", m.ID)
 			return
@@ -695,6 +705,43 @@ func (e *Editor) Notify(method string, params any) {
 	if err := e.write(msg); err != nil && !e.shut {
 		e.t.Errorf("notify %s: %v", method, err)
 	}
+}
+
+// Raw writes data to the server as it is: garbage, or messages the
+// editor would not send. The answers to the requests in it (those framed
+// well enough to read their id) and the answers with a null id are
+// recorded as lines, "answer id ID: error CODE: MESSAGE"; a second answer
+// to one id is a violation.
+func (e *Editor) Raw(data []byte) {
+	r := bufio.NewReader(bytes.NewReader(data))
+	for {
+		body, err := readMessage(r)
+		if err != nil {
+			break
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method json.RawMessage `json:"method"`
+		}
+		if json.Unmarshal(body, &m) == nil && len(m.ID) > 0 && idKey(m.ID) != "null" && m.Method != nil {
+			e.pmu.Lock()
+			e.rawIDs[idKey(m.ID)] = true
+			e.pmu.Unlock()
+		}
+	}
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	if _, err := e.w.Write(data); err != nil && !e.shut {
+		e.t.Errorf("raw write: %v", err)
+	}
+}
+
+// describeAnswer is the one-line form of an answer to a raw message.
+func describeAnswer(m *message) string {
+	if m.Error != nil {
+		return fmt.Sprintf("answer id %s: error %d: %s", m.ID, m.Error.Code, m.Error.Message)
+	}
+	return fmt.Sprintf("answer id %s: %s", m.ID, m.Result)
 }
 
 // CancelRequest sends $/cancelRequest for a request, with its id as it

@@ -1,0 +1,267 @@
+package lsp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"strconv"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// maxMessage bounds the body of one message from the client. A larger
+// one is skipped without being held in memory and refused.
+const maxMessage = 64 << 20
+
+// stream frames JSON-RPC messages with Content-Length headers, as
+// jsonrpc2.NewStream does, and checks every body before the library sees
+// it: go.lsp.dev/jsonrpc2 ends the connection on the first body it cannot
+// decode (defect 8 in doc.go). A body that is not JSON is answered with
+// ParseError, one that is not a request the library can take (a batch,
+// "jsonrpc" other than "2.0", an id that is not a string or a 32-bit
+// integer, a method that is not a string) with InvalidRequest, a body over
+// the limit with InvalidRequest too; the stream then reads on. A response
+// from the client that the library cannot take is logged and dropped:
+// answering an answer could start a loop. Only broken framing (a missing
+// or bad Content-Length, a header line over 4 KiB, the input ending
+// inside a message) ends the stream.
+//
+// Read is called by the connection's reader only; Write may be called
+// from any goroutine.
+type stream struct {
+	rwc io.ReadWriteCloser
+	in  *bufio.Reader
+	max int64
+	log *log.Logger
+
+	wmu sync.Mutex      // serializes writes: the library's and the stream's own answers
+	out jsonrpc2.Stream // the library's stream, used only to write
+}
+
+func newStream(rwc io.ReadWriteCloser, max int64, log *log.Logger) *stream {
+	return &stream{rwc: rwc, in: bufio.NewReaderSize(rwc, maxHeaderLine), max: max, log: log, out: jsonrpc2.NewStream(rwc)}
+}
+
+// maxHeaderLine bounds one header line, and so the memory a header takes.
+const maxHeaderLine = 4096
+
+// Read returns the next message the library can take, answering the bad
+// ones before it.
+func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, total, err
+		}
+		length, n, err := s.readHeader()
+		total += n
+		if err != nil {
+			return nil, total, err
+		}
+		if length > s.max {
+			r, err := s.skip(length)
+			total += length
+			if err != nil {
+				return nil, total, err
+			}
+			if err := s.refuse(r); err != nil {
+				return nil, total, err
+			}
+			continue
+		}
+		body := make([]byte, length)
+		if _, err := io.ReadFull(s.in, body); err != nil {
+			return nil, total, fmt.Errorf("the input ended inside a message of %d bytes: %w", length, unexpected(err))
+		}
+		total += length
+		msg, r := check(body)
+		if r == nil {
+			return msg, total, nil
+		}
+		if err := s.refuse(r); err != nil {
+			return nil, total, err
+		}
+	}
+}
+
+// readHeader reads a message's header up to its blank line and returns
+// its Content-Length. Other headers (Content-Type) are ignored: LSP has
+// only UTF-8.
+func (s *stream) readHeader() (length, n int64, err error) {
+	length = -1
+	for first := true; ; first = false {
+		line, err := s.in.ReadSlice('\n')
+		n += int64(len(line))
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			return 0, n, fmt.Errorf("a header line longer than %d bytes: %.40q…", maxHeaderLine, line)
+		case err == io.EOF && first && len(line) == 0:
+			return 0, n, io.EOF // the client closed the stream between messages
+		case err != nil:
+			return 0, n, fmt.Errorf("the input ended inside a message's header: %w", unexpected(err))
+		}
+		text := strings.TrimSpace(string(line))
+		if text == "" {
+			if length < 0 {
+				return 0, n, fmt.Errorf("a message without Content-Length")
+			}
+			return length, n, nil
+		}
+		name, value, ok := strings.Cut(text, ":")
+		if !ok {
+			return 0, n, fmt.Errorf("a header line without a colon: %.40q", text)
+		}
+		if strings.EqualFold(strings.TrimSpace(name), jsonrpc2.HdrContentLength) {
+			value = strings.TrimSpace(value)
+			length, err = strconv.ParseInt(value, 10, 64)
+			if err != nil || length < 0 {
+				return 0, n, fmt.Errorf("a bad Content-Length: %.40q", value)
+			}
+		}
+	}
+}
+
+// unexpected names an end of input inside a message as such.
+func unexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// Write sends a message; it may be called from any goroutine.
+func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.out.Write(ctx, msg)
+}
+
+// Close closes the underlying stream.
+func (s *stream) Close() error { return s.rwc.Close() }
+
+// refusal is the stream's own answer to a body it does not pass on.
+type refusal struct {
+	id      json.RawMessage // the request's id as it came; nil for null
+	code    jsonrpc2.Code
+	message string
+	// drop: the body looks like a response, which is never answered;
+	// the refusal is only logged.
+	drop bool
+}
+
+// refuse logs r and answers it unless it is dropped.
+func (s *stream) refuse(r *refusal) error {
+	id := r.id
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	if r.drop {
+		s.log.Printf("dropped a response from the client: %s", r.message)
+		return nil
+	}
+	s.log.Printf("refused a message (id %s): %s", id, r.message)
+	body, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc2.Error  `json:"error"`
+	}{"2.0", id, jsonrpc2.Error{Code: r.code, Message: r.message}})
+	if err != nil {
+		return fmt.Errorf("answering a bad message: %w", err)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err = fmt.Fprintf(s.rwc, "%s: %d\r\n\r\n%s", jsonrpc2.HdrContentLength, len(body), body)
+	return err
+}
+
+// check decides whether body goes to the library: it returns the decoded
+// message, or why not.
+func check(body []byte) (jsonrpc2.Message, *refusal) {
+	if !json.Valid(body) {
+		err := json.Unmarshal(body, new(json.RawMessage)) // for the syntax error's text
+		return nil, &refusal{code: jsonrpc2.ParseError, message: fmt.Sprintf("the message is not JSON (%v): %.40q", err, body)}
+	}
+	switch b := bytes.TrimLeft(body, " \t\r\n"); b[0] {
+	case '{':
+	case '[':
+		return nil, &refusal{code: jsonrpc2.InvalidRequest, message: "a batch (a JSON array): LSP sends one message at a time"}
+	default:
+		return nil, &refusal{code: jsonrpc2.InvalidRequest, message: "the message is not a JSON object"}
+	}
+	var m struct {
+		JSONRPC json.RawMessage `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  json.RawMessage `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, &refusal{code: jsonrpc2.InvalidRequest, message: "the message is not a JSON-RPC message: " + err.Error()}
+	}
+	id := answerableID(m.ID)
+	if m.Method == nil && m.ID == nil && m.Result == nil && m.Error == nil {
+		return nil, &refusal{code: jsonrpc2.InvalidRequest, message: "a JSON object with no method, id, result or error is no JSON-RPC message"}
+	}
+	if m.Method == nil {
+		// A response: the library matches it to the server's call, or
+		// ignores it; one it cannot decode is dropped.
+		msg, err := jsonrpc2.DecodeMessage(body)
+		if err != nil {
+			return nil, &refusal{drop: true, message: fmt.Sprintf("%v: %.200s", err, body)}
+		}
+		return msg, nil
+	}
+	var method string
+	if json.Unmarshal(m.Method, &method) != nil || method == "" {
+		return nil, &refusal{id: id, code: jsonrpc2.InvalidRequest, message: "the method must be a non-empty string"}
+	}
+	if string(m.JSONRPC) != `"2.0"` {
+		got := string(m.JSONRPC)
+		if got == "" {
+			got = "missing"
+		}
+		return nil, &refusal{id: id, code: jsonrpc2.InvalidRequest, message: fmt.Sprintf(`%s: "jsonrpc" must be "2.0", not %.20s`, method, got)}
+	}
+	if m.ID != nil && string(m.ID) != "null" {
+		var lib jsonrpc2.ID
+		if lib.UnmarshalJSON(m.ID) != nil || string(m.ID) == `""` {
+			return nil, &refusal{id: id, code: jsonrpc2.InvalidRequest, message: fmt.Sprintf("%s: the id %.40s is not supported: send a string or an integer of 32 bits", method, m.ID)}
+		}
+	}
+	msg, err := jsonrpc2.DecodeMessage(body)
+	if err != nil {
+		return nil, &refusal{id: id, code: jsonrpc2.InvalidRequest, message: fmt.Sprintf("%s: %v", method, err)}
+	}
+	// The library decodes with another JSON package; a body the two read
+	// differently (duplicate keys, keys in other cases) is refused rather
+	// than taken for something else.
+	if req, ok := msg.(jsonrpc2.Request); !ok || req.Method() != method {
+		return nil, &refusal{id: id, code: jsonrpc2.InvalidRequest, message: fmt.Sprintf("%s: an ambiguous message (duplicate or miscased keys?)", method)}
+	}
+	return msg, nil
+}
+
+// answerableID is raw when it is an id a client can match its answer by
+// (a string or a number, even one the library cannot hold), else nil.
+func answerableID(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	switch v.(type) {
+	case string, float64:
+		return raw
+	}
+	return nil
+}
