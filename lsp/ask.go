@@ -126,6 +126,8 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 		s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
 		return
 	}
+	// Status lines learn at once that a run started.
+	s.sendStatus(sess.agent.Chip(), true)
 	prog := s.startProgress(ctx, "Reika", clipLine(instruction, 80))
 	r.prog.Store(prog)
 	if !prog.ok {
