@@ -199,6 +199,11 @@ var bashCases = []struct {
 	{command: "$(echo rm) x", why: "is not a plain word"},
 	{command: "echo 'unterminated", why: "does not parse as bash"},
 	{command: "# only a comment", why: "no command"},
+	// Where the parser and bash disagree (found by FuzzBashAllow): the
+	// parser skips a NUL and reads a backslash before CR LF as a line
+	// continuation; bash would run rm.
+	{command: "ls \\\x00\nrm -rf x", why: "NUL byte"},
+	{command: "find 0\\\r\nrm -rf x", why: "carriage return"},
 
 	// Entries match word by word.
 	{command: "go testfoo", why: "no bash_allow entry covers this go command (the list has go test)", allow: []string{"go test"}},
