@@ -1,6 +1,6 @@
 module github.com/reika-lsp/reika
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/google/go-cmp v0.7.0
@@ -16,6 +16,7 @@ require (
 	go.lsp.dev/protocol v0.12.0
 	go.uber.org/zap v1.21.0
 	golang.org/x/tools v0.38.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
@@ -26,5 +27,5 @@ require (
 	go.lsp.dev/uri v0.3.0 // indirect
 	go.uber.org/atomic v1.9.0 // indirect
 	go.uber.org/multierr v1.8.0 // indirect
-	golang.org/x/sys v0.37.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 )

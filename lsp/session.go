@@ -224,9 +224,9 @@ func (s *Server) closeSession() {
 }
 
 // confirmBash asks the user whether the model may run a command.
-func (s *Server) confirmBash(ctx context.Context, command string) bool {
+func (s *Server) confirmBash(ctx context.Context, command, why string) bool {
 	const run, deny = "Run it", "Don't run"
-	return s.ask(ctx, protocol.MessageTypeWarning, fmt.Sprintf("Reika wants to run: %s", clipLine(command, 300)), run, deny) == run
+	return s.ask(ctx, protocol.MessageTypeWarning, fmt.Sprintf("Reika wants to run: %s (%s)", clipLine(command, 300), why), run, deny) == run
 }
 
 // warmupWait is how long the warm-up waits for the editor's first open

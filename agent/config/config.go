@@ -88,8 +88,10 @@ type Settings struct {
 	Debug           Value[bool]
 	Minimal         Value[bool]
 	Warmup          Value[bool]
-	// BashAllow lists the commands the agent may run without asking: a
-	// command runs when it equals an entry or starts with one and a space.
+	// BashAllow lists the commands the agent may run without asking: an
+	// entry names a program and optionally its first words, and a command
+	// line runs when every command in it is covered by an entry and passes
+	// its program's rule (agent/tools, allowlist).
 	BashAllow Value[[]string]
 	// Fetch lets the agent fetch public web pages (never local hosts).
 	Fetch Value[bool]

@@ -38,12 +38,12 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 		return failf(`bash needs "command", such as {"command":"go test ./..."}`)
 	}
 	p := contextwin.Payload{Kind: contextwin.Command, Path: command}
-	if !s.allowed(command) {
+	if why := s.allow.check(command); why != "" {
 		if s.confirm == nil {
 			return Result{Error: true, Payload: p, Content: fmt.Sprintf(
-				"bash: %q was not run: it is not on the user's %s list of commands that run without confirmation, and the user cannot be asked here. Use the other tools, or tell the user the command to run", command, AllowSetting)}
+				"bash: %q was not run: it needs the user's confirmation (%s), and the user cannot be asked here. Use the other tools, or tell the user the command to run", command, why)}
 		}
-		if !s.confirm(ctx, command) {
+		if !s.confirm(ctx, command, why) {
 			return Result{Error: true, Payload: p, Content: fmt.Sprintf(
 				"bash: the user declined to run %q; do not run it again: find another way, or ask the user", command)}
 		}
@@ -53,22 +53,6 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 		out = "(no output)"
 	}
 	return Result{Content: strings.TrimSuffix(out, "\n") + "\n" + status, Payload: p, Error: failed}
-}
-
-// allowed reports whether command runs without confirmation: it equals an
-// allowlist entry or starts with one and a space, and has no shell
-// operator, redirection or substitution that could make an allowed
-// command do something else ("go test ./... && rm -rf ~").
-func (s *Set) allowed(command string) bool {
-	if strings.ContainsAny(command, ";&|<>`$\n\r") {
-		return false
-	}
-	for _, e := range s.bashAllow {
-		if command == e || strings.HasPrefix(command, e+" ") {
-			return true
-		}
-	}
-	return false
 }
 
 // runCommand runs command with bash -c in the first folder, stdin closed,

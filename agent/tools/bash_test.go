@@ -23,7 +23,7 @@ func TestBashAllowAndConfirm(t *testing.T) {
 	root := workspace(t, nil)
 	var asked []string
 	confirm := func(answer bool) Confirm {
-		return func(_ context.Context, c string) bool {
+		return func(_ context.Context, c, _ string) bool {
 			asked = append(asked, c)
 			return answer
 		}
@@ -40,10 +40,10 @@ func TestBashAllowAndConfirm(t *testing.T) {
 		{name: "allowlisted with arguments", command: "echo hi", want: "hi\n[exit status 0]"},
 		{name: "allowlisted alone", command: "true", want: "(no output)\n[exit status 0]"},
 		{name: "a longer word is not the entry", command: "echoes", err: true,
-			want: `bash: "echoes" was not run: it is not on the user's bash_allow list of commands that run without confirmation, and the user cannot be asked here. Use the other tools, or tell the user the command to run`},
-		{name: "operators need confirmation", command: "echo hi && touch x", err: true, want: "not on the user's bash_allow list"},
-		{name: "substitution needs confirmation", command: "echo $(id)", err: true, want: "not on the user's bash_allow list"},
-		{name: "redirection needs confirmation", command: "echo hi > x", err: true, want: "not on the user's bash_allow list"},
+			want: `bash: "echoes" was not run: it needs the user's confirmation (echoes is not on the bash_allow list), and the user cannot be asked here. Use the other tools, or tell the user the command to run`},
+		{name: "operators need confirmation", command: "echo hi && touch x", err: true, want: "it needs the user's confirmation"},
+		{name: "substitution needs confirmation", command: "echo $(id)", err: true, want: "it needs the user's confirmation"},
+		{name: "redirection needs confirmation", command: "echo hi > x", err: true, want: "it needs the user's confirmation"},
 		{name: "confirmed", confirm: confirm(true), command: "printf 'a\\n'; printf 'b\\n' >&2; exit 3", want: "a\nb\n[exit status 3]", asked: true},
 		{name: "declined", confirm: confirm(false), command: "touch x", err: true, asked: true,
 			want: `bash: the user declined to run "touch x"; do not run it again: find another way, or ask the user`},
@@ -91,7 +91,7 @@ func TestBashEnvironment(t *testing.T) {
 // started are killed.
 func TestBashTimeoutKillsTheGroup(t *testing.T) {
 	root := workspace(t, nil)
-	s := newSet(t, root, Config{Confirm: func(context.Context, string) bool { return true }, BashTimeout: 2 * time.Second})
+	s := newSet(t, root, Config{Confirm: func(context.Context, string, string) bool { return true }, BashTimeout: 2 * time.Second})
 	res := call(t, s, "bash", map[string]any{"command": "sleep 300 & echo $! > child.pid; wait"})
 	if !res.Error || !strings.Contains(res.Content, "[stopped at the time limit of 2 seconds, with its child processes;") {
 		t.Errorf("bash(sleep) = %q, want it stopped at the time limit", res.Content)
@@ -101,7 +101,7 @@ func TestBashTimeoutKillsTheGroup(t *testing.T) {
 
 func TestBashCancelKillsTheGroup(t *testing.T) {
 	root := workspace(t, nil)
-	s := newSet(t, root, Config{BashAllow: []string{"sleep"}, Confirm: func(context.Context, string) bool { return true }})
+	s := newSet(t, root, Config{BashAllow: []string{"sleep"}, Confirm: func(context.Context, string, string) bool { return true }})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pidFile := filepath.Join(root, "child.pid")
@@ -129,7 +129,7 @@ func TestBashCancelKillsTheGroup(t *testing.T) {
 // stopped with it.
 func TestBashBackgroundLeftovers(t *testing.T) {
 	root := workspace(t, nil)
-	s := newSet(t, root, Config{Confirm: func(context.Context, string) bool { return true }})
+	s := newSet(t, root, Config{Confirm: func(context.Context, string, string) bool { return true }})
 	res := call(t, s, "bash", map[string]any{"command": "sleep 300 & echo $! > child.pid; echo started"})
 	if res.Error || res.Content != "started\n[exit status 0]" {
 		t.Errorf("bash(background) = %q", res.Content)

@@ -10,8 +10,10 @@
 // dir): `..`, absolute paths elsewhere and symbolic links that lead out
 // are refused. Open editor buffers win over the disk. The tools never
 // write a file: edit and write build a Proposal (against the buffer, with
-// its version) and hand it to the Proposer; bash runs only allowlisted or
-// confirmed commands. glob and grep honour .gitignore files with their
+// its version) and hand it to the Proposer; bash runs a command line
+// without asking only when the allowlist covers every command in it, each
+// parsed with a real shell parser and checked by its program's rule
+// (bashallow.go, bashrules.go), and otherwise asks the user, saying why. glob and grep honour .gitignore files with their
 // own matcher. Long bash, grep, glob and fetch_url results are also saved
 // in the spill dir for the model to page through with read.
 //

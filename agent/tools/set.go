@@ -31,9 +31,10 @@ type Config struct {
 	// Confirm asks the user before a command off the allowlist runs; nil
 	// runs allowlisted commands only.
 	Confirm Confirm
-	// BashAllow lists commands that run without confirmation: a command
-	// equal to an entry, or starting with an entry and a space (and free
-	// of shell operators, redirections and substitutions).
+	// BashAllow lists commands that run without confirmation: each entry
+	// names a program and optionally its leading arguments ("go test"),
+	// and a command line runs without asking when every command in it is
+	// named by an entry and passes its program's rule (see allowlist).
 	BashAllow []string
 	// BashTimeout stops a command; 0 means 2 minutes.
 	BashTimeout time.Duration
@@ -58,7 +59,7 @@ type Set struct {
 	buffers      Buffers
 	proposer     Proposer
 	confirm      Confirm
-	bashAllow    []string
+	allow        *allowlist
 	bashTimeout  time.Duration
 	fetchEnabled bool
 	spillDir     string
@@ -99,11 +100,10 @@ func New(cfg Config) (*Set, error) {
 		}
 		s.folders = append(s.folders, folder{root: root, real: real})
 	}
-	for _, a := range cfg.BashAllow {
-		if a = strings.TrimSpace(a); a != "" {
-			s.bashAllow = append(s.bashAllow, a)
-		}
-	}
+	s.allow = newAllowlist(cfg.BashAllow, func(p string) bool {
+		_, err := s.resolve(p, false)
+		return err == nil
+	})
 	if s.bashTimeout <= 0 {
 		s.bashTimeout = DefaultBashTimeout
 	}

@@ -86,5 +86,7 @@ type Buffers interface {
 	Open(abs string) (text string, version int32, ok bool)
 }
 
-// Confirm asks the user whether a shell command may run.
-type Confirm func(ctx context.Context, command string) bool
+// Confirm asks the user whether a shell command may run; why says in a
+// few words why it did not run without asking ("find -exec runs
+// programs", "rm is not on the bash_allow list").
+type Confirm func(ctx context.Context, command, why string) bool
