@@ -233,17 +233,48 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("192.0.0.0/24"),
 	netip.MustParsePrefix("198.18.0.0/15"),
 	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("fec0::/10"), // site-local
+	netip.MustParsePrefix("fec0::/10"),     // site-local
+	netip.MustParsePrefix("2001:db8::/32"), // documentation
+	netip.MustParsePrefix("100::/64"),      // discard
 }
 
-var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+// IPv6 ranges that carry an IPv4 address: an address in one is public
+// only when the IPv4 address it reaches is.
+var (
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")   // NAT64, bytes 12-15
+	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48") // local-use NAT64, bytes 12-15
+	compat     = netip.MustParsePrefix("::/96")          // IPv4-compatible (deprecated), bytes 12-15
+	sixToFour  = netip.MustParsePrefix("2002::/16")      // 6to4, bytes 2-5
+	teredo     = netip.MustParsePrefix("2001::/32")      // Teredo: the server at bytes 4-7, the client inverted at 12-15
+)
+
+// v4At is the IPv4 address in bytes [i, i+4) of an IPv6 address, inverted
+// when flip is set.
+func v4At(ip netip.Addr, i int, flip bool) netip.Addr {
+	b := ip.As16()
+	var v [4]byte
+	copy(v[:], b[i:i+4])
+	if flip {
+		for j := range v {
+			v[j] ^= 0xff
+		}
+	}
+	return netip.AddrFrom4(v)
+}
 
 // publicAddr reports whether ip is a public unicast address.
 func publicAddr(ip netip.Addr) bool {
 	ip = ip.Unmap()
-	if nat64.Contains(ip) { // judged by the IPv4 address inside
-		b := ip.As16()
-		return publicAddr(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
+	switch {
+	case ip.Is4():
+	case nat64.Contains(ip), nat64Local.Contains(ip):
+		return publicAddr(v4At(ip, 12, false))
+	case compat.Contains(ip) && !ip.IsLoopback() && !ip.IsUnspecified():
+		return publicAddr(v4At(ip, 12, false))
+	case sixToFour.Contains(ip):
+		return publicAddr(v4At(ip, 2, false))
+	case teredo.Contains(ip):
+		return publicAddr(v4At(ip, 4, false)) && publicAddr(v4At(ip, 12, true))
 	}
 	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified() || ip.IsLinkLocalUnicast() ||
 		ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() {

@@ -77,7 +77,15 @@ func TestControlPublic(t *testing.T) {
 		{"224.0.0.1:80", false},
 		{"93.184.216.34:80", true},
 		{"[2606:2800:220:1::1]:443", true},
-		{"[64:ff9b::5db8:d822]:80", true}, // NAT64 of a public address
+		{"[64:ff9b::5db8:d822]:80", true},           // NAT64 of a public address
+		{"[::127.0.0.1]:80", false},                 // IPv4-compatible loopback
+		{"[::a00:1]:80", false},                     // IPv4-compatible 10.0.0.1
+		{"[2002:7f00:1::1]:80", false},              // 6to4 of 127.0.0.1
+		{"[2002:c0a8:101::1]:80", false},            // 6to4 of 192.168.1.1
+		{"[2002:5db8:d822::1]:80", true},            // 6to4 of a public address
+		{"[64:ff9b:1::7f00:1]:80", false},           // local-use NAT64 of 127.0.0.1
+		{"[2001:0:5db8:d822::80ff:fffe]:80", false}, // Teredo, client 127.0.0.1
+		{"[2001:db8::1]:80", false},                 // documentation
 		{"not an address", false},
 	} {
 		if err := controlPublic("tcp", tt.addr, nil); (err == nil) != tt.ok {
