@@ -83,6 +83,11 @@ func (s *Server) instruction(a askArgs) (string, error) {
 	text, ok := "", false
 	path, perr := URIToPath(a.URI)
 	if perr == nil {
+		// A file outside the workspace never reaches the prompt: the
+		// agent's tools could not read it either.
+		if _, inside := s.mapPath(path); !inside {
+			return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask: %s is outside the workspace (%s); Reika works only on the workspace's files", path, strings.Join(s.workspace(), ", "))
+		}
 		rel = s.relative(path)
 	}
 	if d, open := s.docs.Get(a.URI); open {
