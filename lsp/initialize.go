@@ -126,9 +126,16 @@ func initialFolders(p protocol.InitializeParams) []string {
 // initialized connects to the engine in the background, so that the first
 // ask finds it ready and the user hears at once about a missing window.
 func (s *Server) initialized(context.Context, jsonrpc2.Request, jsonrpc2.Replier) (any, error) {
+	// The session starts now, so that the engine is found (and warmed)
+	// before the first ask. A failure goes to the log only: the first
+	// ask shows it, once, when the user needs the engine. Without a
+	// workspace folder the first open document names the project.
+	if len(s.workspace()) == 0 {
+		return nil, nil
+	}
 	s.goOwned(func(ctx context.Context) {
-		if _, err := s.session(ctx); err != nil {
-			s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
+		if _, err := s.session(ctx); err != nil && ctx.Err() == nil {
+			s.logMessage(protocol.MessageTypeError, "Reika: %v", err)
 		}
 	})
 	return nil, nil
