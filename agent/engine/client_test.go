@@ -126,6 +126,8 @@ func TestChatErrors(t *testing.T) {
 			kind: Loading, status: 503},
 		{name: "500", reply: jsonReply(500, []byte(`{"error":{"code":500,"message":"boom","type":"server_error"}}`)),
 			kind: Server, status: 500, msgHas: "boom"},
+		{name: "llama.cpp output not in the template's format", reply: jsonReply(500, []byte(`{"error":{"code":500,"message":"Failed to parse input at pos 12: the model's output does not match the expected Hermes 2 Pro format","type":"server_error"}}`)),
+			kind: Template, status: 500, msgHas: "does not match the expected"},
 		{name: "HTML 502", reply: html502, kind: Server, status: 502, msgHas: `an HTML page titled "502 Bad Gateway"`},
 		{name: "garbage on 200", reply: jsonReply(200, []byte("{\"choices\": [oops")),
 			kind: BadResponse, status: 200, msgHas: "not a chat completion", wholeOnly: true},

@@ -53,6 +53,11 @@ const (
 	// BadToolCall: the model produced a tool call whose arguments are not
 	// valid JSON. The response is still returned beside the error.
 	BadToolCall
+	// Template: llama.cpp could not parse the model's output in the format
+	// its chat template expects (HTTP 500 "… does not match the expected
+	// … format"): the template or the model's tool-call format is wrong,
+	// and the same request fails again.
+	Template
 )
 
 var kindNames = [...]string{
@@ -70,6 +75,7 @@ var kindNames = [...]string{
 	BadResponse: "engine sent an unexpected response",
 	StreamCut:   "stream cut short",
 	BadToolCall: "malformed tool call",
+	Template:    "engine could not parse the model's output with its chat template",
 }
 
 func (k Kind) String() string {
@@ -170,6 +176,8 @@ func (e *Error) Hint() string {
 		return "is this an OpenAI-compatible endpoint? check the endpoint URL"
 	case StreamCut:
 		return "the engine closed the stream early; see its log"
+	case Template:
+		return "start llama-server with --jinja, and --chat-template-file with a template that supports tool calls for this model (or use a model whose template does)"
 	}
 	return ""
 }
@@ -219,6 +227,8 @@ func classifyHTTP(endpoint, op string, status int, body []byte) *Error {
 		e.Kind = RateLimit
 	case status == 503 && (strings.Contains(strings.ToLower(msg), "loading") || typ == "unavailable_error"):
 		e.Kind = Loading
+	case status >= 500 && templateMismatch(msg):
+		e.Kind = Template
 	case status >= 500:
 		e.Kind = Server
 	case status >= 400:
@@ -240,6 +250,14 @@ func classifyHTTP(endpoint, op string, status int, body []byte) *Error {
 		e.Message = describeBody(body)
 	}
 	return e
+}
+
+// templateMismatch reports whether an engine's message says it could not
+// parse the model's output in its chat template's format (llama.cpp).
+func templateMismatch(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "does not match the expected") && strings.Contains(m, "format") ||
+		strings.Contains(m, "failed to parse") && strings.Contains(m, "tool")
 }
 
 // parseErrorBody reads an error body in any of the shapes engines send.
