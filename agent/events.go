@@ -41,11 +41,15 @@ const (
 	Finished
 	// Failed: the run ended on an error; Err says which.
 	Failed
+	// Waiting: the engine has sent nothing for a while (Text says how
+	// long); a progress line, not a warning.
+	Waiting
 )
 
 var eventNames = [...]string{
 	RoundStarted: "round", ChipChanged: "chip", ToolRan: "tool", NoteWritten: "note", Shed: "shed",
 	Folded: "fold", ProposalReady: "proposal", Warning: "warning", Debug: "debug", Finished: "finished", Failed: "failed",
+	Waiting: "waiting",
 }
 
 func (k EventKind) String() string { return eventNames[k] }

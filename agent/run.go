@@ -80,6 +80,9 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 	s := r.s
 	s.Prefix() // built before the first plan, which prices it
 	s.record(contextwin.Message{Role: contextwin.User, Content: instruction}, "")
+	// On disk before the first request: a crash while the engine stalls
+	// loses nothing the user said.
+	s.sync()
 	continuations := 0
 	for {
 		if ctx.Err() != nil {
@@ -311,7 +314,10 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (*engine.Response, error) {
 	s := r.s
 	cur, starts := promptBytes(req)
-	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) {})
+	req.FirstByte = s.firstByte(p.Estimate)
+	touch, stop := r.watchSilence(ctx, p.Estimate)
+	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) { touch() })
+	stop()
 	s.mu.Lock()
 	prev := s.prev
 	s.stats.Requests++

@@ -486,3 +486,37 @@ func TestResumeOldAndNewTranscripts(t *testing.T) {
 		}
 	}
 }
+
+// A silent engine is told to the user within seconds, before the answer
+// begins and whatever the timeouts; the first-byte wait scales with the
+// prompt and the measured prefill speed.
+func TestSilenceIsReported(t *testing.T) {
+	quietAfter, quietEvery, quietTick = 150*time.Millisecond, 150*time.Millisecond, 10*time.Millisecond
+	t.Cleanup(func() { quietAfter, quietEvery, quietTick = 20*time.Second, 10*time.Second, time.Second })
+	_, client := simEngine(t, sim.Config{Ctx: 8192, Script: []sim.Turn{{Content: "late", Fault: &sim.Fault{Latency: 600 * time.Millisecond}}}})
+	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	if d := s.firstByte(10000); d != 0 {
+		t.Errorf("firstByte before any measure = %v, want 0 (the idle timeout)", d)
+	}
+	var c collect
+	if res, err := s.Run(context.Background(), "x", c.add); err != nil || res.End != Answered {
+		t.Fatalf("Run = %s, %v", res.End, err)
+	}
+	waits := c.texts(Waiting)
+	if len(waits) < 2 || !strings.Contains(waits[0], "waiting for the engine: no data for 0 s (it is reading a prompt of about") {
+		t.Errorf("waiting events = %q, want at least two, the first about the prompt being read", waits)
+	}
+
+	s.mu.Lock()
+	s.stats.Prefilled, s.stats.PromptMS = 4000, 8000 // 2 ms a token
+	s.mu.Unlock()
+	if d := s.firstByte(10000); d != 90*time.Second { // 10000 × 2 ms × 3, plus 30 s
+		t.Errorf("firstByte(10000) at 2 ms a token = %v, want 90s", d)
+	}
+	if d := s.firstByte(10); d != minFirstByte {
+		t.Errorf("firstByte(10) = %v, want the floor %v", d, minFirstByte)
+	}
+	if d := s.firstByte(10_000_000); d != maxFirstByte {
+		t.Errorf("firstByte(10M) = %v, want the cap %v", d, maxFirstByte)
+	}
+}

@@ -158,6 +158,11 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 				break
 			}
 			s.showMessage(protocol.MessageTypeInfo, "Reika %s", e)
+		case agent.Waiting:
+			prog.report(e.Text)
+			if !prog.ok {
+				s.logMessage(protocol.MessageTypeInfo, "Reika: %s", e.Text)
+			}
 		case agent.Warning:
 			if e.Emergency {
 				s.showMessage(protocol.MessageTypeWarning, "Reika: %s", e.Text)

@@ -58,7 +58,11 @@ func (c *Client) Chat(ctx context.Context, req Request, onDelta func(Delta)) (*R
 	}
 	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	cl := &call{stream: stream, patch: patch, idle: c.timeouts.Idle, cancel: cancel}
+	first := c.timeouts.Idle
+	if req.FirstByte > 0 {
+		first = req.FirstByte
+	}
+	cl := &call{stream: stream, patch: patch, idle: first, chunk: c.timeouts.Chunk, cancel: cancel}
 	defer cl.stop()
 	if !stream {
 		var cancelT context.CancelFunc
@@ -105,8 +109,10 @@ func (c *Client) failure(ctx, callCtx context.Context, cl *call, err error) *Err
 		return &Error{Kind: kind, Endpoint: c.opts.BaseURL, Op: opChat, Err: context.Cause(ctx)}
 	}
 	switch cause := context.Cause(callCtx); {
+	case errors.Is(cause, errIdle) && cl.began:
+		return c.errorf(Timeout, cause, "the answer stopped: no data for %v", cl.silence)
 	case errors.Is(cause, errIdle):
-		return c.errorf(Timeout, cause, "no data for %v", c.timeouts.Idle)
+		return c.errorf(Timeout, cause, "no data for %v before the answer began", cl.silence)
 	case errors.Is(cause, errResponseTimeout):
 		return c.errorf(Timeout, cause, "no answer within %v", c.timeouts.Response)
 	}

@@ -256,8 +256,7 @@ func classifyHTTP(endpoint, op string, status int, body []byte) *Error {
 // parse the model's output in its chat template's format (llama.cpp).
 func templateMismatch(msg string) bool {
 	m := strings.ToLower(msg)
-	return strings.Contains(m, "does not match the expected") && strings.Contains(m, "format") ||
-		strings.Contains(m, "failed to parse") && strings.Contains(m, "tool")
+	return strings.Contains(m, "does not match the expected") && strings.Contains(m, "format")
 }
 
 // parseErrorBody reads an error body in any of the shapes engines send.

@@ -76,6 +76,10 @@ type Timeouts struct {
 	Idle time.Duration
 	// Response bounds a whole non-streamed chat call. Default 10m.
 	Response time.Duration
+	// Chunk is the longest silence between two chunks once a streamed
+	// answer has begun: decoding never pauses that long. Default 60s, or
+	// Idle when that is shorter.
+	Chunk time.Duration
 }
 
 // DefaultTimeouts are used where Options.Timeouts leaves a field zero.
@@ -83,6 +87,7 @@ var DefaultTimeouts = Timeouts{
 	Probe:    5 * time.Second,
 	Idle:     5 * time.Minute,
 	Response: 10 * time.Minute,
+	Chunk:    time.Minute,
 }
 
 func (t Timeouts) withDefaults() Timeouts {
@@ -94,6 +99,9 @@ func (t Timeouts) withDefaults() Timeouts {
 	}
 	if t.Response <= 0 {
 		t.Response = DefaultTimeouts.Response
+	}
+	if t.Chunk <= 0 {
+		t.Chunk = min(DefaultTimeouts.Chunk, t.Idle)
 	}
 	return t
 }

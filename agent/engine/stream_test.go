@@ -305,6 +305,12 @@ func TestChatStreamFaults(t *testing.T) {
 			kind: Timeout, content: "par", msgHas: "no data for 200ms",
 		},
 		{
+			name: "silent between chunks, however long the wait for the first",
+			h:    writeThenHold(chunk(`{"content":"par"}`, "")),
+			opts: Options{Timeouts: Timeouts{Idle: time.Hour, Chunk: 200 * time.Millisecond}},
+			kind: Timeout, content: "par", msgHas: "the answer stopped: no data for 200ms",
+		},
+		{
 			name: "silent before the headers",
 			h:    http.HandlerFunc(hold),
 			opts: Options{Timeouts: Timeouts{Idle: 200 * time.Millisecond}},

@@ -31,9 +31,14 @@ type callKey struct{}
 type call struct {
 	stream bool
 	patch  *bodyPatch
-	idle   time.Duration
+	idle   time.Duration // the wait for the first byte
+	chunk  time.Duration // the wait between chunks after it
 	cancel context.CancelCauseFunc
 	timer  *time.Timer
+	// began is set at the first byte; silence is the wait that was
+	// exceeded when the timer fired. Both are read after the call.
+	began   bool
+	silence time.Duration
 
 	status int    // HTTP status; 0 when no response arrived
 	body   []byte // whole body of a non-streamed answer, an error, or a stream answered without SSE
@@ -50,14 +55,22 @@ func (c *call) startIdle() {
 	if c.idle <= 0 || c.timer != nil {
 		return
 	}
+	c.silence = c.idle
 	c.timer = time.AfterFunc(c.idle, func() { c.cancel(errIdle) })
 }
 
-// touch records that bytes arrived.
+// touch records that bytes arrived: from now on the wait between chunks
+// applies.
 func (c *call) touch() {
-	if c.timer != nil {
-		c.timer.Reset(c.idle)
+	if c.timer == nil {
+		return
 	}
+	wait := c.idle
+	if c.chunk > 0 {
+		wait = c.chunk
+	}
+	c.began, c.silence = true, wait
+	c.timer.Reset(wait)
 }
 
 func (c *call) stop() {

@@ -1,6 +1,9 @@
 package engine
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Message is one entry of a chat. Roles are "system", "user", "assistant"
 // and "tool".
@@ -47,6 +50,10 @@ type Request struct {
 	MaxTokens int
 	// Temperature, when non-nil, is sent even when it is 0.
 	Temperature *float64
+	// FirstByte bounds the wait for the first byte of a streamed answer —
+	// the prefill, scaled by the caller to the prompt and the engine's
+	// speed; 0 takes Timeouts.Idle.
+	FirstByte time.Duration
 	// Extra fields are merged into the request body, after the profile's
 	// own extras (a key here wins). Neither replaces a field the client
 	// sets itself: messages, tools, tool_choice, stream, stream_options,
