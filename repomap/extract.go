@@ -191,7 +191,11 @@ func (x *extractor) reextract(root *ts.Node, old []chunk, e ts.InputEdit, change
 
 // flatten lays chunks end to end, Container indexes made file-wide.
 func flatten(chunks []chunk) []sym {
-	var syms []sym
+	n := 0
+	for _, c := range chunks {
+		n += len(c.syms)
+	}
+	syms := make([]sym, 0, n)
 	for _, c := range chunks {
 		base := len(syms)
 		for _, s := range c.syms {
