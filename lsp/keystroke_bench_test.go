@@ -200,6 +200,14 @@ func BenchmarkDidChange5000Lines(b *testing.B) {
 func BenchmarkOpen500Documents(b *testing.B) {
 	const n, size = 500, 20 << 10
 	root := b.TempDir()
+	idle := make(chan struct{}, 1)
+	lsp.OnMapIdle(func() {
+		select {
+		case idle <- struct{}{}:
+		default:
+		}
+	})
+	defer lsp.OnMapIdle(nil)
 	var heap, rss, total float64
 	for b.Loop() {
 		heap0, rss0 := memNow(b)
@@ -211,8 +219,18 @@ func BenchmarkOpen500Documents(b *testing.B) {
 		}
 		c.sync(b)
 		// What the server does in the background after a quiet spell
-		// counts too.
-		time.Sleep(time.Second)
+		// counts too: one more change, and the map catching up with it,
+		// make sure the map has taken every document.
+		select {
+		case <-idle:
+		default:
+		}
+		c.notify(b, "textDocument/didChange", fmt.Sprintf(`{"textDocument":{"uri":%q,"version":2},"contentChanges":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"text":"// x\n"}]}`, "file://"+filepath.Join(root, "p000.go")))
+		select {
+		case <-idle:
+		case <-time.After(time.Minute):
+			b.Fatal("the repo map did not catch up within a minute")
+		}
 		heap1, rss1 := memNow(b)
 		heap, rss, total = heap1-heap0, rss1-rss0, rss1
 		c.close()
