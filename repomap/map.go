@@ -3,6 +3,7 @@ package repomap
 import (
 	"bytes"
 	"hash/maphash"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -110,8 +111,18 @@ type File struct {
 // sym is a Symbol with what ranking and rendering need.
 type sym struct {
 	Symbol
-	defines []string // the names this symbol defines, for ranking
-	depth   int      // nesting depth: 0 at the top level
+	depth int // nesting depth: 0 at the top level
+}
+
+// defines yields the names s defines, for ranking: those in its Name (a Go
+// spec may define several, "C, D"); an impl defines none. They are split
+// when asked for, not kept: a symbol costs a slice less, and only Render
+// asks.
+func (s *sym) defines() iter.Seq[string] {
+	if s.Name == "" || s.Kind == Impl {
+		return func(func(string) bool) {}
+	}
+	return strings.SplitSeq(s.Name, ", ")
 }
 
 // file is one path's state. Its fields are replaced, never mutated, so a
