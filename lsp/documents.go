@@ -72,16 +72,25 @@ func DecodeChanges(raw json.RawMessage) ([]Change, error) {
 // document.
 type Documents struct {
 	mu   sync.RWMutex
-	docs map[string]*Document // by key
+	docs map[string]*stored // by key
 	// changed is closed, and replaced, at every change to the store.
 	changed chan struct{}
 }
 
 var _ tools.Buffers = (*Documents)(nil)
 
+// stored is a document with what applying a change needs: its line
+// starts (lineStarts), made at the first change and kept up to date by
+// the ones after, so that a keystroke does not read the whole text again.
+type stored struct {
+	Document
+	lines []int // nil until the first change
+	ascii bool  // no byte ≥ 0x80 in the text; may be false for an ASCII one
+}
+
 // NewDocuments returns an empty store.
 func NewDocuments() *Documents {
-	return &Documents{docs: make(map[string]*Document), changed: make(chan struct{})}
+	return &Documents{docs: make(map[string]*stored), changed: make(chan struct{})}
 }
 
 // Changed returns a channel closed at the next change to the store: an
@@ -130,7 +139,7 @@ func (d *Documents) DidOpen(uri protocol.DocumentURI, languageID string, version
 		delete(d.docs, k)
 		return err
 	}
-	d.docs[k] = &Document{URI: uri, Path: path, LanguageID: languageID, Version: version, Text: text}
+	d.docs[k] = &stored{Document: Document{URI: uri, Path: path, LanguageID: languageID, Version: version, Text: text}}
 	d.touch()
 	return nil
 }
@@ -152,23 +161,31 @@ func (d *Documents) DidChange(uri protocol.DocumentURI, version int32, changes [
 	if version <= doc.Version {
 		return fmt.Errorf("stale change to %s: version %d after %d", uri, version, doc.Version)
 	}
-	text := doc.Text
+	if doc.lines == nil {
+		doc.lines, doc.ascii = lineStarts(doc.Text), isASCII(doc.Text)
+	}
+	text, lines, ascii := doc.Text, doc.lines, doc.ascii
 	for i, c := range changes {
 		if c.Range == nil {
-			text = c.Text
+			text, lines, ascii = c.Text, lineStarts(c.Text), isASCII(c.Text)
 			continue
 		}
-		start, end, err := NewMapper(text, enc).OffsetRange(*c.Range)
+		start, end, err := newIndexedMapper(text, enc, lines, ascii).OffsetRange(*c.Range)
 		if err != nil {
+			// The changes before this one may have moved the line
+			// starts in place: the next change counts them again.
+			doc.lines = nil
 			return fmt.Errorf("change %d of %d to %s (version %d): %w", i+1, len(changes), uri, version, err)
 		}
 		text = text[:start] + c.Text + text[end:]
+		lines = spliceStarts(lines, text, start, end, len(c.Text))
+		ascii = ascii && isASCII(c.Text)
 	}
 	if err := checkText(uri, text); err != nil {
 		delete(d.docs, k)
 		return err
 	}
-	doc.Version, doc.Text = version, text
+	doc.Version, doc.Text, doc.lines, doc.ascii = version, text, lines, ascii
 	d.touch()
 	return nil
 }
@@ -208,7 +225,7 @@ func (d *Documents) get(k string) (Document, bool) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if doc, ok := d.docs[k]; ok {
-		return *doc, true
+		return doc.Document, true
 	}
 	return Document{}, false
 }
@@ -218,7 +235,7 @@ func (d *Documents) All() []Document {
 	d.mu.RLock()
 	all := make([]Document, 0, len(d.docs))
 	for _, doc := range d.docs {
-		all = append(all, *doc)
+		all = append(all, doc.Document)
 	}
 	d.mu.RUnlock()
 	sort.Slice(all, func(i, j int) bool { return all[i].URI < all[j].URI })

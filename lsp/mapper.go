@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -84,6 +85,15 @@ func NewMapper(text string, enc Encoding) *Mapper {
 	return &Mapper{text: text, enc: enc}
 }
 
+// newIndexedMapper is NewMapper for a text whose line starts (lineStarts)
+// are known. ascii may be false for an ASCII text, which only takes the
+// slower path.
+func newIndexedMapper(text string, enc Encoding, starts []int, ascii bool) *Mapper {
+	m := NewMapper(text, enc)
+	m.once.Do(func() { m.starts, m.ascii = starts, ascii })
+	return m
+}
+
 // index computes the line starts, once.
 func (m *Mapper) index() {
 	m.once.Do(func() {
@@ -114,6 +124,31 @@ func lineStarts(t string) []int {
 				i++
 			}
 			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// spliceStarts updates starts, the line starts of a text, to those of
+// text, which is that text with the bytes [start, end) replaced by n bytes
+// at start. It reuses the array of starts and reads only around the
+// change: a line break is decided by its byte and the one after, so the
+// starts before start stay, those after end move by the change in length,
+// and those in between are read from text.
+func spliceStarts(starts []int, text string, start, end, n int) []int {
+	lo, _ := slices.BinarySearch(starts, start)
+	lo = max(lo, 1) // the first line starts at 0 whatever the change
+	hi, _ := slices.BinarySearch(starts, end+1)
+	var mid []int
+	for i := max(start-1, 0); i < start+n; i++ {
+		if c := text[i]; c == '\n' || c == '\r' && (i+1 == len(text) || text[i+1] != '\n') {
+			mid = append(mid, i+1)
+		}
+	}
+	starts = slices.Replace(starts, lo, hi, mid...)
+	if delta := n - (end - start); delta != 0 {
+		for i := lo + len(mid); i < len(starts); i++ {
+			starts[i] += delta
 		}
 	}
 	return starts

@@ -10,13 +10,15 @@ import (
 	"github.com/reika-lsp/reika/agent/tools"
 )
 
-// The repo map follows the open documents (parsed again, incrementally, on
-// every change) and the files the agent read. What the model sees of it is
-// rendered only when the prefix is built: at the start of a session and at
-// a shrink event.
+// The repo map follows the open documents (parsed again, incrementally,
+// after their changes: see map_queue.go) and the files the agent read.
+// What the model sees of it is rendered only when the prefix is built: at
+// the start of a session and at a shrink event.
 
 // mapDocument brings the map up to date with an open document.
 func (s *Server) mapDocument(uri protocol.DocumentURI) {
+	s.mapq.apply.Lock()
+	defer s.mapq.apply.Unlock()
 	d, ok := s.docs.Get(uri)
 	if !ok || d.Path == "" {
 		return
@@ -42,10 +44,11 @@ func (s *Server) mapPath(path string) (string, bool) {
 	return "", false
 }
 
-// mapOpened maps a newly opened document; the set of open documents, and
-// so the map's focus, changes only here and on close — not per keystroke.
+// mapOpened has a newly opened document mapped; the set of open
+// documents, and so the map's focus, changes only here and on close — not
+// per keystroke.
 func (s *Server) mapOpened(uri protocol.DocumentURI) {
-	s.mapDocument(uri)
+	s.mapq.mark(uri)
 	s.refocus()
 	s.firstOpenOnce.Do(func() {
 		close(s.firstOpen)
@@ -55,6 +58,7 @@ func (s *Server) mapOpened(uri protocol.DocumentURI) {
 
 // unmapDocument forgets a closed document, unless the agent read it.
 func (s *Server) unmapDocument(uri protocol.DocumentURI) {
+	s.mapq.forget(uri)
 	path, err := URIToPath(uri)
 	if err != nil {
 		return
@@ -68,9 +72,17 @@ func (s *Server) unmapDocument(uri protocol.DocumentURI) {
 	keep := s.agentRead[rel]
 	s.mu.Unlock()
 	if !keep {
-		s.repo.Remove(rel)
+		s.removeFromMap(rel)
 	}
 	s.refocus()
+}
+
+// removeFromMap drops a file from the map, after any update with its text
+// under way.
+func (s *Server) removeFromMap(rel string) {
+	s.mapq.apply.Lock()
+	defer s.mapq.apply.Unlock()
+	s.repo.Remove(rel)
 }
 
 // refocus weights up the files the user has open.
@@ -89,7 +101,11 @@ func (s *Server) refocus() {
 // closes them).
 type editorMap struct{ s *Server }
 
-func (m editorMap) Render(budget int) string { return m.s.repo.Render(budget) }
+// Render brings the map up to date with the open documents first.
+func (m editorMap) Render(budget int) string {
+	m.s.onMapThread(func() { m.s.flushMap(m.s.ctx) })
+	return m.s.repo.Render(budget)
+}
 
 func (m editorMap) Learn(f tools.FileText) {
 	if len(f.Text) > agent.MapFileMax {
@@ -102,5 +118,9 @@ func (m editorMap) Learn(f tools.FileText) {
 	m.s.mu.Lock()
 	m.s.agentRead[key] = true
 	m.s.mu.Unlock()
-	m.s.repo.Update(key, []byte(f.Text))
+	m.s.onMapThread(func() {
+		m.s.mapq.apply.Lock()
+		defer m.s.mapq.apply.Unlock()
+		m.s.repo.Update(key, []byte(f.Text))
+	})
 }

@@ -148,3 +148,43 @@ func TestEventsKeepThePrefix(t *testing.T) {
 	}
 	t.Logf("%d shrink events, the prefix unchanged through all", events)
 }
+
+// The map takes the open documents' changes off the keystroke path, after
+// the fact: the prefix of the next ask still has what the user typed last,
+// a burst of edits included, and nothing of a document closed just after
+// an edit to it.
+func TestRepoMapFollowsTypingAndClose(t *testing.T) {
+	e := lsptest.Start(t, lsptest.Config{
+		Caps: lsptest.Full(),
+		Files: map[string]string{
+			"calc.go":  "package calc\n\n// Alpha adds.\nfunc Alpha(a, b int) int { return a + b }\n",
+			"scrap.go": "package calc\n\nfunc Scrap() {}\n",
+		},
+		Engine: sim.Config{Ctx: 32768, Script: []sim.Turn{{Content: "done"}}},
+	})
+	e.Open("calc.go")
+	e.Open("scrap.go")
+	for i := 1; i <= 5; i++ {
+		e.Edit("calc.go", "// Alpha adds.", fmt.Sprintf("func F%d() {}\n\n// Alpha adds.", i))
+	}
+	e.Edit("calc.go", "func F3() {}", "func Gamma() {}")
+	e.Edit("scrap.go", "func Scrap() {}", "func Scrapped() {}")
+	e.Close("scrap.go")
+	from := e.Mark()
+	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "What is there?"}); err != nil {
+		t.Fatal(err)
+	}
+	e.WaitRunEnd(from)
+	reqs := e.Engine.Requests()
+	prompt := systemPrompt(t, reqs[len(reqs)-1].Body)
+	for _, want := range []string{"func Alpha(a, b int) int", "func Gamma()", "func F5()"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the map lacks %q:\n%s", want, prompt)
+		}
+	}
+	for _, gone := range []string{"func F3()", "scrap.go", "Scrap"} {
+		if strings.Contains(prompt, gone) {
+			t.Errorf("the map has %q:\n%s", gone, prompt)
+		}
+	}
+}

@@ -63,6 +63,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := newServer(ctx, opts)
+	s.goOwned(s.mapWorker)
 	s.conn = jsonrpc2.NewConn(newStream(rwc, maxMessage, s.log))
 	s.conn.Go(ctx, s.handle)
 	select {
@@ -120,6 +121,8 @@ type Server struct {
 	// read; agentRead remembers the latter, which stay when closed.
 	repo      *repomap.Map
 	agentRead map[string]bool
+	// mapq is the open documents whose latest text the map has not seen.
+	mapq mapQueue
 	// firstOpen is closed when the editor opens its first document.
 	firstOpen     chan struct{}
 	firstOpenOnce sync.Once
@@ -162,6 +165,7 @@ func newServer(ctx context.Context, opts Options) *Server {
 		log:       log.New(opts.Log, "reika-lsp: ", log.LstdFlags),
 		docs:      NewDocuments(),
 		repo:      repomap.New(),
+		mapq:      newMapQueue(),
 		agentRead: map[string]bool{},
 		firstOpen: make(chan struct{}),
 		exited:    make(chan struct{}),

@@ -51,7 +51,7 @@ func (s *Server) didChange(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.R
 		err = s.docs.DidChange(p.TextDocument.URI, p.TextDocument.Version, changes, s.encoding())
 	}
 	if err == nil {
-		s.mapDocument(p.TextDocument.URI)
+		s.mapq.mark(p.TextDocument.URI)
 	} else {
 		// The document is no longer in step: drop it, so that tools read
 		// the disk rather than a wrong text, and say so.

@@ -24,10 +24,12 @@
 // the top-level declarations the edit reached (or whose structure the
 // reparse changed) are extracted again, so a keystroke in a file of a few
 // thousand lines costs under a millisecond. The map keeps the trees of the
-// 32 files changed last, as they live in C memory at some 30 times a
-// file's size; another file is parsed whole on its next change. A file that is binary, minified, over MaxParseBytes, or
-// whose parse overruns its time limit is listed by name with a note; one
-// with syntax errors keeps the definitions around them.
+// 8 files changed last, as they live in C memory at some 30 times a file's
+// size, and with each its content, which the next incremental parse diffs
+// against; another file keeps only its symbols and references, and is
+// parsed whole on its next change. A file that is binary, minified, over
+// MaxParseBytes, or whose parse overruns its time limit is listed by name
+// with a note; one with syntax errors keeps the definitions around them.
 //
 // Ranking (Render). Files are the nodes of a graph with an edge from each
 // file to the files that define the names it uses; PageRank over it, with
@@ -46,5 +48,8 @@
 // bytes of UTF-8 ("chars"). The package does no I/O, starts no goroutines
 // and reads no clock (tree-sitter's parse time limit aside, which only a
 // pathological file reaches). A Map is safe for concurrent use; Close
-// frees its C memory.
+// frees its C memory. The C allocator (glibc's) gives every thread that
+// parses an arena of its own, and trees freed across threads leave them
+// all fragmented: a caller with many files does best to call Update from
+// one OS thread (runtime.LockOSThread), as the language server does.
 package repomap

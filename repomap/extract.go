@@ -80,10 +80,6 @@ func (x *extractor) firstLine(n *ts.Node) string {
 
 // add records a definition and returns its index.
 func (x *extractor) add(n *ts.Node, k Kind, name string, container int, sig string) int {
-	var defines []string
-	if name != "" && k != Impl {
-		defines = strings.Split(name, ", ")
-	}
 	parent, depth := "", 0
 	if container >= 0 {
 		parent, depth = x.syms[container].Name, x.syms[container].depth+1
@@ -93,8 +89,7 @@ func (x *extractor) add(n *ts.Node, k Kind, name string, container int, sig stri
 			Kind: k, Name: name, Parent: parent, Container: container,
 			Line: int(n.StartPosition().Row) + 1, Signature: sig,
 		},
-		defines: defines,
-		depth:   depth,
+		depth: depth,
 	})
 	return len(x.syms) - 1
 }
@@ -191,7 +186,11 @@ func (x *extractor) reextract(root *ts.Node, old []chunk, e ts.InputEdit, change
 
 // flatten lays chunks end to end, Container indexes made file-wide.
 func flatten(chunks []chunk) []sym {
-	var syms []sym
+	n := 0
+	for _, c := range chunks {
+		n += len(c.syms)
+	}
+	syms := make([]sym, 0, n)
 	for _, c := range chunks {
 		base := len(syms)
 		for _, s := range c.syms {

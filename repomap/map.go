@@ -2,6 +2,8 @@ package repomap
 
 import (
 	"bytes"
+	"hash/maphash"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -27,10 +29,11 @@ const (
 	// chunkSize is the most text handed to the parser at once.
 	chunkSize = 64 << 10
 	// keepTrees is how many syntax trees the map keeps, those of the files
-	// updated last. A tree costs some 30 times its file's size in C memory;
-	// a file without one is parsed whole on its next change, and keeps its
+	// updated last: the files being edited. A tree costs some 30 times its
+	// file's size in C memory; a file without one keeps no copy of its
+	// content either, is parsed whole on its next change, and keeps its
 	// tree from then on.
-	keepTrees = 32
+	keepTrees = 8
 )
 
 // Why a file has no symbols, or only some.
@@ -108,8 +111,18 @@ type File struct {
 // sym is a Symbol with what ranking and rendering need.
 type sym struct {
 	Symbol
-	defines []string // the names this symbol defines, for ranking
-	depth   int      // nesting depth: 0 at the top level
+	depth int // nesting depth: 0 at the top level
+}
+
+// defines yields the names s defines, for ranking: those in its Name (a Go
+// spec may define several, "C, D"); an impl defines none. They are split
+// when asked for, not kept: a symbol costs a slice less, and only Render
+// asks.
+func (s *sym) defines() iter.Seq[string] {
+	if s.Name == "" || s.Kind == Impl {
+		return func(func(string) bool) {}
+	}
+	return strings.SplitSeq(s.Name, ", ")
 }
 
 // file is one path's state. Its fields are replaced, never mutated, so a
@@ -117,14 +130,20 @@ type sym struct {
 type file struct {
 	path string
 	lang *language
-	src  []byte   // the content of the last Update, our copy
+	// sum and size tell an Update with the same content, which changes
+	// nothing.
+	sum  uint64
+	size int
 	tree *ts.Tree // nil when not parsed, or dropped (keepTrees)
 	used uint64   // when the tree was made, in Map.parses
 	note string
-	// chunks are the definitions by top-level node, which a reparse
-	// reuses where the edit did not reach; syms is them end to end.
+	// src and chunks serve the next incremental parse, and are kept only
+	// with the tree: src is the content of the last Update (our copy),
+	// chunks the definitions by top-level node, which a reparse reuses
+	// where the edit did not reach.
+	src    []byte
 	chunks []chunk
-	syms   []sym
+	syms   []sym // the definitions end to end
 	refs   []Ref
 }
 
@@ -137,11 +156,12 @@ type Map struct {
 	parsers []*ts.Parser // by index in languages, made when first needed
 	parses  uint64       // parses so far
 	trees   int          // files with a tree
+	seed    maphash.Seed // for file.sum
 }
 
 // New returns an empty map.
 func New() *Map {
-	return &Map{files: make(map[string]*file), focus: make(map[string]bool)}
+	return &Map{files: make(map[string]*file), focus: make(map[string]bool), seed: maphash.MakeSeed()}
 }
 
 // Update sets the content of the file at path (slash-separated; the map
@@ -153,26 +173,32 @@ func (m *Map) Update(path string, content []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	old := m.files[path]
-	if old != nil && bytes.Equal(old.src, content) {
+	sum := maphash.Bytes(m.seed, content)
+	if old != nil && old.sum == sum && old.size == len(content) {
 		return
 	}
-	f := &file{path: path, lang: languageFor(path), src: bytes.Clone(content)}
+	f := &file{path: path, lang: languageFor(path), sum: sum, size: len(content), src: bytes.Clone(content)}
 	f.note = classify(f.lang, f.src)
 	if f.lang != nil && f.note == "" {
 		m.parse(f, old)
 	} else if old != nil {
 		m.dropTree(old)
 	}
+	if f.tree == nil {
+		f.src, f.chunks = nil, nil
+	}
 	m.files[path] = f
 	m.limitTrees()
 }
 
+// dropTree frees f's tree, and what only an incremental parse needs.
 func (m *Map) dropTree(f *file) {
 	if f.tree != nil {
 		f.tree.Close()
 		f.tree = nil
 		m.trees--
 	}
+	f.src, f.chunks = nil, nil
 }
 
 // limitTrees keeps the keepTrees newest trees.
@@ -218,8 +244,9 @@ func (m *Map) parse(f *file, old *file) {
 	}
 	var prev *ts.Tree
 	var edit ts.InputEdit
+	var oldChunks []chunk
 	if old != nil && old.tree != nil {
-		prev = old.tree
+		prev, oldChunks = old.tree, old.chunks
 		edit, _ = diffEdit(old.src, f.src)
 		prev.Edit(&edit)
 	}
@@ -257,7 +284,7 @@ func (m *Map) parse(f *file, old *file) {
 	}
 	x := &extractor{l: f.lang, src: src, cur: root.Walk()}
 	if prev != nil {
-		f.chunks = x.reextract(root, old.chunks, edit, changed)
+		f.chunks = x.reextract(root, oldChunks, edit, changed)
 	} else {
 		f.chunks = x.extract(root)
 	}

@@ -74,7 +74,7 @@ func rank(files []*file, focus map[string]bool) (fileRank []float64, symScore []
 	for i, f := range files {
 		for _, s := range f.syms {
 			callable := s.Kind == Func || s.Kind == Method || s.Kind == Macro
-			for _, name := range s.defines {
+			for name := range s.defines() {
 				d := defs[name]
 				if k := len(d) - 1; k >= 0 && d[k].file == int32(i) {
 					d[k].callable = d[k].callable && callable
@@ -184,7 +184,7 @@ func rank(files []*file, focus map[string]bool) (fileRank []float64, symScore []
 		if byName[b] == nil {
 			byName[b] = make(map[string][]int)
 			for j, s := range files[b].syms {
-				for _, name := range s.defines {
+				for name := range s.defines() {
 					byName[b][name] = append(byName[b][name], j)
 				}
 			}
