@@ -235,14 +235,14 @@ func TestVSCode(t *testing.T) {
 	env := append(r.Env(), "REIKA_DRIVER_OUT="+out, "REIKA_ENDPOINT=http://127.0.0.1:9/v1")
 	port, cdp := freePort(t), freePort(t)
 	env = append(env, fmt.Sprintf("REIKA_CDP_PORT=%d", cdp))
-	csLog := &strings.Builder{}
+	csLog := &syncBuffer{}
 	startBackground(t, "code-server", csLog, env, codeServer,
 		"--bind-addr", fmt.Sprintf("127.0.0.1:%d", port), "--auth", "none",
 		"--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
 		"--user-data-dir", userData, "--extensions-dir", exts, r.WS)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	waitHTTP(t, base+"/healthz", 30*time.Second, csLog)
-	startBackground(t, "chromium", &strings.Builder{}, env, chromium,
+	startBackground(t, "chromium", &syncBuffer{}, env, chromium,
 		"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 		"--no-first-run", "--no-default-browser-check", "--window-size=1280,900",
 		fmt.Sprintf("--remote-debugging-port=%d", cdp), "--remote-allow-origins=*",
@@ -400,11 +400,11 @@ func freePort(t *testing.T) int {
 
 // startBackground starts a long-running program in its own process
 // group, killed with the whole group when the test ends.
-func startBackground(t *testing.T, what string, log *strings.Builder, env []string, name string, args ...string) {
+func startBackground(t *testing.T, what string, log *syncBuffer, env []string, name string, args ...string) {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = &lockedWriter{b: log}, &lockedWriter{b: log}
+	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", what, err)
@@ -425,17 +425,6 @@ func startBackground(t *testing.T, what string, log *strings.Builder, env []stri
 	})
 }
 
-type lockedWriter struct {
-	mu sync.Mutex
-	b  *strings.Builder
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
 func tail(s string, n int) string {
 	if len(s) > n {
 		return "…" + s[len(s)-n:]
@@ -444,7 +433,7 @@ func tail(s string, n int) string {
 }
 
 // waitHTTP polls url until it answers 200.
-func waitHTTP(t *testing.T, url string, limit time.Duration, log *strings.Builder) {
+func waitHTTP(t *testing.T, url string, limit time.Duration, log *syncBuffer) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
