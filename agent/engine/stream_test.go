@@ -430,3 +430,20 @@ func BenchmarkAssemble(b *testing.B) {
 		}
 	}
 }
+
+// llama.cpp sends a stream's headers before its prefill: the wait for the
+// first byte of the answer, not the shorter one between chunks, covers the
+// prefill after them.
+func TestChatStreamHeadersBeforePrefill(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		time.Sleep(400 * time.Millisecond) // the prefill
+		io.WriteString(w, chunk(`{"content":"done"}`, "stop")+"\n\ndata: [DONE]\n\n")
+	})
+	resp, _, err := chatStream(t, h, Options{Timeouts: Timeouts{Idle: 5 * time.Second, Chunk: 100 * time.Millisecond}})
+	if err != nil || resp.Content != "done" {
+		t.Fatalf("Chat() = %+v, %v; want the answer after a prefill longer than the wait between chunks", resp, err)
+	}
+}

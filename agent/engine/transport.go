@@ -59,8 +59,15 @@ func (c *call) startIdle() {
 	c.timer = time.AfterFunc(c.idle, func() { c.cancel(errIdle) })
 }
 
-// touch records that bytes arrived: from now on the wait between chunks
-// applies.
+// heard restarts the wait for the first byte when the headers came.
+func (c *call) heard() {
+	if c.timer != nil && !c.began {
+		c.timer.Reset(c.idle)
+	}
+}
+
+// touch records that bytes of the answer arrived: from now on the wait
+// between chunks applies.
 func (c *call) touch() {
 	if c.timer == nil {
 		return
@@ -117,7 +124,9 @@ func (d doer) Do(r *http.Request) (*http.Response, error) {
 	c.status = resp.StatusCode
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	if c.stream && ok && !plainBody(resp.Header) {
-		c.touch()
+		// Headers are not the answer: llama.cpp sends them before the
+		// prefill, so the wait for the first byte still applies.
+		c.heard()
 		c.sse = &sseBody{rc: resp.Body, c: c}
 		resp.Body = c.sse
 		return resp, nil

@@ -1,0 +1,119 @@
+package lsp_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/lsp/lsptest"
+)
+
+// TestFaultSuite plays one engine fault per case through the real server:
+// what the user sees (one line each, no blank lines), that the transcript
+// on disk is whole and holds the instruction, and that the next ask
+// works. Faults of the wire and of the client have their own scenarios
+// (wire_garbage, apply_unanswered, bash_cannot_ask, shutdown_while_streaming,
+// the cancel_* ones).
+func TestFaultSuite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the fault suite waits out the engine retries; it runs without -short")
+	}
+	for _, tc := range []struct {
+		name  string
+		fault string // the first reply's fault, as in a script
+		seen  string // a line the user sees during or at the end of the run
+		end   string // the run's last line
+	}{
+		{"500", `{"status": 500}`, `engine server error .*retrying in 1s`, `Reika: recovered\.`},
+		{"503 loading", `{"status": 503}`, `engine is loading its model .*retrying`, `Reika: recovered\.`},
+		{"429", `{"status": 429}`, `engine rate limit .*retrying`, `Reika: recovered\.`},
+		{"HTML 502 from a proxy", `{"html": true}`, `an HTML page titled "502 Bad Gateway".*retrying`, `Reika: recovered\.`},
+		{"killed mid-stream", `{"cut_after": 2}`, `stream cut short .*retrying`, `Reika: recovered\.`},
+		{"malformed tool call", `{"malformed_tool_calls": true}`, `read failed`, `Reika: recovered\.`},
+		{"30 s latency, cancelled", `{"latency": "30s"}`, `progress begin`, `Reika stopped: cancelled`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			first := `{"content": "late", "fault": ` + tc.fault + `}`
+			if strings.Contains(tc.fault, "malformed") {
+				first = `{"tool_calls": [{"name": "read", "arguments": {"path": "main.go"}}], "fault": ` + tc.fault + `}`
+			}
+			script, err := sim.ParseScript([]byte(`[` + first + `, {"content": "recovered."}, {"content": "second answer."}]`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := lsptest.Start(t, lsptest.Config{Caps: lsptest.Full(), Files: map[string]string{"main.go": "package main\n"},
+				Engine: sim.Config{Script: script}, Timeout: 60 * time.Second})
+			mark := e.Mark()
+			if _, err := e.Exec("reika.ask", map[string]any{"instruction": "First ask: " + tc.name}); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(tc.name, "cancelled") {
+				// The request is at the engine, which sits on it.
+				for deadline := time.Now().Add(10 * time.Second); e.Engine.Arrived() < 1; time.Sleep(5 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatal("the first request never reached the engine")
+					}
+				}
+				if _, err := e.Exec("reika.cancel"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			end := e.WaitRunEnd(mark)
+			if !regexp.MustCompile(tc.end).MatchString(end.Line) {
+				t.Errorf("the run ended with %q, want /%s/", end.Line, tc.end)
+			}
+			seen := false
+			for _, ev := range e.Events()[mark:] {
+				if strings.Contains(ev.Line, "\n") && ev.Method == "window/showMessage" {
+					t.Errorf("a message of several lines: %q", ev.Line)
+				}
+				seen = seen || regexp.MustCompile(tc.seen).MatchString(ev.Line)
+			}
+			if !seen {
+				t.Errorf("nothing matched /%s/ in:\n%s", tc.seen, strings.Join(e.Transcript(), "\n"))
+			}
+			checkTranscript(t, e.StateDir, "First ask: "+tc.name)
+
+			mark = e.Mark()
+			if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Second ask."}); err != nil {
+				t.Fatal(err)
+			}
+			if end := e.WaitRunEnd(mark); !strings.Contains(end.Line, "second answer.") && !strings.Contains(end.Line, "recovered.") {
+				t.Errorf("the next ask ended with %q, want an answer", end.Line)
+			}
+		})
+	}
+}
+
+// checkTranscript reads the session's transcript: every line a JSON
+// object, the instruction among them.
+func checkTranscript(t *testing.T, dir, instruction string) {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(paths) == 0 {
+		t.Fatalf("no transcript in %s", dir)
+	}
+	f, err := os.Open(paths[len(paths)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	found := false
+	for n := 1; sc.Scan(); n++ {
+		if !json.Valid(sc.Bytes()) {
+			t.Errorf("transcript line %d is not JSON: %.200s", n, sc.Text())
+		}
+		found = found || strings.Contains(sc.Text(), instruction)
+	}
+	if !found {
+		t.Errorf("the transcript does not hold the instruction %q", instruction)
+	}
+}
