@@ -21,9 +21,6 @@ import (
 // (wire_garbage, apply_unanswered, bash_cannot_ask, shutdown_while_streaming,
 // the cancel_* ones).
 func TestFaultSuite(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the fault suite waits out the engine retries; it runs without -short")
-	}
 	for _, tc := range []struct {
 		name  string
 		fault string // the first reply's fault, as in a script
