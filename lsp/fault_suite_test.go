@@ -114,3 +114,22 @@ func checkTranscript(t *testing.T, dir, instruction string) {
 		t.Errorf("the transcript does not hold the instruction %q", instruction)
 	}
 }
+
+// An ask sent the moment the previous answer shows is never "already
+// working": the run is over before the user hears it is.
+func TestAskRightAfterTheAnswer(t *testing.T) {
+	var turns []sim.Turn
+	for i := 0; i < 20; i++ {
+		turns = append(turns, sim.Turn{Content: "answer."})
+	}
+	e := lsptest.Start(t, lsptest.Config{Caps: lsptest.Full(), Files: map[string]string{"main.go": "package main\n"},
+		Engine: sim.Config{Script: turns}})
+	for i := 0; i < 20; i++ {
+		mark := e.Mark()
+		res, err := e.Exec("reika.ask", map[string]any{"instruction": "Again."})
+		if err != nil || !strings.Contains(string(res), `"started":true`) {
+			t.Fatalf("ask %d right after the previous answer = %s, %v; want started", i+1, res, err)
+		}
+		e.WaitRunEnd(mark)
+	}
+}
