@@ -96,8 +96,7 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, st
 			// eglot answers an edit for a version it has passed with an
 			// error, not applied:false: placed again below like a refusal.
 			if cur := s.current(p.Abs); !replanned && cur.Open && plan.Current.Open && cur.Version != plan.Current.Version {
-				if plan, err = PlanEdit(p, cur); err != nil {
-					s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+				if plan, err = s.again(p, cur); err != nil {
 					return tools.Outcome{Reason: err.Error()}, "you had changed those lines"
 				}
 				continue
@@ -122,8 +121,7 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, st
 				// Neovim skipped an edit for a version its buffer had
 				// passed: place it again on the user's text, once.
 				if !replanned && cur.Open {
-					if plan, err = PlanEdit(p, cur); err != nil {
-						s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+					if plan, err = s.again(p, cur); err != nil {
 						return tools.Outcome{Reason: err.Error()}, "you had changed those lines"
 					}
 					continue
@@ -146,8 +144,7 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, st
 		// again on what the user has now (once), or say which hunk no
 		// longer fits. The user's text is never overwritten.
 		if cur := s.current(p.Abs); !replanned && cur.Open && plan.Current.Open && cur.Version != plan.Current.Version {
-			if plan, err = PlanEdit(p, cur); err != nil {
-				s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+			if plan, err = s.again(p, cur); err != nil {
 				return tools.Outcome{Reason: err.Error()}, "you had changed those lines"
 			}
 			continue
@@ -159,6 +156,17 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, st
 		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, oneLine(reason))
 		return tools.Outcome{Reason: reason}, "declined"
 	}
+}
+
+// again places the change once more, on the document as the user has it
+// now, after the editor refused or skipped it. When it no longer fits, the
+// user is told and the error says why.
+func (s *Server) again(p tools.Proposal, cur Current) (EditPlan, error) {
+	plan, err := PlanEdit(p, cur)
+	if err != nil {
+		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+	}
+	return plan, err
 }
 
 // unconfirmed is the "why" of a change the editor said it applied whose
