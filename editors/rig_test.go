@@ -10,9 +10,10 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/lsp/lsptest"
 )
 
 // bin is the reika-lsp binary TestMain builds once for every test.
@@ -67,26 +68,7 @@ type rig struct {
 	// Bin is the reika-lsp binary.
 	Bin string
 	// Log is the simulated engine's stderr (one line per request).
-	Log *syncBuffer
-}
-
-// syncBuffer is a text buffer that a process's output goroutines write
-// while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	Log *lsptest.LockedBuffer
 }
 
 var simAddr = regexp.MustCompile(`on (http://\S+/v1)`)
@@ -97,7 +79,7 @@ var simAddr = regexp.MustCompile(`on (http://\S+/v1)`)
 func newRig(t *testing.T, script string, files map[string]string) *rig {
 	t.Helper()
 	tmp := t.TempDir()
-	r := &rig{WS: filepath.Join(tmp, "ws"), Tmp: tmp, Bin: bin, Log: &syncBuffer{}}
+	r := &rig{WS: filepath.Join(tmp, "ws"), Tmp: tmp, Bin: bin, Log: &lsptest.LockedBuffer{}}
 	if err := os.MkdirAll(filepath.Join(r.WS, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}

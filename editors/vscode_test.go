@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/lsp/lsptest"
 )
 
 // The VS Code extension (editors/vscode) in the real VS Code: code-server
@@ -235,14 +237,14 @@ func TestVSCode(t *testing.T) {
 	env := append(r.Env(), "REIKA_DRIVER_OUT="+out, "REIKA_ENDPOINT=http://127.0.0.1:9/v1")
 	port, cdp := freePort(t), freePort(t)
 	env = append(env, fmt.Sprintf("REIKA_CDP_PORT=%d", cdp))
-	csLog := &syncBuffer{}
+	csLog := &lsptest.LockedBuffer{}
 	startBackground(t, "code-server", csLog, env, codeServer,
 		"--bind-addr", fmt.Sprintf("127.0.0.1:%d", port), "--auth", "none",
 		"--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
 		"--user-data-dir", userData, "--extensions-dir", exts, r.WS)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	waitHTTP(t, base+"/healthz", 30*time.Second, csLog)
-	startBackground(t, "chromium", &syncBuffer{}, env, chromium,
+	startBackground(t, "chromium", &lsptest.LockedBuffer{}, env, chromium,
 		"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 		"--no-first-run", "--no-default-browser-check", "--window-size=1280,900",
 		fmt.Sprintf("--remote-debugging-port=%d", cdp), "--remote-allow-origins=*",
@@ -400,7 +402,7 @@ func freePort(t *testing.T) int {
 
 // startBackground starts a long-running program in its own process
 // group, killed with the whole group when the test ends.
-func startBackground(t *testing.T, what string, log *syncBuffer, env []string, name string, args ...string) {
+func startBackground(t *testing.T, what string, log *lsptest.LockedBuffer, env []string, name string, args ...string) {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Env = env
@@ -433,7 +435,7 @@ func tail(s string, n int) string {
 }
 
 // waitHTTP polls url until it answers 200.
-func waitHTTP(t *testing.T, url string, limit time.Duration, log *syncBuffer) {
+func waitHTTP(t *testing.T, url string, limit time.Duration, log *lsptest.LockedBuffer) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {

@@ -177,7 +177,7 @@ type Editor struct {
 	shown      []string // paths the server opened with showDocument
 	violations []string
 
-	serverLog  *lockedBuffer
+	serverLog  *LockedBuffer
 	serveDone  chan error
 	serveErr   error
 	served     bool
@@ -204,7 +204,7 @@ func Start(t testing.TB, cfg Config) *Editor {
 	e := &Editor{
 		t: t, cfg: cfg, timeout: cfg.Timeout,
 		pending: map[string]chan *message{}, rawIDs: map[string]bool{}, docs: map[string]*Document{},
-		changed: make(chan struct{}), serverLog: &lockedBuffer{},
+		changed: make(chan struct{}), serverLog: &LockedBuffer{},
 		serveDone: make(chan error, 1), dispatched: make(chan struct{}),
 	}
 	if e.timeout <= 0 {
@@ -1431,19 +1431,20 @@ func URIPath(uri string) (string, error) {
 	return filepath.FromSlash(u.Path), nil
 }
 
-// lockedBuffer is a log sink safe for concurrent writes.
-type lockedBuffer struct {
+// LockedBuffer is a text buffer safe for concurrent writes and reads: a
+// process's output goroutines write it while the test reads it.
+type LockedBuffer struct {
 	mu sync.Mutex
 	b  strings.Builder
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
+func (l *LockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
+func (l *LockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
