@@ -76,11 +76,13 @@ func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
 			mapNews = newBlocks(mapNews, s.recapMsg.Content)
 		}
 	} else {
-		text.WriteString(foldPreamble)
+		// What the user said comes first, word for word: it is the same
+		// from one rewrite to the next, so a rewrite changes the request
+		// only after it (the engine keeps it cached).
+		v, n := s.verbatimText(0, boundary)
+		s.recapFront = writeFront(&text, v)
 		text.WriteString(r.Text)
 		s.recapText = len(r.Text)
-		v, n := s.verbatimText(0, boundary)
-		text.WriteString(v)
 		verbatim = n
 	}
 	if mapNews != "" {
@@ -205,6 +207,18 @@ func (s *Session) verbatimText(from, to int) (text string, n int) {
 		n += len(sent)
 	}
 	return b.String(), n
+}
+
+// writeFront opens a rewritten recap: the preamble, then the verbatim
+// text (verbatimText's) of what the user said, then room for the rest. It
+// returns the bytes it wrote, which stay the same in the next rewrite.
+func writeFront(b *strings.Builder, verbatim string) int {
+	b.WriteString(foldPreamble)
+	if v := strings.TrimPrefix(verbatim, "\n\n"); v != "" {
+		b.WriteString(v)
+		b.WriteString("\n\n")
+	}
+	return b.Len()
 }
 
 // sentContent is entry i's content as requests carried it: whole, or its

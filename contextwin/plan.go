@@ -189,7 +189,9 @@ func (s *Session) EditRecap(text string) bool {
 	// later folds appended — and what the recap carries word for word
 	// stays: the user's messages, the task's payload, the map's news.
 	v, _ := s.verbatimText(0, s.foldedUpTo)
-	content := foldPreamble + edited.Text + v
+	var b strings.Builder
+	s.recapFront = writeFront(&b, v)
+	content := b.String() + edited.Text
 	if s.mapSent != "" {
 		content += "\n\n" + mapHeading + s.mapSent
 	}
@@ -215,10 +217,8 @@ func (s *Session) SetNote(note string) {
 }
 
 // NoteInstruction is the question of the note round.
-const NoteInstruction = "The conversation is about to be compacted: older turns will be replaced by a recap. " +
-	"Before that, write a short note of what you have established that you will still need: " +
-	"findings, decisions, the plan and where you are in it. Put exact facts one per line as `key: value` " +
-	"(paths, commands, names, constraints) so they are carried over word for word. Do not call tools."
+const NoteInstruction = "Older turns are being folded into a recap. Note what you will still need " +
+	"(findings, decisions, plan, progress), exact facts one per line as `key: value`. No tools."
 
 // Overflow handles the engine's refusal of the last request as too long:
 // promptTokens and window are its own figures when it gave them (llama.cpp

@@ -240,7 +240,7 @@ func longSession(cfg Config) (*build, Plan) {
 func TestNoteThenFold(t *testing.T) {
 	b, p := longSession(Config{Window: 16000, PrefixChars: 2000})
 	s := b.s
-	if p.Event != Note || !strings.Contains(p.Messages[len(p.Messages)-1].Content, "Do not call tools") {
+	if p.Event != Note || p.Messages[len(p.Messages)-1].Content != NoteInstruction {
 		t.Fatalf("Plan() = %s, want the note round", p.Event)
 	}
 	b.answerAsEstimated(p)

@@ -163,9 +163,14 @@ func (s *Session) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 			continue // not a group start, or inside the current round
 		}
 		// A rewritten recap takes three quarters of its budget and changes
-		// the request right after the prefix; an appended one keeps the old
-		// recap, and the request's cache with it, up to its end.
+		// the request after its front (the preamble and what the user
+		// said, the same as in the recap it replaces); an appended one
+		// keeps the old recap, and the request's cache with it, up to its
+		// end.
 		recap, cached := len(foldPreamble)+recapChars*3/4+verbatimAll-verbatimAfter, 0
+		if s.recapMsg.Content != "" {
+			cached = s.recapFront
+		}
 		if s.canAppend(recapChars) {
 			cached = len(s.recapMsg.Content)
 			recap = cached + recapChars - s.recapText + verbatimAll - verbatimAfter - verbatimOld

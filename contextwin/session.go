@@ -87,6 +87,9 @@ type Session struct {
 	// recapVerbatim is how many bytes of the recap were carried before
 	// (the task and its payload, verbatim).
 	recapVerbatim int
+	// recapFront is how many bytes open the recap and stay the same when
+	// the next fold rewrites it: the preamble and what the user said.
+	recapFront int
 	// recapText is the size of the recap's own text in its message (the
 	// first recap's and what later folds appended), its verbatim parts
 	// aside: what the recap budget bounds.
