@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/reika-lsp/reika/agent/engine/llamatest"
 	"github.com/reika-lsp/reika/agent/engine/sim"
 	"github.com/reika-lsp/reika/lsp/lsptest"
 )
@@ -123,5 +125,70 @@ func TestTwoServersKeepTheirSlots(t *testing.T) {
 	}
 	if len(slots) != 2 {
 		t.Errorf("the requests went to slots %v, want two", slots)
+	}
+}
+
+// The acceptance scenario on a real llama-server (llamatest) started with
+// --slot-save-path: a session, the server shut down and the engine
+// restarted (a new process, its cache gone), a new server, reika.resume,
+// the next ask. The real engine restores the slot file Reika had it save
+// after the last run, and reports cache_n of at least 95% of the first
+// request's prompt.
+//
+// Without --slot-save-path the restarted engine prefills it all: the
+// README's "before".
+func TestResumeRestoresARealEngineCache(t *testing.T) {
+	for _, saving := range []bool{true, false} {
+		t.Run(fmt.Sprintf("slot-save-path=%v", saving), func(t *testing.T) { resumeAfterRealEngineRestart(t, saving) })
+	}
+}
+
+func resumeAfterRealEngineRestart(t *testing.T, saving bool) {
+	saves := ""
+	if saving {
+		saves = t.TempDir()
+	}
+	const n = 14
+	script := append(shortReadTurns("a", n), sim.Turn{Content: "Every build passed."})
+	var proxy *llamatest.Proxy
+	front := func(simURL string) string {
+		real := llamatest.Start(t, llamatest.Options{Ctx: 16384, SlotSavePath: saves})
+		proxy = llamatest.StartProxy(t, real.URL, simURL)
+		return proxy.URL
+	}
+	e := lsptest.Start(t, lsptest.Config{Caps: lsptest.Full(), Files: shortLogs("a", n), Engine: sim.Config{Ctx: 16384, Script: script},
+		Timeout: 45 * time.Second, Front: front})
+	e.Open("README.md")
+	askAndWait(t, e, "Read every build log under logs/, one by one, and tell me whether they passed.")
+	before := proxy.Exchanges()
+	if err := e.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+
+	e2 := lsptest.Start(t, lsptest.Config{Caps: lsptest.Full(), Files: shortLogs("a", n), After: e, NewEngine: true,
+		Engine: sim.Config{Ctx: 16384, Script: []sim.Turn{{Content: "Yes, all of them."}}}, Timeout: 45 * time.Second, Front: front})
+	e2.Open("README.md")
+	if raw, err := e2.Exec("reika.resume"); err != nil || !strings.Contains(string(raw), `"resumed":true`) {
+		t.Fatalf("reika.resume = %s, %v", raw, err)
+	}
+	if log := e2.ServerLog() + strings.Join(e2.Transcript(), "\n"); saving && !strings.Contains(log, "restored") {
+		t.Fatalf("the log does not say the cache was restored:\n%s", strings.Join(e2.Transcript(), "\n"))
+	}
+	askAndWait(t, e2, "Did all of them pass?")
+	xs := proxy.Exchanges()
+	if len(xs) == 0 {
+		t.Fatal("no request reached the restarted engine")
+	}
+	first, last := xs[0], before[len(before)-1]
+	t.Logf("real llama-server: last prompt before the restart %d tokens; first after: %d tokens, cache_n %d (%.1f%%), prompt_n %d, %.0f ms",
+		last.PromptTokens, first.PromptTokens, first.CacheN, 100*float64(first.CacheN)/float64(first.PromptTokens), first.PromptN, first.PromptMS)
+	if !saving {
+		if first.CacheN != 0 {
+			t.Errorf("without --slot-save-path the restarted engine reused %d tokens, want 0", first.CacheN)
+		}
+		return
+	}
+	if float64(first.CacheN) < 0.95*float64(first.PromptTokens) {
+		t.Errorf("the real engine reused %d of %d prompt tokens after the restart, want at least 95%%", first.CacheN, first.PromptTokens)
 	}
 }
