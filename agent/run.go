@@ -51,6 +51,7 @@ func (s *Session) Run(ctx context.Context, instruction string, report func(Event
 	if err := s.awaitSave(ctx); err != nil {
 		return Result{End: Canceled}, err
 	}
+	s.confirmSlot(ctx)
 	r := &run{s: s, report: report}
 	res := r.loop(ctx, instruction)
 	res.Proposals = r.proposals

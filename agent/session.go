@@ -457,6 +457,7 @@ func (s *Session) Compact(ctx context.Context, report func(Event)) (before, afte
 	if err := s.awaitSave(ctx); err != nil {
 		return 0, 0, err
 	}
+	s.confirmSlot(ctx)
 	s.Prefix()
 	s.mu.Lock()
 	before = s.cw.Chip().Size

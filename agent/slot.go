@@ -22,6 +22,11 @@ type slotState struct {
 	id  int
 	pin bool
 	why string
+	// fresh is set while the slot was chosen as one no task had used and
+	// the session has sent nothing: another session may have taken it
+	// since (confirmSlot).
+	fresh bool
+	key   string
 	// engineSaves is set when the engine was started with
 	// --slot-save-path; saving when the session keeps a transcript too:
 	// the cache is then saved after each run.
@@ -101,6 +106,10 @@ func (s *Session) setupSlot(ctx context.Context, conn *engine.Connection, stateD
 			}
 			s.slot.id, s.slot.why = engine.ChooseSlot(slots, key, prefer, "")
 			s.slot.pin = s.slot.id >= 0
+			s.slot.key = key
+			if i := slotIndexOf(slots, s.slot.id); i >= 0 {
+				s.slot.fresh = !slots[i].Used
+			}
 		}
 	}
 	if s.slot.id >= 0 && s.tr != nil {
@@ -118,7 +127,7 @@ func (s *Session) setupSlot(ctx context.Context, conn *engine.Connection, stateD
 		note(false, "%v: the cache is not saved", err)
 		return
 	case !on:
-		note(false, "llama.cpp does not save slots: its cache of this session is lost when it restarts; %s", SlotSaveHint)
+		// Said by check (and the README), not at every start.
 		return
 	}
 	s.slot.engineSaves = true
@@ -130,6 +139,44 @@ func (s *Session) setupSlot(ctx context.Context, conn *engine.Connection, stateD
 	note(false, "llama.cpp saves slots (--slot-save-path): this session's cache is saved after each run and restored by reika.resume")
 	if s.resumedSave != nil {
 		s.restoreSlot(ctx, note)
+	}
+}
+
+func slotIndexOf(slots []engine.Slot, id int) int {
+	for i, sl := range slots {
+		if sl.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// confirmSlot is called before the session's first request: a slot that
+// was chosen because no task had used it, and that a task has used since
+// (another session that started at the same time), is chosen again.
+func (s *Session) confirmSlot(ctx context.Context) {
+	s.mu.Lock()
+	fresh := s.slot.fresh && s.stats.Requests == 0
+	s.slot.fresh = false
+	s.mu.Unlock()
+	if !fresh {
+		return
+	}
+	slots, err := engine.Slots(ctx, s.slot.opts)
+	if err != nil {
+		return
+	}
+	if i := slotIndexOf(slots, s.slot.id); i < 0 || !slots[i].Used {
+		return
+	}
+	id, why := engine.ChooseSlot(slots, s.slot.key, -1, "")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id >= 0 && id != s.slot.id {
+		s.slot.id, s.slot.why = id, why+" (the first choice was taken meanwhile)"
+		if s.tr != nil {
+			s.tr.Append(transcript.Record{Kind: transcript.KindSlot, Slot: &transcript.Slot{ID: id}})
+		}
 	}
 }
 

@@ -56,6 +56,7 @@ func (s *Session) Warmup(ctx context.Context) error {
 		s.mu.Unlock()
 		close(w.done)
 	}()
+	s.confirmSlot(ctx)
 	var req engine.Request
 	if resumed {
 		// The request sent last before the restart, byte for byte: the

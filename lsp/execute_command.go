@@ -108,9 +108,13 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 	var slot *int
 	if sl := sess.agent.Slot(); sl.ID >= 0 {
 		slot = &sl.ID
-		line += fmt.Sprintf(" · llama.cpp slot %d", sl.ID)
-		if sl.Saving {
-			line += " (saved after each run)"
+		switch {
+		case sl.Pinned && sl.Saving:
+			line += fmt.Sprintf(" · llama.cpp slot %d, saved after each run", sl.ID)
+		case sl.Pinned:
+			line += fmt.Sprintf(" · llama.cpp slot %d", sl.ID)
+		case sl.Saving:
+			line += " · the engine's cache is saved after each run"
 		}
 		if sl.SaveError != "" {
 			s.logMessage(protocol.MessageTypeWarning, "Reika: the last save of the engine's slot failed: %s", sl.SaveError)

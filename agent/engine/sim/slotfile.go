@@ -30,6 +30,9 @@ type slotFile struct {
 // unreadable, of another model, or larger than the slot.
 const errRestore = "Unable to restore slot, no available space in KV cache or invalid slot save file"
 
+// errBadSlotFile is a restore that failed: answered with errRestore.
+var errBadSlotFile = errors.New("the slot file cannot be restored")
+
 // slotAction is POST /slots/{id}?action=save|restore|erase, in llama.cpp's
 // order of checks: the --slot-save-path (501 without it), the slot id as
 // a number, the action, the body's filename, then the slot itself, which
@@ -100,7 +103,7 @@ func (s *Server) slotAction(w http.ResponseWriter, r *http.Request) {
 			}
 			if err != nil || f.Format != slotFileFormat || f.Model != s.cfg.Model || len(f.Tokens) > s.cfg.Ctx {
 				sl.tokens = nil
-				return errors.New(errRestore)
+				return errBadSlotFile
 			}
 			sl.tokens, sl.used = f.Tokens, true
 			out = obj{{"id_slot", id}, {"filename", filename}, {"n_restored", len(f.Tokens)}, {"n_read", len(data)},
@@ -115,8 +118,8 @@ func (s *Server) slotAction(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Context().Err() != nil:
 		return
-	case err != nil && err.Error() == errRestore:
-		s.writeError(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, errBadSlotFile):
+		s.writeError(w, http.StatusBadRequest, errRestore)
 	case err != nil:
 		s.writeError(w, http.StatusInternalServerError, err.Error())
 	default:
