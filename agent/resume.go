@@ -29,8 +29,17 @@ func (s *Session) replay(recs []transcript.Record) string {
 	defer func() { s.replaying, s.replayMaps = false, nil }()
 	driven, messages, early, diverged := false, 0, 0, 0
 	divergedAt := ""
+	var last *contextwin.Plan // the plan of the last request sent
 	for i, r := range recs {
 		switch r.Kind {
+		case transcript.KindSlot:
+			if r.Slot != nil {
+				s.resumedSlot = r.Slot
+				if r.Slot.File != "" {
+					s.resumedSave = r.Slot
+				}
+			}
+			continue
 		case transcript.KindMessage:
 			if r.Message != nil {
 				s.cw.Append(fromTranscript(*r.Message))
@@ -60,10 +69,12 @@ func (s *Session) replay(recs []transcript.Record) string {
 		}
 		switch r.Kind {
 		case transcript.KindPlan:
-			if p := s.cw.Plan(); p.Event.String() != r.Text && diverged == 0 {
+			p := s.cw.Plan()
+			if p.Event.String() != r.Text && diverged == 0 {
 				diverged++
 				divergedAt = fmt.Sprintf("record %d planned %s, the replay %s", i+1, r.Text, p.Event)
 			}
+			last = &p
 		case transcript.KindNote:
 			s.cw.SetNote(r.Text)
 		case transcript.KindAbandon:
@@ -72,7 +83,8 @@ func (s *Session) replay(recs []transcript.Record) string {
 			s.cw.Compact()
 		case transcript.KindOverflow:
 			if r.Overflow != nil {
-				s.cw.Overflow(r.Overflow.PromptTokens, r.Overflow.Window)
+				p := s.cw.Overflow(r.Overflow.PromptTokens, r.Overflow.Window)
+				last = &p
 			}
 		case transcript.KindRecapEdit:
 			s.cw.EditRecap(r.Text)
@@ -87,6 +99,13 @@ func (s *Session) replay(recs []transcript.Record) string {
 				s.cw.Observe(contextwin.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, FinishReason: u.FinishReason})
 			}
 		}
+	}
+	if driven && last != nil && s.prefix != nil {
+		// The request sent last, as it was sent: the warm-up sends it
+		// again, and a saved cache is restored only for it.
+		req := s.prefix.Request(last.Messages, last.MaxTokens, "")
+		s.resumeReq = &req
+		s.prev, _ = promptBytes(req)
 	}
 	switch {
 	case !driven:

@@ -48,11 +48,16 @@ func (s *Session) Run(ctx context.Context, instruction string, report func(Event
 		report = func(Event) {}
 	}
 	s.awaitWarmup(ctx)
+	if err := s.awaitSave(ctx); err != nil {
+		return Result{End: Canceled}, err
+	}
+	s.confirmSlot(ctx)
 	r := &run{s: s, report: report}
 	res := r.loop(ctx, instruction)
 	res.Proposals = r.proposals
 	s.note(transcript.KindEvent, "run ended: "+res.End.String())
 	s.sync()
+	s.startSave()
 	if res.End == Answered {
 		report(Event{Kind: Finished, Round: res.Rounds, Result: &res, Chip: s.Chip()})
 		return res, nil
@@ -315,6 +320,7 @@ func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (
 	s := r.s
 	cur, starts := promptBytes(req)
 	req.FirstByte = s.firstByte(p.Estimate)
+	req.Slot = s.slotRef()
 	touch, stop := r.watchSilence(ctx, p.Estimate)
 	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) { touch() })
 	stop()

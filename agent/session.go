@@ -110,6 +110,14 @@ type Session struct {
 	replaying  bool
 	replayMaps []string
 
+	// slot is the engine slot and the saving of its cache (slot.go).
+	slot slotState
+	// resumedSlot is the slot the resumed session last recorded,
+	// resumedSave its last save; resumeReq is the request it sent last,
+	// rebuilt, which the warm-up sends again. Set by replay.
+	resumedSlot, resumedSave *transcript.Slot
+	resumeReq                *engine.Request
+
 	info    *Info  // how Start built it; nil for NewSession
 	cleanup func() // removes what Start made for the session alone
 }
@@ -138,7 +146,7 @@ func NewSession(cfg Config) (*Session, error) {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = 200
 	}
-	s := &Session{cfg: cfg, retryWait: defaultRetryWait}
+	s := &Session{cfg: cfg, retryWait: defaultRetryWait, slot: slotState{id: -1}}
 	s.tools = cfg.Tools.Definitions()
 	// The prefix is built at the first request (Prefix), so that the repo
 	// map it carries sees the documents opened meanwhile.
@@ -167,8 +175,10 @@ func NewSession(cfg Config) (*Session, error) {
 	return s, nil
 }
 
-// Close ends the session; its transcript is kept.
+// Close ends the session, after the save of its engine slot under way,
+// if any; its transcript is kept.
 func (s *Session) Close() error {
+	s.awaitSave(context.Background())
 	if s.cleanup != nil {
 		s.cleanup()
 	}
@@ -444,6 +454,10 @@ func (s *Session) Compact(ctx context.Context, report func(Event)) (before, afte
 		report = func(Event) {}
 	}
 	s.awaitWarmup(ctx)
+	if err := s.awaitSave(ctx); err != nil {
+		return 0, 0, err
+	}
+	s.confirmSlot(ctx)
 	s.Prefix()
 	s.mu.Lock()
 	before = s.cw.Chip().Size

@@ -248,6 +248,9 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 		info.Notices = append(info.Notices, Notice{Text: s.resumed})
 	}
 	s.info, s.cleanup = info, cleanup
+	if st.Engine == nil {
+		s.setupSlot(ctx, conn, info.StateDir, &info.Notices)
+	}
 	if w := s.RoomWarning(); w != "" {
 		info.Notices = append(info.Notices, Notice{Warning: true, Text: w})
 	}

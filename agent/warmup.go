@@ -27,19 +27,22 @@ type warmup struct {
 }
 
 // Warmup prefills the fixed prefix: one request with max_tokens 1, so
-// that the user's first ask pays only for itself. It is synchronous; the
-// caller runs it in the background and may cancel it. It never touches
-// the conversation, and never overlaps another request of the session: it
-// is skipped once a run, a compaction or another warm-up has started or
-// when the session resumed a conversation (its engine may still hold it),
-// and a run or compaction that starts meanwhile waits for it (see
-// awaitWarmup).
+// that the user's first ask pays only for itself. A resumed session sends
+// instead the request it sent last, rebuilt from the transcript byte for
+// byte: the engine still holds it, or restored it from a saved slot, and
+// finds it cached — a new prefix would evict it from a one-slot engine.
+// It is synchronous; the caller runs it in the background and may cancel
+// it. It never touches the conversation, and never overlaps another
+// request of the session: it is skipped once a run, a compaction or
+// another warm-up has started, and a run or compaction that starts
+// meanwhile waits for it (see awaitWarmup).
 func (s *Session) Warmup(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := &warmup{cancel: cancel, done: make(chan struct{})}
 	s.mu.Lock()
-	skip := s.running.Load() || s.warm != nil || s.stats.Requests > 0 || s.cw.Len() > 0
+	resumed := s.resumeReq != nil
+	skip := s.running.Load() || s.warm != nil || s.stats.Requests > 0 || (s.cw.Len() > 0 && !resumed)
 	if !skip {
 		s.warm = w
 	}
@@ -53,8 +56,19 @@ func (s *Session) Warmup(ctx context.Context) error {
 		s.mu.Unlock()
 		close(w.done)
 	}()
-	req := s.Prefix().Request([]contextwin.Message{{Role: contextwin.User, Content: warmupMessage}}, 1, "")
+	s.confirmSlot(ctx)
+	var req engine.Request
+	if resumed {
+		// The request sent last before the restart, byte for byte: the
+		// engine still holds it (or restored it), and a new prefix would
+		// evict it from a one-slot engine.
+		req = *s.resumeReq
+		req.MaxTokens = 1
+	} else {
+		req = s.Prefix().Request([]contextwin.Message{{Role: contextwin.User, Content: warmupMessage}}, 1, "")
+	}
 	req.Temperature = s.cfg.Temperature
+	req.Slot = s.slotRef()
 	s.mu.Lock()
 	if ctx.Err() == nil {
 		w.sent = true
@@ -74,6 +88,9 @@ func (s *Session) Warmup(ctx context.Context) error {
 	s.stats.Prefilled += reprocessed
 	s.stats.Reused += reused
 	s.stats.PromptMS += ms
+	if resumed {
+		return nil // the planner learnt this request's count when it was first sent
+	}
 	// The engine's own count teaches the estimate what the prefix costs
 	// before the first real request is planned.
 	s.cw.ObservePrefix(len(warmupMessage)+warmupOverhead, resp.Usage.PromptTokens)

@@ -105,6 +105,21 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 	} else {
 		line += fmt.Sprintf(" · shed at %d, down to %d; reserve %d", b.ShedPoint, b.ShedTarget, b.Reserve)
 	}
+	var slot *int
+	if sl := sess.agent.Slot(); sl.ID >= 0 {
+		slot = &sl.ID
+		switch {
+		case sl.Pinned && sl.Saving:
+			line += fmt.Sprintf(" · llama.cpp slot %d, saved after each run", sl.ID)
+		case sl.Pinned:
+			line += fmt.Sprintf(" · llama.cpp slot %d", sl.ID)
+		case sl.Saving:
+			line += " · the engine's cache is saved after each run"
+		}
+		if sl.SaveError != "" {
+			s.logMessage(protocol.MessageTypeWarning, "Reika: the last save of the engine's slot failed: %s", sl.SaveError)
+		}
+	}
 	overrides := sess.agent.Info().Settings.Overrides
 	if len(overrides) > 0 {
 		line += fmt.Sprintf(" · %d editor setting%s override%s your config (see the log)", len(overrides), plural(len(overrides)), map[bool]string{true: "s"}[len(overrides) == 1])
@@ -116,7 +131,7 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 	return &StatusResult{
 		Chip: chip.String(), Size: chip.Size, Window: chip.Window, Percent: chip.Percent, Warn: chip.Warn,
 		Budget: b, Running: running, Model: sess.agent.Info().Connection.Options.Model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
-		Transcript: sess.agent.TranscriptPath(), Overrides: overrides,
+		Transcript: sess.agent.TranscriptPath(), Overrides: overrides, Slot: slot, SlotSaving: sess.agent.Slot().Saving,
 	}, nil
 }
 

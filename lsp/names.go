@@ -90,17 +90,21 @@ type NewSessionResult struct {
 // StatusResult is reika.status's answer: the chip, the budget and where
 // the session runs.
 type StatusResult struct {
-	Budget     agent.Budget `json:"budget"`
-	Chip       string       `json:"chip"`
-	Endpoint   string       `json:"endpoint"`
-	Model      string       `json:"model"`
-	Overrides  []string     `json:"overrides,omitempty"` // editor settings over the config file's or the environment's
-	Percent    int          `json:"percent"`
-	Running    bool         `json:"running"`
-	Size       int          `json:"size"`
-	Transcript string       `json:"transcript"`
-	Warn       bool         `json:"warn"`
-	Window     int          `json:"window"`
+	Budget    agent.Budget `json:"budget"`
+	Chip      string       `json:"chip"`
+	Endpoint  string       `json:"endpoint"`
+	Model     string       `json:"model"`
+	Overrides []string     `json:"overrides,omitempty"` // editor settings over the config file's or the environment's
+	Percent   int          `json:"percent"`
+	Running   bool         `json:"running"`
+	Size      int          `json:"size"`
+	// Slot is the llama.cpp slot the session pins (absent for other
+	// engines); SlotSaving says its cache is saved after each run.
+	Slot       *int   `json:"slot,omitempty"`
+	SlotSaving bool   `json:"slot_saving,omitempty"`
+	Transcript string `json:"transcript"`
+	Warn       bool   `json:"warn"`
+	Window     int    `json:"window"`
 }
 
 // CompactResult is reika.compact's answer: the prompt's size before and

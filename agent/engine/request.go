@@ -80,6 +80,9 @@ func buildRequest(opts Options, req Request, stream bool) (openai.ChatCompletion
 
 	if opts.Flavor == LlamaCpp {
 		p.defaults["cache_prompt"] = json.RawMessage("true")
+		if req.Slot != nil {
+			p.typed["id_slot"], _ = json.Marshal(*req.Slot)
+		}
 	}
 	for _, extra := range []map[string]any{opts.Extra, req.Extra} {
 		for k, v := range extra {
@@ -122,7 +125,7 @@ func argumentsOrEmpty(args string) string {
 // first: defaults (cache_prompt for llama.cpp, then Options.Extra, then
 // Request.Extra), then the fields go-openai wrote (messages, tools,
 // tool_choice, stream, stream_options), then typed (model, max_tokens,
-// temperature). The top level is written with sorted keys and every value
+// temperature, id_slot). The top level is written with sorted keys and every value
 // keeps its bytes, so equal requests give equal bodies and a request with
 // more messages gives a messages array that starts with the same bytes.
 type bodyPatch struct {

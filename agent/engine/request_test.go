@@ -67,6 +67,18 @@ func TestRequestFields(t *testing.T) {
 			want: map[string]string{"cache_prompt": "true", "model": `"tiny"`, "max_tokens": "8", "temperature": "0.7"},
 		},
 		{
+			name: "llama.cpp gets the pinned slot",
+			opts: Options{Flavor: LlamaCpp},
+			req:  Request{Messages: userRequest().Messages, Slot: ptr(1)},
+			want: map[string]string{"id_slot": "1", "cache_prompt": "true"},
+		},
+		{
+			name: "vLLM gets no slot",
+			opts: Options{Flavor: VLLM},
+			req:  Request{Messages: userRequest().Messages, Slot: ptr(1)},
+			want: map[string]string{"id_slot": ""},
+		},
+		{
 			name: "vLLM gets no cache_prompt",
 			opts: Options{Flavor: VLLM},
 			req:  userRequest(),

@@ -54,6 +54,10 @@ type Request struct {
 	// the prefill, scaled by the caller to the prompt and the engine's
 	// speed; 0 takes Timeouts.Idle.
 	FirstByte time.Duration
+	// Slot, when set, pins the request to that llama.cpp slot (id_slot),
+	// whose prompt cache it then reuses; other engines are sent nothing.
+	// Nil lets llama.cpp choose (the idle slot sharing the longest prefix).
+	Slot *int
 	// Extra fields are merged into the request body, after the profile's
 	// own extras (a key here wins). Neither replaces a field the client
 	// sets itself: messages, tools, tool_choice, stream, stream_options,

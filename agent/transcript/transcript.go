@@ -55,6 +55,9 @@ const (
 	KindRecapEdit Kind = "recap-edit" // the user's edit of the recap (Text)
 	KindMapUpdate Kind = "map-update" // what a fold asked the repo map had learnt (Text)
 	KindWarmup    Kind = "warmup"     // the engine's count of the warm-up (Usage)
+	// KindSlot records the engine slot the session pinned (Slot), and each
+	// save of its cache there; a resume reads the last one.
+	KindSlot Kind = "slot"
 )
 
 // Record is one line of a transcript.
@@ -71,6 +74,17 @@ type Record struct {
 	// record's figures.
 	Prefix   *Prefix   `json:"prefix,omitempty"`
 	Overflow *Overflow `json:"overflow,omitempty"`
+	Slot     *Slot     `json:"slot,omitempty"`
+}
+
+// Slot is the llama.cpp slot a session pinned its requests to and, after a
+// save, the file the engine wrote it to and the hash of the prompt it held
+// (the last one sent).
+type Slot struct {
+	ID     int    `json:"id"`
+	File   string `json:"file,omitempty"`
+	Hash   string `json:"hash,omitempty"`
+	Tokens int    `json:"tokens,omitempty"`
 }
 
 // Prefix is the fixed start of every request: the system prompt and the
@@ -197,6 +211,9 @@ func NewID(t time.Time) string {
 
 // Path is the file the transcript is written to.
 func (w *Writer) Path() string { return w.path }
+
+// ID is the session's id.
+func (w *Writer) ID() string { return w.id }
 
 // Append adds a record. It is buffered until Sync.
 func (w *Writer) Append(r Record) error {

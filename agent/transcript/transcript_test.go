@@ -106,6 +106,3 @@ func TestMarkdown(t *testing.T) {
 		}
 	}
 }
-
-// ID is the session's id.
-func (w *Writer) ID() string { return w.id }

@@ -40,6 +40,10 @@ type checkReport struct {
 	EngineWindow  int    `json:"engine_window,omitempty"`
 	TrainedWindow int    `json:"trained_window,omitempty"`
 	Slots         int    `json:"slots,omitempty"`
+	// Slot is the llama.cpp slot a session pins, -1 for none; Cache says
+	// what keeps the engine's prompt cache and how to keep it longer.
+	Slot          *int   `json:"slot,omitempty"`
+	Cache         string `json:"cache,omitempty"`
 	OutputLimit   int    `json:"output_limit,omitempty"`
 	Reserve       int    `json:"reserve"`
 	ReserveSource string `json:"reserve_source"`
@@ -198,6 +202,10 @@ func doCheck(ctx context.Context, getenv func(string) string, editor json.RawMes
 	rep.Window, rep.WindowSource = d.Window, d.WindowSource
 	rep.EngineWindow, rep.TrainedWindow = d.EngineWindow, d.TrainedWindow
 	rep.Slots, rep.OutputLimit = d.Slots, d.OutputLimit
+	rep.Cache = cacheAdvice(d.Flavor, sess.Slot())
+	if sl := sess.Slot(); sl.ID >= 0 {
+		rep.Slot = &sl.ID
+	}
 	rep.TruncationRisk = d.TruncationRisk
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
 	if w := sess.RoomWarning(); w != "" {
@@ -317,6 +325,12 @@ func printCheck(w io.Writer, r *checkReport) {
 			eng += fmt.Sprintf(", %d slot%s", r.Slots, plural(r.Slots))
 		}
 		row("engine", eng, "")
+		if r.Slot != nil {
+			row("slot", fmt.Sprintf("%d", *r.Slot), "each session pins one (id_slot)")
+		}
+		if r.Cache != "" {
+			row("cache", r.Cache, "")
+		}
 		row("model", orDash(r.Model), r.ModelSource)
 		if r.Window > 0 {
 			row("window", fmt.Sprintf("%d tokens", r.Window), r.WindowSource)
@@ -407,4 +421,21 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// cacheAdvice says what keeps the engine's prompt cache between requests
+// and across restarts, and how to keep it longer.
+func cacheAdvice(f engine.Flavor, sl agent.SlotInfo) string {
+	switch f {
+	case engine.LlamaCpp:
+		if sl.EngineSaves {
+			return "saved across restarts (--slot-save-path is on): reika.resume restores a session's slot"
+		}
+		return "lost when llama-server restarts: " + agent.SlotSaveHint
+	case engine.VLLM, engine.SGLang:
+		return "automatic prefix caching, shared by every request: nothing to pin"
+	case engine.Ollama:
+		return "kept while the model stays loaded: set keep_alive (OLLAMA_KEEP_ALIVE) long, and load one model at a time (OLLAMA_MAX_LOADED_MODELS=1)"
+	}
+	return ""
 }

@@ -219,3 +219,23 @@ func TestCheckSim(t *testing.T) {
 		t.Errorf("check --sim = exit %d, endpoint %s (%s), window %d, tools %+v, stderr %q", code, rep.Endpoint, rep.EndpointSource, rep.Window, rep.ToolCalls, stderr)
 	}
 }
+
+// check says which slot a session pins and whether llama.cpp keeps its
+// cache across restarts, and how to make it.
+func TestCheckSlots(t *testing.T) {
+	_, plain := startTestSim(t, sim.Config{Ctx: 8192, Slots: 2})
+	_, saving := startTestSim(t, sim.Config{Ctx: 8192, Slots: 2, SlotSavePath: t.TempDir()})
+	for _, tc := range []struct {
+		name, url, cache string
+	}{
+		{"no --slot-save-path", plain, "--slot-save-path DIR"},
+		{"--slot-save-path", saving, "saved across restarts"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, code, stderr := runCheckJSON(t, checkEnv(t, "REIKA_ENDPOINT", tc.url))
+			if code != 0 || rep.Slot == nil || *rep.Slot < 0 || *rep.Slot > 1 || !strings.Contains(rep.Cache, tc.cache) {
+				t.Errorf("check: exit %d (%s), slot %v, cache %q; want a slot and a cache line with %q", code, stderr, rep.Slot, rep.Cache, tc.cache)
+			}
+		})
+	}
+}

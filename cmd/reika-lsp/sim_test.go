@@ -106,13 +106,13 @@ func TestRunSimBadFlags(t *testing.T) {
 func TestParseSimFlags(t *testing.T) {
 	var stderr bytes.Buffer
 	cfg, listen, err := parseSimFlags([]string{
-		"--flavor", "vllm", "--ctx", "32768", "--slots", "2", "--rounds", "150", "--model", "m",
+		"--flavor", "vllm", "--ctx", "32768", "--slots", "2", "--rounds", "150", "--model", "m", "--slot-save-path", "/tmp/slots",
 		"--latency", "200ms", "--fail-status", "503", "--fail-every", "3", "--cut-after", "5", "--malformed-tool-calls",
 	}, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if listen != "127.0.0.1:8000" || cfg.Flavor != sim.VLLM || cfg.Ctx != 32768 || cfg.Slots != 2 || cfg.PolicyRounds != 150 || cfg.Model != "m" || cfg.Root != "." {
+	if listen != "127.0.0.1:8000" || cfg.Flavor != sim.VLLM || cfg.Ctx != 32768 || cfg.Slots != 2 || cfg.PolicyRounds != 150 || cfg.Model != "m" || cfg.Root != "." || cfg.SlotSavePath != "/tmp/slots" {
 		t.Errorf("parseSimFlags: listen %q cfg %+v", listen, cfg)
 	}
 	want := []sim.FaultRule{

@@ -108,6 +108,10 @@ type Config struct {
 	// restart of the editor (and so of the server) over the same state.
 	// Files are written over the workspace as usual.
 	After *Editor
+	// NewEngine, with After, starts a new engine from Engine instead of
+	// taking the earlier editor's: the engine restarted too, its cache
+	// gone (but for what it saved under Engine.SlotSavePath).
+	NewEngine bool
 	// ApplyTimeout is the server's bound on applyEdit and
 	// showMessageRequest, ClientTimeout on its other requests (in-process
 	// only); zero leaves the server's.
@@ -237,7 +241,7 @@ func Start(t testing.TB, cfg Config) *Editor {
 	if ecfg.Ctx == 0 {
 		ecfg.Ctx = 16384
 	}
-	if cfg.After != nil {
+	if cfg.After != nil && !cfg.NewEngine {
 		e.Engine = cfg.After.Engine
 	} else {
 		e.Engine = StartEngine(t, ecfg, e.timeout)

@@ -45,8 +45,10 @@ type Exchange struct {
 // the simulator, whose reply the client gets with the real figures put in
 // its usage and timings (streamed or not, in llama.cpp's shapes). A
 // refusal of the real engine reaches the client as the engine sent it, and
-// the simulator never sees that request. Every other request (discovery:
-// /v1/models, /props, /health, …) goes to the simulator.
+// the simulator never sees that request. The slot calls (GET /slots and
+// POST /slots/{id}?action=…) go to the real engine, whose slots hold the
+// cache; every other request (discovery: /v1/models, /props, /health, …)
+// goes to the simulator.
 //
 // Chat requests are served one at a time, in the order they arrive, so
 // the real engine's slot sees the client's sequence of prompts.
@@ -56,7 +58,7 @@ type Proxy struct {
 
 	real, replies string
 	client        *http.Client
-	other         *httputil.ReverseProxy
+	other, slots  *httputil.ReverseProxy
 
 	chat      sync.Mutex // held through one chat exchange
 	mu        sync.Mutex
@@ -72,8 +74,12 @@ func StartProxy(t testing.TB, real, replies string) *Proxy {
 	if err != nil {
 		t.Fatalf("the simulator's URL %q: %v", replies, err)
 	}
+	realURL, err := url.Parse(real)
+	if err != nil {
+		t.Fatalf("the engine's URL %q: %v", real, err)
+	}
 	p := &Proxy{real: real, replies: replies, client: &http.Client{Timeout: 30 * time.Second},
-		other: httputil.NewSingleHostReverseProxy(target)}
+		other: httputil.NewSingleHostReverseProxy(target), slots: httputil.NewSingleHostReverseProxy(realURL)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("listen on loopback: %v", err)
@@ -99,6 +105,14 @@ func (p *Proxy) Exchanges() []Exchange {
 }
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/slots" || strings.HasPrefix(r.URL.Path, "/slots/") {
+		// A slot action waits for the chat exchange under way, as the
+		// engine's own queue would.
+		p.chat.Lock()
+		defer p.chat.Unlock()
+		p.slots.ServeHTTP(w, r)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		p.other.ServeHTTP(w, r)
 		return

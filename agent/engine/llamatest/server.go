@@ -27,6 +27,9 @@ type Options struct {
 	Model Model
 	// Ready bounds the wait for /health; 0 means 20 s.
 	Ready time.Duration
+	// SlotSavePath, when set, is the engine's --slot-save-path: slot
+	// save and restore are allowed, their files in that directory.
+	SlotSavePath string
 }
 
 // Server is a llama-server process on loopback, stopped when the test
@@ -97,6 +100,9 @@ func Start(t testing.TB, opts Options) *Server {
 	s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Ctx: opts.Ctx, log: &lockedBuffer{}}
 	cmd := exec.Command(bin, "-m", model, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
 		"-c", strconv.Itoa(opts.Ctx), "-np", "1", "-t", "1", "-fa", "on", "--jinja", "--chat-template", "chatml")
+	if opts.SlotSavePath != "" {
+		cmd.Args = append(cmd.Args, "--slot-save-path", opts.SlotSavePath)
+	}
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)

@@ -59,6 +59,11 @@ type Config struct {
 	// Slots is the number of parallel slots, each with its own prompt
 	// cache (llama.cpp total_slots); 0 means 1. Requests beyond it queue.
 	Slots int
+	// SlotSavePath is llama.cpp's --slot-save-path: the directory where
+	// POST /slots/{id}?action=save writes a slot's cached prompt and
+	// action=restore reads it back. Empty refuses those actions (HTTP 501),
+	// as llama-server does without the flag. Other flavours ignore it.
+	SlotSavePath string
 	// Script holds replies, consumed one per chat request in order.
 	Script []Turn
 	// Root is the directory the built-in policy explores once the script

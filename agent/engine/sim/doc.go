@@ -12,8 +12,11 @@
 //     accounting: a deterministic tokenizer ([Tokenize]), a rendered chat
 //     template that counts tools, tool calls and tool results, a per-slot
 //     prompt cache that reports cache_n/prompt_n exactly as llama.cpp does,
-//     the context-overflow refusals of llama.cpp and vLLM, Ollama's silent
-//     truncation, and a stop with finish_reason "length" at the window;
+//     llama.cpp's slot choice (id_slot, else the idle slot with the longest
+//     common prefix) and its slot actions (save, restore and erase under
+//     Config.SlotSavePath, with llama.cpp's refusals), the context-overflow
+//     refusals of llama.cpp and vLLM, Ollama's silent truncation, and a stop
+//     with finish_reason "length" at the window;
 //   - replies from a script of turns ([Turn]) and, after it, from a built-in
 //     policy that explores a directory with the tools a request offers
 //     (read, glob, grep, edit, write, bash) the way an agent's model would;

@@ -23,6 +23,7 @@ func (s *Server) llamaRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /models", s.llamaModels)
 	mux.HandleFunc("GET /props", s.whenLoaded(s.llamaProps))
 	mux.HandleFunc("GET /slots", s.whenLoaded(s.llamaSlots))
+	mux.HandleFunc("POST /slots/{id}", s.whenLoaded(s.slotAction))
 	mux.HandleFunc("POST /tokenize", s.whenLoaded(s.llamaTokenize))
 	mux.HandleFunc("POST /detokenize", s.whenLoaded(s.llamaDetokenize))
 	mux.HandleFunc("POST /apply-template", s.whenLoaded(s.applyTemplate))
@@ -79,14 +80,20 @@ func (s *Server) llamaModels(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) llamaProps(w http.ResponseWriter, r *http.Request) {
-	params := obj{
+// genParams are the default sampling parameters, as /props and /slots
+// show them.
+func genParams() obj {
+	return obj{
 		{"seed", 4294967295}, {"temperature", 0.8}, {"top_k", 40}, {"top_p", 0.95}, {"min_p", 0.05},
 		{"max_tokens", -1}, {"n_predict", -1}, {"n_keep", 0}, {"n_discard", 0}, {"stream", false},
 		{"chat_format", "Content-only"}, {"reasoning_format", "deepseek"}, {"reasoning_in_content", false},
 		{"samplers", []string{"penalties", "dry", "top_k", "typ_p", "top_p", "min_p", "xtc", "temperature"}},
 		{"timings_per_token", false}, {"lora", []any{}},
 	}
+}
+
+func (s *Server) llamaProps(w http.ResponseWriter, r *http.Request) {
+	params := genParams()
 	s.writeJSON(w, http.StatusOK, obj{
 		{"default_generation_settings", obj{{"params", params}, {"n_ctx", s.cfg.Ctx}}},
 		{"total_slots", s.cfg.Slots},
@@ -115,6 +122,10 @@ func (s *Server) llamaProps(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// llamaSlots is GET /slots in the shape of the captures: a slot never
+// used shows only its id, window and state; a used one its last task's
+// figures, the parameters and the next-token state. Like current builds it
+// shows no prompt text.
 func (s *Server) llamaSlots(w http.ResponseWriter, r *http.Request) {
 	var out []any
 	for _, st := range s.slots.snapshot() {
@@ -123,6 +134,7 @@ func (s *Server) llamaSlots(w http.ResponseWriter, r *http.Request) {
 			o = append(o,
 				kv{"id_task", st.task}, kv{"n_prompt_tokens", st.nPrompt},
 				kv{"n_prompt_tokens_processed", st.nPrompt - st.nCache}, kv{"n_prompt_tokens_cache", st.nCache},
+				kv{"params", genParams()},
 				kv{"next_token", []any{obj{{"has_next_token", st.busy}, {"has_new_line", false},
 					{"n_remain", -1}, {"n_decoded", st.nDecoded}}}})
 		}

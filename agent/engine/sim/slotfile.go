@@ -1,0 +1,166 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// slotFileFormat marks the files the simulator saves. A real llama-server
+// writes the slot's KV cells; the simulator writes the tokens, which is
+// all its cache is.
+const slotFileFormat = "reika-sim-slot/1"
+
+// slotFile is what action=save writes and action=restore reads.
+type slotFile struct {
+	Format string   `json:"format"`
+	Model  string   `json:"model"`
+	Tokens []string `json:"tokens"`
+}
+
+// errRestore is llama.cpp's one answer to a file it cannot load: missing,
+// unreadable, of another model, or larger than the slot.
+const errRestore = "Unable to restore slot, no available space in KV cache or invalid slot save file"
+
+// errBadSlotFile is a restore that failed: answered with errRestore.
+var errBadSlotFile = errors.New("the slot file cannot be restored")
+
+// slotAction is POST /slots/{id}?action=save|restore|erase, in llama.cpp's
+// order of checks: the --slot-save-path (501 without it), the slot id as
+// a number, the action, the body's filename, then the slot itself, which
+// the action waits for while a request uses it.
+func (s *Server) slotAction(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.SlotSavePath == "" {
+		s.writeError(w, http.StatusNotImplemented, "This server does not support slots action. Start it with `--slot-save-path`")
+		return
+	}
+	id, err := strconv.Atoi(r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, http.StatusBadRequest, "Invalid slot ID")
+		return
+	}
+	action := r.URL.Query().Get("action")
+	if action != "save" && action != "restore" && action != "erase" {
+		s.writeError(w, http.StatusBadRequest, "Invalid action")
+		return
+	}
+	filename := ""
+	if action != "erase" {
+		body, err := readBody(w, r)
+		if err != nil {
+			s.writeError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		var req map[string]json.RawMessage
+		if err := json.Unmarshal(body, &req); err != nil {
+			s.writeError(w, http.StatusInternalServerError, "[json.exception.parse_error.101] parse error: "+err.Error())
+			return
+		}
+		raw, ok := req["filename"]
+		if !ok {
+			s.writeError(w, http.StatusInternalServerError, "[json.exception.out_of_range.403] key 'filename' not found")
+			return
+		}
+		if err := json.Unmarshal(raw, &filename); err != nil {
+			s.writeError(w, http.StatusInternalServerError, "[json.exception.type_error.302] type must be string")
+			return
+		}
+		if !validFilename(filename) {
+			s.writeError(w, http.StatusBadRequest, "Invalid filename")
+			return
+		}
+	}
+	if id < 0 || id >= len(s.slots.slots) {
+		s.writeError(w, http.StatusBadRequest, "Invalid slot ID")
+		return
+	}
+	start := time.Now()
+	ms := func() float64 { return float64(time.Since(start).Microseconds()) / 1000 }
+	path := filepath.Join(s.cfg.SlotSavePath, filename)
+	var out obj
+	err = s.slots.idle(r.Context(), id, func(sl *slot) error {
+		switch action {
+		case "save":
+			data := mustEncode(slotFile{Format: slotFileFormat, Model: s.cfg.Model, Tokens: sl.tokens})
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				return fmt.Errorf("failed to save slot: %v", err)
+			}
+			out = obj{{"id_slot", id}, {"filename", filename}, {"n_saved", len(sl.tokens)}, {"n_written", len(data)},
+				{"timings", obj{{"save_ms", ms()}}}}
+		case "restore":
+			data, err := os.ReadFile(path)
+			var f slotFile
+			if err == nil {
+				err = json.Unmarshal(data, &f)
+			}
+			if err != nil || f.Format != slotFileFormat || f.Model != s.cfg.Model || len(f.Tokens) > s.cfg.Ctx {
+				sl.tokens = nil
+				return errBadSlotFile
+			}
+			sl.tokens, sl.used = f.Tokens, true
+			out = obj{{"id_slot", id}, {"filename", filename}, {"n_restored", len(f.Tokens)}, {"n_read", len(data)},
+				{"timings", obj{{"restore_ms", ms()}}}}
+		case "erase":
+			n := len(sl.tokens)
+			sl.tokens = nil
+			out = obj{{"id_slot", id}, {"n_erased", n}}
+		}
+		return nil
+	})
+	switch {
+	case r.Context().Err() != nil:
+		return
+	case errors.Is(err, errBadSlotFile):
+		s.writeError(w, http.StatusBadRequest, errRestore)
+	case err != nil:
+		s.writeError(w, http.StatusInternalServerError, err.Error())
+	default:
+		s.writeJSON(w, http.StatusOK, out)
+	}
+}
+
+// validFilename is llama.cpp's fs_validate_filename in short: a plain
+// name of at most 255 bytes of UTF-8, no directory, no character that some
+// file system reserves, no leading or trailing space or dot-only name.
+func validFilename(name string) bool {
+	if name == "" || len(name) > 255 || !utf8.ValidString(name) || name == "." || name == ".." {
+		return false
+	}
+	if strings.TrimSpace(name) != name || strings.HasSuffix(name, ".") {
+		return false
+	}
+	for _, c := range name {
+		if c < 0x20 || c == 0x7f || strings.ContainsRune(`/\:*?"<>|`, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// idle runs fn on slot id once no request uses it (llama.cpp defers a slot
+// action on a busy slot), holding the pool's lock.
+func (p *slotPool) idle(ctx context.Context, id int, fn func(*slot) error) error {
+	for {
+		p.mu.Lock()
+		s := p.slots[id]
+		if !s.busy {
+			defer p.mu.Unlock()
+			return fn(s)
+		}
+		freed := p.freed
+		p.mu.Unlock()
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
