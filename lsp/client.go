@@ -94,6 +94,10 @@ var progressSeq atomic.Int64
 // startProgress creates a cancellable progress, when the client supports
 // it; otherwise the returned progress reports nothing and the caller falls
 // back to messages.
+// createTimeout bounds the wait for the answer to
+// window/workDoneProgress/create.
+const createTimeout = 2 * time.Second
+
 func (s *Server) startProgress(ctx context.Context, title, message string) *progress {
 	p := &progress{s: s, token: fmt.Sprintf("reika-%d", progressSeq.Add(1))}
 	if !s.caps().progress {
@@ -102,7 +106,9 @@ func (s *Server) startProgress(ctx context.Context, title, message string) *prog
 	// The params go by pointer: ProgressToken marshals itself only
 	// through a pointer (defect 5 in doc.go).
 	create := &protocol.WorkDoneProgressCreateParams{Token: *protocol.NewProgressToken(p.token)}
-	if err := s.call(ctx, s.opts.ClientTimeout, protocol.MethodWorkDoneProgressCreate, create, nil); err != nil {
+	// Every client answers a create at once; one that does not must not
+	// hold the run for the whole client timeout.
+	if err := s.call(ctx, min(s.opts.ClientTimeout, createTimeout), protocol.MethodWorkDoneProgressCreate, create, nil); err != nil {
 		s.log.Printf("workDoneProgress/create: %v", err)
 		return p
 	}

@@ -133,3 +133,27 @@ func TestAskRightAfterTheAnswer(t *testing.T) {
 		e.WaitRunEnd(mark)
 	}
 }
+
+// A client that advertises progress and showDocument and never answers
+// them: the run goes on at once (the user hears it started another way),
+// and a long answer that cannot be opened is shown in the message.
+func TestClientNeverAnswers(t *testing.T) {
+	long := strings.Repeat("A long answer. ", 60)
+	script, err := sim.ParseScript([]byte(`[{"content": "` + long + `"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.Start(t, lsptest.Config{Caps: lsptest.Full(), Files: map[string]string{"main.go": "package main\n"},
+		Engine: sim.Config{Script: script}, ClientTimeout: 30 * time.Second,
+		Ignore: []string{"window/workDoneProgress/create", "window/showDocument"}})
+	mark := e.Mark()
+	start := time.Now()
+	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Explain."}); err != nil {
+		t.Fatal(err)
+	}
+	e.WaitLine(mark, `Reika is working on it`)
+	e.WaitRunEnd(mark)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the run took %v: it waited for answers that never came", d)
+	}
+}

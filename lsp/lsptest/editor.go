@@ -112,6 +112,9 @@ type Config struct {
 	// taking the earlier editor's: the engine restarted too, its cache
 	// gone (but for what it saved under Engine.SlotSavePath).
 	NewEngine bool
+	// Ignore names server requests the editor never answers (a client
+	// that advertises a capability and then hangs).
+	Ignore []string
 	// ApplyTimeout is the server's bound on applyEdit and
 	// showMessageRequest, ClientTimeout on its other requests (in-process
 	// only); zero leaves the server's.
@@ -945,6 +948,9 @@ func (e *Editor) OnShowMessageRequest(choose func(message string, actions []stri
 // what the user saw and did.
 func (e *Editor) serveRequest(m *message) (any, *RPCError, string) {
 	c := e.cfg.Caps
+	if slices.Contains(e.cfg.Ignore, m.Method) {
+		return errNoAnswer, nil, m.Method + " → never answered"
+	}
 	switch m.Method {
 	case "window/workDoneProgress/create":
 		var p struct {
