@@ -157,3 +157,57 @@ func TestClientNeverAnswers(t *testing.T) {
 		t.Errorf("the run took %v: it waited for answers that never came", d)
 	}
 }
+
+// The engine is down: the ask says so in one line with what to check;
+// once the user points the server at a running engine, the next ask
+// works.
+func TestEngineDownThenUp(t *testing.T) {
+	script, err := sim.ParseScript([]byte(`[{"content": "up again."}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.Start(t, lsptest.Config{Caps: lsptest.Full(), Files: map[string]string{"main.go": "package main\n"},
+		Engine: sim.Config{Script: script}, Env: map[string]string{"REIKA_ENDPOINT": "http://127.0.0.1:1/v1"}})
+	mark := e.Mark()
+	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Anything."}); err != nil {
+		t.Fatal(err)
+	}
+	down := e.WaitLine(mark, `showMessage error: Reika: .*unreachable.*check the endpoint`)
+	if strings.Contains(down.Line, "\n") {
+		t.Errorf("the message is several lines: %q", down.Line)
+	}
+	e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"reika": map[string]any{"endpoint": e.Engine.URL + "/v1"}}})
+	mark = e.Mark()
+	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Again."}); err != nil {
+		t.Fatal(err)
+	}
+	if end := e.WaitRunEnd(mark); !strings.Contains(end.Line, "up again.") {
+		t.Errorf("the ask after the fix ended with %q", end.Line)
+	}
+}
+
+// The user closes the document while the run is under way: the edit goes
+// to the file as it is on disk, unversioned, and lands there.
+func TestDocumentClosedMidRun(t *testing.T) {
+	script, err := sim.ParseScript([]byte(`[
+		{"tool_calls": [{"name": "edit", "arguments": {"path": "main.go", "old_text": "func main() {}", "new_text": "func main() { println(1) }"}}], "fault": {"latency": "300ms"}},
+		{"content": "Done."}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.Start(t, lsptest.Config{Caps: lsptest.Full(), Files: map[string]string{"main.go": "package main\n\nfunc main() {}\n"},
+		Engine: sim.Config{Script: script}})
+	e.Open("main.go")
+	mark := e.Mark()
+	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Print 1."}); err != nil {
+		t.Fatal(err)
+	}
+	e.WaitProgress(mark, "begin")
+	e.Close("main.go")
+	if end := e.WaitRunEnd(mark); !strings.Contains(end.Line, "1 change applied to main.go") {
+		t.Errorf("the run ended with %q", end.Line)
+	}
+	if text, ok := e.Current("main.go"); !ok || !strings.Contains(text, "println(1)") {
+		t.Errorf("main.go in the editor = %q (open %v), want the edit", text, ok)
+	}
+}

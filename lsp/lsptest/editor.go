@@ -382,7 +382,8 @@ func (e *Editor) initialize() {
 	// The server connects to the engine in the background; what it says
 	// then must not race with the test's first steps.
 	e.WaitFor("the server's first reika/status (the session is up) or an error", 0, func(ev Event) bool {
-		return ev.Method == lsp.StatusNotification || (ev.Method == "window/showMessage" && messageType(ev.Params) == 1)
+		return ev.Method == lsp.StatusNotification ||
+			(ev.Method == "window/showMessage" || ev.Method == "window/logMessage") && messageType(ev.Params) == 1
 	})
 }
 
