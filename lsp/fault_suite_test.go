@@ -51,7 +51,8 @@ func TestFaultSuite(t *testing.T) {
 				t.Fatal(err)
 			}
 			if strings.Contains(tc.name, "cancelled") {
-				// The request is at the engine, which sits on it.
+				// The request is at the engine, which sits on it (a cancel
+				// before it left would leave the slow turn to the next ask).
 				for deadline := time.Now().Add(10 * time.Second); e.Engine.Arrived() < 1; time.Sleep(5 * time.Millisecond) {
 					if time.Now().After(deadline) {
 						t.Fatal("the first request never reached the engine")
