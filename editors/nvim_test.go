@@ -372,9 +372,13 @@ func TestNvimPluginCompact(t *testing.T) {
 func TestNvimPluginHealth(t *testing.T) {
 	neovims(t, func(t *testing.T, nv neovim) {
 		r := newRig(t, `[{"content": "unused"}]`, map[string]string{"a.go": "package a\n"})
-		res := runNvim(t, r, nv, "health", true, map[string]any{})
+		// The plugin's window overrides REIKA_CONTEXT_WINDOW; the report
+		// says so.
+		r.Extra = []string{"REIKA_CONTEXT_WINDOW=6000"}
+		res := runNvim(t, r, nv, "health", true, map[string]any{"settings": map[string]any{"context_window": 7000}})
 		report := strings.Join(res.Health, "\n")
-		for _, want := range []string{"found: " + r.Bin, "version: reika-lsp 0.1.0", r.Endpoint, "the engine answers"} {
+		for _, want := range []string{"found: " + r.Bin, "version: reika-lsp 0.1.0", r.Endpoint, "the engine answers",
+			"context_window: the editor's 7000 overrides 6000 from env REIKA_CONTEXT_WINDOW"} {
 			if !strings.Contains(report, want) {
 				t.Errorf("the health report lacks %q:\n%s", want, report)
 			}

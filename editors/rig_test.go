@@ -69,6 +69,8 @@ type rig struct {
 	Bin string
 	// Log is the simulated engine's stderr (one line per request).
 	Log *lsptest.LockedBuffer
+	// Extra is more environment for the editor, after Env's own.
+	Extra []string
 }
 
 var simAddr = regexp.MustCompile(`on (http://\S+/v1)`)
@@ -149,6 +151,7 @@ func (r *rig) Env(extra ...string) []string {
 	if runtime.GOOS == "linux" {
 		env = append(env, "TERM=dumb")
 	}
+	env = append(env, r.Extra...)
 	return append(env, extra...)
 }
 

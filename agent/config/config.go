@@ -25,6 +25,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 )
@@ -284,7 +285,8 @@ func Resolve(in Inputs) *Settings {
 		}
 	}
 	s.Each(func(key string, v any, src Source) {
-		if was := before[key]; key != "profile" && src.Layer == Editor && (was.Layer == File || was.Layer == Env) {
+		if was := before[key]; key != "profile" && src.Layer == Editor && (was.Layer == File || was.Layer == Env) &&
+			!reflect.DeepEqual(v, values[key]) {
 			r.override(key, v, values[key], was)
 		}
 	})

@@ -21,31 +21,6 @@ local function report()
   }
 end
 
--- with_env runs fn with the settings that name the engine as REIKA_*
--- variables, as the server started by the plugin would get them.
-local function with_env(settings, fn)
-  local vars = {
-    REIKA_ENDPOINT = settings.endpoint,
-    REIKA_MODEL = settings.model,
-    REIKA_PROFILE = settings.profile,
-  }
-  local saved = {}
-  for k, v in pairs(vars) do
-    if type(v) == "string" and v ~= "" then
-      saved[k] = vim.env[k] or false
-      vim.env[k] = v
-    end
-  end
-  local ok, a, b = pcall(fn)
-  for k, v in pairs(saved) do
-    vim.env[k] = v or nil
-  end
-  if not ok then
-    error(a)
-  end
-  return a, b
-end
-
 local function run(args)
   local out = vim.fn.system(args)
   return out, vim.v.shell_error
@@ -77,10 +52,14 @@ function M.check()
   h.ok("version: " .. first_line(out))
 
   h.start("reika: the engine (reika-lsp check --json --no-tools)")
+  -- The plugin's settings go as the server gets them, so that the check
+  -- sees what the editor overrides of the config file and REIKA_*.
+  local args = { bin, "check", "--json", "--no-tools" }
   local settings = reika.config.settings or {}
-  out, code = with_env(settings, function()
-    return run({ bin, "check", "--json", "--no-tools" })
-  end)
+  if next(settings) ~= nil then
+    vim.list_extend(args, { "--settings", vim.fn.json_encode(settings) })
+  end
+  out, code = run(args)
   local json = out:match("%b{}")
   local ok, rep = pcall(vim.fn.json_decode, json or "")
   if not ok or type(rep) ~= "table" then
@@ -102,6 +81,11 @@ function M.check()
   end
   if tonumber(rep.window) and rep.window > 0 then
     h.info("context window: " .. from(s(rep.window) .. " tokens", s(rep.window_source)))
+  end
+  if type(rep.overrides) == "table" then
+    for _, o in ipairs(rep.overrides) do
+      h.info("setup{settings}: " .. s(o))
+    end
   end
   if type(rep.warnings) == "table" then
     for _, w in ipairs(rep.warnings) do
