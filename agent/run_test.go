@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -518,5 +520,39 @@ func TestSilenceIsReported(t *testing.T) {
 	}
 	if d := s.firstByte(10_000_000); d != maxFirstByte {
 		t.Errorf("firstByte(10M) = %v, want the cap %v", d, maxFirstByte)
+	}
+}
+
+// The user's instruction is on disk before the first request leaves: a
+// crash while the engine stalls loses nothing the user said.
+func TestInstructionOnDiskBeforeTheRequest(t *testing.T) {
+	srv, err := sim.New(sim.Config{Ctx: 8192, Script: []sim.Turn{{Content: "late", Fault: &sim.Fault{Latency: 5 * time.Second}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrived := make(chan struct{}, 8)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			arrived <- struct{}{}
+		}
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { srv.Close(); ts.Close() })
+	client := engine.NewClient(engine.Options{BaseURL: ts.URL + "/v1", Flavor: engine.LlamaCpp})
+	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192, TranscriptDir: t.TempDir()})
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx, "an instruction worth keeping", nil); close(done) }()
+	select {
+	case <-arrived:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the request never reached the engine")
+	}
+	data, err := os.ReadFile(s.TranscriptPath())
+	cancel()
+	<-done
+	if err != nil || !strings.Contains(string(data), "an instruction worth keeping") {
+		t.Errorf("while the request waits, the transcript holds %q (%v); want the instruction", data, err)
 	}
 }
