@@ -74,35 +74,40 @@ func (r *activeRun) landed() string {
 	if len(r.changes) == 0 {
 		return "no changes"
 	}
-	var parts []string
-	if len(ok) > 0 {
-		parts = append(parts, fmt.Sprintf("%d change%s applied", len(ok), plural(len(ok))))
-	}
-	if len(part) > 0 {
-		parts = append(parts, fmt.Sprintf("%d partly applied (%s)", len(part), part[0].why))
-	}
-	if len(not) > 0 {
-		parts = append(parts, fmt.Sprintf("%d not applied: %s", len(not), not[0].why))
-	}
-	if pending > 0 {
-		parts[0] += fmt.Sprintf(" (%d unconfirmed: the editor has not sent its text yet)", pending)
-	}
-	line := strings.Join(parts, ", ")
-	if len(parts) == 1 {
-		// One kind: name the files, "1 change applied to a.go".
-		n := len(r.changes)
-		switch {
-		case len(ok) > 0 && pending > 0:
-			line = fmt.Sprintf("%d change%s applied to %s (%d unconfirmed: the editor has not sent its text yet)", n, plural(n), files(ok), pending)
-		case len(ok) > 0:
-			line = fmt.Sprintf("%d change%s applied to %s", n, plural(n), files(ok))
-		case len(part) > 0:
-			line = fmt.Sprintf("%d change%s to %s partly applied (%s)", n, plural(n), files(part), part[0].why)
-		default:
-			line = fmt.Sprintf("%d change%s to %s not applied: %s", n, plural(n), files(not), not[0].why)
+	// One kind of outcome names the files: "1 change applied to a.go".
+	kinds := 0
+	for _, cs := range [][]change{ok, part, not} {
+		if len(cs) > 0 {
+			kinds++
 		}
 	}
-	return line
+	single := kinds == 1
+	var parts []string
+	if n := len(ok); n > 0 {
+		p := fmt.Sprintf("%d change%s applied", n, plural(n))
+		if single {
+			p += " to " + files(ok)
+		}
+		if pending > 0 {
+			p += fmt.Sprintf(" (%d unconfirmed: the editor has not sent its text yet)", pending)
+		}
+		parts = append(parts, p)
+	}
+	if n := len(part); n > 0 {
+		p := fmt.Sprintf("%d partly applied (%s)", n, part[0].why)
+		if single {
+			p = fmt.Sprintf("%d change%s to %s partly applied (%s)", n, plural(n), files(part), part[0].why)
+		}
+		parts = append(parts, p)
+	}
+	if n := len(not); n > 0 {
+		p := fmt.Sprintf("%d not applied: %s", n, not[0].why)
+		if single {
+			p = fmt.Sprintf("%d change%s to %s not applied: %s", n, plural(n), files(not), not[0].why)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // files names the files of some changes, at most three.

@@ -3,6 +3,8 @@ package lsp
 import (
 	"context"
 	"testing"
+
+	"github.com/reika-lsp/reika/agent/tools"
 )
 
 func TestRuns(t *testing.T) {
@@ -34,5 +36,27 @@ func TestRuns(t *testing.T) {
 	rs.finish(r)
 	if rs.busy() || rs.cancel() {
 		t.Error("a finished run is still under way")
+	}
+}
+
+// TestLanded: the end-of-run line says what became of each change, in
+// one line.
+func TestLanded(t *testing.T) {
+	applied := tools.Outcome{Applied: true}
+	for _, tc := range []struct {
+		changes []change
+		want    string
+	}{
+		{nil, "no changes"},
+		{[]change{{"a.go", applied, ""}, {"b.go", applied, ""}}, "2 changes applied to a.go, b.go"},
+		{[]change{{"a.go", applied, unconfirmed}}, "1 change applied to a.go (1 unconfirmed: the editor has not sent its text yet)"},
+		{[]change{{"a.go", tools.Outcome{}, "you were editing the file"}}, "1 change to a.go not applied: you were editing the file"},
+		{[]change{{"a.go", applied, ""}, {"a.go", tools.Outcome{Partial: true}, "you applied only hunk 2"}, {"b.go", tools.Outcome{}, "declined"}},
+			"1 change applied, 1 partly applied (you applied only hunk 2), 1 not applied: declined"},
+	} {
+		r := &activeRun{changes: tc.changes}
+		if got := r.landed(); got != tc.want {
+			t.Errorf("landed() = %q, want %q", got, tc.want)
+		}
 	}
 }
