@@ -3,9 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"reflect"
-	"sort"
 	"strings"
 
 	"github.com/reika-lsp/reika/agent"
@@ -58,7 +55,7 @@ func (s *Server) didChangeConfiguration(_ context.Context, req jsonrpc2.Request,
 }
 
 // settingsChanged lists the effective settings that differ between two
-// sets of editor settings, as "context_window 16384 → 32768".
+// sets of editor settings, as `context_window 16384 → 32768`.
 func (s *Server) settingsChanged(old, next json.RawMessage) []string {
 	before, _, err1 := agent.Setup{Settings: old, Getenv: s.opts.Getenv}.Resolve()
 	after, _, err2 := agent.Setup{Settings: next, Getenv: s.opts.Getenv}.Resolve()
@@ -66,36 +63,7 @@ func (s *Server) settingsChanged(old, next json.RawMessage) []string {
 		// A config file that does not parse: the next session says why.
 		return []string{"the settings changed"}
 	}
-	was, now := before.Values(), after.Values()
-	keys := make([]string, 0, len(now))
-	for k := range now {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var changed []string
-	for _, k := range keys {
-		if !reflect.DeepEqual(was[k], now[k]) {
-			changed = append(changed, fmt.Sprintf("%s %s → %s", k, showValue(was[k]), showValue(now[k])))
-		}
-	}
-	return changed
-}
-
-// showValue prints a setting's value for a message.
-func showValue(v any) string {
-	switch v := v.(type) {
-	case string:
-		if v == "" {
-			return "(unset)"
-		}
-		return v
-	case []string:
-		return "[" + strings.Join(v, ", ") + "]"
-	case map[string]any:
-		b, _ := json.Marshal(v)
-		return string(b)
-	}
-	return fmt.Sprint(v)
+	return before.Changes(after)
 }
 
 // overlay puts the keys of a settings push over those the editor sent

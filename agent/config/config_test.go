@@ -279,3 +279,14 @@ func wantWarning(t *testing.T, s *Settings, sub string) {
 	}
 	t.Errorf("warnings = %q, want one containing %q", s.Warnings, sub)
 }
+
+func TestChanges(t *testing.T) {
+	a := Resolve(Inputs{Editor: map[string]any{"context_window": float64(16384), "endpoint": "http://127.0.0.1:8080/v1"}})
+	b := Resolve(Inputs{Editor: map[string]any{"contextWindow": float64(32768), "endpoint": "http://127.0.0.1:8080/v1"}})
+	if got := strings.Join(a.Changes(b), "; "); got != "context_window 16384 → 32768" {
+		t.Errorf("Changes = %q, want only the window", got)
+	}
+	if got := a.Changes(a); len(got) != 0 {
+		t.Errorf("Changes of the same settings = %q, want none", got)
+	}
+}

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -113,6 +115,9 @@ func show(v any) string {
 		return strconv.Quote(v)
 	case []string:
 		return strconv.Quote(strings.Join(v, ", "))
+	case map[string]any:
+		b, _ := json.Marshal(v)
+		return string(b)
 	}
 	return fmt.Sprint(v)
 }
@@ -339,6 +344,19 @@ func (s *Settings) APIKey(getenv func(string) string) string {
 		return ""
 	}
 	return strings.TrimSpace(getenv(s.APIKeyEnv.Value))
+}
+
+// Changes lists the settings whose values differ in next, in Each's order,
+// as "context_window 16384 → 32768".
+func (s *Settings) Changes(next *Settings) []string {
+	was := s.Values()
+	var changed []string
+	next.Each(func(key string, v any, _ Source) {
+		if !reflect.DeepEqual(was[key], v) {
+			changed = append(changed, fmt.Sprintf("%s %s → %s", key, show(was[key]), show(v)))
+		}
+	})
+	return changed
 }
 
 // Values are the settings' values by key, as Each lists them.
