@@ -336,27 +336,45 @@ func checkExact(_ *checker, args []arg) string {
 	return ""
 }
 
-// wrapTimeout looks through `timeout [options] DURATION command…`.
-func wrapTimeout(args []arg) ([]arg, string) {
+// wrapperOptions skips a wrapper's options, which known sorts: an option
+// it knows, and whether its value is the next argument. It returns the
+// index of the first argument after them, or why the line is not allowed.
+func wrapperOptions(args []arg, known func(opt string) (ok, valueNext bool)) (int, string) {
 	i := 0
-options:
 	for ; i < len(args) && args[i].option(); i++ {
 		a := args[i]
 		if !a.exact {
-			return nil, fmt.Sprintf("argument %s could expand to an option", a.show())
+			return 0, fmt.Sprintf("argument %s could expand to an option", a.show())
 		}
-		switch t := a.text; {
-		case t == "--":
+		if a.text == "--" {
+			return i + 1, ""
+		}
+		ok, valueNext := known(a.text)
+		if !ok {
+			return 0, fmt.Sprintf("option %s is not known", a.show())
+		}
+		if valueNext {
 			i++
-			break options
+		}
+	}
+	return i, ""
+}
+
+// wrapTimeout looks through `timeout [options] DURATION command…`.
+func wrapTimeout(args []arg) ([]arg, string) {
+	i, why := wrapperOptions(args, func(t string) (bool, bool) {
+		switch {
 		case t == "-s" || t == "-k":
-			i++ // the value
+			return true, true
 		case t == "--preserve-status" || t == "--foreground" || t == "-v" || t == "--verbose",
 			strings.HasPrefix(t, "-s") || strings.HasPrefix(t, "-k"),
 			strings.HasPrefix(t, "--signal=") || strings.HasPrefix(t, "--kill-after="):
-		default:
-			return nil, fmt.Sprintf("option %s is not known", a.show())
+			return true, false
 		}
+		return false, false
+	})
+	if why != "" {
+		return nil, why
 	}
 	if i+1 >= len(args) {
 		return nil, "has no command to run"
@@ -366,23 +384,17 @@ options:
 
 // wrapNice looks through `nice [-n N] command…`.
 func wrapNice(args []arg) ([]arg, string) {
-	i := 0
-options:
-	for ; i < len(args) && args[i].option(); i++ {
-		a := args[i]
-		if !a.exact {
-			return nil, fmt.Sprintf("argument %s could expand to an option", a.show())
-		}
-		switch t := a.text; {
-		case t == "--":
-			i++
-			break options
+	i, why := wrapperOptions(args, func(t string) (bool, bool) {
+		switch {
 		case t == "-n":
-			i++ // the value
+			return true, true
 		case strings.HasPrefix(t, "-n") || strings.HasPrefix(t, "--adjustment=") || isDigits(strings.TrimPrefix(t, "-")):
-		default:
-			return nil, fmt.Sprintf("option %s is not known", a.show())
+			return true, false
 		}
+		return false, false
+	})
+	if why != "" {
+		return nil, why
 	}
 	if i >= len(args) {
 		return nil, "has no command to run"
