@@ -636,3 +636,18 @@ func TestSkippedTurnFailsRow(t *testing.T) {
 		t.Errorf("%d problems for %d skipped turns, want each skipped turn reported", len(r.Problems), r.Row.Skipped)
 	}
 }
+
+// The prefill ratio the planner issue accepts: at most 1.12 of the growth
+// on the sessions of large results, 1.30 on the one of many small ones.
+func TestOursRatio(t *testing.T) {
+	forEach(t, func(t *testing.T, s *Session, w int) {
+		row := replayed(t, s, w, "ours").Row
+		limit := 1.12
+		if s.Name == "many-small" {
+			limit = 1.30
+		}
+		if ratio := float64(row.Prefilled) / float64(row.Growth); ratio > limit {
+			t.Errorf("ours prefilled %d for a growth of %d: %.4f×, want at most %.2f×", row.Prefilled, row.Growth, ratio, limit)
+		}
+	})
+}
