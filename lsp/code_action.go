@@ -20,6 +20,11 @@ func (s *Server) codeAction(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.
 		return nil, err
 	}
 	uri, r := p.TextDocument.URI, p.Range
+	if path, err := URIToPath(uri); err == nil {
+		if _, inside := s.mapPath(path); !inside {
+			return []codeAction{}, nil // an ask about it would be refused
+		}
+	}
 	name := s.relative(uriPath(uri))
 
 	var problems []string

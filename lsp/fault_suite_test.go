@@ -212,3 +212,21 @@ func TestDocumentClosedMidRun(t *testing.T) {
 		t.Errorf("main.go in the editor = %q (open %v), want the edit", text, ok)
 	}
 }
+
+// No code actions on a file outside the workspace: an ask about it would
+// be refused.
+func TestNoCodeActionsOutsideTheWorkspace(t *testing.T) {
+	e := lsptest.Start(t, lsptest.Config{Caps: lsptest.Full(), Files: map[string]string{"main.go": "package main\n"}})
+	var got []json.RawMessage
+	rng := map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 3}}
+	for _, uri := range []string{"file:///etc/hostname", lsptest.FileURI(e.Abs("main.go"))} {
+		got = nil
+		if _, err := e.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
+			"range": rng, "context": map[string]any{"diagnostics": []any{}}}, &got); err != nil {
+			t.Fatal(err)
+		}
+		if inside := strings.HasSuffix(uri, "main.go"); inside != (len(got) > 0) {
+			t.Errorf("code actions on %s: %d, want some only inside the workspace", uri, len(got))
+		}
+	}
+}
