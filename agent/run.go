@@ -266,6 +266,14 @@ func emergencyText(promptTokens, window int, p contextwin.Plan) string {
 	return fmt.Sprintf("the engine refused the request as too long%s: %s, retrying once", figures, strings.Join(did, " and "))
 }
 
+// retriesFor is how many times a failure of this kind is retried.
+func retriesFor(k engine.Kind) int {
+	if k == engine.Timeout {
+		return 1
+	}
+	return retries
+}
+
 func pluralS(n int) string {
 	if n == 1 {
 		return ""
@@ -275,7 +283,8 @@ func pluralS(n int) string {
 
 // send sends a round's request: on an overflow, one emergency fold and
 // one retry; on a passing failure (model loading, 5xx, a cut stream), two
-// retries after a wait.
+// retries after a wait; on a silent engine, one (it has already been
+// waited for, and the user has been hearing about it).
 func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, error) {
 	s := r.s
 	overflowed := false
@@ -302,7 +311,7 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 			r.report(Event{Kind: Warning, Round: r.rounds, Emergency: true, Text: emergencyText(ee.PromptTokens, window, p)})
 			attempt = -1
 			continue
-		case errors.As(err, &ee) && ee.Kind.Retryable() && ee.Kind != engine.Unreachable && attempt < retries:
+		case errors.As(err, &ee) && ee.Kind.Retryable() && ee.Kind != engine.Unreachable && attempt < retriesFor(ee.Kind):
 			r.report(Event{Kind: Warning, Round: r.rounds, Text: fmt.Sprintf("%v; retrying in %v", err, s.retryWait[attempt])})
 			select {
 			case <-time.After(s.retryWait[attempt]):

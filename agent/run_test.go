@@ -556,3 +556,24 @@ func TestInstructionOnDiskBeforeTheRequest(t *testing.T) {
 		t.Errorf("while the request waits, the transcript holds %q (%v); want the instruction", data, err)
 	}
 }
+
+// A silent engine is retried once, not twice: the wait was long already.
+func TestSilentEngineRetriedOnce(t *testing.T) {
+	srv, err := sim.New(sim.Config{Ctx: 8192, Faults: []sim.FaultRule{{Fault: sim.Fault{Latency: time.Minute}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { srv.Close(); ts.Close() })
+	client := engine.NewClient(engine.Options{BaseURL: ts.URL + "/v1", Flavor: engine.LlamaCpp,
+		Timeouts: engine.Timeouts{Idle: 100 * time.Millisecond}})
+	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	s.retryWait = [retries]time.Duration{time.Millisecond, time.Millisecond}
+	_, err = s.Run(context.Background(), "x", nil)
+	if !errors.Is(err, engine.Timeout) {
+		t.Fatalf("Run against a silent engine = %v, want a timeout", err)
+	}
+	if got := s.Stats().Requests; got != 2 {
+		t.Errorf("requests = %d, want 2 (one retry)", got)
+	}
+}
