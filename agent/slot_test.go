@@ -125,7 +125,10 @@ func TestResumeRestoresTheSlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	ask(t, b, "rounds=1 one more thing")
-	recs := srv.Requests()
+	recs := recorded(t, srv, 2)
+	if len(recs) < 2 {
+		t.Fatalf("%d requests recorded, want the warm-up and the ask's", len(recs))
+	}
 	if w := recs[0]; w.PromptN != 1 {
 		t.Errorf("the resumed warm-up: prompt %d, cache_n %d, want all but the last token cached", w.PromptTokens, w.CacheN)
 	}
@@ -162,7 +165,7 @@ func TestResumeWithoutTheSavedFile(t *testing.T) {
 		t.Errorf("fallback said %d times, want once; notices: %v", n, b.Info().Notices)
 	}
 	ask(t, b, "rounds=1 one more thing")
-	if r := srv.Requests()[0]; r.CacheN != 0 {
+	if r := recorded(t, srv, 1)[0]; r.CacheN != 0 {
 		t.Errorf("first request: cache_n %d, want 0 (a full prefill)", r.CacheN)
 	}
 }
