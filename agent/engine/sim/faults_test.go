@@ -232,7 +232,7 @@ func TestFaultLatency(t *testing.T) {
 		if status != 200 || !strings.HasSuffix(string(data), "data: [DONE]\n\n") {
 			t.Errorf("delayed stream = %d %s, want a whole stream", status, data)
 		}
-		if rec := s.Requests()[0]; rec.Fault != "latency=1ms chunk-latency=1ms" {
+		if rec := waitRecords(t, s, 1)[0]; rec.Fault != "latency=1ms chunk-latency=1ms" {
 			t.Errorf("record fault = %q, want the latencies", rec.Fault)
 		}
 	})

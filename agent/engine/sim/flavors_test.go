@@ -148,7 +148,8 @@ func TestOllama(t *testing.T) {
 		if got.Usage.PromptTokensDetails != nil || got.Timings != nil {
 			t.Errorf("Ollama usage has prompt_tokens_details or timings, want neither")
 		}
-		rec := s.Requests()[len(s.Requests())-1]
+		recs := waitRecords(t, s, 1)
+		rec := recs[len(recs)-1]
 		if rec.PromptTokens != full || rec.EvalTokens != got.Usage.PromptTokens || rec.DroppedMessages == 0 {
 			t.Errorf("record: prompt %d eval %d dropped %d, want %d %d >0", rec.PromptTokens, rec.EvalTokens, rec.DroppedMessages, full, got.Usage.PromptTokens)
 		}

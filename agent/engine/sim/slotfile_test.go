@@ -17,7 +17,7 @@ func TestSlotSaveRestore(t *testing.T) {
 	conv := body(system("A system prompt that the whole session keeps, long enough to count."), user("explain the loader"))
 	s1, url1 := start(t, Config{Slots: 2, SlotSavePath: dir})
 	first := chatOK(t, url1, with(conv, "id_slot", 1))
-	if rec := s1.Requests()[0]; rec.Slot != 1 {
+	if rec := waitRecords(t, s1, 1)[0]; rec.Slot != 1 {
 		t.Fatalf("id_slot 1 went to slot %d", rec.Slot)
 	}
 
@@ -71,7 +71,7 @@ func TestSlotSaveRestore(t *testing.T) {
 	if got.Timings.CacheN < first.Usage.PromptTokens {
 		t.Errorf("after restore: cache_n = %d, want at least the saved prompt's %d", got.Timings.CacheN, first.Usage.PromptTokens)
 	}
-	if rec := s2.Requests()[0]; rec.Slot != 0 {
+	if rec := waitRecords(t, s2, 1)[0]; rec.Slot != 0 {
 		t.Errorf("the request went to slot %d, want 0", rec.Slot)
 	}
 }
