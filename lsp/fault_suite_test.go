@@ -33,26 +33,33 @@ func TestFaultSuite(t *testing.T) {
 		{"HTML 502 from a proxy", `{"html": true}`, `an HTML page titled "502 Bad Gateway".*retrying`, `Reika: recovered\.`},
 		{"killed mid-stream", `{"cut_after": 2}`, `stream cut short .*retrying`, `Reika: recovered\.`},
 		{"malformed tool call", `{"malformed_tool_calls": true}`, `read failed`, `Reika: recovered\.`},
-		{"30 s latency, cancelled", `{"latency": "30s"}`, `progress begin`, `Reika stopped: cancelled`},
+		{"30 s latency, cancelled", "", `progress begin`, `Reika stopped: cancelled`}, // latency by request number, below
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			first := `{"content": "late", "fault": ` + tc.fault + `}`
 			if strings.Contains(tc.fault, "malformed") {
 				first = `{"tool_calls": [{"name": "read", "arguments": {"path": "main.go"}}], "fault": ` + tc.fault + `}`
 			}
+			var rules []sim.FaultRule
+			if strings.Contains(tc.name, "cancelled") {
+				// The latency goes to the first request by its number, not
+				// to a scripted turn: a request cancelled before it took
+				// its turn would leave the slow turn to the next ask.
+				first = `{"content": "second answer."}` // for whichever request takes it
+				rules = []sim.FaultRule{{Fault: sim.Fault{Latency: 30 * time.Second}, First: 1}}
+			}
 			script, err := sim.ParseScript([]byte(`[` + first + `, {"content": "recovered."}, {"content": "second answer."}]`))
 			if err != nil {
 				t.Fatal(err)
 			}
 			e := lsptest.Start(t, lsptest.Config{Caps: lsptest.Full(), Files: map[string]string{"main.go": "package main\n"},
-				Engine: sim.Config{Script: script}, Timeout: 60 * time.Second})
+				Engine: sim.Config{Script: script, Faults: rules}, Timeout: 60 * time.Second})
 			mark := e.Mark()
 			if _, err := e.Exec("reika.ask", map[string]any{"instruction": "First ask: " + tc.name}); err != nil {
 				t.Fatal(err)
 			}
 			if strings.Contains(tc.name, "cancelled") {
-				// The request is at the engine, which sits on it (a cancel
-				// before it left would leave the slow turn to the next ask).
+				// The request is at the engine, which sits on it.
 				for deadline := time.Now().Add(10 * time.Second); e.Engine.Arrived() < 1; time.Sleep(5 * time.Millisecond) {
 					if time.Now().After(deadline) {
 						t.Fatal("the first request never reached the engine")
