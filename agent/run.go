@@ -52,6 +52,9 @@ func (s *Session) Run(ctx context.Context, instruction string, report func(Event
 		return Result{End: Canceled}, err
 	}
 	s.confirmSlot(ctx)
+	// What the user allows "for this run" lasts as long as this call (a
+	// front end may have put the run there already, with its mode).
+	ctx = tools.WithRun(ctx, tools.Normal)
 	r := &run{s: s, report: report}
 	res := r.loop(ctx, instruction)
 	res.Proposals = r.proposals

@@ -43,11 +43,12 @@ type Setup struct {
 	Folders []string
 	// Buffers give the editor's open documents, which win over the disk.
 	Buffers tools.Buffers
-	// Proposer hands edits to the editor; Confirm asks before a command
-	// runs. Nil: edits stay proposed, commands not on the allow list are
-	// refused.
+	// Proposer hands edits to the editor; Ask puts the agent's questions
+	// to the user (a command that does not run unasked, a new host for
+	// fetch_url). Nil: edits stay proposed, what needs a yes is refused.
+	// A Proposer gets the user's yes to each change of a protected path.
 	Proposer tools.Proposer
-	Confirm  tools.Confirm
+	Ask      tools.Ask
 
 	// StateDir is where transcripts go: "" means the user's state
 	// directory, NoTranscript keeps none (and nothing is written but
@@ -197,7 +198,8 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 			Folders:      st.Folders,
 			Buffers:      st.Buffers,
 			Proposer:     st.Proposer,
-			Confirm:      st.Confirm,
+			Ask:          st.Ask,
+			Remember:     remember(path),
 			BashAllow:    settings.BashAllow.Value,
 			FetchEnabled: settings.Fetch.Value,
 			SpillDir:     spill,
@@ -255,6 +257,15 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 		info.Notices = append(info.Notices, Notice{Warning: true, Text: w})
 	}
 	return s, nil
+}
+
+// remember keeps an "always" of the user in the user-level config file;
+// nil when there is none to keep it in.
+func remember(path string) tools.Remember {
+	if path == "" {
+		return nil
+	}
+	return func(entry string) error { return config.AllowAlways(path, entry) }
 }
 
 // RoomWarning says ahead of the first request when the window leaves the

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/reika-lsp/reika/agent"
+	"github.com/reika-lsp/reika/agent/tools"
 )
 
 // askArgs are reika.ask's arguments.
@@ -19,6 +20,10 @@ type askArgs struct {
 	Instruction string               `json:"instruction"`
 	URI         protocol.DocumentURI `json:"uri,omitempty"`
 	Range       *protocol.Range      `json:"range,omitempty"`
+	// Trust is the run's mode: "" (edits apply, protected paths and
+	// commands off the allow list ask) or "ask" (every edit and command
+	// asks first).
+	Trust string `json:"trust,omitempty"`
 }
 
 // maxInstruction bounds reika.ask's instruction: the model reads it in
@@ -44,7 +49,11 @@ func (s *Server) startAsk(key string, a askArgs) (*AskResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(s.ctx)
+	mode := tools.Mode(a.Trust)
+	if mode != tools.Normal && mode != tools.AskAll {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask: trust %q is not a mode: leave it out, or give \"ask\" to be asked before every edit and command", a.Trust)
+	}
+	ctx, cancel := context.WithCancel(tools.WithRun(s.ctx, mode))
 	r := &activeRun{cancel: cancel, key: key, asked: clipLine(a.Instruction, 120)}
 	if !s.runs.start(r) {
 		cancel()

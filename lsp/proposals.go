@@ -71,7 +71,11 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, st
 	}
 	c, asked := s.caps(), s.runs.asked()
 	if !c.applyEdit {
+		// An offer is applied only by the user's pick of it.
 		return s.offer(ctx, plan)
+	}
+	if out, short := s.confirmChange(ctx, p); out != nil {
+		return *out, short
 	}
 	for replanned := false; ; replanned = true {
 		edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,9 +49,9 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 	}
 	// Without message actions nobody can be asked: a command off the
 	// allow list is refused at once, and the model tells the user why.
-	var confirm tools.Confirm
+	var ask tools.Ask
 	if s.caps().messageActions {
-		confirm = s.confirmBash
+		ask = s.askUser
 	}
 	a, err := agent.Start(ctx, agent.Setup{
 		Settings:   editor,
@@ -61,7 +60,7 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 		Folders:    folders,
 		Buffers:    s.docs,
 		Proposer:   s.propose,
-		Confirm:    confirm,
+		Ask:        ask,
 		StateDir:   s.opts.StateDir,
 		Resume:     resume,
 		RepoMap:    editorMap{s},
@@ -221,12 +220,6 @@ func (s *Server) closeSession() {
 		old.stopWarm()
 		old.agent.Close()
 	}
-}
-
-// confirmBash asks the user whether the model may run a command.
-func (s *Server) confirmBash(ctx context.Context, command, why string) bool {
-	const run, deny = "Run it", "Don't run"
-	return s.ask(ctx, protocol.MessageTypeWarning, fmt.Sprintf("Reika wants to run: %s (%s)", clipLine(command, 300), why), run, deny) == run
 }
 
 // warmupWait is how long the warm-up waits for the editor's first open

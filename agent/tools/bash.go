@@ -26,6 +26,23 @@ const AllowSetting = "bash_allow"
 
 type bashArgs struct {
 	Command string `json:"command"`
+	// Network asks for TCP, which the sandbox otherwise denies.
+	Network bool `json:"network"`
+	// Outside asks to run outside the sandbox.
+	Outside bool `json:"outside_sandbox"`
+}
+
+// Sandbox contains the commands bash runs (agent/sandbox on Linux). It
+// must be safe for concurrent use.
+type Sandbox interface {
+	// Start starts cmd contained; network lets it use TCP.
+	Start(cmd *exec.Cmd, network bool) error
+	// Env is the environment a contained command gets: the server's less
+	// its secrets, with git told not to run hooks, fsmonitor or pagers.
+	Env() []string
+	// Explain returns a line to add to the output of a command that
+	// failed, when the output looks like the sandbox stopped it.
+	Explain(output string) string
 }
 
 func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
@@ -38,29 +55,89 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 		return failf(`bash needs "command", such as {"command":"go test ./..."}`)
 	}
 	p := contextwin.Payload{Kind: contextwin.Command, Path: command}
-	if why := s.allow.check(command); why != "" {
-		if s.confirm == nil {
+	r := runOf(ctx)
+	contained := s.sandbox != nil && !a.Outside
+	why := s.allowlist().check(command)
+	switch {
+	case a.Outside && s.sandbox != nil:
+		why = join("it asks to run outside the sandbox, where it can write anywhere you can (.git too), read your home and use the network", why)
+	case a.Network && contained:
+		why = join("it asks for the network", why)
+	case why == "" && s.sandbox == nil && r.hasWritten():
+		why = "this run has changed files, which the command could run, and there is no sandbox to contain it"
+	case why == "" && r.mode == AskAll:
+		why = "this ask runs nothing unasked"
+	}
+	key := fmt.Sprintf("%t %t %s", a.Network, a.Outside, command)
+	asked := false
+	if why != "" && !r.allows(key) {
+		answers := []Answer{Once, ThisRun}
+		if _, plain := entryWords(command); plain && !a.Network && !a.Outside && s.remember != nil {
+			answers = append(answers, Always)
+		}
+		switch s.ask(ctx, Question{Kind: AskCommand, Subject: command, Why: why, Answers: answers}) {
+		case Unasked:
 			return Result{Error: true, Payload: p, Content: fmt.Sprintf(
 				"bash: %q was not run: it needs the user's confirmation (%s), and the user cannot be asked here. Use the other tools, or tell the user the command to run", command, why)}
-		}
-		if !s.confirm(ctx, command, why) {
+		case Deny:
 			return Result{Error: true, Payload: p, Content: fmt.Sprintf(
 				"bash: the user declined to run %q; do not run it again: find another way, or ask the user", command)}
+		case ThisRun:
+			r.allow(key)
+		case Always:
+			if err := s.remember(command); err != nil {
+				// The yes stands for this run; only keeping it failed.
+				r.allow(key)
+			} else {
+				s.allowAlso(command)
+			}
 		}
+		asked = true
 	}
-	out, status, failed := s.runCommand(ctx, command)
+	if asked {
+		// An asked command may have written anything: in a run without
+		// a sandbox, what follows asks.
+		r.setWrote()
+	}
+	out, status, failed := s.runCommand(ctx, command, contained, a.Network)
 	if out == "" {
 		out = "(no output)"
 	}
-	return Result{Content: strings.TrimSuffix(out, "\n") + "\n" + status, Payload: p, Error: failed}
+	text := strings.TrimSuffix(out, "\n") + "\n" + status
+	if contained && status != "[exit status 0]" {
+		if note := s.sandbox.Explain(out); note != "" {
+			text += "\n" + note
+		}
+	}
+	return Result{Content: text, Payload: p, Error: failed}
 }
 
-// runCommand runs command with bash -c in the first folder, stdin closed,
+// join puts two reasons together; either may be empty.
+func join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+// ask puts a question to the user; Unasked when nobody can be asked.
+func (s *Set) ask(ctx context.Context, q Question) Answer {
+	if s.asker == nil {
+		return Unasked
+	}
+	return s.asker(ctx, q)
+}
+
+// runCommand runs command with bash -c in the first folder, contained
+// by the sandbox when contained is set, stdin closed,
 // stdout and stderr together. A timeout or a cancelled ctx kills the
 // whole process group; so does the end of the command, for what it left
 // running in the background. It returns the output, the status line and
 // whether the command was stopped or could not start.
-func (s *Set) runCommand(ctx context.Context, command string) (string, string, bool) {
+func (s *Set) runCommand(ctx context.Context, command string, contained, network bool) (string, string, bool) {
 	if err := ctx.Err(); err != nil {
 		return "", "[not run: the request was cancelled]", true
 	}
@@ -72,7 +149,13 @@ func (s *Set) runCommand(ctx context.Context, command string) (string, string, b
 	cmd.Dir = s.folders[0].root
 	cmd.Stdout, cmd.Stderr = w, w
 	ownGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	if contained {
+		cmd.Env = s.sandbox.Env()
+		err = s.sandbox.Start(cmd, network)
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
 		r.Close()
 		w.Close()
 		return "", fmt.Sprintf("[not run: cannot start bash: %v]", err), true

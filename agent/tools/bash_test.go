@@ -22,16 +22,19 @@ import (
 func TestBashAllowAndConfirm(t *testing.T) {
 	root := workspace(t, nil)
 	var asked []string
-	confirm := func(answer bool) Confirm {
-		return func(_ context.Context, c, _ string) bool {
-			asked = append(asked, c)
-			return answer
+	confirm := func(answer bool) Ask {
+		return func(_ context.Context, q Question) Answer {
+			asked = append(asked, q.Subject)
+			if answer {
+				return Once
+			}
+			return Deny
 		}
 	}
 	allow := []string{"echo", "  true  ", ""}
 	tests := []struct {
 		name    string
-		confirm Confirm
+		confirm Ask
 		command string
 		want    string
 		err     bool
@@ -53,7 +56,7 @@ func TestBashAllowAndConfirm(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			asked = nil
-			s := newSet(t, root, Config{BashAllow: allow, Confirm: tt.confirm})
+			s := newSet(t, root, Config{BashAllow: allow, Ask: tt.confirm})
 			res := call(t, s, "bash", map[string]any{"command": tt.command})
 			if res.Error != tt.err || !strings.Contains(res.Content, tt.want) {
 				t.Errorf("bash(%q) = %q (error %v), want %q (error %v)", tt.command, res.Content, res.Error, tt.want, tt.err)
@@ -91,7 +94,7 @@ func TestBashEnvironment(t *testing.T) {
 // started are killed.
 func TestBashTimeoutKillsTheGroup(t *testing.T) {
 	root := workspace(t, nil)
-	s := newSet(t, root, Config{Confirm: func(context.Context, string, string) bool { return true }, BashTimeout: 2 * time.Second})
+	s := newSet(t, root, Config{Ask: yes, BashTimeout: 2 * time.Second})
 	res := call(t, s, "bash", map[string]any{"command": "sleep 300 & echo $! > child.pid; wait"})
 	if !res.Error || !strings.Contains(res.Content, "[stopped at the time limit of 2 seconds, with its child processes;") {
 		t.Errorf("bash(sleep) = %q, want it stopped at the time limit", res.Content)
@@ -101,7 +104,7 @@ func TestBashTimeoutKillsTheGroup(t *testing.T) {
 
 func TestBashCancelKillsTheGroup(t *testing.T) {
 	root := workspace(t, nil)
-	s := newSet(t, root, Config{BashAllow: []string{"sleep"}, Confirm: func(context.Context, string, string) bool { return true }})
+	s := newSet(t, root, Config{BashAllow: []string{"sleep"}, Ask: yes})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pidFile := filepath.Join(root, "child.pid")
@@ -129,7 +132,7 @@ func TestBashCancelKillsTheGroup(t *testing.T) {
 // stopped with it.
 func TestBashBackgroundLeftovers(t *testing.T) {
 	root := workspace(t, nil)
-	s := newSet(t, root, Config{Confirm: func(context.Context, string, string) bool { return true }})
+	s := newSet(t, root, Config{Ask: yes})
 	res := call(t, s, "bash", map[string]any{"command": "sleep 300 & echo $! > child.pid; echo started"})
 	if res.Error || res.Content != "started\n[exit status 0]" {
 		t.Errorf("bash(background) = %q", res.Content)

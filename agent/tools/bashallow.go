@@ -60,6 +60,15 @@ func newAllowlist(entries []string, inside func(string) bool) *allowlist {
 	return l
 }
 
+// with returns a copy of l with one more entry.
+func (l *allowlist) with(entry string) *allowlist {
+	n := &allowlist{inside: l.inside, entries: append([][]string(nil), l.entries...)}
+	if words, ok := entryWords(entry); ok {
+		n.entries = append(n.entries, words)
+	}
+	return n
+}
+
 func entryWords(e string) ([]string, bool) {
 	f, err := parseBash(e)
 	if err != nil || len(f.Stmts) != 1 {

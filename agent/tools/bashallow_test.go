@@ -229,7 +229,7 @@ func TestBashAllowlist(t *testing.T) {
 		if sets[key] == nil {
 			sets[key] = newSet(t, root, Config{BashAllow: allow})
 		}
-		got := sets[key].allow.check(tt.command)
+		got := sets[key].allowlist().check(tt.command)
 		if tt.why == "" && got != "" || tt.why != "" && !strings.Contains(got, tt.why) {
 			t.Errorf("check(%q) = %q, want %q", tt.command, got, tt.why)
 		}
@@ -244,9 +244,9 @@ func TestBashAllowlist(t *testing.T) {
 func TestBashAllowAsksWithReason(t *testing.T) {
 	root := workspace(t, map[string]string{"f.txt": "x"})
 	var asked, why []string
-	s := newSet(t, root, Config{BashAllow: []string{"find"}, Confirm: func(_ context.Context, command, reason string) bool {
-		asked, why = append(asked, command), append(why, reason)
-		return false
+	s := newSet(t, root, Config{BashAllow: []string{"find"}, Ask: func(_ context.Context, q Question) Answer {
+		asked, why = append(asked, q.Subject), append(why, q.Why)
+		return Deny
 	}})
 	outside := filepath.Join(t.TempDir(), "y")
 	for _, command := range []string{

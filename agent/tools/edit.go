@@ -272,6 +272,8 @@ func (s *Set) propose(ctx context.Context, p Proposal) Result {
 	if p.Create {
 		p.Version = -1
 	}
+	p.Protected = Protection(s.folderRel(p.Abs, p.Path))
+	p.Diff = unifiedDiff(p.Path, a, b, edits, 3)
 	res := Result{Payload: contextwin.Payload{Kind: contextwin.Diff, Path: p.Path}, Proposal: &p}
 	what := "the change to " + p.Path
 	shown := ""
@@ -279,7 +281,7 @@ func (s *Set) propose(ctx context.Context, p Proposal) Result {
 		what = "creating " + p.Path
 		shown = fmt.Sprintf(" (%s)", plural(len(b), "line"))
 	} else {
-		shown = ":\n" + clipLines(unifiedDiff(p.Path, a, b, edits, 3), shownDiffLines)
+		shown = ":\n" + clipLines(p.Diff, shownDiffLines)
 	}
 	if s.proposer == nil {
 		res.Content = fmt.Sprintf("Proposed %s to the user for review; it is not applied yet%s", what, shown)
@@ -298,6 +300,7 @@ func (s *Set) propose(ctx context.Context, p Proposal) Result {
 	}
 	switch {
 	case out.Partial:
+		runOf(ctx).setWrote()
 		res.Error = true
 		res.Content = fmt.Sprintf("Only part of %s was applied: %s. Read the file for its current text before changing it further", what, reason)
 		return res
@@ -306,6 +309,7 @@ func (s *Set) propose(ctx context.Context, p Proposal) Result {
 		res.Content = fmt.Sprintf("%s was not applied: %s. The file is unchanged", upper(what), reason)
 		return res
 	}
+	runOf(ctx).setWrote()
 	res.Content = fmt.Sprintf("Applied %s%s", what, shown)
 	if out.Note != "" {
 		res.Content += "\n" + out.Note

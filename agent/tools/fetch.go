@@ -44,6 +44,10 @@ func (s *Set) fetch(ctx context.Context, raw json.RawMessage) Result {
 	if err != nil {
 		return Result{Error: true, Payload: p, Content: "fetch_url: " + err.Error()}
 	}
+	if r := s.askHost(ctx, u); r != nil {
+		r.Payload = p
+		return *r
+	}
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -99,6 +103,33 @@ func (s *Set) fetch(ctx context.Context, raw json.RawMessage) Result {
 		b.WriteString("\n… [the page was cut at 2 MB]")
 	}
 	return Result{Content: b.String(), Payload: p}
+}
+
+// askHost asks the user, once per host and session, before fetch_url
+// reaches a host: the question shows the whole URL, which is what leaves
+// the machine. It returns nil when the host may be reached.
+func (s *Set) askHost(ctx context.Context, u *url.URL) *Result {
+	host := strings.ToLower(u.Hostname())
+	s.hostsMu.Lock()
+	ok := s.hosts[host]
+	s.hostsMu.Unlock()
+	if ok {
+		return nil
+	}
+	why := fmt.Sprintf("fetch_url has not reached %s in this session; the whole URL, with anything in its path and query, goes to that host", host)
+	switch s.ask(ctx, Question{Kind: AskFetch, Subject: u.String(), Why: why, Answers: []Answer{Once, ThisRun}}) {
+	case Unasked:
+		r := failf("fetch_url: %s was not fetched: reaching a new host needs the user's yes, and the user cannot be asked here; tell the user the URL instead", u)
+		return &r
+	case Deny:
+		r := failf("fetch_url: the user declined to fetch %s; do not fetch it or its host again in this session", u)
+		return &r
+	case ThisRun:
+		s.hostsMu.Lock()
+		s.hosts[host] = true
+		s.hostsMu.Unlock()
+	}
+	return nil
 }
 
 func isTextMedia(m string) bool {
@@ -162,6 +193,9 @@ func (s *Set) fetchClient(base *http.Client) *http.Client {
 		}
 		if _, err := checkURL(req.URL.String()); err != nil {
 			return fmt.Errorf("redirected to a refused URL: %w", err)
+		}
+		if r := s.askHost(req.Context(), req.URL); r != nil {
+			return fmt.Errorf("redirected to %s: %s", req.URL, r.Content)
 		}
 		if next != nil {
 			return next(req, via)

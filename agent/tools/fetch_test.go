@@ -28,7 +28,7 @@ func server(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int32) 
 func TestFetchRefusesLocalHosts(t *testing.T) {
 	srv, hits := server(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("private")) })
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
-	s := newSet(t, t.TempDir(), Config{FetchEnabled: true})
+	s := newSet(t, t.TempDir(), Config{FetchEnabled: true, Ask: yes})
 	// A public name that resolves to loopback: the dialer refuses it.
 	s.lookup = func(_ context.Context, host string) ([]netip.Addr, error) {
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
@@ -100,6 +100,9 @@ func publicSet(t *testing.T, srv *httptest.Server, cfg Config) *Set {
 	t.Helper()
 	addr := srv.Listener.Addr().String()
 	cfg.FetchEnabled = true
+	if cfg.Ask == nil {
+		cfg.Ask = yes
+	}
 	cfg.HTTPClient = &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			var d net.Dialer

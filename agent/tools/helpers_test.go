@@ -93,3 +93,16 @@ func readFile(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// yes answers every question "once".
+func yes(context.Context, Question) Answer { return Once }
+
+// runTool runs tool in ctx with args marshalled to JSON.
+func runTool(t *testing.T, s *Set, ctx context.Context, tool string, args any) Result {
+	t.Helper()
+	b, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Run(ctx, engine.ToolCall{ID: "call_1", Name: tool, Arguments: string(b)})
+}

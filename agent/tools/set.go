@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reika-lsp/reika/agent/engine"
@@ -28,9 +30,16 @@ type Config struct {
 	// Proposer hands edits and new files to the front end; nil leaves them
 	// proposed but not applied.
 	Proposer Proposer
-	// Confirm asks the user before a command off the allowlist runs; nil
-	// runs allowlisted commands only.
-	Confirm Confirm
+	// Ask puts a question to the user: before a command that does not run
+	// unasked, and before fetch_url reaches a new host. Nil asks nobody:
+	// what needs a yes is refused, with a reason the model can tell.
+	Ask Ask
+	// Remember keeps a command the user allowed always; nil offers no
+	// "always".
+	Remember Remember
+	// Sandbox contains commands; nil runs them as they are, and then an
+	// allowlisted command asks too once the run has changed a file.
+	Sandbox Sandbox
 	// BashAllow lists commands that run without confirmation: each entry
 	// names a program and optionally its leading arguments ("go test"),
 	// and a command line runs without asking when every command in it is
@@ -58,8 +67,13 @@ type Set struct {
 	folders      []folder
 	buffers      Buffers
 	proposer     Proposer
-	confirm      Confirm
-	allow        *allowlist
+	asker        Ask
+	remember     Remember
+	sandbox      Sandbox
+	allow        atomic.Pointer[allowlist]
+	// hosts are the hosts fetch_url may reach in this session.
+	hostsMu sync.Mutex
+	hosts   map[string]bool
 	bashTimeout  time.Duration
 	fetchEnabled bool
 	spillDir     string
@@ -78,7 +92,10 @@ func New(cfg Config) (*Set, error) {
 	s := &Set{
 		buffers:      cfg.Buffers,
 		proposer:     cfg.Proposer,
-		confirm:      cfg.Confirm,
+		asker:        cfg.Ask,
+		remember:     cfg.Remember,
+		sandbox:      cfg.Sandbox,
+		hosts:        map[string]bool{},
 		bashTimeout:  cfg.BashTimeout,
 		fetchEnabled: cfg.FetchEnabled,
 	}
@@ -100,10 +117,7 @@ func New(cfg Config) (*Set, error) {
 		}
 		s.folders = append(s.folders, folder{root: root, real: real})
 	}
-	s.allow = newAllowlist(cfg.BashAllow, func(p string) bool {
-		_, err := s.resolve(p, false)
-		return err == nil
-	})
+	s.allow.Store(newAllowlist(cfg.BashAllow, s.insideWorkspace))
 	if s.bashTimeout <= 0 {
 		s.bashTimeout = DefaultBashTimeout
 	}
@@ -117,6 +131,29 @@ func New(cfg Config) (*Set, error) {
 	s.defs = definitions(s.bashTimeout, s.fetchEnabled)
 	return s, nil
 }
+
+func (s *Set) insideWorkspace(p string) bool {
+	_, err := s.resolve(p, false)
+	return err == nil
+}
+
+// allowlist is the allow list in force.
+func (s *Set) allowlist() *allowlist { return s.allow.Load() }
+
+// allowAlso adds an entry to the allow list in force, for the rest of the
+// session (the user answered "always"; Remember kept it for later ones).
+func (s *Set) allowAlso(entry string) {
+	for {
+		old := s.allow.Load()
+		next := old.with(entry)
+		if s.allow.CompareAndSwap(old, next) {
+			return
+		}
+	}
+}
+
+// Sandboxed reports whether commands run in a sandbox.
+func (s *Set) Sandboxed() bool { return s.sandbox != nil }
 
 // Definitions returns the tools to offer the model, always in the same
 // order and with the same bytes: they are part of the prompt prefix the

@@ -52,6 +52,13 @@ type Proposal struct {
 	Create bool
 	// Hunks are the changed regions, for the front end to present.
 	Hunks []Hunk
+	// Protected says why the path is protected (see Protection), "" for
+	// an ordinary file. A Proposer applies a protected change only after
+	// the user said yes to this change, every time; it refuses it where
+	// the user cannot be asked.
+	Protected string
+	// Diff is the change as a unified diff, for a question or a review.
+	Diff string
 }
 
 // Hunk is one changed region of a proposal, in byte offsets of Old.
@@ -76,6 +83,7 @@ type Outcome struct {
 }
 
 // Proposer hands a proposal to the front end and waits for its outcome.
+// The context carries the run (RunMode says what it may do unasked).
 type Proposer func(ctx context.Context, p Proposal) (Outcome, error)
 
 // Buffers gives the text of documents open in the editor, which wins over
@@ -85,8 +93,3 @@ type Buffers interface {
 	// absolute path abs, and false when it is not open.
 	Open(abs string) (text string, version int32, ok bool)
 }
-
-// Confirm asks the user whether a shell command may run; why says in a
-// few words why it did not run without asking ("find -exec runs
-// programs", "rm is not on the bash_allow list").
-type Confirm func(ctx context.Context, command, why string) bool

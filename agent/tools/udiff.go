@@ -211,12 +211,27 @@ func repairDiff(lines []string) (repaired, error) {
 			r.hunks = append(r.hunks, hunkNote{header: h.header, hasNums: h.hasNums})
 			r.files[len(r.files)-1].hunks++
 			i = next
+		case isModeHeader(l):
+			return repaired{}, fmt.Errorf("the diff changes a file's mode (%s): edit changes text only, and never makes a file executable or a symbolic link; send the text change alone", strings.TrimSpace(l))
 		default:
-			i++ // prose, or git's extended headers (index, mode)
+			i++ // prose, or git's extended headers (index, similarity)
 		}
 	}
 	r.text = b.Bytes()
 	return r, nil
+}
+
+// isModeHeader reports whether l is one of git's extended headers that
+// give a file a mode: a symbolic link (120000), an executable (100755), a
+// submodule (160000). Applying such a diff as text would hide what it asks.
+func isModeHeader(l string) bool {
+	for _, p := range []string{"new file mode ", "new mode ", "old mode ", "deleted file mode "} {
+		if strings.HasPrefix(l, p) {
+			mode := strings.TrimSpace(strings.TrimPrefix(l, p))
+			return mode != "100644" && mode != "644"
+		}
+	}
+	return false
 }
 
 func orUnnamed(name string) string {

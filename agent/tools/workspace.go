@@ -79,6 +79,19 @@ func (s *Set) resolve(p string, spill bool) (target, error) {
 	return t, nil
 }
 
+// folderRel is abs relative to the workspace folder that holds it, with
+// forward slashes; rel when no folder does.
+func (s *Set) folderRel(abs, rel string) string {
+	for _, f := range s.folders {
+		if within(f.root, abs) {
+			if r, err := filepath.Rel(f.root, abs); err == nil {
+				return filepath.ToSlash(r)
+			}
+		}
+	}
+	return rel
+}
+
 // inside reports whether the symlink-resolved path real is in a folder, or
 // in the spill dir when spill is set.
 func (s *Set) inside(real string, spill bool) bool {

@@ -35,6 +35,9 @@ func (s *Set) write(ctx context.Context, raw json.RawMessage) Result {
 		return failf("write: %v", err)
 	}
 	p := contextwin.Payload{Kind: contextwin.Diff, Path: t.rel}
+	if why := badName(s.folderRel(t.abs, t.rel)); why != "" {
+		return Result{Error: true, Payload: p, Content: "write: " + t.rel + " was not created: " + why}
+	}
 	open := false
 	if s.buffers != nil {
 		_, _, open = s.buffers.Open(t.abs)

@@ -1,0 +1,115 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/reika-lsp/reika/agent/tools"
+)
+
+// askUser puts one of the agent's questions to the user with
+// window/showMessageRequest: what would happen, why it asks, and the
+// answers the question allows, "Deny" last. No answer (the user closed
+// the prompt, the client gave up) is a no.
+func (s *Server) askUser(ctx context.Context, q tools.Question) tools.Answer {
+	titles := map[string]tools.Answer{}
+	var actions []string
+	for _, a := range q.Answers {
+		t := answerTitle(q, a)
+		titles[t] = a
+		actions = append(actions, t)
+	}
+	const deny = "Deny"
+	actions = append(actions, deny)
+	picked := s.ask(ctx, protocol.MessageTypeWarning, questionText(q), actions...)
+	if a, ok := titles[picked]; ok {
+		return a
+	}
+	return tools.Deny
+}
+
+// answerTitle is the button of an answer.
+func answerTitle(q tools.Question, a tools.Answer) string {
+	switch a {
+	case tools.Once:
+		if q.Kind == tools.AskProtected {
+			return "Apply this change"
+		}
+		return "Allow once"
+	case tools.ThisRun:
+		if q.Kind == tools.AskFetch {
+			host := q.Subject
+			if u, err := url.Parse(q.Subject); err == nil {
+				host = u.Hostname()
+			}
+			return "Allow " + host + " for this session"
+		}
+		return "Allow for this run"
+	case tools.Always:
+		return "Always allow (user config)"
+	}
+	return string(a)
+}
+
+// questionText is the question's message: one line saying what and why,
+// then the change itself for a protected path (clipped: a prompt is no
+// place for a long diff).
+func questionText(q tools.Question) string {
+	switch q.Kind {
+	case tools.AskProtected:
+		return fmt.Sprintf("Reika wants to change %s, which is protected (%s). The change:\n%s", q.Subject, q.Why, clipDiff(q.Detail, 30, 3000))
+	case tools.AskFetch:
+		return fmt.Sprintf("Reika wants to fetch %s (%s)", clipLine(q.Subject, 500), q.Why)
+	}
+	return fmt.Sprintf("Reika wants to run: %s (%s)", clipLine(q.Subject, 300), q.Why)
+}
+
+// clipDiff keeps a diff's first lines, within n lines and max bytes.
+func clipDiff(d string, n, max int) string {
+	lines := strings.Split(strings.TrimRight(d, "\n"), "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if i == n || b.Len()+len(l) > max {
+			fmt.Fprintf(&b, "… %d more lines", len(lines)-i)
+			break
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// confirmChange gets the user's yes to a proposal that needs one: a
+// protected path, or any change in a run that asks before every edit. A
+// client whose workspace edits ask (change annotations that need
+// confirmation: VS Code's refactor preview, where nothing is pre-ticked)
+// asks there, with the change in front of the user; another is asked with
+// a message request; one that can do neither gets a refusal the model and
+// the user read. It returns "" to go on, else the outcome and the end
+// line's short reason.
+func (s *Server) confirmChange(ctx context.Context, p tools.Proposal) (*tools.Outcome, string) {
+	why := p.Protected
+	if why == "" {
+		if tools.RunMode(ctx) != tools.AskAll {
+			return nil, ""
+		}
+		why = "this ask applies nothing unasked"
+	}
+	c := s.caps()
+	if c.applyEdit && c.annotations && c.documentChanges {
+		return nil, ""
+	}
+	if !c.messageActions {
+		s.showMessage(protocol.MessageTypeWarning, "Reika did not change %s: %s, and this editor cannot ask you. Ask Reika to show the change, and make it yourself if you want it", p.Path, why)
+		return &tools.Outcome{Reason: fmt.Sprintf("not applied: %s; this editor cannot ask the user. Show the user the change and let them make it", why)}, "protected, the editor cannot ask"
+	}
+	q := tools.Question{Kind: tools.AskProtected, Subject: p.Path, Why: why, Detail: p.Diff, Answers: []tools.Answer{tools.Once}}
+	if s.askUser(ctx, q) != tools.Once {
+		return &tools.Outcome{Reason: fmt.Sprintf("the user declined the change to %s (%s); do not propose it again unless the user asks", p.Path, why)}, "declined"
+	}
+	return nil, ""
+}
