@@ -74,9 +74,6 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, st
 		// An offer is applied only by the user's pick of it.
 		return s.offer(ctx, plan)
 	}
-	if out, short := s.confirmChange(ctx, p); out != nil {
-		return *out, short
-	}
 	for replanned := false; ; replanned = true {
 		edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{
 			DocumentChanges: c.versioned, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
@@ -85,6 +82,14 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, st
 		if err != nil {
 			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
 			return tools.Outcome{Reason: err.Error()}, "the editor cannot take it"
+		}
+		// The user's yes is asked once the edit is one the editor can
+		// take; a change placed again on the user's text is the same
+		// change, already allowed.
+		if !replanned {
+			if out, short := s.confirmChange(ctx, p); out != nil {
+				return *out, short
+			}
 		}
 		var res ApplyWorkspaceEditResult
 		// A cancel does not drop the answer: the editor may be applying

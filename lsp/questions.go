@@ -36,7 +36,7 @@ func (s *Server) askUser(ctx context.Context, q tools.Question) tools.Answer {
 func answerTitle(q tools.Question, a tools.Answer) string {
 	switch a {
 	case tools.Once:
-		if q.Kind == tools.AskProtected {
+		if q.Kind == tools.AskProtected || q.Kind == tools.AskEdit {
 			return "Apply this change"
 		}
 		return "Allow once"
@@ -62,6 +62,8 @@ func questionText(q tools.Question) string {
 	switch q.Kind {
 	case tools.AskProtected:
 		return fmt.Sprintf("Reika wants to change %s, which is protected (%s). The change:\n%s", q.Subject, q.Why, clipDiff(q.Detail, 30, 3000))
+	case tools.AskEdit:
+		return fmt.Sprintf("Reika wants to change %s (%s). The change:\n%s", q.Subject, q.Why, clipDiff(q.Detail, 30, 3000))
 	case tools.AskFetch:
 		return fmt.Sprintf("Reika wants to fetch %s (%s)", clipLine(q.Subject, 500), q.Why)
 	}
@@ -105,9 +107,13 @@ func (s *Server) confirmChange(ctx context.Context, p tools.Proposal) (*tools.Ou
 	}
 	if !c.messageActions {
 		s.showMessage(protocol.MessageTypeWarning, "Reika did not change %s: %s, and this editor cannot ask you. Ask Reika to show the change, and make it yourself if you want it", p.Path, why)
-		return &tools.Outcome{Reason: fmt.Sprintf("not applied: %s; this editor cannot ask the user. Show the user the change and let them make it", why)}, "protected, the editor cannot ask"
+		return &tools.Outcome{Reason: fmt.Sprintf("%s, and this editor cannot ask the user; show the user the change and let them make it", why)}, "protected, the editor cannot ask"
 	}
-	q := tools.Question{Kind: tools.AskProtected, Subject: p.Path, Why: why, Detail: p.Diff, Answers: []tools.Answer{tools.Once}}
+	kind := tools.AskProtected
+	if p.Protected == "" {
+		kind = tools.AskEdit
+	}
+	q := tools.Question{Kind: kind, Subject: p.Path, Why: why, Detail: p.Diff, Answers: []tools.Answer{tools.Once}}
 	if s.askUser(ctx, q) != tools.Once {
 		return &tools.Outcome{Reason: fmt.Sprintf("the user declined the change to %s (%s); do not propose it again unless the user asks", p.Path, why)}, "declined"
 	}

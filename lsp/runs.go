@@ -101,8 +101,25 @@ func (r *activeRun) landed() string {
 		parts = append(parts, p)
 	}
 	if n := len(not); n > 0 {
+		// Each change keeps its own reason: a decline is said only of
+		// what the user declined.
+		var whys []string
+		by := map[string][]change{}
+		for _, c := range not {
+			if by[c.why] == nil {
+				whys = append(whys, c.why)
+			}
+			by[c.why] = append(by[c.why], c)
+		}
 		p := fmt.Sprintf("%d not applied: %s", n, not[0].why)
-		if single {
+		switch {
+		case len(whys) > 1:
+			var each []string
+			for _, w := range whys {
+				each = append(each, fmt.Sprintf("%s (%s)", w, files(by[w])))
+			}
+			p = fmt.Sprintf("%d not applied: %s", n, strings.Join(each, "; "))
+		case single:
 			p = fmt.Sprintf("%d change%s to %s not applied: %s", n, plural(n), files(not), not[0].why)
 		}
 		parts = append(parts, p)

@@ -16,6 +16,8 @@ const (
 	AskCommand Kind = "command"
 	// AskProtected: a change to a protected path (see Protection).
 	AskProtected Kind = "protected"
+	// AskEdit: any change, in a run that applies nothing unasked.
+	AskEdit Kind = "edit"
 	// AskFetch: fetch_url to a host not yet allowed in this session.
 	AskFetch Kind = "fetch"
 )

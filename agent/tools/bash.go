@@ -63,10 +63,10 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 		why = join("it asks to run outside the sandbox, where it can write anywhere you can (.git too), read your home and use the network", why)
 	case a.Network && contained:
 		why = join("it asks for the network", why)
-	case why == "" && s.sandbox == nil && r.hasWritten():
-		why = "this run has changed files, which the command could run, and there is no sandbox to contain it"
 	case why == "" && r.mode == AskAll:
 		why = "this ask runs nothing unasked"
+	case why == "" && s.sandbox == nil && r.hasWritten():
+		why = "this run has changed files, which the command could run, and there is no sandbox to contain it"
 	}
 	key := fmt.Sprintf("%t %t %s", a.Network, a.Outside, command)
 	asked := false
