@@ -316,4 +316,3 @@ func TestAskAllMode(t *testing.T) {
 		t.Errorf("ask mode: allowlisted true = %q, asked %d; want it asked", res.Content, len(q.asked))
 	}
 }
-

@@ -64,16 +64,16 @@ const DefaultBashTimeout = 2 * time.Minute
 // Set is the agent's tools over one workspace. It is safe for concurrent
 // use; its definitions never change.
 type Set struct {
-	folders      []folder
-	buffers      Buffers
-	proposer     Proposer
-	asker        Ask
-	remember     Remember
-	sandbox      Sandbox
-	allow        atomic.Pointer[allowlist]
+	folders  []folder
+	buffers  Buffers
+	proposer Proposer
+	asker    Ask
+	remember Remember
+	sandbox  Sandbox
+	allow    atomic.Pointer[allowlist]
 	// hosts are the hosts fetch_url may reach in this session.
-	hostsMu sync.Mutex
-	hosts   map[string]bool
+	hostsMu      sync.Mutex
+	hosts        map[string]bool
 	bashTimeout  time.Duration
 	fetchEnabled bool
 	spillDir     string
