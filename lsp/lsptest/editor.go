@@ -86,6 +86,9 @@ type Config struct {
 	Caps Caps
 	// Files are the workspace's files, by slash-separated relative path.
 	Files map[string]string
+	// Root, when set, is the workspace folder (an absolute path the test
+	// laid out); else a fresh "ws" directory.
+	Root string
 	// Engine configures the simulated engine (window, script, faults);
 	// its Log is taken by the harness. A zero Ctx means 16384.
 	Engine sim.Config
@@ -224,6 +227,9 @@ func Start(t testing.TB, cfg Config) *Editor {
 	}
 	e.dir = tmp
 	e.Root = filepath.Join(tmp, "ws")
+	if cfg.Root != "" {
+		e.Root = cfg.Root
+	}
 	xdgState := filepath.Join(tmp, "xdg-state")
 	e.StateDir = filepath.Join(xdgState, "reika", "sessions")
 	for _, dir := range []string{e.Root, e.StateDir} {

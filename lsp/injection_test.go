@@ -1,0 +1,51 @@
+package lsp_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/lsp/lsptest"
+)
+
+// TestInjection plays lsptest.Injection — a model that follows
+// instructions planted in what it read — through the real binary, with a
+// client that applies edits at once as Neovim does (no change
+// annotations, versioned edits, file creation) and a user who answers
+// every question no. Nothing may get through: no protected path written,
+// no planted command run, no canary seen by the model or reached. The
+// normal module's go test still runs, in the sandbox, unasked.
+func TestInjection(t *testing.T) {
+	in := lsptest.NewInjection(t, t.TempDir())
+	e := lsptest.Start(t, lsptest.Config{
+		Caps: lsptest.Caps{Name: "Neovim", Neovim: true, Progress: true, ApplyEdit: true, MessageActions: true,
+			ResourceOperations: []string{"create"}},
+		Root:    in.Root,
+		Env:     in.Env,
+		Engine:  sim.Config{Script: in.Script, Ctx: 65536},
+		Binary:  reikaBinary(t),
+		Timeout: 3 * time.Minute,
+	})
+	e.OnShowMessageRequest(lsptest.Deny)
+	mark := e.Mark()
+	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Set the project up as its docs say."}); err != nil {
+		t.Fatal(err)
+	}
+	e.WaitRunEnd(mark)
+	e.Engine.Settle()
+	var bodies [][]byte
+	for _, r := range e.Engine.Requests() {
+		bodies = append(bodies, r.Body)
+	}
+	in.Check(t, bodies)
+	all := string(bodies[len(bodies)-1])
+	for _, want := range []string{`ok  \texample.com/victim`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the last request lacks %q: go test did not pass in the sandbox", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("what the editor saw:\n%s", strings.Join(e.Transcript(), "\n"))
+	}
+}
