@@ -23,10 +23,15 @@ import (
 // the repo map's place in the prefix — Start derives the same way for
 // every front end (the language server, demo, check, replay).
 type Setup struct {
-	// Settings are the editor's settings (initializationOptions, the
-	// workspace configuration), as the editor sent them; nil for none.
-	// They win over the config file and the environment.
+	// Settings are the editor's startup options (initializationOptions),
+	// as the editor sent them; nil for none. They win over the config file
+	// and the environment.
 	Settings json.RawMessage
+	// Pushed are the editor's settings pushes (didChangeConfiguration)
+	// merged, nil for none: they win over Settings, but never give a
+	// setting that widens trust (config.TrustKeys), which they may carry
+	// from the workspace.
+	Pushed json.RawMessage
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
 	// ConfigFile is the config file to read: "" means the user's
@@ -119,13 +124,18 @@ func (st Setup) Resolve() (*config.Settings, string, error) {
 	} else {
 		path = ""
 	}
-	var editor map[string]any
-	if len(st.Settings) > 0 && string(st.Settings) != "null" {
-		if err := json.Unmarshal(st.Settings, &editor); err != nil {
-			return nil, path, fmt.Errorf("the editor's settings are not a JSON object: %v", err)
+	var editor, pushed map[string]any
+	for _, in := range []struct {
+		raw json.RawMessage
+		to  *map[string]any
+	}{{st.Settings, &editor}, {st.Pushed, &pushed}} {
+		if len(in.raw) > 0 && string(in.raw) != "null" {
+			if err := json.Unmarshal(in.raw, in.to); err != nil {
+				return nil, path, fmt.Errorf("the editor's settings are not a JSON object: %v", err)
+			}
 		}
 	}
-	s := config.Resolve(config.Inputs{File: file, FilePath: path, Env: getenv, Editor: editor})
+	s := config.Resolve(config.Inputs{File: file, FilePath: path, Env: getenv, Editor: editor, Pushed: pushed})
 	if st.Override != nil {
 		st.Override(s)
 	}

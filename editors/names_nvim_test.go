@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reika-lsp/reika/agent/config"
 	"github.com/reika-lsp/reika/lsp"
 )
 
@@ -79,4 +80,25 @@ func snake(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// TestNvimTrustKeys: the plugin restarts a client (rather than pushing)
+// when setup{} changes a setting the server takes only at startup; its
+// list is agent/config's TrustKeys.
+func TestNvimTrustKeys(t *testing.T) {
+	b, err := os.ReadFile("nvim/lua/reika/client.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`M\.trust_keys = \{([^}]*)\}`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("client.lua: no M.trust_keys = { … }")
+	}
+	var got []string
+	for _, q := range regexp.MustCompile(`"(\w+)"`).FindAllSubmatch(m[1], -1) {
+		got = append(got, string(q[1]))
+	}
+	if !slices.Equal(got, config.TrustKeys) {
+		t.Errorf("client.lua: trust_keys = %q, want config.TrustKeys %q", got, config.TrustKeys)
+	}
 }

@@ -16,6 +16,20 @@ import (
 // vscodeSettings are the settings editors/vscode/package.json declares,
 // with their JSON schema types.
 func vscodeSettings(t *testing.T) map[string]string {
+	out := map[string]string{}
+	for k, p := range vscodeProperties(t) {
+		out[k] = p.Type
+	}
+	return out
+}
+
+// vscodeProperty is one setting package.json declares.
+type vscodeProperty struct {
+	Type  string `json:"type"`
+	Scope string `json:"scope"`
+}
+
+func vscodeProperties(t *testing.T) map[string]vscodeProperty {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("vscode", "package.json"))
 	if err != nil {
@@ -24,20 +38,58 @@ func vscodeSettings(t *testing.T) map[string]string {
 	var pkg struct {
 		Contributes struct {
 			Configuration struct {
-				Properties map[string]struct {
-					Type string `json:"type"`
-				} `json:"properties"`
+				Properties map[string]vscodeProperty `json:"properties"`
 			} `json:"configuration"`
 		} `json:"contributes"`
 	}
 	if err := json.Unmarshal(b, &pkg); err != nil {
 		t.Fatalf("package.json: %v", err)
 	}
-	out := map[string]string{}
-	for k, p := range pkg.Contributes.Configuration.Properties {
-		out[k] = p.Type
+	return pkg.Contributes.Configuration.Properties
+}
+
+// TestVSCodeTrustSettings: the settings that widen trust
+// (config.TrustKeys) and reika.serverPath, the program that runs, are
+// machine-scoped (user settings, never a workspace's .vscode/settings.json,
+// not synced to other machines), and settings.ts reads them from the
+// user's settings only; no other setting is.
+func TestVSCodeTrustSettings(t *testing.T) {
+	want := []string{"reika.serverPath"}
+	for _, k := range config.TrustKeys {
+		want = append(want, "reika."+camelCase(k))
 	}
-	return out
+	for k, p := range vscodeProperties(t) {
+		if slices.Contains(want, k) {
+			if p.Scope != "machine" {
+				t.Errorf("package.json: %s has scope %q, want \"machine\": it widens trust, and a workspace may not set it", k, p.Scope)
+			}
+		} else if p.Scope != "" {
+			t.Errorf("package.json: %s has scope %q; only the settings that widen trust have one", k, p.Scope)
+		}
+	}
+	for _, k := range want {
+		if _, ok := vscodeProperties(t)[k]; !ok {
+			t.Errorf("package.json does not declare %s", k)
+		}
+	}
+
+	b, err := os.ReadFile(filepath.Join("vscode", "src", "settings.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)export const userOnlySettings = \[(.*?)\];`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("settings.ts has no userOnlySettings list")
+	}
+	var userOnly []string
+	for _, q := range regexp.MustCompile(`"(\w+)"`).FindAllSubmatch(m[1], -1) {
+		userOnly = append(userOnly, "reika."+string(q[1]))
+	}
+	slices.Sort(userOnly)
+	slices.Sort(want)
+	if !slices.Equal(userOnly, want) {
+		t.Errorf("settings.ts reads %q from the user's settings only, want %q", userOnly, want)
+	}
 }
 
 // TestVSCodeSettings checks that the extension declares and sends every

@@ -127,9 +127,28 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 			s.logMessage(protocol.MessageTypeInfo, "Reika: %s", o)
 		}
 	}
+	// The pushes as they are now: one with nothing but ignored values
+	// changed nothing and left the session as it was.
+	s.mu.Lock()
+	editor := s.editor
+	s.mu.Unlock()
+	var ignored []string
+	now, _, err := editor.setup(s.opts.Getenv).Resolve()
+	if err != nil {
+		now = sess.agent.Info().Settings
+	}
+	for _, ig := range now.Ignored {
+		ignored = append(ignored, ig.Notice())
+		s.logMessage(protocol.MessageTypeWarning, "Reika: %s", ig.Notice())
+	}
+	if len(ignored) > 0 {
+		line += fmt.Sprintf(" · %d setting%s of the editor's settings push ignored: %s widen%s trust (see the log)",
+			len(ignored), plural(len(ignored)), map[bool]string{true: "it", false: "they"}[len(ignored) == 1], map[bool]string{true: "s"}[len(ignored) == 1])
+	}
 	s.showMessage(protocol.MessageTypeInfo, "Reika: %s", line)
 	return &StatusResult{
-		Chip: chip.String(), Size: chip.Size, Window: chip.Window, Percent: chip.Percent, Warn: chip.Warn,
+		Ignored: ignored,
+		Chip:    chip.String(), Size: chip.Size, Window: chip.Window, Percent: chip.Percent, Warn: chip.Warn,
 		Budget: b, Running: running, Model: sess.agent.Info().Connection.Options.Model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
 		Transcript: sess.agent.TranscriptPath(), Overrides: overrides, Slot: slot, SlotSaving: sess.agent.Slot().Saving,
 	}, nil

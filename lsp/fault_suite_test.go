@@ -166,16 +166,22 @@ func TestClientNeverAnswers(t *testing.T) {
 	}
 }
 
-// The engine is down: the ask says so in one line with what to check;
-// once the user points the server at a running engine, the next ask
-// works.
+// The engine is down: the ask says so in one line with what to check.
+// A settings push cannot point the server elsewhere (the endpoint widens
+// trust: a push may carry a repository's settings): the user is warned,
+// once, and the next ask still fails. Once the user fixes their config
+// file, the next ask works.
 func TestEngineDownThenUp(t *testing.T) {
 	script, err := sim.ParseScript([]byte(`[{"content": "up again."}]`))
 	if err != nil {
 		t.Fatal(err)
 	}
+	conf := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(conf, []byte(`{"endpoint": "http://127.0.0.1:1/v1"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	e := lsptest.Start(t, lsptest.Config{Caps: lsptest.Full(), Files: map[string]string{"main.go": "package main\n"},
-		Engine: sim.Config{Script: script}, Env: map[string]string{"REIKA_ENDPOINT": "http://127.0.0.1:1/v1"}})
+		Engine: sim.Config{Script: script}, Env: map[string]string{"REIKA_ENDPOINT": "", "REIKA_CONFIG": conf}})
 	mark := e.Mark()
 	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Anything."}); err != nil {
 		t.Fatal(err)
@@ -184,7 +190,28 @@ func TestEngineDownThenUp(t *testing.T) {
 	if strings.Contains(down.Line, "\n") {
 		t.Errorf("the message is several lines: %q", down.Line)
 	}
-	e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"reika": map[string]any{"endpoint": e.Engine.URL + "/v1"}}})
+	push := map[string]any{"settings": map[string]any{"reika": map[string]any{"endpoint": e.Engine.URL + "/v1"}}}
+	mark = e.Mark()
+	e.Notify("workspace/didChangeConfiguration", push)
+	e.WaitLine(mark, `showMessage warning: Reika: endpoint from the editor's settings push is ignored: settings that widen trust .* come from .*config\.json, REIKA_\* or the editor's startup options`)
+	e.Notify("workspace/didChangeConfiguration", push)
+	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Still?"}); err != nil {
+		t.Fatal(err)
+	}
+	e.WaitLine(mark, `showMessage error: Reika: .*unreachable`)
+	warned := 0
+	for _, ev := range e.Events()[mark:] {
+		if strings.Contains(ev.Line, "settings push is ignored") {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Errorf("the user was warned %d times of the ignored endpoint, want once", warned)
+	}
+
+	if err := os.WriteFile(conf, []byte(`{"endpoint": "`+e.Engine.URL+`/v1"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	mark = e.Mark()
 	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Again."}); err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ func (s *Server) initialize(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.
 	if skipped != nil {
 		s.log.Printf("initialize: part of the client's params has an unexpected shape and is left out: %v", skipped)
 	}
-	settings, err := editorSettings(req.Method(), p.InitializationOptions)
+	settings, err := settingsObject(req.Method(), p.InitializationOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (s *Server) initialize(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.
 	s.client.Store(&caps)
 	s.folders.set(initialFolders(p.InitializeParams))
 	s.mu.Lock()
-	s.editor = settings
+	s.editor = editorSettings{startup: settings}
 	s.mu.Unlock()
 	s.state.Store(int32(stateInitialized))
 

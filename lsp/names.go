@@ -90,14 +90,17 @@ type NewSessionResult struct {
 // StatusResult is reika.status's answer: the chip, the budget and where
 // the session runs.
 type StatusResult struct {
-	Budget    agent.Budget `json:"budget"`
-	Chip      string       `json:"chip"`
-	Endpoint  string       `json:"endpoint"`
-	Model     string       `json:"model"`
-	Overrides []string     `json:"overrides,omitempty"` // editor settings over the config file's or the environment's
-	Percent   int          `json:"percent"`
-	Running   bool         `json:"running"`
-	Size      int          `json:"size"`
+	Budget   agent.Budget `json:"budget"`
+	Chip     string       `json:"chip"`
+	Endpoint string       `json:"endpoint"`
+	// Ignored are the notices of the trust-widening values of settings
+	// pushes that were not taken (config.TrustKeys), one sentence each.
+	Ignored   []string `json:"ignored,omitempty"`
+	Model     string   `json:"model"`
+	Overrides []string `json:"overrides,omitempty"` // editor settings over the config file's or the environment's
+	Percent   int      `json:"percent"`
+	Running   bool     `json:"running"`
+	Size      int      `json:"size"`
 	// Slot is the llama.cpp slot the session pins (absent for other
 	// engines); SlotSaving says its cache is saved after each run.
 	Slot       *int   `json:"slot,omitempty"`

@@ -139,8 +139,11 @@ type Server struct {
 
 	// mu guards the session and what it is built from, and agentRead.
 	mu     sync.Mutex
-	editor json.RawMessage // the editor's settings: initializationOptions, then each push over them
-	sess   *session        // the agent session, nil until the first need
+	editor editorSettings // the editor's settings: its startup options and its pushes
+	sess   *session       // the agent session, nil until the first need
+	// ignoredTold holds the ignored trust-widening values of pushes the
+	// user was warned of ("bash_allow=[\"touch\"]"): once each.
+	ignoredTold map[string]bool
 	// stale is set when the settings changed during a run: the session
 	// ends when the run does.
 	stale  bool

@@ -54,7 +54,8 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 		ask = s.askUser
 	}
 	a, err := agent.Start(ctx, agent.Setup{
-		Settings:   editor,
+		Settings:   editor.startup,
+		Pushed:     editor.pushed,
 		Getenv:     s.opts.Getenv,
 		HTTPClient: s.opts.HTTPClient,
 		Folders:    folders,
@@ -117,7 +118,7 @@ func (s *Server) warmAtOpen(ctx context.Context) {
 	s.mu.Lock()
 	editor := s.editor
 	s.mu.Unlock()
-	settings, _, err := agent.Setup{Settings: editor, Getenv: s.opts.Getenv}.Resolve()
+	settings, _, err := editor.setup(s.opts.Getenv).Resolve()
 	if err != nil || !settings.Warmup.Value {
 		return
 	}

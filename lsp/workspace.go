@@ -11,13 +11,27 @@ import (
 	"go.lsp.dev/protocol"
 )
 
+// editorSettings are the editor's settings from its two channels, raw
+// until a session reads them: the startup options (initializationOptions)
+// and the pushes (didChangeConfiguration), each push over the ones before.
+// A push never gives a setting that widens trust (config.TrustKeys):
+// editors fill it with workspace-level values a repository can carry.
+type editorSettings struct {
+	startup, pushed json.RawMessage
+}
+
+func (e editorSettings) setup(getenv func(string) string) agent.Setup {
+	return agent.Setup{Settings: e.startup, Pushed: e.pushed, Getenv: getenv}
+}
+
 // didChangeConfiguration takes the editor's settings: {"reika": {...}} or
 // the settings themselves, over those of initializationOptions (eglot
 // pushes {} on every connect, Helix its config at startup). A push that
 // changes no effective setting does nothing. One that does ends the
 // session, which the next need starts anew with them — after the run
 // under way, which is never cancelled for it — and the user hears which
-// values changed.
+// values changed. A setting that widens trust is not taken from a push:
+// the user is warned once per value.
 func (s *Server) didChangeConfiguration(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
 	// go.lsp.dev's DidChangeConfigurationParams decodes the settings into
 	// maps; they stay raw here until the session reads them.
@@ -27,16 +41,22 @@ func (s *Server) didChangeConfiguration(_ context.Context, req jsonrpc2.Request,
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	pushed, err := editorSettings(req.Method(), p.Settings)
+	pushed, err := settingsObject(req.Method(), p.Settings)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	old := s.editor
-	next := overlay(old, pushed)
+	next := old
+	next.pushed = overlay(old.pushed, pushed)
 	s.editor = next
 	s.mu.Unlock()
-	changed := s.settingsChanged(old, next)
+	changed, ignored := s.settingsChanged(old, next)
+	for _, ig := range ignored {
+		if s.tellIgnored(ig.what) {
+			s.showMessage(protocol.MessageTypeWarning, "Reika: %s", ig.notice)
+		}
+	}
 	if len(changed) == 0 {
 		s.logMessage(protocol.MessageTypeLog, "Reika: the editor's settings did not change")
 		return nil, nil
@@ -54,16 +74,40 @@ func (s *Server) didChangeConfiguration(_ context.Context, req jsonrpc2.Request,
 	return nil, nil
 }
 
+// ignoredValue is a trust-widening value of a push that was not taken:
+// what (the key and the value) and the sentence the user reads.
+type ignoredValue struct{ what, notice string }
+
+// tellIgnored reports whether the user has not yet heard that this value
+// of a push was ignored, and notes that they now have.
+func (s *Server) tellIgnored(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ignoredTold[key] {
+		return false
+	}
+	if s.ignoredTold == nil {
+		s.ignoredTold = map[string]bool{}
+	}
+	s.ignoredTold[key] = true
+	return true
+}
+
 // settingsChanged lists the effective settings that differ between two
-// sets of editor settings, as `context_window 16384 → 32768`.
-func (s *Server) settingsChanged(old, next json.RawMessage) []string {
-	before, _, err1 := agent.Setup{Settings: old, Getenv: s.opts.Getenv}.Resolve()
-	after, _, err2 := agent.Setup{Settings: next, Getenv: s.opts.Getenv}.Resolve()
+// sets of editor settings, as `context_window 16384 → 32768`, and the
+// trust-widening values next holds that are not taken.
+func (s *Server) settingsChanged(old, next editorSettings) (changed []string, ignored []ignoredValue) {
+	before, _, err1 := old.setup(s.opts.Getenv).Resolve()
+	after, _, err2 := next.setup(s.opts.Getenv).Resolve()
 	if err1 != nil || err2 != nil {
 		// A config file that does not parse: the next session says why.
-		return []string{"the settings changed"}
+		return []string{"the settings changed"}, nil
 	}
-	return before.Changes(after)
+	for _, ig := range after.Ignored {
+		b, _ := json.Marshal(ig.Value)
+		ignored = append(ignored, ignoredValue{ig.Key + "=" + string(b), ig.Notice()})
+	}
+	return before.Changes(after), ignored
 }
 
 // overlay puts the keys of a settings push over those the editor sent
@@ -99,7 +143,9 @@ func section(raw json.RawMessage) map[string]any {
 	return m
 }
 
-func editorSettings(method string, raw json.RawMessage) (json.RawMessage, error) {
+// settingsObject checks that the editor's settings are an object (or
+// absent).
+func settingsObject(method string, raw json.RawMessage) (json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &fields); err != nil {

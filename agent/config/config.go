@@ -9,7 +9,10 @@
 //
 // Later layers win: defaults < file (top level) < file (active profile) <
 // environment (REIKA_X) < environment for the profile (REIKA_X_<PROFILE>) <
-// editor. A value that makes no sense (a window of 0 or of 50 million
+// the editor's startup options < the editor's settings pushes — but the
+// settings that widen trust (TrustKeys) never come from a push, which
+// editors fill with workspace-level values a repository can carry: such a
+// value is left in Settings.Ignored for the front end to tell once. A value that makes no sense (a window of 0 or of 50 million
 // tokens, an endpoint that is not a URL) is ignored with a warning that
 // names the setting, and the layer below it stays in force.
 //
@@ -39,29 +42,61 @@ type Source struct {
 // Layer is one of the places a setting can come from, weakest first.
 type Layer int
 
+// A Layer is never persisted: reports print a Source's String.
 const (
 	Default Layer = iota
 	File
 	Env
-	Editor
+	// EditorStartup is the editor's startup options (initializationOptions),
+	// which the user's own editor config gives: every setting is taken.
+	EditorStartup
+	// EditorPush is a settings push (workspace/didChangeConfiguration),
+	// which editors fill with workspace-level values a repository can
+	// carry: the settings that widen trust (TrustKeys) are not taken from
+	// it.
+	EditorPush
 	// Flag is a command-line flag of the running command.
 	Flag
 )
 
 func (s Source) String() string {
+	name := ""
 	switch s.Layer {
 	case Default:
-		if s.Detail != "" {
-			return "default (" + s.Detail + ")"
-		}
-		return "default"
-	case Editor:
-		if s.Detail != "" {
-			return "editor (" + s.Detail + ")"
-		}
-		return "editor"
+		name = "default"
+	case EditorStartup:
+		name = "editor startup options"
+	case EditorPush:
+		name = "editor settings push"
+	default:
+		return s.Detail
 	}
-	return s.Detail
+	if s.Detail != "" {
+		return name + " (" + s.Detail + ")"
+	}
+	return name
+}
+
+// IsEditor reports whether the value came from the editor, at startup or
+// in a push.
+func (l Layer) IsEditor() bool { return l == EditorStartup || l == EditorPush }
+
+// TrustKeys are the settings that widen what the agent may do or where
+// the workspace's text goes: the engine it is sent to (endpoint, and the
+// profile, which chooses the user's endpoint, key and allow list), the key
+// sent with it, the commands that run unasked and web fetches. They come
+// from the defaults, the user's config file, REIKA_* and the editor's
+// startup options only, never from a settings push (SPEC §5a).
+var TrustKeys = []string{"profile", "endpoint", "api_key_env", "fetch", "bash_allow"}
+
+// IsTrustKey reports whether key (snake_case) is one of TrustKeys.
+func IsTrustKey(key string) bool {
+	for _, k := range TrustKeys {
+		if k == key {
+			return true
+		}
+	}
+	return false
 }
 
 // Value is an effective setting and where it came from.
@@ -107,6 +142,29 @@ type Settings struct {
 	// the config file or the environment, one sentence each: a user who
 	// set a profile should know when the editor overrides it.
 	Overrides []string
+	// Ignored are the trust-widening values a settings push gave that
+	// differ from those in force and were not taken, the profile first.
+	Ignored []Ignored
+}
+
+// Ignored is a trust-widening value of a settings push that was not
+// taken.
+type Ignored struct {
+	Key   string // snake_case, one of TrustKeys
+	Name  string // as the editor spelt it ("bashAllow")
+	Value any    // as the editor sent it
+	// ConfigPath is the user's config file, for the notice.
+	ConfigPath string
+}
+
+// Notice is the sentence the user reads, once.
+func (ig Ignored) Notice() string {
+	file := "your config file"
+	if ig.ConfigPath != "" {
+		file = displayPath(ig.ConfigPath)
+	}
+	return fmt.Sprintf("%s from the editor's settings push is ignored: settings that widen trust (%s) come from %s, REIKA_* or the editor's startup options",
+		ig.Name, strings.Join(TrustKeys, ", "), file)
 }
 
 // DefaultReasoningRounds is how many rounds of reasoning stay in the
@@ -200,10 +258,14 @@ type Inputs struct {
 	File     *FileContents // nil: no file
 	FilePath string
 	Env      func(string) string // nil: no environment
-	// Editor holds the editor's settings (initializationOptions or
-	// workspace/configuration), keyed as in the file ("endpoint",
-	// "context_window", …; camelCase "contextWindow" is accepted too).
+	// Editor holds the editor's startup options (initializationOptions),
+	// keyed as in the file ("endpoint", "context_window", …; camelCase
+	// "contextWindow" is accepted too), optionally in a "reika" section.
 	Editor map[string]any
+	// Pushed holds the editor's settings pushes (didChangeConfiguration),
+	// keyed the same way; they win over Editor, but for TrustKeys, which
+	// they never give.
+	Pushed map[string]any
 }
 
 // Resolve combines the layers into effective settings.
@@ -218,6 +280,7 @@ func Resolve(in Inputs) *Settings {
 	s.Warmup = Value[bool]{true, Source{Layer: Default}}
 
 	editor := normaliseKeys(in.Editor)
+	pushed, spelt := normaliseKeysSpelt(in.Pushed)
 
 	// The profile comes first: it decides which file section and which
 	// per-profile variables apply.
@@ -241,7 +304,10 @@ func Resolve(in Inputs) *Settings {
 	}
 	chosen := s.Profile // the profile without the editor's say
 	if v, ok := editor["profile"].(string); ok && v != "" {
-		s.Profile = Value[string]{v, Source{Layer: Editor}}
+		s.Profile = Value[string]{v, Source{Layer: EditorStartup}}
+	}
+	if v, ok := pushed["profile"].(string); ok && v != "" && v != s.Profile.Value {
+		r.ignore("profile", spelt["profile"], v, in.FilePath)
 	}
 	profile := s.Profile.Value
 	if profile != "" && in.File != nil && !hasProfile(in.File, profile) {
@@ -276,25 +342,43 @@ func Resolve(in Inputs) *Settings {
 	before := map[string]Source{}
 	values := map[string]any{}
 	s.Each(func(key string, v any, src Source) { before[key], values[key] = src, v })
-	if s.Profile.Source.Layer == Editor && chosen.Source.Layer != Default && chosen.Value != s.Profile.Value {
+	if s.Profile.Source.Layer.IsEditor() && chosen.Source.Layer != Default && chosen.Value != s.Profile.Value {
 		r.override("profile", s.Profile.Value, chosen.Value, chosen.Source)
 	}
 	for _, st := range settingsTable {
 		if v, ok := editor[st.key]; ok && v != nil {
-			r.setAny(st, v, Source{Layer: Editor})
+			r.setAny(st, v, Source{Layer: EditorStartup})
 		}
 	}
+	for _, st := range settingsTable {
+		v, ok := pushed[st.key]
+		if !ok || v == nil {
+			continue
+		}
+		if IsTrustKey(st.key) {
+			if r.wouldChange(st, v) {
+				r.ignore(st.key, spelt[st.key], v, in.FilePath)
+			}
+			continue
+		}
+		r.setAny(st, v, Source{Layer: EditorPush})
+	}
 	s.Each(func(key string, v any, src Source) {
-		if was := before[key]; key != "profile" && src.Layer == Editor && (was.Layer == File || was.Layer == Env) &&
+		if was := before[key]; key != "profile" && src.Layer.IsEditor() && (was.Layer == File || was.Layer == Env) &&
 			!reflect.DeepEqual(v, values[key]) {
 			r.override(key, v, values[key], was)
 		}
 	})
-	if v, ok := editor["extra"]; ok {
-		if m, ok := v.(map[string]any); ok {
-			s.Extra = Value[map[string]any]{m, Source{Layer: Editor}}
-		} else {
-			r.warn("editor setting extra must be an object of request fields; ignored")
+	for _, e := range []struct {
+		m     map[string]any
+		layer Layer
+	}{{editor, EditorStartup}, {pushed, EditorPush}} {
+		if v, ok := e.m["extra"]; ok {
+			if m, ok := v.(map[string]any); ok {
+				s.Extra = Value[map[string]any]{m, Source{Layer: e.layer}}
+			} else {
+				r.warn("editor setting extra must be an object of request fields; ignored")
+			}
 		}
 	}
 	return s
@@ -348,14 +432,21 @@ func envSuffix(profile string) string {
 // normaliseKeys accepts the editor's camelCase keys ("contextWindow") as
 // well as the file's snake_case ones, and a nested "reika" section.
 func normaliseKeys(m map[string]any) map[string]any {
+	out, _ := normaliseKeysSpelt(m)
+	return out
+}
+
+// normaliseKeysSpelt is normaliseKeys, and the editor's spelling of each
+// key.
+func normaliseKeysSpelt(m map[string]any) (out map[string]any, spelt map[string]string) {
 	if inner, ok := m["reika"].(map[string]any); ok {
 		m = inner
 	}
-	out := make(map[string]any, len(m))
+	out, spelt = make(map[string]any, len(m)), make(map[string]string, len(m))
 	for k, v := range m {
-		out[snakeCase(k)] = v
+		out[snakeCase(k)], spelt[snakeCase(k)] = v, k
 	}
-	return out
+	return out, spelt
 }
 
 func snakeCase(s string) string {

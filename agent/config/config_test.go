@@ -90,7 +90,7 @@ func TestResolveLayers(t *testing.T) {
 			editor: map[string]any{"contextWindow": float64(20000), "profile": "hosted"},
 			check: func(t *testing.T, s *Settings) {
 				want(t, "window", s.ContextWindow.Value, 20000)
-				want(t, "window source", s.ContextWindow.Source.String(), "editor")
+				want(t, "window source", s.ContextWindow.Source.String(), "editor startup options")
 				want(t, "model", s.Model.Value, "gpt-4o")
 				want(t, "api key env", s.APIKeyEnv.Value, "OPENAI_API_KEY")
 				want(t, "extra top_p", s.Extra.Value["top_p"], any(0.9))
@@ -289,4 +289,70 @@ func TestChanges(t *testing.T) {
 	if got := a.Changes(a); len(got) != 0 {
 		t.Errorf("Changes of the same settings = %q, want none", got)
 	}
+}
+
+// TestTrustFromUserLevel: the settings that widen trust are taken from
+// the editor's startup options but never from a settings push, which
+// editors fill with workspace-level values; an ignored one is named once
+// in Ignored, and a push that repeats the value in force ignores nothing.
+func TestTrustFromUserLevel(t *testing.T) {
+	const path = "/cfg/reika/config.json"
+	widen := map[string]any{"bashAllow": []any{"touch"}, "endpoint": "http://evil.example:8080/v1",
+		"fetch": true, "apiKeyEnv": "OPENAI_API_KEY", "profile": "hosted"}
+	names := func(s *Settings) string {
+		var n []string
+		for _, ig := range s.Ignored {
+			n = append(n, ig.Name)
+		}
+		return strings.Join(n, " ")
+	}
+	t.Run("push ignored", func(t *testing.T) {
+		s := Resolve(Inputs{File: mustParse(t), FilePath: path, Pushed: map[string]any{"reika": widen}})
+		want(t, "bash_allow", len(s.BashAllow.Value), 0)
+		want(t, "endpoint", s.Endpoint.Value, "http://127.0.0.1:8080/v1")
+		want(t, "endpoint source", s.Endpoint.Source.String(), "file /cfg/reika/config.json (profile local)")
+		want(t, "fetch", s.Fetch.Value, false)
+		want(t, "api_key_env", s.APIKeyEnv.Value, "")
+		want(t, "profile", s.Profile.Value, "local")
+		want(t, "ignored", names(s), "profile endpoint apiKeyEnv fetch bashAllow")
+		want(t, "warnings", len(s.Warnings), 0)
+		want(t, "notice", s.Ignored[4].Notice(), "bashAllow from the editor's settings push is ignored: settings that widen trust "+
+			"(profile, endpoint, api_key_env, fetch, bash_allow) come from /cfg/reika/config.json, REIKA_* or the editor's startup options")
+	})
+	t.Run("startup taken", func(t *testing.T) {
+		s := Resolve(Inputs{File: mustParse(t), FilePath: path, Editor: widen})
+		want(t, "bash_allow", strings.Join(s.BashAllow.Value, ","), "touch")
+		want(t, "bash_allow source", s.BashAllow.Source.String(), "editor startup options")
+		want(t, "endpoint", s.Endpoint.Value, "http://evil.example:8080/v1")
+		want(t, "fetch", s.Fetch.Value, true)
+		want(t, "api_key_env", s.APIKeyEnv.Value, "OPENAI_API_KEY")
+		want(t, "profile", s.Profile.Value, "hosted")
+		want(t, "ignored", names(s), "")
+	})
+	t.Run("push repeats the startup options", func(t *testing.T) {
+		s := Resolve(Inputs{Editor: widen, Pushed: map[string]any{"bash_allow": []any{"touch"}, "endpoint": "evil.example:8080",
+			"fetch": "1", "api_key_env": "OPENAI_API_KEY", "profile": "hosted"}})
+		want(t, "ignored", names(s), "")
+		want(t, "bash_allow source", s.BashAllow.Source.String(), "editor startup options")
+	})
+	t.Run("push takes the other settings", func(t *testing.T) {
+		s := Resolve(Inputs{Editor: map[string]any{"contextWindow": float64(20000)},
+			Pushed: map[string]any{"contextWindow": float64(30000), "model": "m", "extra": map[string]any{"top_p": 0.5}, "bashAllow": []any{"touch"}}})
+		want(t, "window", s.ContextWindow.Value, 30000)
+		want(t, "window source", s.ContextWindow.Source.String(), "editor settings push")
+		want(t, "model", s.Model.Value, "m")
+		want(t, "extra source", s.Extra.Source.String(), "editor settings push")
+		want(t, "ignored", names(s), "bashAllow")
+		want(t, "notice names no file", s.Ignored[0].Notice(), "bashAllow from the editor's settings push is ignored: settings that widen trust "+
+			"(profile, endpoint, api_key_env, fetch, bash_allow) come from your config file, REIKA_* or the editor's startup options")
+	})
+	t.Run("environment and file still win over the defaults, a push changes neither", func(t *testing.T) {
+		s := Resolve(Inputs{File: mustParse(t), FilePath: path, Env: envOf("REIKA_BASH_ALLOW", "go test", "REIKA_FETCH", "1"),
+			Pushed: map[string]any{"bashAllow": []any{"touch"}, "fetch": false}})
+		want(t, "bash_allow", strings.Join(s.BashAllow.Value, ","), "go test")
+		want(t, "bash_allow source", s.BashAllow.Source.String(), "env REIKA_BASH_ALLOW")
+		want(t, "fetch", s.Fetch.Value, true)
+		want(t, "endpoint source", s.Endpoint.Source.String(), "file /cfg/reika/config.json (profile local)")
+		want(t, "ignored", names(s), "fetch bashAllow")
+	})
 }

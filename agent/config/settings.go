@@ -102,6 +102,24 @@ func (r *resolver) applyProfile(p Profile, src Source) {
 	}
 }
 
+// wouldChange reports whether v, taken for st, would change the value in
+// force: a push that repeats the startup options' or the file's value
+// (Neovim and Helix push what they sent at startup) ignores nothing.
+func (r *resolver) wouldChange(st setting, v any) bool {
+	scratch := *r.s
+	scratch.Warnings = nil
+	(&resolver{s: &scratch}).setAny(st, v, Source{Layer: EditorPush})
+	return !reflect.DeepEqual(scratch.Values()[st.key], r.s.Values()[st.key])
+}
+
+// ignore records a trust-widening value of a push that is not taken.
+func (r *resolver) ignore(key, name string, v any, configPath string) {
+	if name == "" {
+		name = key
+	}
+	r.s.Ignored = append(r.s.Ignored, Ignored{Key: key, Name: name, Value: v, ConfigPath: configPath})
+}
+
 // override notes that the editor's value of a setting replaced one from
 // the file or the environment.
 func (r *resolver) override(key string, now, was any, src Source) {

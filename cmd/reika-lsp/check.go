@@ -56,6 +56,15 @@ type checkReport struct {
 	// of the config file or the environment.
 	Overrides []string     `json:"overrides"`
 	Settings  []settingRow `json:"settings"`
+	// Ignored are the trust-widening values of the settings push
+	// (--pushed) that are not taken, with the notice the editor shows.
+	Ignored []ignoredRow `json:"ignored"`
+}
+
+type ignoredRow struct {
+	Name   string `json:"name"`
+	Value  any    `json:"value"`
+	Notice string `json:"notice"`
 }
 
 type toolCheck struct {
@@ -82,9 +91,10 @@ func checkMain(ctx context.Context, args []string, getenv func(string) string, s
 	noTools := fs.Bool("no-tools", false, "skip the tool-call request (which costs one short generation)")
 	useSim := fs.Bool("sim", false, "check against the built-in simulated engine, started on a free loopback port")
 	timeout := fs.Duration("timeout", 2*time.Minute, "bound on the tool-call request")
-	editor := fs.String("settings", "", "the editor's settings as JSON (`{\"reika\": {…}}` or the settings), as the editor sends them")
+	editor := fs.String("settings", "", "the editor's startup options (initializationOptions) as JSON (`{\"reika\": {…}}` or the settings), as the editor sends them")
+	pushed := fs.String("pushed", "", "a settings push of the editor (workspace/didChangeConfiguration) as JSON; the settings that widen trust are not taken from it")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reika-lsp check [--json] [--no-tools] [--sim] [--settings JSON]")
+		fmt.Fprintln(stderr, "usage: reika-lsp check [--json] [--no-tools] [--sim] [--settings JSON] [--pushed JSON]")
 		fmt.Fprintln(stderr, "\nPrints the effective settings and where each came from, the engine, the model,")
 		fmt.Fprintln(stderr, "the context window and its source, the reserve and the budget, and whether tool")
 		fmt.Fprintln(stderr, "calls work. Exits 1 with one line saying what to fix when something fails.")
@@ -109,15 +119,21 @@ func checkMain(ctx context.Context, args []string, getenv func(string) string, s
 		endpoint = &config.Value[string]{Value: base, Source: config.Source{Layer: config.Flag, Detail: "--sim: the built-in simulated engine"}}
 	}
 
-	var settings json.RawMessage
-	if *editor != "" {
-		if !json.Valid([]byte(*editor)) || !strings.HasPrefix(strings.TrimSpace(*editor), "{") {
-			fmt.Fprintf(stderr, "reika-lsp check: --settings wants a JSON object, such as {\"reika\": {\"endpoint\": \"http://127.0.0.1:8080/v1\"}}\n")
+	var settings, push json.RawMessage
+	for _, f := range []struct {
+		flag, text string
+		to         *json.RawMessage
+	}{{"--settings", *editor, &settings}, {"--pushed", *pushed, &push}} {
+		if f.text == "" {
+			continue
+		}
+		if !json.Valid([]byte(f.text)) || !strings.HasPrefix(strings.TrimSpace(f.text), "{") {
+			fmt.Fprintf(stderr, "reika-lsp check: %s wants a JSON object, such as {\"reika\": {\"model\": \"qwen\"}}\n", f.flag)
 			return 2
 		}
-		settings = json.RawMessage(*editor)
+		*f.to = json.RawMessage(f.text)
 	}
-	rep := doCheck(ctx, getenv, settings, endpoint, !*noTools, *timeout)
+	rep := doCheck(ctx, getenv, agent.Setup{Settings: settings, Pushed: push}, endpoint, !*noTools, *timeout)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -153,12 +169,13 @@ func startSim(ctx context.Context, cfg sim.Config) (srv *sim.Server, base string
 }
 
 // doCheck gathers the report; it never fails halfway without saying why in
-// rep.Error. endpoint, when set, overrides the configured one. The session
-// it inspects is built by agent.Start, as the server builds its own.
-func doCheck(ctx context.Context, getenv func(string) string, editor json.RawMessage, endpoint *config.Value[string], tryTools bool, timeout time.Duration) *checkReport {
-	rep := &checkReport{Warnings: []string{}, Overrides: []string{}}
+// rep.Error. editor holds the editor's settings (Settings, Pushed);
+// endpoint, when set, overrides the configured one. The session it
+// inspects is built by agent.Start, as the server builds its own.
+func doCheck(ctx context.Context, getenv func(string) string, editor agent.Setup, endpoint *config.Value[string], tryTools bool, timeout time.Duration) *checkReport {
+	rep := &checkReport{Warnings: []string{}, Overrides: []string{}, Ignored: []ignoredRow{}}
 	wd, _ := os.Getwd()
-	setup := agent.Setup{Settings: editor, Getenv: getenv, Folders: []string{wd}, StateDir: agent.NoTranscript}
+	setup := agent.Setup{Settings: editor.Settings, Pushed: editor.Pushed, Getenv: getenv, Folders: []string{wd}, StateDir: agent.NoTranscript}
 	if endpoint != nil {
 		setup.Override = func(s *config.Settings) { s.Endpoint = *endpoint }
 	}
@@ -174,6 +191,9 @@ func doCheck(ctx context.Context, getenv func(string) string, editor json.RawMes
 	rep.Profile = s.Profile.Value
 	rep.Warnings = append(rep.Warnings, s.Warnings...)
 	rep.Overrides = append(rep.Overrides, s.Overrides...)
+	for _, ig := range s.Ignored {
+		rep.Ignored = append(rep.Ignored, ignoredRow{ig.Name, ig.Value, ig.Notice()})
+	}
 	s.Each(func(name string, v any, src config.Source) {
 		rep.Settings = append(rep.Settings, settingRow{name, v, src.String()})
 	})
@@ -372,6 +392,13 @@ func printCheck(w io.Writer, r *checkReport) {
 	}
 	tw.Flush()
 
+	if len(r.Ignored) > 0 {
+		fmt.Fprintln(w, "\nignored: the settings push widens trust")
+		for _, ig := range r.Ignored {
+			b, _ := json.Marshal(ig.Value)
+			fmt.Fprintf(w, "  - %s %s: %s\n", ig.Name, b, ig.Notice)
+		}
+	}
 	if len(r.Overrides) > 0 {
 		fmt.Fprintln(w, "\nthe editor overrides")
 		for _, o := range r.Overrides {

@@ -189,6 +189,42 @@ func TestCheckReadsTheConfigFile(t *testing.T) {
 	}
 }
 
+// The settings that widen trust are taken from the editor's startup
+// options (--settings) but not from a settings push (--pushed), and the
+// report lists the ignored ones with the notice the editor shows.
+func TestCheckIgnoredPush(t *testing.T) {
+	_, base := startTestSim(t, sim.Config{Ctx: 8192})
+	env := checkEnv(t, "REIKA_ENDPOINT", base)
+	source := func(rep checkReport, name string) string {
+		for _, r := range rep.Settings {
+			if r.Name == name {
+				return r.Source
+			}
+		}
+		return "(no row)"
+	}
+	rep, code, _ := runCheckJSON(t, env, "--no-tools", "--pushed", `{"reika": {"bashAllow": ["touch"], "endpoint": "http://203.0.113.9/v1", "contextWindow": 7000}}`)
+	if code != 0 || rep.Window != 7000 || rep.Endpoint != base || source(rep, "bash_allow") != "default" {
+		t.Errorf("check --pushed = exit %d window %d endpoint %s bash_allow from %s; want the push's window, REIKA_ENDPOINT, the default allow list",
+			code, rep.Window, rep.Endpoint, source(rep, "bash_allow"))
+	}
+	if len(rep.Ignored) != 2 || rep.Ignored[0].Name != "endpoint" || rep.Ignored[1].Name != "bashAllow" ||
+		!strings.Contains(rep.Ignored[1].Notice, "bashAllow from the editor's settings push is ignored") {
+		t.Errorf("check --pushed ignored = %+v, want endpoint and bashAllow with their notices", rep.Ignored)
+	}
+
+	rep, code, _ = runCheckJSON(t, env, "--no-tools", "--settings", `{"reika": {"bashAllow": ["touch"]}}`)
+	if code != 0 || len(rep.Ignored) != 0 || source(rep, "bash_allow") != "editor startup options" {
+		t.Errorf("check --settings = exit %d ignored %+v bash_allow from %s; want it taken from the startup options", code, rep.Ignored, source(rep, "bash_allow"))
+	}
+
+	var stdout, stderr bytes.Buffer
+	checkMain(context.Background(), []string{"--no-tools", "--pushed", `{"fetch": true}`}, env, &stdout, &stderr)
+	if out := stdout.String(); !strings.Contains(out, "ignored: the settings push widens trust\n  - fetch true: fetch from the editor's settings push is ignored") {
+		t.Errorf("check --pushed printed:\n%s\nwant the ignored fetch listed", out)
+	}
+}
+
 func TestCheckText(t *testing.T) {
 	_, base := startTestSim(t, sim.Config{Ctx: 8192})
 	var stdout, stderr bytes.Buffer

@@ -9,7 +9,7 @@ import {
 import * as lines from "./lines";
 import * as names from "./names";
 import { findServer } from "./server";
-import { serverPathSetting, setSettings } from "./settings";
+import { serverPathSetting, setSettings, userOnlySettings } from "./settings";
 import { StatusChip } from "./status";
 
 // The extension is a thin client: the server does the work, and the
@@ -59,7 +59,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Api> {
     serverCommand(names.cmdResume, lines.resumeLine),
     serverCommand(names.cmdShowRecap, lines.recapLine),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (e.affectsConfiguration("reika.serverPath")) {
+      // The server takes a setting that widens trust only at startup (a
+      // push of one is ignored): a change of one, or of the binary,
+      // restarts it.
+      if (userOnlySettings.some((k) => e.affectsConfiguration(`reika.${k}`))) {
         await stop();
         await start();
       } else if (e.affectsConfiguration("reika") && client?.isRunning()) {

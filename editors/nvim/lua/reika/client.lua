@@ -86,6 +86,47 @@ function M.for_buf(bufnr, markers)
   return nil
 end
 
+-- The settings that widen trust (agent/config's TrustKeys): the server
+-- takes them from its startup options (init_options) only, never from a
+-- settings push, which other editors fill from the workspace.
+M.trust_keys = { "profile", "endpoint", "api_key_env", "fetch", "bash_allow" }
+
+local function camel(key)
+  return (key:gsub("_(%l)", string.upper))
+end
+
+-- widens says whether two sets of settings differ in a setting that widens
+-- trust (either spelling), so that the server must be restarted to take it.
+function M.widens(was, now)
+  was, now = was or {}, now or {}
+  for _, k in ipairs(M.trust_keys) do
+    local a, b = was[k], now[k]
+    if a == nil then
+      a = was[camel(k)]
+    end
+    if b == nil then
+      b = now[camel(k)]
+    end
+    if not vim.deep_equal(a, b) then
+      return true
+    end
+  end
+  return false
+end
+
+-- restart stops a client and forgets its root, so that the next attach
+-- starts a new one with the current settings as its init_options.
+function M.restart(c)
+  if by_root[c.config.root_dir] == c.id then
+    by_root[c.config.root_dir] = nil
+  end
+  if new_api then
+    c:stop()
+  else
+    c.stop()
+  end
+end
+
 -- server_cmd is the command that starts the server: $REIKA_LSP, then the
 -- cmd setting, then reika-lsp on PATH.
 function M.server_cmd(cfg)

@@ -123,14 +123,23 @@ function M.on_filetype(bufnr)
 end
 
 -- setup configures the plugin and attaches the loaded buffers of the
--- configured filetypes; running clients get the new settings.
+-- configured filetypes; running clients get the new settings (pushed, or,
+-- when one that widens trust changed, by a restart with them as
+-- init_options).
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
   if opts and opts.filetypes then
     M.config.filetypes = opts.filetypes -- a list replaces, never merges
   end
   for _, c in ipairs(client.all()) do
-    client.notify(c, "workspace/didChangeConfiguration", { settings = { reika = M.config.settings } })
+    -- A setting that widens trust reaches the server only at startup (a
+    -- push of it is ignored): such a change restarts the client, which
+    -- the loop below starts again with the new init_options.
+    if client.widens(c.config.init_options, M.config.settings) then
+      client.restart(c)
+    else
+      client.notify(c, "workspace/didChangeConfiguration", { settings = { reika = M.config.settings } })
+    end
   end
   for _, nr in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(nr) then
