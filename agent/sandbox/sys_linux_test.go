@@ -1,0 +1,5 @@
+package sandbox
+
+import "syscall"
+
+func pdeathsig() *syscall.SysProcAttr { return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} }
