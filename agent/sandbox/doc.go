@@ -75,14 +75,22 @@
 // never skipped. Only the rights the running kernel knows are handled;
 // Status.Line says what is not enforced.
 //
+// Start builds the ruleset for each command (about half a millisecond;
+// BenchmarkStart): the workspace's top level changes between commands.
+// Give the command TMPDIR=Temp when Temp is not the system's: git, go
+// and most tools write their temporary files there.
+//
 // # What it cannot stop
 //
 // Landlock (ABI 7) does not govern connecting to a unix socket by path
-// (the D-Bus session bus, docker.sock, an ssh-agent), UDP or raw sockets,
-// reading what is outside Home (/proc/<pid>/cmdline of every process
-// included), or what the commands' output later does outside the sandbox:
-// a nested sub/.git/config, a writable build cache whose outputs the user's
-// own builds reuse, code the user runs.
+// (the D-Bus session bus, docker.sock, an ssh-agent, even inside Home),
+// UDP or raw sockets, or reading what is outside Home: /proc/<pid>/environ
+// and maps of the user's other processes included (ptrace, their memory
+// and open files are refused), so a secret in the environment of the
+// language server or the editor is readable. Nor does it govern what the
+// commands leave behind for later, outside the sandbox: a nested
+// sub/.git/config, a writable build cache the user's own builds reuse,
+// code the user runs. The tests pin each of these.
 //
 // All functions are safe for concurrent use; a Policy is a value and is not
 // changed by Start.
