@@ -90,7 +90,7 @@
 // language server or the editor is readable. Nor does it govern what the
 // commands leave behind for later, outside the sandbox: a nested
 // sub/.git/config, a writable build cache the user's own builds reuse,
-// code the user runs. The tests pin each of these.
+// code the user runs. The tests pin the sockets and /proc.
 //
 // All functions are safe for concurrent use; a Policy is a value and is not
 // changed by Start.
