@@ -15,6 +15,7 @@ require (
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/protocol v0.12.0
 	go.uber.org/zap v1.21.0
+	golang.org/x/sys v0.47.0
 	golang.org/x/tools v0.38.0
 	mvdan.cc/sh/v3 v3.14.1
 )
@@ -27,5 +28,4 @@ require (
 	go.lsp.dev/uri v0.3.0 // indirect
 	go.uber.org/atomic v1.9.0 // indirect
 	go.uber.org/multierr v1.8.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
 )

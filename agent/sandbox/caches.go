@@ -1,0 +1,115 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// askTimeout bounds each tool DiscoverCaches asks.
+const askTimeout = 2 * time.Second
+
+// DiscoverCaches asks the toolchains on PATH where they keep what a build
+// needs, and returns the places inside home: the Go build cache
+// (writable), module cache, GOROOT and go env file (read-only), npm's
+// cache (writable), and cargo's registry and git checkouts (writable) with
+// the rest of CARGO_HOME and RUSTUP_HOME read-only. Places outside home
+// are readable anyway and left out. env looks up the process's variables
+// (os.Getenv) and lookPath finds a program (exec.LookPath); each tool runs
+// with the process's environment and at most two seconds.
+func DiscoverCaches(ctx context.Context, home string, env func(string) string, lookPath func(string) (string, error)) []Cache {
+	if home == "" {
+		return nil
+	}
+	home = filepath.Clean(home)
+	var (
+		mu     sync.Mutex
+		caches []Cache
+		wg     sync.WaitGroup
+	)
+	add := func(c ...Cache) {
+		mu.Lock()
+		defer mu.Unlock()
+		caches = append(caches, c...)
+	}
+	if goPath, err := lookPath("go"); err == nil {
+		wg.Go(func() {
+			// GOMODCACHE is read-only: go test and go build only read
+			// modules already there (TestGoTestInside checks it); fetching a
+			// new one needs the network, which the sandbox denies anyway.
+			keys := []struct {
+				name  string
+				write bool
+			}{{"GOCACHE", true}, {"GOMODCACHE", false}, {"GOROOT", false}, {"GOENV", false}}
+			args := []string{"env"}
+			for _, k := range keys {
+				args = append(args, k.name)
+			}
+			lines := ask(ctx, goPath, args...)
+			for i, k := range keys {
+				if i < len(lines) {
+					add(Cache{Path: lines[i], Write: k.write, Tool: "go env " + k.name})
+				}
+			}
+		})
+	}
+	if npm, err := lookPath("npm"); err == nil {
+		wg.Go(func() {
+			if lines := ask(ctx, npm, "config", "get", "cache"); len(lines) > 0 {
+				add(Cache{Path: lines[0], Write: true, Tool: "npm config get cache"})
+			}
+		})
+	}
+	if _, err := lookPath("cargo"); err == nil {
+		// CARGO_HOME, default ~/.cargo, as cargo documents it. Only the
+		// registry, git checkouts and package-cache locks are writable: a
+		// writable bin/ or config.toml would let a command change what the
+		// user's own cargo runs.
+		dir, tool := env("CARGO_HOME"), "CARGO_HOME"
+		if dir == "" {
+			dir, tool = filepath.Join(home, ".cargo"), "cargo's default CARGO_HOME"
+		}
+		add(Cache{Path: dir, Tool: tool})
+		for _, sub := range []string{"registry", "git", ".package-cache", ".package-cache-mutate", ".global-cache"} {
+			add(Cache{Path: filepath.Join(dir, sub), Write: true, Tool: tool})
+		}
+	}
+	if _, err := lookPath("rustup"); err == nil {
+		dir, tool := env("RUSTUP_HOME"), "RUSTUP_HOME"
+		if dir == "" {
+			dir, tool = filepath.Join(home, ".rustup"), "rustup's default RUSTUP_HOME"
+		}
+		add(Cache{Path: dir, Tool: tool})
+	}
+	wg.Wait()
+	slices.SortFunc(caches, func(a, b Cache) int { return strings.Compare(a.Path, b.Path) })
+	var inside []Cache
+	for _, c := range caches {
+		if !filepath.IsAbs(c.Path) {
+			continue
+		}
+		c.Path = filepath.Clean(c.Path)
+		if within(c.Path, home) && c.Path != home {
+			if _, err := os.Lstat(c.Path); err == nil {
+				inside = append(inside, c)
+			}
+		}
+	}
+	return inside
+}
+
+// ask runs a tool and returns the lines it prints, or nil.
+func ask(ctx context.Context, path string, args ...string) []string {
+	ctx, cancel := context.WithTimeout(ctx, askTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, args...).Output()
+	if err != nil {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+}

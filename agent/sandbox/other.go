@@ -1,0 +1,16 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os/exec"
+)
+
+// Probe reports that Landlock is not available: it is Linux only.
+func Probe() Status { return Status{Why: "Landlock is Linux only"} }
+
+// Start returns an error wrapping ErrUnavailable: Landlock is Linux only.
+func (p Policy) Start(cmd *exec.Cmd) error {
+	return fmt.Errorf("%w: %s", ErrUnavailable, Probe().Why)
+}
