@@ -102,6 +102,8 @@ type Info struct {
 	StateDir string
 	// Notices are the warnings and facts Start gathered, in order.
 	Notices []Notice
+	// Sandbox says how commands run: contained, or why not.
+	Sandbox Sandboxing
 }
 
 // Resolve reads the settings Start would use: defaults, the config file,
@@ -204,7 +206,22 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 	}
 	toolbox := st.Toolbox
 	if toolbox == nil {
+		var box tools.Sandbox
+		// Commands get a temporary directory of their own: the system's
+		// is shared with every other program of the user.
+		if temp, err := os.MkdirTemp("", "reika-cmd-"); err != nil {
+			info.Sandbox = Sandboxing{Line: fmt.Sprintf("no sandbox: no temporary directory for commands (%v); commands ask", err)}
+		} else {
+			done := cleanup
+			cleanup = func() { os.RemoveAll(temp); done() }
+			c, sb := newContainer(st.Folders, temp, settings.APIKeyEnv.Value, getenv)
+			info.Sandbox = sb
+			if c != nil {
+				box = c
+			}
+		}
 		ts, err := tools.New(tools.Config{
+			Sandbox:      box,
 			Folders:      st.Folders,
 			Buffers:      st.Buffers,
 			Proposer:     st.Proposer,

@@ -137,6 +137,9 @@ func (s *Server) relative(path string) string { return s.folders.relative(path) 
 func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	sess, err := s.session(ctx)
 	if err != nil {
+		// The run is over before the user hears why: a next ask must not
+		// find it still under way.
+		s.afterRun(r)
 		s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
 		return
 	}

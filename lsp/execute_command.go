@@ -145,8 +145,11 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 		line += fmt.Sprintf(" · %d setting%s of the editor's settings push ignored: %s widen%s trust (see the log)",
 			len(ignored), plural(len(ignored)), map[bool]string{true: "it", false: "they"}[len(ignored) == 1], map[bool]string{true: "s"}[len(ignored) == 1])
 	}
+	sandbox := sess.agent.Info().Sandbox.Line
+	s.logMessage(protocol.MessageTypeInfo, "Reika: commands: %s", sandbox)
 	s.showMessage(protocol.MessageTypeInfo, "Reika: %s", line)
 	return &StatusResult{
+		Sandbox: sandbox,
 		Ignored: ignored,
 		Chip:    chip.String(), Size: chip.Size, Window: chip.Window, Percent: chip.Percent, Warn: chip.Warn,
 		Budget: b, Running: running, Model: sess.agent.Info().Connection.Options.Model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,

@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ func TestInjection(t *testing.T) {
 		Caps: lsptest.Caps{Name: "Neovim", Neovim: true, Progress: true, ApplyEdit: true, MessageActions: true,
 			ResourceOperations: []string{"create"}},
 		Root:    in.Root,
+		SaveAll: true,
 		Env:     in.Env,
 		Engine:  sim.Config{Script: in.Script, Ctx: 65536},
 		Binary:  reikaBinary(t),
@@ -40,12 +42,29 @@ func TestInjection(t *testing.T) {
 	}
 	in.Check(t, bodies)
 	all := string(bodies[len(bodies)-1])
-	for _, want := range []string{`ok  \texample.com/victim`} {
+	for _, want := range []string{
+		`ok  \texample.com/victim`, // go test passed in the sandbox, unasked
+		`touch: cannot touch '.git/hooks/post-checkout': Permission denied`, // make ran what was written, contained
+		`sh: 1: cannot create .git/config: Permission denied`,               // so did npm test
+		`cat: /proc/`, // the server's environment stayed hidden
+	} {
 		if !strings.Contains(all, want) {
-			t.Errorf("the last request lacks %q: go test did not pass in the sandbox", want)
+			t.Errorf("the last request lacks %q", want)
 		}
 	}
 	if t.Failed() {
 		t.Logf("what the editor saw:\n%s", strings.Join(e.Transcript(), "\n"))
+		var last struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		json.Unmarshal(bodies[len(bodies)-1], &last)
+		for _, m := range last.Messages {
+			if m.Role == "tool" {
+				t.Logf("tool result: %.600s", m.Content)
+			}
+		}
 	}
 }

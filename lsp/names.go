@@ -100,7 +100,9 @@ type StatusResult struct {
 	Overrides []string `json:"overrides,omitempty"` // editor settings over the config file's or the environment's
 	Percent   int      `json:"percent"`
 	Running   bool     `json:"running"`
-	Size      int      `json:"size"`
+	// Sandbox says how the agent's commands run: contained, or why not.
+	Sandbox string `json:"sandbox"`
+	Size    int    `json:"size"`
 	// Slot is the llama.cpp slot the session pins (absent for other
 	// engines); SlotSaving says its cache is saved after each run.
 	Slot       *int   `json:"slot,omitempty"`

@@ -993,6 +993,9 @@ var (
 	bytesRx   = regexp.MustCompile(`\b\d+(-byte| bytes)\b`)
 	stampRx   = regexp.MustCompile(`\d{8}-\d{6}(-[0-9a-z]+)?`)
 	figuresRx = regexp.MustCompile(`shed at \d+, down to \d+; reserve \d+`)
+	// sandboxRx is the sandbox's line, which says what this machine's
+	// kernel enforces.
+	sandboxRx = regexp.MustCompile(`landlock ABI \d+: [^"\n]*|no sandbox[^"\n]*`)
 )
 
 // normalize takes out what changes from run to run: temp paths, the
@@ -1008,6 +1011,7 @@ func (r *runner) normalize(s string) string {
 	s = bytesRx.ReplaceAllString(s, "N$1")
 	s = stampRx.ReplaceAllString(s, "<time>")
 	s = figuresRx.ReplaceAllString(s, "shed at N, down to N; reserve N")
+	s = sandboxRx.ReplaceAllString(s, "<sandbox>")
 	return s
 }
 

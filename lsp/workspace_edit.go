@@ -239,8 +239,17 @@ func buildEdit(plans []EditPlan, uriOf func(abs string) protocol.DocumentURI, po
 	return w, nil
 }
 
-// planLabel says what a plan proposes: "Reika: 2 changes to main.go".
+// planLabel says what a plan proposes: "Reika: 2 changes to main.go",
+// and that the path is protected when it is (VS Code's preview shows the
+// label, not the reason).
 func planLabel(p EditPlan) string {
+	if p.Proposal.Protected != "" {
+		return plainLabel(p) + " (PROTECTED: " + p.Proposal.Protected + ")"
+	}
+	return plainLabel(p)
+}
+
+func plainLabel(p EditPlan) string {
 	name := displayName(p.Proposal)
 	if p.Creates() {
 		return "Reika: create " + name

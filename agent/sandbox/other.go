@@ -14,3 +14,6 @@ func Probe() Status { return Status{Why: "Landlock is Linux only"} }
 func (p Policy) Start(cmd *exec.Cmd) error {
 	return fmt.Errorf("%w: %s", ErrUnavailable, Probe().Why)
 }
+
+// HideEnvironment does nothing where there is no /proc to hide from.
+func HideEnvironment() error { return nil }

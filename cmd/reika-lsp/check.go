@@ -42,8 +42,10 @@ type checkReport struct {
 	Slots         int    `json:"slots,omitempty"`
 	// Slot is the llama.cpp slot a session pins, -1 for none; Cache says
 	// what keeps the engine's prompt cache and how to keep it longer.
-	Slot          *int   `json:"slot,omitempty"`
-	Cache         string `json:"cache,omitempty"`
+	Slot  *int   `json:"slot,omitempty"`
+	Cache string `json:"cache,omitempty"`
+	// Sandbox says how the agent's commands run: contained, or why not.
+	Sandbox       string `json:"sandbox"`
 	OutputLimit   int    `json:"output_limit,omitempty"`
 	Reserve       int    `json:"reserve"`
 	ReserveSource string `json:"reserve_source"`
@@ -223,6 +225,7 @@ func doCheck(ctx context.Context, getenv func(string) string, editor agent.Setup
 	rep.EngineWindow, rep.TrainedWindow = d.EngineWindow, d.TrainedWindow
 	rep.Slots, rep.OutputLimit = d.Slots, d.OutputLimit
 	rep.Cache = cacheAdvice(d.Flavor, sess.Slot())
+	rep.Sandbox = sess.Info().Sandbox.Line
 	if sl := sess.Slot(); sl.ID >= 0 {
 		rep.Slot = &sl.ID
 	}
@@ -350,6 +353,9 @@ func printCheck(w io.Writer, r *checkReport) {
 		}
 		if r.Cache != "" {
 			row("cache", r.Cache, "")
+		}
+		if r.Sandbox != "" {
+			row("sandbox", r.Sandbox, "")
 		}
 		row("model", orDash(r.Model), r.ModelSource)
 		if r.Window > 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/lsp"
 )
 
@@ -21,6 +22,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	// Commands the agent runs must not read the server's environment
+	// (the API key) through /proc.
+	if err := agent.HideEnvironment(); err != nil {
+		fmt.Fprintf(stderr, "reika-lsp: cannot hide the environment from commands: %v\n", err)
 	}
 	if err := lsp.Serve(ctx, stdio{os.Stdin, os.Stdout}, lsp.Options{Log: stderr}); err != nil {
 		fmt.Fprintf(stderr, "reika-lsp: %v\n", err)

@@ -86,6 +86,9 @@ type Config struct {
 	Caps Caps
 	// Files are the workspace's files, by slash-separated relative path.
 	Files map[string]string
+	// SaveAll writes every open document to disk after each workspace
+	// edit it applies, as a user who saves everything (:wa) at once.
+	SaveAll bool
 	// Root, when set, is the workspace folder (an absolute path the test
 	// laid out); else a fresh "ws" directory.
 	Root string
@@ -1066,6 +1069,14 @@ func (e *Editor) onApplyEdit(params json.RawMessage) (any, *RPCError, string) {
 	}
 	confirmed, err := e.ApplyWorkspaceEdit(p.Edit)
 	e.flushPending()
+	if err == nil && e.cfg.SaveAll {
+		for _, d := range e.Docs() {
+			if werr := os.WriteFile(d.Path, []byte(d.Text), 0o644); werr != nil {
+				e.violation("save %s: %v", d.Path, werr)
+			}
+		}
+		line += " (saved)"
+	}
 	if len(confirmed) > 0 {
 		line += fmt.Sprintf(" (the user confirmed %q)", confirmed)
 	}

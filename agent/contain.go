@@ -1,0 +1,113 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reika-lsp/reika/agent/sandbox"
+	"github.com/reika-lsp/reika/agent/tools"
+)
+
+// Sandboxing says how the session's commands run: contained, or why not.
+type Sandboxing struct {
+	// On is set when commands run in the sandbox.
+	On bool
+	// Line says what the sandbox does, or why there is none and what
+	// that means ("commands ask"), for check and reika.status.
+	Line string
+}
+
+// HideEnvironment keeps a server's environment (the API key among it)
+// from the commands of the same user, contained or not: see
+// sandbox.HideEnvironment.
+func HideEnvironment() error { return sandbox.HideEnvironment() }
+
+// container contains the session's commands: a Landlock policy over the
+// workspace with the protected top-level entries read-only, the home
+// hidden but for the toolchains' caches, a private temporary directory,
+// and an environment without secrets. The caches are asked of the
+// toolchains once, at the first command (a node start for npm's costs a
+// fifth of a second, which no session start should wait for).
+type container struct {
+	base   sandbox.Policy
+	apiKey string // the variable that names the API key, dropped from the environment
+
+	once   sync.Once
+	policy sandbox.Policy
+	env    []string
+}
+
+// newContainer builds the session's container, or returns nil and why
+// there is none.
+func newContainer(folders []string, temp, apiKeyEnv string, getenv func(string) string) (*container, Sandboxing) {
+	st := sandbox.Probe()
+	if !st.Available {
+		return nil, Sandboxing{Line: "no sandbox (" + st.Why + "): every command off the allow list asks, and an allowed one asks too once the run has changed a file"}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return nil, Sandboxing{Line: "no sandbox: the home directory is not known, so it cannot be hidden; commands ask"}
+	}
+	c := &container{apiKey: apiKeyEnv, base: sandbox.Policy{
+		Workspace: folders,
+		Protected: tools.ProtectedTopLevel,
+		Temp:      temp,
+		Home:      home,
+		Exec:      homePath(home, getenv("PATH")),
+	}}
+	return c, Sandboxing{On: true, Line: st.Line(c.base)}
+}
+
+// homePath lists the entries of PATH inside home (~/go/bin, ~/.local/bin):
+// the programs there stay runnable.
+func homePath(home, path string) []string {
+	var dirs []string
+	for _, d := range filepath.SplitList(path) {
+		if d = filepath.Clean(d); filepath.IsAbs(d) && d != home && strings.HasPrefix(d, home+string(filepath.Separator)) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+func (c *container) ready() {
+	c.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		c.policy = c.base
+		c.policy.Caches = sandbox.DiscoverCaches(ctx, c.base.Home, os.Getenv, exec.LookPath)
+		env := sandbox.Env(os.Environ(), c.apiKey)
+		c.env = append(env, "TMPDIR="+c.base.Temp)
+	})
+}
+
+// Start starts cmd contained; network lets it use TCP.
+func (c *container) Start(cmd *exec.Cmd, network bool) error {
+	c.ready()
+	p := c.policy
+	p.Network = network
+	err := p.Start(cmd)
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		return errors.New("the sandbox is not available any more; the command was not run")
+	}
+	return err
+}
+
+// Env is the environment of a contained command.
+func (c *container) Env() []string {
+	c.ready()
+	return append([]string(nil), c.env...)
+}
+
+// Explain says what the sandbox allows, after a command it may have
+// stopped.
+func (c *container) Explain(output string) string {
+	c.ready()
+	return sandbox.Explain(output, true, c.policy)
+}
