@@ -76,6 +76,10 @@ type nvimResult struct {
 	Echoes []string `json:"echoes"`
 	// Stale is apply.lua's verdict on each of a list of edits.
 	Stale []string `json:"stale"`
+	// Questions are the window/showMessageRequest messages the user
+	// answered (injection.lua), Written the buffers saved after the run.
+	Questions []string `json:"questions"`
+	Written   []string `json:"written"`
 }
 
 // runNvim runs the scenario script nvim/test/NAME.lua in nv with params

@@ -9,7 +9,7 @@
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const fs = require('node:fs');
-const { pathToFileURL } = require('node:url');
+const { pathToFileURL, fileURLToPath } = require('node:url');
 const P = require('vscode-languageserver-protocol/node');
 const { TextDocument } = require('vscode-languageserver-textdocument');
 
@@ -65,6 +65,15 @@ class Client {
     // the edit is applied: the user typing while the edit is on its way.
     this.beforeApply = null;
     this.applyAnswers = [];
+    this.dirty = new Set(); // uris of documents an edit changed, unsaved
+    // onQuestion, when set, answers window/showMessageRequest (the user);
+    // else the prompt is closed unanswered.
+    this.onQuestion = null;
+    // onPreview, when set, is the user at VS Code's refactor preview: it
+    // gets the change annotations that need confirmation and returns true
+    // to apply the edit, false to cancel it (applied:false); unset, every
+    // preview is accepted.
+    this.onPreview = null;
     this.proc = spawn('reika-lsp', [], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
     this.stderr = '';
     this.proc.stderr.on('data', (b) => { this.stderr += b; });
@@ -107,7 +116,10 @@ class Client {
       return answer;
     });
     c.onRequest(P.ShowDocumentRequest.type, (p) => { this.record('window/showDocument', p); return { success: true }; });
-    c.onRequest(P.ShowMessageRequest.type, (p) => { this.record('window/showMessageRequest', p); return null; });
+    c.onRequest(P.ShowMessageRequest.type, (p) => {
+      this.record('window/showMessageRequest', p);
+      return this.onQuestion ? this.onQuestion(p) : null;
+    });
     c.onRequest(P.ConfigurationRequest.type, (p) => p.items.map(() => null));
     c.onRequest(P.RegistrationRequest.type, () => null);
     c.onRequest(P.UnregistrationRequest.type, () => null);
@@ -161,39 +173,97 @@ class Client {
   // applyWorkspaceEdit applies an edit as vscode-languageclient does: every
   // versioned TextDocumentEdit must match the document's version, else
   // nothing is applied and applied:false says why. Change annotations
-  // that need confirmation are confirmed (the user accepts the preview).
+  // that need confirmation go to onPreview (by default the user accepts
+  // the preview). As in VS Code, a create operation creates the file on disk, and an
+  // edit of a document that is not open opens it from disk first; the
+  // documents changed stay unsaved (saveAll writes them).
   applyWorkspaceEdit(edit) {
+    const confirm = Object.values(edit.changeAnnotations || {}).filter((a) => a.needsConfirmation);
+    if (confirm.length > 0 && this.onPreview && !this.onPreview(confirm)) {
+      return { applied: false, failureReason: 'the user cancelled the refactor preview' };
+    }
     const changes = [];
+    const creates = [];
+    const texts = new Map(); // uri → the text an edit applies to, for a document not open
     if (edit.documentChanges) {
       for (const dc of edit.documentChanges) {
+        if (dc.kind === 'create') {
+          const file = fileURLToPath(dc.uri);
+          const o = dc.options || {};
+          if (fs.existsSync(file) && !o.overwrite && !o.ignoreIfExists) {
+            return { applied: false, failureReason: `${dc.uri} exists` };
+          }
+          creates.push({ uri: dc.uri, file, keep: fs.existsSync(file) && !o.overwrite });
+          texts.set(dc.uri, '');
+          continue;
+        }
         if (dc.kind) return { applied: false, failureReason: `resource operation ${dc.kind} not expected here` };
-        const doc = this.docs.get(dc.textDocument.uri);
-        if (!doc) return { applied: false, failureReason: `${dc.textDocument.uri} is not open` };
+        const uri = dc.textDocument.uri;
+        const doc = this.docs.get(uri);
+        if (!doc && !texts.has(uri)) {
+          try {
+            texts.set(uri, fs.readFileSync(fileURLToPath(uri), 'utf8'));
+          } catch (err) {
+            return { applied: false, failureReason: `${uri}: ${err.message}` };
+          }
+        }
         const v = dc.textDocument.version;
-        if (v !== null && v !== undefined && v !== doc.version) {
+        if (doc && v !== null && v !== undefined && v !== doc.version) {
           return {
             applied: false,
-            failureReason: `Version ${v} of text document ${dc.textDocument.uri} doesn't match the current version ${doc.version}`,
+            failureReason: `Version ${v} of text document ${uri} doesn't match the current version ${doc.version}`,
           };
         }
-        changes.push({ uri: dc.textDocument.uri, edits: dc.edits });
+        changes.push({ uri, edits: dc.edits });
       }
     } else if (edit.changes) {
       for (const [uri, edits] of Object.entries(edit.changes)) {
-        if (!this.docs.get(uri)) return { applied: false, failureReason: `${uri} is not open` };
+        if (!this.docs.get(uri)) {
+          try {
+            texts.set(uri, fs.readFileSync(fileURLToPath(uri), 'utf8'));
+          } catch (err) {
+            return { applied: false, failureReason: `${uri}: ${err.message}` };
+          }
+        }
         changes.push({ uri, edits });
       }
+    }
+    for (const { uri, file, keep } of creates) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      if (!keep) fs.writeFileSync(file, '');
+      if (keep) texts.set(uri, fs.readFileSync(file, 'utf8'));
+    }
+    for (const [uri, text] of texts) {
+      if (this.docs.has(uri)) continue;
+      this.docs.set(uri, TextDocument.create(uri, 'plaintext', 1, text));
+      this.conn.sendNotification(P.DidOpenTextDocumentNotification.type, {
+        textDocument: { uri, languageId: 'plaintext', version: 1, text },
+      });
     }
     for (const { uri, edits } of changes) {
       const doc = this.docs.get(uri);
       const contentChanges = incremental(doc, edits);
       const next = TextDocument.update(doc, contentChanges, doc.version + 1);
       this.docs.set(uri, next);
+      this.dirty.add(uri);
       this.conn.sendNotification(P.DidChangeTextDocumentNotification.type, {
         textDocument: { uri, version: next.version }, contentChanges,
       });
     }
     return { applied: true };
+  }
+
+  // saveAll writes every document an edit changed to disk, as Save All
+  // does, and returns their paths.
+  saveAll() {
+    const saved = [];
+    for (const uri of this.dirty) {
+      const file = fileURLToPath(uri);
+      fs.writeFileSync(file, this.docs.get(uri).getText());
+      saved.push(path.relative(this.root, file));
+    }
+    this.dirty.clear();
+    return saved;
   }
 
   // waitFor resolves with the first event after index from that pred
