@@ -61,6 +61,7 @@ const (
 // not define; with no such rule in a ruleset that handles TCP, all TCP
 // binds and connects are denied. netPortAttr is its struct
 // landlock_net_port_attr, for a Network policy that would list ports.
+//
 //lint:ignore U1000 no port rule is added yet (Network is all or nothing); kept with the ABI it needs for the day one is
 const landlockRuleNetPort = 2
 
