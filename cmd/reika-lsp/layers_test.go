@@ -38,6 +38,8 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s depends on the engine client: the simulator is the other side of the wire", pkg)
 			case under(pkg, "agent/engine") && dep == mod+"agent/config":
 				t.Errorf("%s depends on agent/config: the engine takes plain values", pkg)
+			case under(pkg, "agent/sandbox") && strings.HasPrefix(dep, mod):
+				t.Errorf("%s depends on %s: the sandbox takes plain values and imports nothing of ours", pkg, dep)
 			}
 		}
 	}
