@@ -82,15 +82,20 @@
 //
 // # What it cannot stop
 //
-// Landlock (ABI 7) does not govern connecting to a unix socket by path
-// (the D-Bus session bus, docker.sock, an ssh-agent, even inside Home),
-// UDP or raw sockets, or reading what is outside Home: /proc/<pid>/environ
-// and maps of the user's other processes included (ptrace, their memory
-// and open files are refused), so a secret in the environment of the
-// language server or the editor is readable. Nor does it govern what the
-// commands leave behind for later, outside the sandbox: a nested
-// sub/.git/config, a writable build cache the user's own builds reuse,
-// code the user runs. The tests pin the sockets and /proc.
+// Landlock (ABI 7) does not govern unix sockets by path (the D-Bus
+// session bus, docker.sock, an ssh-agent, even inside Home), UDP or raw
+// sockets: a seccomp filter on the same thread refuses socket(AF_UNIX)
+// always and non-TCP inet sockets without the network, with io_uring and
+// other ABIs' system calls (seccomp_linux.go; amd64 and arm64 only).
+// Landlock does not govern reading what is outside Home either:
+// /proc/<pid>/environ of the user's other dumpable processes is readable
+// by an ordinary user's command (ptrace, their memory and open files are
+// refused), so a secret in the editor's environment is readable; the
+// server hides its own (HideEnvironment), and a root command has fewer
+// capabilities than root's processes, which refuses it theirs. Nor does it
+// govern what commands leave behind for later, outside the sandbox: a
+// nested sub/.git/config, a writable build cache the user's own builds
+// reuse, code the user runs. The tests pin the sockets and /proc.
 //
 // All functions are safe for concurrent use; a Policy is a value and is not
 // changed by Start.

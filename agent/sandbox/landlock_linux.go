@@ -121,7 +121,7 @@ func (p Policy) Start(cmd *exec.Cmd) error {
 		return err
 	}
 	defer unix.Close(fd)
-	return startOnThread(fd, cmd)
+	return startOnThread(fd, p.Network, cmd)
 }
 
 // startOnThread restricts a fresh thread with the ruleset fd and starts
@@ -134,23 +134,23 @@ func (p Policy) Start(cmd *exec.Cmd) error {
 // if the goroutine finds itself on the main thread, it holds it, which
 // keeps the next goroutine off it, starts again from there, and gives the
 // main thread back unrestricted.
-func startOnThread(fd int, cmd *exec.Cmd) error {
+func startOnThread(fd int, network bool, cmd *exec.Cmd) error {
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		if unix.Gettid() == unix.Getpid() {
-			done <- startOnThread(fd, cmd)
+			done <- startOnThread(fd, network, cmd)
 			runtime.UnlockOSThread()
 			return
 		}
-		done <- startRestricted(fd, cmd)
+		done <- startRestricted(fd, network, cmd)
 	}()
 	return <-done
 }
 
 // startRestricted restricts the current thread with the ruleset fd and
 // starts cmd from it. The thread must be locked and never unlocked.
-func startRestricted(fd int, cmd *exec.Cmd) error {
+func startRestricted(fd int, network bool, cmd *exec.Cmd) error {
 	// Root keeps its capabilities across exec, and some of them step
 	// around the rules: reading any process's /proc files (ptrace), raw
 	// sockets (no TCP rule applies), mounts, modules, raw I/O. They go
@@ -168,6 +168,9 @@ func startRestricted(fd int, cmd *exec.Cmd) error {
 	}
 	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(fd), 0, 0); errno != 0 {
 		return fmt.Errorf("sandbox: landlock_restrict_self: %w", errno)
+	}
+	if err := filterSockets(network); err != nil {
+		return fmt.Errorf("sandbox: seccomp filter: %w", err)
 	}
 	return cmd.Start()
 }
