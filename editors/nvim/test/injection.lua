@@ -22,6 +22,17 @@ H.main(function()
     return vim.NIL
   end
   vim.cmd("luafile " .. vim.fn.fnameescape(p.snippet or p.setup))
+  -- With the plugin the question comes through its own prompt.
+  if p.setup then
+    require("reika.question").prompt = function(message, titles)
+      table.insert(H.out.questions, message)
+      for _, t in ipairs(titles) do
+        if t == "Deny" then
+          return t
+        end
+      end
+    end
+  end
   local buf = H.open(p.file)
   local c = H.client(buf)
   H.count_applies(c)

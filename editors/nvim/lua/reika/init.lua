@@ -12,6 +12,7 @@
 local names = require("reika.names")
 local client = require("reika.client")
 local apply = require("reika.apply")
+local question = require("reika.question")
 
 local M = {}
 
@@ -99,6 +100,7 @@ end
 function M.handlers()
   return {
     ["workspace/applyEdit"] = apply.handler,
+    ["window/showMessageRequest"] = question.handler,
     ["$/progress"] = on_progress,
     [names.status_notification] = on_status,
   }
