@@ -272,7 +272,7 @@ func (s *Set) propose(ctx context.Context, p Proposal) Result {
 	if p.Create {
 		p.Version = -1
 	}
-	p.Protected = Protection(s.folderRel(p.Abs, p.Path))
+	p.Protected = s.protection(p.Abs, p.Path)
 	p.Diff = unifiedDiff(p.Path, a, b, edits, 3)
 	res := Result{Payload: contextwin.Payload{Kind: contextwin.Diff, Path: p.Path}, Proposal: &p}
 	what := "the change to " + p.Path

@@ -6,7 +6,9 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -87,6 +89,23 @@ func TestProposalsSayProtected(t *testing.T) {
 	}
 	if got[1].Protected != "" {
 		t.Errorf("main.go proposal: Protected %q, want none", got[1].Protected)
+	}
+}
+
+// TestProtectedThroughALink: a link to a protected file is the file.
+func TestProtectedThroughALink(t *testing.T) {
+	root := workspace(t, map[string]string{".git/config": "[core]\n", "docs/x": ""})
+	if err := os.Symlink("../.git/config", filepath.Join(root, "docs", "cfg")); err != nil {
+		t.Fatal(err)
+	}
+	var got []Proposal
+	s := newSet(t, root, Config{Proposer: func(_ context.Context, p Proposal) (Outcome, error) {
+		got = append(got, p)
+		return Outcome{Reason: "no"}, nil
+	}})
+	call(t, s, "edit", map[string]any{"path": "docs/cfg", "old_text": "[core]\n", "new_text": "[core]\n\tfsmonitor = x\n"})
+	if len(got) != 1 || !strings.Contains(got[0].Protected, ".git/** is protected") {
+		t.Errorf("edit through a link to .git/config: proposals %+v, want it marked protected", got)
 	}
 }
 

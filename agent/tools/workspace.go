@@ -92,6 +92,29 @@ func (s *Set) folderRel(abs, rel string) string {
 	return rel
 }
 
+// protection says why the file at abs is protected, judged by its path
+// in the workspace and by where its symbolic links lead: sub/cfg linked to
+// .git/config is .git/config.
+func (s *Set) protection(abs, rel string) string {
+	if why := Protection(s.folderRel(abs, rel)); why != "" {
+		return why
+	}
+	real, err := realPath(abs)
+	if err != nil {
+		return ""
+	}
+	for _, f := range s.folders {
+		if within(f.real, real) {
+			if r, err := filepath.Rel(f.real, real); err == nil {
+				if why := Protection(filepath.ToSlash(r)); why != "" {
+					return why + " (" + rel + " leads there through a symbolic link)"
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // inside reports whether the symlink-resolved path real is in a folder, or
 // in the spill dir when spill is set.
 func (s *Set) inside(real string, spill bool) bool {
