@@ -15,11 +15,12 @@ import (
 const askTimeout = 2 * time.Second
 
 // DiscoverCaches asks the toolchains on PATH where they keep what a build
-// needs, and returns the places inside home: the Go build cache
+// needs, and returns the places a command must be granted: the Go build cache
 // (writable), module cache, GOROOT and go env file (read-only), npm's
 // cache (writable), and cargo's registry and git checkouts (writable) with
-// the rest of CARGO_HOME and RUSTUP_HOME read-only. Places outside home
-// are readable anyway and left out. env looks up the process's variables
+// the rest of CARGO_HOME and RUSTUP_HOME read-only. Read-only places
+// outside home are readable anyway and left out; writable ones are kept,
+// and the build caches made when they are missing. env looks up the process's variables
 // (os.Getenv) and lookPath finds a program (exec.LookPath); each tool runs
 // with the process's environment and at most two seconds.
 func DiscoverCaches(ctx context.Context, home string, env func(string) string, lookPath func(string) (string, error)) []Cache {
@@ -94,10 +95,22 @@ func DiscoverCaches(ctx context.Context, home string, env func(string) string, l
 			continue
 		}
 		c.Path = filepath.Clean(c.Path)
-		if within(c.Path, home) && c.Path != home {
-			if _, err := os.Lstat(c.Path); err == nil {
-				inside = append(inside, c)
-			}
+		if c.Path == home || within(home, c.Path) {
+			continue // it would open the home, or everything
+		}
+		// A cache the toolchain would write is needed wherever it is (a
+		// GOCACHE outside the home is readable, not writable); one inside
+		// the home is needed to be read at all.
+		if !c.Write && !within(c.Path, home) {
+			continue
+		}
+		if c.Write && (c.Tool == "go env GOCACHE" || c.Tool == "npm config get cache") {
+			// The toolchain makes it at its first build; inside the sandbox
+			// it could not.
+			os.MkdirAll(c.Path, 0o755)
+		}
+		if _, err := os.Lstat(c.Path); err == nil {
+			inside = append(inside, c)
 		}
 	}
 	return inside
