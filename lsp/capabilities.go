@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"slices"
 
 	"go.lsp.dev/protocol"
@@ -26,7 +27,12 @@ type clientCaps struct {
 	// skipsStale: Neovim skips a text document edit for a version its
 	// buffer has passed, answering applied:true. Other clients refuse
 	// it, or (eglot 1.17) apply it where it no longer belongs.
-	skipsStale       bool
+	skipsStale bool
+	// appliesStale: eglot after 1.9 (it sends clientInfo; 1.9 sends
+	// none) counts a document's versions only when it sends the user's
+	// typing, so it applies an edit over typing it has not sent yet
+	// (CLIENTS.md, pitfall 9).
+	appliesStale     bool
 	annotations      bool // workspace.workspaceEdit.changeAnnotationSupport
 	resourceCreate   bool // workspace.workspaceEdit.resourceOperations has "create"
 	showDocument     bool // window.showDocument.support
@@ -62,6 +68,7 @@ func newClientCaps(c protocol.ClientCapabilities, encodings []string, info *prot
 	caps.versioned = caps.documentChanges || caps.name == "Neovim"
 	caps.zeroAsOne = caps.name == "Neovim" && !caps.documentChanges
 	caps.skipsStale = caps.name == "Neovim"
+	caps.appliesStale = caps.name == "Eglot" && !(info != nil && versionAtMost(info.Version, 1, 9))
 	if td := c.TextDocument; td != nil && td.CodeAction != nil {
 		caps.codeActionLit = td.CodeAction.CodeActionLiteralSupport != nil
 		caps.codeActionResolv = td.CodeAction.ResolveSupport != nil
@@ -80,4 +87,14 @@ func (s *Server) caps() clientCaps {
 		return *c
 	}
 	return clientCaps{encoding: UTF16}
+}
+
+// versionAtMost reports whether a version "MAJOR.MINOR[.…]" is at most
+// major.minor; false when it does not read so.
+func versionAtMost(v string, major, minor int) bool {
+	var a, b int
+	if n, _ := fmt.Sscanf(v, "%d.%d", &a, &b); n < 2 {
+		return false
+	}
+	return a < major || a == major && b <= minor
 }

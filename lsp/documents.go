@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -75,6 +76,21 @@ type Documents struct {
 	docs map[string]*stored // by key
 	// changed is closed, and replaced, at every change to the store.
 	changed chan struct{}
+	// watches are the waits that see every text of a document (Watch),
+	// by key.
+	watches map[string][]*docWatch
+}
+
+// docWatch is one Watch.
+type docWatch struct{ see func(Seen) }
+
+// Seen is one text a watched document passed through: after one content
+// change of a didChange (Open true), at a reopen (Open true), or its close
+// (Open false, no text).
+type Seen struct {
+	Text    string
+	Version int32
+	Open    bool
 }
 
 var _ tools.Buffers = (*Documents)(nil)
@@ -84,8 +100,9 @@ var _ tools.Buffers = (*Documents)(nil)
 // the ones after, so that a keystroke does not read the whole text again.
 type stored struct {
 	Document
-	lines []int // nil until the first change
-	ascii bool  // no byte ≥ 0x80 in the text; may be false for an ASCII one
+	lines []int     // nil until the first change
+	ascii bool      // no byte ≥ 0x80 in the text; may be false for an ASCII one
+	at    time.Time // the last didOpen or didChange
 }
 
 // NewDocuments returns an empty store.
@@ -139,7 +156,8 @@ func (d *Documents) DidOpen(uri protocol.DocumentURI, languageID string, version
 		delete(d.docs, k)
 		return err
 	}
-	d.docs[k] = &stored{Document: Document{URI: uri, Path: path, LanguageID: languageID, Version: version, Text: text}}
+	d.docs[k] = &stored{Document: Document{URI: uri, Path: path, LanguageID: languageID, Version: version, Text: text}, at: time.Now()}
+	d.show(k, Seen{Text: text, Version: version, Open: true})
 	d.touch()
 	return nil
 }
@@ -165,9 +183,16 @@ func (d *Documents) DidChange(uri protocol.DocumentURI, version int32, changes [
 		doc.lines, doc.ascii = lineStarts(doc.Text), isASCII(doc.Text)
 	}
 	text, lines, ascii := doc.Text, doc.lines, doc.ascii
+	// The texts between the changes, for the watches: only once all of
+	// the batch applies.
+	var between []string
+	watched := len(d.watches[k]) > 0
 	for i, c := range changes {
 		if c.Range == nil {
 			text, lines, ascii = c.Text, lineStarts(c.Text), isASCII(c.Text)
+			if watched {
+				between = append(between, text)
+			}
 			continue
 		}
 		start, end, err := newIndexedMapper(text, enc, lines, ascii).OffsetRange(*c.Range)
@@ -180,12 +205,19 @@ func (d *Documents) DidChange(uri protocol.DocumentURI, version int32, changes [
 		text = text[:start] + c.Text + text[end:]
 		lines = spliceStarts(lines, text, start, end, len(c.Text))
 		ascii = ascii && isASCII(c.Text)
+		if watched {
+			between = append(between, text)
+		}
 	}
 	if err := checkText(uri, text); err != nil {
 		delete(d.docs, k)
+		d.show(k, Seen{})
 		return err
 	}
-	doc.Version, doc.Text, doc.lines, doc.ascii = version, text, lines, ascii
+	doc.Version, doc.Text, doc.lines, doc.ascii, doc.at = version, text, lines, ascii, time.Now()
+	for _, t := range between {
+		d.show(k, Seen{Text: t, Version: version, Open: true})
+	}
 	d.touch()
 	return nil
 }
@@ -195,9 +227,65 @@ func (d *Documents) DidChange(uri protocol.DocumentURI, version int32, changes [
 func (d *Documents) DidClose(uri protocol.DocumentURI) {
 	k, _ := key(uri)
 	d.mu.Lock()
+	if _, ok := d.docs[k]; ok {
+		d.show(k, Seen{})
+	}
 	delete(d.docs, k)
 	d.touch()
 	d.mu.Unlock()
+}
+
+// Watch calls see with every text the file's document at abs passes
+// through from now on, until stop: the text after each content change of
+// each didChange (Neovim and eglot send the edit they applied and the
+// user's undo in one didChange; the texts between tell an undo from an
+// edit that never came), the text of a reopen (eglot's revert is a close
+// and an open), and a close. see runs with the store locked: it must be
+// quick and must not call the store.
+func (d *Documents) Watch(abs string, see func(Seen)) (stop func()) {
+	k := "path:" + filepath.Clean(abs)
+	w := &docWatch{see: see}
+	d.mu.Lock()
+	if d.watches == nil {
+		d.watches = map[string][]*docWatch{}
+	}
+	d.watches[k] = append(d.watches[k], w)
+	d.mu.Unlock()
+	return func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		ws := d.watches[k]
+		for i := range ws {
+			if ws[i] == w {
+				ws = append(ws[:i:i], ws[i+1:]...)
+				break
+			}
+		}
+		if len(ws) == 0 {
+			delete(d.watches, k)
+		} else {
+			d.watches[k] = ws
+		}
+	}
+}
+
+// show hands a text to the watches of key k; d.mu is held.
+func (d *Documents) show(k string, s Seen) {
+	for _, w := range d.watches[k] {
+		w.see(s)
+	}
+}
+
+// Quiet is how long the file's document at abs has gone without a
+// didOpen or didChange; false when it is not open.
+func (d *Documents) Quiet(abs string) (time.Duration, bool) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	doc, ok := d.docs["path:"+filepath.Clean(abs)]
+	if !ok {
+		return 0, false
+	}
+	return time.Since(doc.at), true
 }
 
 // Get returns the open document at uri.

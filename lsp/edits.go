@@ -62,7 +62,46 @@ type PlanError struct {
 	Path string
 	// Hunk is the 1-based hunk at fault, 0 when the whole file is.
 	Hunk int
+	// Kind is why, as a fact the end line can trust.
+	Kind PlanErrorKind
 	msg  string
+}
+
+// PlanErrorKind is why a proposal could not be placed.
+type PlanErrorKind int
+
+const (
+	// PlanChanged: the user changed the hunk's lines or the lines around
+	// them since the agent read the file.
+	PlanChanged PlanErrorKind = iota
+	// PlanAmbiguous: the hunk's lines now appear more than once.
+	PlanAmbiguous
+	// PlanMoved: the user moved or copied lines so that hunks no longer
+	// line up.
+	PlanMoved
+	// PlanGone: the file no longer exists.
+	PlanGone
+	// PlanCreated: a new file exists now with other text.
+	PlanCreated
+	// PlanMalformed: the proposal itself does not hold together.
+	PlanMalformed
+)
+
+// Short is the end line's few words for the kind.
+func (k PlanErrorKind) Short() string {
+	switch k {
+	case PlanChanged:
+		return "you had changed those lines"
+	case PlanAmbiguous:
+		return "its place in the file is ambiguous now"
+	case PlanMoved:
+		return "you had moved the lines around it"
+	case PlanGone:
+		return "the file no longer exists"
+	case PlanCreated:
+		return "the file was created since, with other text"
+	}
+	return "the proposal was malformed"
 }
 
 func (e *PlanError) Error() string { return e.msg }
@@ -99,7 +138,7 @@ func PlanEdit(p tools.Proposal, cur Current) (EditPlan, error) {
 			if cur.Text == p.New {
 				return plan, nil // already there: nothing to do
 			}
-			return plan, &PlanError{Path: p.Path, msg: fmt.Sprintf(
+			return plan, &PlanError{Path: p.Path, Kind: PlanCreated, msg: fmt.Sprintf(
 				"%s was created since the agent proposed it, and its text differs from the proposal; nothing was applied", name)}
 		}
 		plan.Current.Text = ""
@@ -109,7 +148,7 @@ func PlanEdit(p tools.Proposal, cur Current) (EditPlan, error) {
 		return plan, nil
 	}
 	if !exists {
-		return plan, &PlanError{Path: p.Path, msg: fmt.Sprintf(
+		return plan, &PlanError{Path: p.Path, Kind: PlanGone, msg: fmt.Sprintf(
 			"%s no longer exists: it was deleted or renamed since the agent read it; nothing was applied", name)}
 	}
 	hunks, err := proposalHunks(p, name)
@@ -137,7 +176,7 @@ func PlanEdit(p tools.Proposal, cur Current) (EditPlan, error) {
 		if n := len(plan.Hunks); n > 0 && he.OldStart < plan.Hunks[n-1].OldEnd {
 			// Only hunks that split a character or a line break between
 			// them can come to overlap here.
-			err := &PlanError{Path: p.Path, Hunk: i + 1, msg: fmt.Sprintf(
+			err := &PlanError{Path: p.Path, Hunk: i + 1, Kind: PlanMalformed, msg: fmt.Sprintf(
 				"the proposal for %s is malformed: hunks %d and %d of %d split one character or line break between them; nothing was applied",
 				name, plan.Hunks[n-1].Index+1, i+1, len(hunks))}
 			plan.Hunks = nil
@@ -161,14 +200,14 @@ func proposalHunks(p tools.Proposal, name string) ([]tools.Hunk, error) {
 	prev := 0
 	for i, h := range hunks {
 		if h.OldStart < prev || h.OldEnd < h.OldStart || h.OldEnd > len(p.Old) {
-			return nil, &PlanError{Path: p.Path, Hunk: i + 1, msg: fmt.Sprintf(
+			return nil, &PlanError{Path: p.Path, Hunk: i + 1, Kind: PlanMalformed, msg: fmt.Sprintf(
 				"the proposal for %s is malformed: hunk %d of %d replaces bytes %d-%d of a %d-byte file, out of order or out of range; nothing was applied",
 				name, i+1, len(hunks), h.OldStart, h.OldEnd, len(p.Old))}
 		}
 		prev = h.OldEnd
 	}
 	if got := applyHunks(p.Old, hunks); got != p.New {
-		return nil, &PlanError{Path: p.Path, msg: fmt.Sprintf(
+		return nil, &PlanError{Path: p.Path, Kind: PlanMalformed, msg: fmt.Sprintf(
 			"the proposal for %s is inconsistent: its hunks do not produce its new text; nothing was applied", name)}
 	}
 	return hunks, nil
@@ -186,22 +225,22 @@ func anchorHunks(p tools.Proposal, hunks []tools.Hunk, cur, name string) ([]int,
 		cs := contextStart(old, h.OldStart, contextLines)
 		ce := contextEnd(old, h.OldEnd, contextLines)
 		ctx := old[cs:ce]
-		fail := func(why string) error {
-			return &PlanError{Path: p.Path, Hunk: i + 1, msg: fmt.Sprintf("hunk %d of %d (%s of %s) %s; nothing was applied",
+		fail := func(kind PlanErrorKind, why string) error {
+			return &PlanError{Path: p.Path, Hunk: i + 1, Kind: kind, msg: fmt.Sprintf("hunk %d of %d (%s of %s) %s; nothing was applied",
 				i+1, len(hunks), lineSpan(old, h.OldStart, h.OldEnd), name, why)}
 		}
 		const changed = "no longer matches: the user changed those lines or the lines around them since the agent read the file"
 		var at int
 		switch {
 		case ctx == "":
-			return nil, fail("no longer matches: the file was empty when the agent read it, and the user has typed in it since")
+			return nil, fail(PlanChanged, "no longer matches: the file was empty when the agent read it, and the user has typed in it since")
 		case ce <= pre || cs >= len(old)-suf:
 			at = cs // before the user's first change
 			if ce > pre {
 				at += len(cur) - len(old) // after the user's last change
 			}
 			if !wholeLines(cur, at, at+len(ctx)) {
-				return nil, fail(changed) // the user typed on a line of the context
+				return nil, fail(PlanChanged, changed) // the user typed on a line of the context
 			}
 		default:
 			var found []int
@@ -212,11 +251,11 @@ func anchorHunks(p tools.Proposal, hunks []tools.Hunk, cur, name string) ([]int,
 			}
 			switch len(found) {
 			case 0:
-				return nil, fail(changed)
+				return nil, fail(PlanChanged, changed)
 			case 1:
 				at = found[0]
 			default:
-				return nil, fail(fmt.Sprintf("is ambiguous: those lines and the lines around them now appear %d times in the file, so where it belongs is unclear", len(found)))
+				return nil, fail(PlanAmbiguous, fmt.Sprintf("is ambiguous: those lines and the lines around them now appear %d times in the file, so where it belongs is unclear", len(found)))
 			}
 		}
 		shift := at - cs
@@ -226,7 +265,7 @@ func anchorHunks(p tools.Proposal, hunks []tools.Hunk, cur, name string) ([]int,
 			together := cs < prevEnd && shift == prevShift
 			apart := cs >= prevEnd && prevAt+prevLen <= at
 			if !together && !apart {
-				return nil, fail(fmt.Sprintf("no longer lines up with hunk %d: the user moved or copied the lines around them since the agent read the file", i))
+				return nil, fail(PlanMoved, fmt.Sprintf("no longer lines up with hunk %d: the user moved or copied the lines around them since the agent read the file", i))
 			}
 		}
 		starts[i] = h.OldStart + shift

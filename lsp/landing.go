@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reika-lsp/reika/agent/tools"
@@ -24,6 +25,9 @@ type landing struct {
 	want  string // the text the edit should leave
 	spans [][2]int
 	texts []string // what each hunk wrote
+	// was are the spans of old the hunks replaced: an undo puts their
+	// text back.
+	was [][2]int
 }
 
 func expectLanding(plan EditPlan) landing {
@@ -31,6 +35,7 @@ func expectLanding(plan EditPlan) landing {
 	var b strings.Builder
 	at := 0
 	for _, h := range plan.Hunks {
+		l.was = append(l.was, [2]int{h.OldStart, h.OldEnd})
 		b.WriteString(plan.Current.Text[at:h.OldStart])
 		start := b.Len()
 		b.WriteString(h.Text)
@@ -48,8 +53,9 @@ type verdict int
 
 const (
 	landed verdict = iota // where planned (the user's other edits aside)
-	missed                // the lines it was for are not as planned
+	missed                // the lines it was for are not as planned, and never were
 	unseen                // no change to the document reached the server
+	undone                // it was where planned, then the user's undo took it out
 )
 
 // judge compares the document as the editor has it now with the landing.
@@ -62,14 +68,79 @@ func (l landing) judge(now string) verdict {
 	if now == l.want {
 		return landed
 	}
-	for _, h := range tools.LineHunks(l.want, now) {
-		for _, sp := range l.spans {
-			if overlaps(l.want, sp, h.OldStart, h.OldEnd) {
-				return missed
+	if touches(l.want, l.spans, now) {
+		return missed
+	}
+	return landed
+}
+
+// restored reports whether now has, on the lines the edit wrote, the text
+// it replaced: the user undid it (the user's other edits aside).
+func (l landing) restored(now string) bool {
+	return now == l.old || !touches(l.old, l.was, now)
+}
+
+// touches reports whether now differs from text on the lines of a span.
+func touches(text string, spans [][2]int, now string) bool {
+	for _, h := range tools.LineHunks(text, now) {
+		for _, sp := range spans {
+			if overlaps(text, sp, h.OldStart, h.OldEnd) {
+				return true
 			}
 		}
 	}
-	return landed
+	return false
+}
+
+// sight is what a landing saw of its document while it waited: every text
+// the document passed through since just before the edit was sent
+// (Documents.Watch). An edit whose text appeared and then went was undone
+// by the user; one that never appeared was skipped (or put elsewhere).
+type sight struct {
+	l    landing
+	stop func()
+
+	mu       sync.Mutex
+	appeared bool // some text held the edit where planned
+}
+
+// watchLanding starts watching the document at abs for the edit's text;
+// call it before sending the edit, so that the didChange that carries it
+// cannot come first.
+func (s *Server) watchLanding(abs string, l landing) *sight {
+	w := &sight{l: l}
+	w.stop = s.docs.Watch(abs, func(seen Seen) {
+		if !seen.Open {
+			return
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !w.appeared && seen.Version != l.from && l.judge(seen.Text) == landed {
+			w.appeared = true
+		}
+	})
+	return w
+}
+
+// of judges the document's text now with what was seen before: an edit
+// that appeared is landed unless now has the text it replaced (undone);
+// one that never appeared is missed, unless now is exactly the text the
+// edit was made for. That text back, byte for byte, is an undo too: an
+// editor that sends the whole text at once merges the edit and the undo,
+// and a skipped edit leaves the user's typing, which made it stale.
+func (w *sight) of(now string) verdict {
+	w.mu.Lock()
+	appeared := w.appeared
+	w.mu.Unlock()
+	switch {
+	case w.l.judge(now) == landed:
+		return landed
+	case appeared && w.l.restored(now), now == w.l.old:
+		return undone
+	case appeared:
+		return landed // it landed; the user changed its lines after
+	}
+	return missed
 }
 
 // overlaps reports whether a changed region [hs, he) of text (whole lines;
@@ -97,7 +168,8 @@ const (
 
 // verify waits for the document at abs to pass the version the edit was
 // planned against and judges what it holds then.
-func (s *Server) verify(ctx context.Context, abs string, l landing) (verdict, Current) {
+func (s *Server) verify(ctx context.Context, abs string, w *sight) (verdict, Current) {
+	l := w.l
 	deadline := time.NewTimer(s.verifyTimeout())
 	defer deadline.Stop()
 	var quiet <-chan time.Time
@@ -107,14 +179,18 @@ func (s *Server) verify(ctx context.Context, abs string, l landing) (verdict, Cu
 		changed := s.docs.Changed()
 		if c := s.current(abs); c.Open && c.Version != l.from {
 			cur = c
-			if v = l.judge(c.Text); v == landed {
+			if v = w.of(c.Text); v == landed {
 				return v, cur
 			}
 			if quiet == nil {
 				quiet = time.After(settle)
 			}
 		} else if !c.Open {
-			return v, c
+			// A close may be eglot's revert, an open follows.
+			cur = c
+			if quiet == nil {
+				quiet = time.After(settle)
+			}
 		}
 		select {
 		case <-changed:

@@ -58,12 +58,12 @@ func (s *Server) answerProposal(ctx context.Context, cmd string, a ProposalArgs)
 		plan, err = onlyHunk(plan, a.Hunk)
 	}
 	if err != nil {
-		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
-		return nil, s.answerOffer(a.ID, tools.Outcome{Reason: err.Error()}, "it no longer fits the file")
+		_, acc := s.planFailed(p, err)
+		return nil, s.answerOffer(a.ID, tools.Outcome{Reason: err.Error()}, acc.why)
 	}
 	if err := writeFileAtomic(p.Abs, expectLanding(plan).want); err != nil {
 		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
-		return nil, s.answerOffer(a.ID, tools.Outcome{Reason: err.Error()}, "it no longer fits the file")
+		return nil, s.answerOffer(a.ID, tools.Outcome{Reason: err.Error()}, "the file could not be written")
 	}
 	s.showMessage(protocol.MessageTypeInfo, "Reika wrote its change to %s on disk (the file is not open in the editor)", p.Path)
 	done.Note = "The change was written to the file on disk: the file was not open in the editor."
@@ -91,7 +91,7 @@ func (s *Server) verifyAnywhere(ctx context.Context, abs string, l landing) (ver
 	if cur := s.current(abs); cur.Text == l.want {
 		return landed, cur
 	}
-	return s.verify(ctx, abs, l)
+	return s.verify(ctx, abs, &sight{l: l})
 }
 
 // writeFileAtomic replaces a file's contents through a temporary file in

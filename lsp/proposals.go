@@ -56,138 +56,299 @@ func (s *Server) position(enc Encoding) func(text string, offset int) protocol.P
 // document counts only once the editor's next didChange shows it where it
 // was planned.
 func (s *Server) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, error) {
-	out, short := s.place(ctx, p)
-	s.runs.record(p.Path, out, short)
+	out, a := s.place(ctx, p)
+	s.runs.record(p.Path, out, a)
 	return out, nil
 }
 
-// place does propose's work; short says in a few words why the change was
-// not applied, for the end-of-run line.
-func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, string) {
+// says is the end line's account of a change not applied, or not whole,
+// in a few words.
+func says(why string) account { return account{why: why} }
+
+// planFailed is the account of a change that could not be placed: the
+// words of its kind, never a guess.
+func (s *Server) planFailed(p tools.Proposal, err error) (tools.Outcome, account) {
+	s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
+	if pe, ok := errors.AsType[*PlanError](err); ok {
+		return tools.Outcome{Reason: err.Error()}, says(pe.Kind.Short())
+	}
+	return tools.Outcome{Reason: err.Error()}, says("it no longer fits the file")
+}
+
+// place does propose's work, and says what became of the change for the
+// end-of-run line.
+func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, account) {
 	plan, err := PlanEdit(p, s.current(p.Abs))
 	if err != nil {
-		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
-		return tools.Outcome{Reason: err.Error()}, "you had changed those lines"
+		return s.planFailed(p, err)
 	}
 	c, asked := s.caps(), s.runs.asked()
 	if !c.applyEdit {
 		// An offer is applied only by the user's pick of it.
-		return s.offer(ctx, plan)
+		out, why := s.offer(ctx, plan)
+		return out, says(why)
 	}
 	for replanned := false; ; replanned = true {
+		// eglot 1.17 applies an edit over typing it has not sent: send
+		// only once the document has been quiet for longer than eglot
+		// waits before it sends.
+		typing := false
+		if c.appliesStale && plan.Current.Open {
+			typing = s.awaitQuiet(ctx, p.Abs)
+			if cur := s.current(p.Abs); cur.Open && cur.Version != plan.Current.Version {
+				if plan, err = PlanEdit(p, cur); err != nil {
+					return s.planFailed(p, err)
+				}
+			}
+		}
 		edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{
 			DocumentChanges: c.versioned, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
 			Label: asked, VersionZeroAsOne: c.zeroAsOne,
 		})
 		if err != nil {
 			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
-			return tools.Outcome{Reason: err.Error()}, "the editor cannot take it"
+			return tools.Outcome{Reason: err.Error()}, says("the editor cannot take it")
 		}
 		// The user's yes is asked once the edit is one the editor can
 		// take; a change placed again on the user's text is the same
 		// change, already allowed.
 		if !replanned {
 			if out, short := s.confirmChange(ctx, p); out != nil {
-				return *out, short
+				return *out, says(short)
 			}
+		}
+		var w *sight
+		l := expectLanding(plan)
+		if plan.Current.Open && !plan.Empty() {
+			// Watched from before it is sent: the didChange that
+			// carries it may come before the answer.
+			w = s.watchLanding(p.Abs, l)
 		}
 		var res ApplyWorkspaceEditResult
 		// A cancel does not drop the answer: the editor may be applying
 		// the edit as the user cancels, and what it did must be told.
+		// A change placed again was allowed already: its answer is not
+		// awaited as long as a first one, which may wait for the user.
 		answerCtx, stop := graceAfter(ctx, cancelGrace)
-		err = s.call(answerCtx, s.opts.ApplyTimeout, "workspace/applyEdit",
+		timeout := s.opts.ApplyTimeout
+		if replanned {
+			timeout = min(timeout, againTimeout)
+		}
+		err = s.call(answerCtx, timeout, "workspace/applyEdit",
 			ApplyWorkspaceEditParams{Label: "Reika: " + changeLabel(plan), Edit: edit}, &res)
 		stop()
-		if err != nil {
-			if answerCtx.Err() != nil && ctx.Err() != nil {
-				return tools.Outcome{Reason: "the run was cancelled before the editor answered; the editor may still apply the change"}, "cancelled before the editor answered"
+		if err != nil || !res.Applied {
+			if w != nil {
+				w.stop()
 			}
-			// eglot answers an edit for a version it has passed with an
-			// error, not applied:false: placed again below like a refusal.
-			if cur := s.current(p.Abs); !replanned && cur.Open && plan.Current.Open && cur.Version != plan.Current.Version {
-				if plan, err = s.again(p, cur); err != nil {
-					return tools.Outcome{Reason: err.Error()}, "you had changed those lines"
+			if err != nil && answerCtx.Err() != nil && ctx.Err() != nil {
+				return tools.Outcome{Reason: "the run was cancelled before the editor answered; the editor may still apply the change"}, says("cancelled before the editor answered")
+			}
+			msg, isErr := res.FailureReason, err != nil
+			if isErr {
+				msg = err.Error()
+			}
+			switch refusalOf(msg, isErr, s.current(p.Abs).Version != plan.Current.Version) {
+			case refusedStale:
+				// The user typed in the document while the edit was on
+				// its way, so the editor refused a version that is
+				// gone: place the change again on what the user has
+				// now (once), or say which hunk no longer fits. The
+				// user's text is never overwritten.
+				if !plan.Current.Open {
+					break
 				}
-				continue
-			}
-			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, oneLine(err.Error()))
-			return tools.Outcome{Reason: err.Error()}, "the editor did not take it"
-		}
-		if res.Applied {
-			if !plan.Current.Open || plan.Empty() {
-				return s.applied(p, plan, replanned), ""
-			}
-			l := expectLanding(plan)
-			v, cur := s.verify(ctx, p.Abs, l)
-			switch v {
-			case landed:
-				return s.applied(p, plan, replanned), ""
-			case missed:
-				if !c.skipsStale {
-					s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s did not land as planned (you were typing there): check %s, undo reverts it", p.Path, l.where())
-					return tools.Outcome{Reason: fmt.Sprintf("The editor applied the change while the user was typing in the file, and the file now differs from what was planned around %s. Read the file again before changing it.", l.where())}, "it did not land as planned, check " + p.Path + " " + l.where()
-				}
-				// Neovim skipped an edit for a version its buffer had
-				// passed: place it again on the user's text, once.
-				if !replanned && cur.Open {
+				cur := s.awaitMoved(ctx, p.Abs, plan.Current.Version)
+				if !replanned && cur.Open && cur.Version != plan.Current.Version {
 					if plan, err = s.again(p, cur); err != nil {
-						return tools.Outcome{Reason: err.Error()}, "you had changed those lines"
+						return s.planFailed(p, err)
 					}
 					continue
 				}
-				s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: you were editing the file as it arrived", p.Path)
-				return tools.Outcome{Reason: "The editor did not apply the change: the user was editing the file as it arrived. Read the file again before changing it."}, "you were editing the file"
-			default:
-				// eglot sends its changes only after the user paused
-				// typing: the edit may well be there. Take the editor's
-				// word for now, say it is unconfirmed, and check when
-				// the text arrives.
-				s.goOwned(func(ctx context.Context) { s.lateCheck(ctx, p, l) })
-				out := s.applied(p, plan, replanned)
-				out.Note = strings.TrimSpace(out.Note + " The editor reported the change applied, but its text has not reached the server yet: read the file before changing it again.")
-				return out, unconfirmed
+				s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: you were typing there", p.Path)
+				return tools.Outcome{Reason: "The editor refused the change: the user was typing in the file as it arrived. Read the file again before changing it."}, says("you were typing there")
+			case refusedByUser:
+				reason := msg
+				if reason == "" {
+					reason = "the user declined it"
+				}
+				s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, oneLine(reason))
+				return tools.Outcome{Reason: reason}, says("declined")
 			}
-		}
-		// The user typed in the document while the edit was on its way,
-		// so the editor refused a version that is gone: place the change
-		// again on what the user has now (once), or say which hunk no
-		// longer fits. The user's text is never overwritten.
-		if cur := s.current(p.Abs); !replanned && cur.Open && plan.Current.Open && cur.Version != plan.Current.Version {
-			if plan, err = s.again(p, cur); err != nil {
-				return tools.Outcome{Reason: err.Error()}, "you had changed those lines"
+			if isErr {
+				s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, oneLine(msg))
+				return tools.Outcome{Reason: msg}, says("the editor did not take it")
 			}
-			continue
+			s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, oneLine(msg))
+			return tools.Outcome{Reason: msg}, says("the editor did not take it")
 		}
-		reason := res.FailureReason
-		if reason == "" {
-			reason = "the editor or the user declined it"
+		if w == nil {
+			return s.applied(p, plan, replanned, typing, l), whileTyping(typing, p, l)
 		}
-		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, oneLine(reason))
-		return tools.Outcome{Reason: reason}, "declined"
+		v, cur := s.verify(ctx, p.Abs, w)
+		switch v {
+		case landed:
+			w.stop()
+			return s.applied(p, plan, replanned, typing, l), whileTyping(typing, p, l)
+		case undone:
+			w.stop()
+			s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was undone by you; it will not be made again unless you ask", p.Path)
+			return tools.Outcome{Reason: "The change landed, and then the user undid it: the file has its earlier text again. Do not make this change again unless the user asks for it."}, account{why: "undone by you", fate: undoneByYou}
+		case missed:
+			w.stop()
+			if !c.skipsStale {
+				s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s did not land as planned (you were typing there): check %s, undo reverts it", p.Path, l.where())
+				return tools.Outcome{Reason: fmt.Sprintf("The editor applied the change while the user was typing in the file, and the file now differs from what was planned around %s. Read the file again before changing it.", l.where())}, says("it did not land as planned, check " + p.Path + " " + l.where())
+			}
+			// Neovim skipped an edit for a version its buffer had
+			// passed (it never appeared in the document): place it
+			// again on the user's text, once.
+			if !replanned && cur.Open {
+				if plan, err = s.again(p, cur); err != nil {
+					return s.planFailed(p, err)
+				}
+				continue
+			}
+			s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: you were typing there as it arrived", p.Path)
+			return tools.Outcome{Reason: "The editor did not apply the change: the user was editing the file as it arrived. Read the file again before changing it."}, says("you were typing there")
+		default:
+			// eglot sends its changes only after the user paused
+			// typing: the edit may well be there. Take the editor's
+			// word for now, say it is unconfirmed, and check when
+			// the text arrives.
+			s.goOwned(func(ctx context.Context) { s.lateCheck(ctx, p, w) })
+			out := s.applied(p, plan, replanned, typing, l)
+			out.Note = strings.TrimSpace(out.Note + " The editor reported the change applied, but its text has not reached the server yet: read the file before changing it again.")
+			a := whileTyping(typing, p, l)
+			if !typing {
+				a.fate = unconfirmed
+			}
+			return out, a
+		}
 	}
+}
+
+// whileTyping is the account of an applied change: what to check when it was
+// sent while the user was typing.
+func whileTyping(typing bool, p tools.Proposal, l landing) account {
+	if !typing {
+		return account{}
+	}
+	return account{why: p.Path + " " + l.where(), fate: overTyping}
+}
+
+// editorNo is what an editor's "no" to an edit was.
+type editorNo int
+
+const (
+	refusedByEditor editorNo = iota // it could not take it
+	refusedStale                   // the edit was for a version the user had typed past
+	refusedByUser                  // the user said no
+)
+
+// refusalOf reads an editor's "no": an applied:false's failureReason or
+// an error's message (eglot answers with errors), and whether the
+// document's version moved since the edit was planned. The clients' own
+// words are read here and nowhere else: eglot's "Edits on `f' require
+// version 0, you have 55" and "User cancelled server edit", Neovim's
+// "Buffer … newer than edits", version mismatches (Helix,
+// vscode-languageclient). An applied:false that is neither is the
+// user's: the client asked (VS Code's preview, a confirmation) and was
+// told no.
+func refusalOf(msg string, isErr, moved bool) editorNo {
+	m := strings.ToLower(msg)
+	switch {
+	case moved, strings.Contains(m, "version"), strings.Contains(m, "newer than"), strings.Contains(m, "stale"):
+		return refusedStale
+	case strings.Contains(m, "user cancel"), strings.Contains(m, "declin"), strings.Contains(m, "reject"), !isErr:
+		return refusedByUser
+	}
+	return refusedByEditor
+}
+
+// againTimeout bounds the answer to a change placed again: it was allowed
+// already, and an editor that prompts again (eglot) must not hold the run.
+const againTimeout = 30 * time.Second
+
+// staleWait bounds the wait for the user's typing after an editor
+// refused an edit for a version it had passed before the server saw the
+// typing (eglot 1.9 sends changes after half a second idle).
+const staleWait = 3 * time.Second
+
+// awaitMoved waits, at most staleWait, for the document at abs to pass
+// version from, and returns it as it is then.
+func (s *Server) awaitMoved(ctx context.Context, abs string, from int32) Current {
+	deadline := time.NewTimer(staleWait)
+	defer deadline.Stop()
+	for {
+		changed := s.docs.Changed()
+		if cur := s.current(abs); !cur.Open || cur.Version != from {
+			return cur
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return s.current(abs)
+		case <-ctx.Done():
+			return s.current(abs)
+		}
+	}
+}
+
+// typingQuiet is how long a document must go without a didChange before
+// an edit is sent to a client that applies stale edits: eglot sends the
+// user's typing after eglot-send-changes-idle-time (0.5 s) without it, so
+// a didChange less than that ago says the user is typing, and typing
+// since may not have been sent. typingWait bounds the wait.
+const (
+	typingQuiet = 750 * time.Millisecond
+	typingWait  = 3 * time.Second
+)
+
+// awaitQuiet waits until the document at abs has been quiet for
+// typingQuiet, at most typingWait; it reports whether the user was still
+// typing when the wait ended.
+func (s *Server) awaitQuiet(ctx context.Context, abs string) (typing bool) {
+	deadline := time.Now().Add(s.typingWait())
+	for {
+		q, open := s.docs.Quiet(abs)
+		if !open || q >= typingQuiet {
+			return false
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return true
+		}
+		t := time.NewTimer(min(typingQuiet-q, left))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return true
+		}
+	}
+}
+
+func (s *Server) typingWait() time.Duration {
+	if s.opts.TypingWait > 0 {
+		return s.opts.TypingWait
+	}
+	return typingWait
 }
 
 // again places the change once more, on the document as the user has it
-// now, after the editor refused or skipped it. When it no longer fits, the
-// user is told and the error says why.
+// now, after the editor refused or skipped it.
 func (s *Server) again(p tools.Proposal, cur Current) (EditPlan, error) {
-	plan, err := PlanEdit(p, cur)
-	if err != nil {
-		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
-	}
-	return plan, err
+	return PlanEdit(p, cur)
 }
-
-// unconfirmed is the "why" of a change the editor said it applied whose
-// text has not arrived yet.
-const unconfirmed = "unconfirmed"
 
 // lateWait bounds the wait for the text of an unconfirmed change.
 const lateWait = time.Minute
 
 // lateCheck judges an unconfirmed change when the editor's text arrives,
 // and tells the user if it did not land as planned.
-func (s *Server) lateCheck(ctx context.Context, p tools.Proposal, l landing) {
+func (s *Server) lateCheck(ctx context.Context, p tools.Proposal, w *sight) {
+	defer w.stop()
 	ctx, cancel := context.WithTimeout(ctx, lateWait)
 	defer cancel()
 	for {
@@ -196,9 +357,9 @@ func (s *Server) lateCheck(ctx context.Context, p tools.Proposal, l landing) {
 		if !cur.Open {
 			return
 		}
-		if cur.Version != l.from {
-			if l.judge(cur.Text) == missed {
-				s.showMessage(protocol.MessageTypeWarning, "Reika's earlier change to %s did not land as planned (you were typing there): check %s, undo reverts it", p.Path, l.where())
+		if cur.Version != w.l.from {
+			if w.of(cur.Text) == missed {
+				s.showMessage(protocol.MessageTypeWarning, "Reika's earlier change to %s did not land as planned (you were typing there): check %s, undo reverts it", p.Path, w.l.where())
 			}
 			return
 		}
@@ -210,12 +371,17 @@ func (s *Server) lateCheck(ctx context.Context, p tools.Proposal, l landing) {
 	}
 }
 
-// applied is the outcome of a change that landed.
-func (s *Server) applied(p tools.Proposal, plan EditPlan, replanned bool) tools.Outcome {
+// applied is the outcome of a change that landed; typing says it was
+// sent while the user was still typing in the file.
+func (s *Server) applied(p tools.Proposal, plan EditPlan, replanned, typing bool, l landing) tools.Outcome {
 	out := tools.Outcome{Applied: true}
 	if replanned || plan.Reanchored {
 		s.logMessage(protocol.MessageTypeInfo, "Reika placed its change to %s around your edits made since it read the file", p.Path)
 		out.Note = "The user had changed the file since you read it; the change was placed on their text. Read the file again before changing it further."
+	}
+	if typing {
+		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was applied while you were typing, which this editor may not have sent yet: check %s", p.Path, l.where())
+		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" The user was typing in the file when the change was sent, and this editor applies a change over typing it has not sent yet: it could not be guaranteed to be where planned. Read the file around %s before changing it further.", l.where()))
 	}
 	return out
 }

@@ -34,11 +34,29 @@ type activeRun struct {
 type change struct {
 	path string
 	out  tools.Outcome
-	why  string // when not applied, or not whole, in a few words
+	account
 }
 
+// account is the end line's words on a change: why it was not applied,
+// or not whole, or what to check of one applied, in a few words; and the
+// fate the line groups it by.
+type account struct {
+	why  string
+	fate fate
+}
+
+// fate is what the end line knows of a change beyond its outcome.
+type fate int
+
+const (
+	asTold      fate = iota // as the outcome says
+	unconfirmed             // applied by the editor's word; its text has not arrived
+	overTyping              // applied, but sent while the user was typing (why: what to check)
+	undoneByYou             // landed, then the user undid it
+)
+
 // record notes what became of a change of the run under way.
-func (rs *runs) record(path string, out tools.Outcome, why string) {
+func (rs *runs) record(path string, out tools.Outcome, a account) {
 	rs.mu.Lock()
 	r := rs.run
 	rs.mu.Unlock()
@@ -46,7 +64,7 @@ func (rs *runs) record(path string, out tools.Outcome, why string) {
 		return
 	}
 	r.mu.Lock()
-	r.changes = append(r.changes, change{path, out, why})
+	r.changes = append(r.changes, change{path, out, a})
 	r.mu.Unlock()
 }
 
@@ -56,13 +74,19 @@ func (rs *runs) record(path string, out tools.Outcome, why string) {
 func (r *activeRun) landed() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var ok, part, not []change
-	pending := 0
+	var ok, part, not, undone []change
+	var pending int
+	var typing []string
 	for _, c := range r.changes {
-		if c.out.Applied && c.why == unconfirmed {
+		if c.out.Applied && c.fate == unconfirmed {
 			pending++
 		}
+		if c.out.Applied && c.fate == overTyping {
+			typing = append(typing, c.why)
+		}
 		switch {
+		case c.fate == undoneByYou:
+			undone = append(undone, c)
 		case c.out.Applied:
 			ok = append(ok, c)
 		case c.out.Partial:
@@ -76,7 +100,7 @@ func (r *activeRun) landed() string {
 	}
 	// One kind of outcome names the files: "1 change applied to a.go".
 	kinds := 0
-	for _, cs := range [][]change{ok, part, not} {
+	for _, cs := range [][]change{ok, part, not, undone} {
 		if len(cs) > 0 {
 			kinds++
 		}
@@ -90,6 +114,9 @@ func (r *activeRun) landed() string {
 		}
 		if pending > 0 {
 			p += fmt.Sprintf(" (%d unconfirmed: the editor has not sent its text yet)", pending)
+		}
+		if len(typing) > 0 {
+			p += ", but you were typing: check " + strings.Join(typing, ", ")
 		}
 		parts = append(parts, p)
 	}
@@ -121,6 +148,13 @@ func (r *activeRun) landed() string {
 			p = fmt.Sprintf("%d not applied: %s", n, strings.Join(each, "; "))
 		case single:
 			p = fmt.Sprintf("%d change%s to %s not applied: %s", n, plural(n), files(not), not[0].why)
+		}
+		parts = append(parts, p)
+	}
+	if n := len(undone); n > 0 {
+		p := fmt.Sprintf("%d undone by you", n)
+		if single {
+			p = fmt.Sprintf("%d change%s to %s undone by you", n, plural(n), files(undone))
 		}
 		parts = append(parts, p)
 	}

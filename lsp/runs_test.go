@@ -40,23 +40,62 @@ func TestRuns(t *testing.T) {
 }
 
 // TestLanded: the end-of-run line says what became of each change, in
-// one line.
+// one line, each with its own true reason.
 func TestLanded(t *testing.T) {
 	applied := tools.Outcome{Applied: true}
+	not := tools.Outcome{}
+	ch := func(path string, out tools.Outcome, why string, f fate) change {
+		return change{path, out, account{why, f}}
+	}
 	for _, tc := range []struct {
+		name    string
 		changes []change
 		want    string
 	}{
-		{nil, "no changes"},
-		{[]change{{"a.go", applied, ""}, {"b.go", applied, ""}}, "2 changes applied to a.go, b.go"},
-		{[]change{{"a.go", applied, unconfirmed}}, "1 change applied to a.go (1 unconfirmed: the editor has not sent its text yet)"},
-		{[]change{{"a.go", tools.Outcome{}, "you were editing the file"}}, "1 change to a.go not applied: you were editing the file"},
-		{[]change{{"a.go", applied, ""}, {"a.go", tools.Outcome{Partial: true}, "you applied only hunk 2"}, {"b.go", tools.Outcome{}, "declined"}},
+		{"none", nil, "no changes"},
+		{"applied", []change{ch("a.go", applied, "", asTold), ch("b.go", applied, "", asTold)}, "2 changes applied to a.go, b.go"},
+		{"unconfirmed", []change{ch("a.go", applied, "", unconfirmed)}, "1 change applied to a.go (1 unconfirmed: the editor has not sent its text yet)"},
+		{"over typing", []change{ch("a.go", applied, "a.go line 3", overTyping)}, "1 change applied to a.go, but you were typing: check a.go line 3"},
+		{"undone", []change{ch("a.go", not, "undone by you", undoneByYou)}, "1 change to a.go undone by you"},
+		{"undone among applied", []change{ch("a.go", applied, "", asTold), ch("b.go", not, "undone by you", undoneByYou)}, "1 change applied, 1 undone by you"},
+		{"typing there", []change{ch("a.go", not, "you were typing there", asTold)}, "1 change to a.go not applied: you were typing there"},
+		{"declined", []change{ch("a.go", not, "declined", asTold)}, "1 change to a.go not applied: declined"},
+		{"lines changed", []change{ch("a.go", not, PlanChanged.Short(), asTold)}, "1 change to a.go not applied: you had changed those lines"},
+		{"file gone", []change{ch("a.go", not, PlanGone.Short(), asTold)}, "1 change to a.go not applied: the file no longer exists"},
+		{"editor", []change{ch("a.go", not, "the editor did not take it", asTold)}, "1 change to a.go not applied: the editor did not take it"},
+		{"each its reason", []change{ch("a.go", not, "you were typing there", asTold), ch("b.go", not, "declined", asTold)},
+			"2 not applied: you were typing there (a.go); declined (b.go)"},
+		{"mixed", []change{ch("a.go", applied, "", asTold), ch("a.go", tools.Outcome{Partial: true}, "you applied only hunk 2", asTold), ch("b.go", not, "declined", asTold)},
 			"1 change applied, 1 partly applied (you applied only hunk 2), 1 not applied: declined"},
 	} {
-		r := &activeRun{changes: tc.changes}
-		if got := r.landed(); got != tc.want {
-			t.Errorf("landed() = %q, want %q", got, tc.want)
+		t.Run(tc.name, func(t *testing.T) {
+			r := &activeRun{changes: tc.changes}
+			if got := r.landed(); got != tc.want {
+				t.Errorf("landed() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRefusalOf: an editor's "no" is read for what it is; "declined" only
+// for the user's.
+func TestRefusalOf(t *testing.T) {
+	for _, tc := range []struct {
+		msg          string
+		isErr, moved bool
+		want         editorNo
+	}{
+		{"Edits on `calc.go' require version 0, you have 55", true, false, refusedStale},
+		{"User cancelled server edit", true, false, refusedByUser},
+		{"version 1 of calc.go differs from the editor's version 2", false, true, refusedStale},
+		{"Buffer 1 newer than edits", false, false, refusedStale},
+		{"", false, true, refusedStale},
+		{"not now, I am refactoring this file", false, false, refusedByUser},
+		{"", false, false, refusedByUser},
+		{"the editor did not answer workspace/applyEdit within 5m0s", true, false, refusedByEditor},
+	} {
+		if got := refusalOf(tc.msg, tc.isErr, tc.moved); got != tc.want {
+			t.Errorf("refusalOf(%q, %v, %v) = %d, want %d", tc.msg, tc.isErr, tc.moved, got, tc.want)
 		}
 	}
 }

@@ -35,6 +35,10 @@ type Options struct {
 	// VerifyTimeout bounds the wait for the didChange that shows where an
 	// applied edit landed; zero takes 3s.
 	VerifyTimeout time.Duration
+	// TypingWait bounds the wait for the user to pause typing before an
+	// edit goes to a client that applies stale edits (eglot 1.17); zero
+	// takes 3s.
+	TypingWait time.Duration
 	// Log receives the server's own log lines; nil means stderr.
 	Log io.Writer
 }
