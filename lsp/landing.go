@@ -102,6 +102,15 @@ type sight struct {
 
 	mu       sync.Mutex
 	appeared bool // some text held the edit where planned
+	closed   bool // the document was closed (eglot's revert closes and opens)
+	reopened bool // and opened again: its version may be the one planned against
+}
+
+// reopened reports whether the document was closed and opened again.
+func (w *sight) isReopened() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.reopened
 }
 
 // watchLanding starts watching the document at abs for the edit's text;
@@ -110,11 +119,16 @@ type sight struct {
 func (s *Server) watchLanding(abs string, l landing) *sight {
 	w := &sight{l: l}
 	w.stop = s.docs.Watch(abs, func(seen Seen) {
-		if !seen.Open {
-			return
-		}
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		if !seen.Open {
+			w.closed = true
+			return
+		}
+		if w.closed {
+			w.reopened = true
+			return // the text of a reopen is the disk's, not the edit's
+		}
 		if !w.appeared && seen.Version != l.from && l.judge(seen.Text) == landed {
 			w.appeared = true
 		}
@@ -177,7 +191,7 @@ func (s *Server) verify(ctx context.Context, abs string, w *sight) (verdict, Cur
 	var cur Current
 	for {
 		changed := s.docs.Changed()
-		if c := s.current(abs); c.Open && c.Version != l.from {
+		if c := s.current(abs); c.Open && (c.Version != l.from || w.isReopened()) {
 			cur = c
 			if v = w.of(c.Text); v == landed {
 				return v, cur

@@ -242,8 +242,8 @@ type editorNo int
 
 const (
 	refusedByEditor editorNo = iota // it could not take it
-	refusedStale                   // the edit was for a version the user had typed past
-	refusedByUser                  // the user said no
+	refusedStale                    // the edit was for a version the user had typed past
+	refusedByUser                   // the user said no
 )
 
 // refusalOf reads an editor's "no": an applied:false's failureReason or

@@ -279,6 +279,13 @@ func parseCaps(t *testing.T, val string) lsptest.Caps {
 			if on {
 				c.Name = "Neovim"
 			}
+		case "eglot19":
+			// Emacs 28's eglot: no clientInfo, no progress, refuses a
+			// stale edit with an error.
+			c.Eglot, c.Name, c.Progress = "1.9", "", false
+		case "eglot117":
+			// Emacs 30's eglot: applies a stale edit over unsent typing.
+			c.Eglot, c.Name, c.Version, c.Progress = "1.17", "Eglot", "1.17.30", false
 		default:
 			t.Fatalf("caps: unknown capability %q", w[1:])
 		}
@@ -423,6 +430,7 @@ var stepVerbs = map[string]verb{
 	"close":            {arity: 2, run: (*runner).stepClose, notifies: true},
 	"save":             {arity: 2, run: (*runner).stepSave, notifies: true},
 	"edit":             {arity: 4, run: (*runner).stepEdit, notifies: true},
+	"type":             {arity: 4, run: (*runner).stepType},
 	"stale-change":     {arity: 4, run: (*runner).stepStaleChange, notifies: true},
 	"gen":              {arity: 4, run: (*runner).stepGen},
 	"codeaction":       {arity: 3, run: (*runner).stepCodeAction},
@@ -446,6 +454,7 @@ var stepVerbs = map[string]verb{
 //
 //	open PATH | close PATH | save PATH
 //	edit PATH "old" "new"          the user replaces the first "old"
+//	type PATH "old" "new"          the same, sent with the editor's next didChange
 //	stale-change PATH "old" "new"  a didChange that does not raise the version
 //	gen PATH N "format %d"         write an N-line file to disk (not in want/docs)
 //	codeaction PATH line=/re/|at=/re/ [diag="message"]
@@ -453,7 +462,8 @@ var stepVerbs = map[string]verb{
 //	exec CMD [JSON]                workspace/executeCommand, waiting for the answer
 //	exec-async CMD [JSON]          the same, answer collected at the end
 //	call METHOD JSON | notify METHOD JSON
-//	on-apply accept | refuse "why" | ignore | user-edit PATH "old" "new"
+//	on-apply accept | refuse "why" | ignore | undo | revert
+//	         | user-edit PATH "old" "new"
 //	         | user-types PATH "old" "new"  (sent with the editor's next
 //	                               didChange, as Neovim's debounce does)
 //	on-ask "title"                 the user's answer to the next
@@ -507,6 +517,12 @@ func (r *runner) need(line string, args []string, n int) {
 func (r *runner) stepOpen(_ string, args []string)  { r.e.Open(r.path(args[1])) }
 func (r *runner) stepClose(_ string, args []string) { r.e.Close(r.path(args[1])) }
 func (r *runner) stepSave(_ string, args []string)  { r.e.Save(r.path(args[1])) }
+
+func (r *runner) stepType(_ string, args []string) {
+	if err := r.e.TypePending(r.path(args[1]), args[2], args[3]); err != nil {
+		r.t.Fatal(err)
+	}
+}
 
 func (r *runner) stepEdit(_ string, args []string) {
 	r.e.Edit(r.path(args[1]), args[2], args[3])
@@ -673,6 +689,12 @@ func (r *runner) stepOnApply(line string, args []string) {
 			e.Note("  (the user edits %s before the editor answers)", path)
 			return e.TryEdit(path, old, new)
 		}})
+	case "undo":
+		// The user undoes the edit at once: one didChange with both.
+		e.OnApply(lsptest.ApplyAnswer{Undo: true})
+	case "revert":
+		// The user reverts the buffer before the editor sent the edit.
+		e.OnApply(lsptest.ApplyAnswer{Revert: true})
 	case "user-types":
 		// Typing Neovim has not sent yet (its didChange debounce).
 		r.need(line, args, 5)
@@ -682,7 +704,7 @@ func (r *runner) stepOnApply(line string, args []string) {
 			return e.TypePending(path, old, new)
 		}})
 	default:
-		r.t.Fatalf("step %q: on-apply accept, refuse, user-edit or user-types", line)
+		r.t.Fatalf("step %q: on-apply accept, refuse, ignore, undo, revert, user-edit or user-types", line)
 	}
 }
 

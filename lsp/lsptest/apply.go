@@ -51,6 +51,7 @@ type staged struct {
 	text    string
 	open    bool  // an editor document before the edit
 	version int32 // its version then
+	sent    int32 // the version the editor last sent of it
 	create  bool  // the edit creates it on disk
 	changes []map[string]any
 	touched bool
@@ -210,7 +211,7 @@ func (a *applier) file(abs string) (*staged, error) {
 	e.mu.Lock()
 	d, open := e.docs[abs]
 	if open {
-		f.open, f.version, f.text = true, d.Version, d.Text
+		f.open, f.version, f.text, f.sent = true, d.Version, d.Text, d.sent
 	}
 	e.mu.Unlock()
 	if !open {
@@ -280,15 +281,26 @@ func (a *applier) edit(abs string, version *int32, edits []textEdit) error {
 		if !f.open {
 			return fmt.Errorf("the edit is for version %d of %s, which is not open in the editor", *version, name)
 		}
-		if a.e.cfg.Caps.Neovim && *version == 0 {
+		if eg := a.e.cfg.Caps.Eglot; eg != "" {
+			have := f.version
+			if eg != "1.9" {
+				have = f.sent // counted only when sent
+			}
+			if *version != have {
+				return &eglotStale{name: filepath.Base(abs), want: *version, have: have}
+			}
+			// Checked: placed in the buffer as it is now.
+		} else if a.e.cfg.Caps.Neovim && *version == 0 {
 			version = nil // not checked: the edit lands on whatever the buffer holds
-		} else if *version != f.version && a.e.cfg.Caps.Neovim && *version < f.version {
-			// Neovim prints "Buffer … newer than edits", skips this
-			// document and applies the rest.
-			a.e.Note("  (the editor skipped the edit to %s: its buffer is at version %d, the edit for %d)", name, f.version, *version)
-			return nil
-		}
-		if *version != f.version {
+		} else if a.e.cfg.Caps.Neovim {
+			if *version < f.version {
+				// Neovim prints "Buffer … newer than edits", skips
+				// this document and applies the rest.
+				a.e.Note("  (the editor skipped the edit to %s: its buffer is at version %d, the edit for %d)", name, f.version, *version)
+				return nil
+			}
+			// Neovim checks only that its buffer is not newer.
+		} else if *version != f.version {
 			return fmt.Errorf("version %d of %s differs from the editor's version %d", *version, name, f.version)
 		}
 	}
@@ -379,11 +391,24 @@ func (e *Editor) change(f *staged) error {
 		e.mu.Unlock()
 	}
 	e.mu.Lock()
+	before := d.Text
 	d.Text = f.text
 	e.bump(d)
-	uri, version := d.URI, d.Version
 	changes := append(d.pending, f.changes...)
-	d.pending = nil
+	if e.undoing {
+		// The user's undo: the text before the edit back, one change.
+		changes = append(changes, undoChange(f.text, before, e.Encoding))
+		d.Text = before
+		e.bump(d)
+	}
+	if e.cfg.Caps.Eglot != "" {
+		d.pending = changes // sent when the user pauses
+		e.idleLocked()
+		e.mu.Unlock()
+		return nil
+	}
+	uri, version := d.URI, d.Version
+	d.pending, d.sent = nil, d.Version
 	e.mu.Unlock()
 	e.Notify("textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": uri, "version": version},
@@ -416,4 +441,18 @@ func (e *Editor) Current(path string) (text string, ok bool) {
 		return "", false
 	}
 	return string(data), true
+}
+
+// undoChange is the one content change that turns text back into before:
+// the span between their common prefix and suffix.
+func undoChange(text, before, enc string) map[string]any {
+	p := 0
+	for p < len(text) && p < len(before) && text[p] == before[p] {
+		p++
+	}
+	q := 0
+	for q < len(text)-p && q < len(before)-p && text[len(text)-1-q] == before[len(before)-1-q] {
+		q++
+	}
+	return map[string]any{"range": RangeOf(text, p, len(text)-q, enc), "text": before[p : len(before)-q]}
 }

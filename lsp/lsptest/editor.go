@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -66,6 +67,17 @@ type Caps struct {
 	// next didChange (TypePending), together with what an edit changed.
 	// It opens buffers at version 0 and checks only versions above 0.
 	Neovim bool
+	// Eglot behaves as eglot does: it sends every change (typing and the
+	// edits it applied) 0.5 s after the last one
+	// (eglot-send-changes-idle-time), and answers an edit for a version
+	// it has passed with an error, as "1.9" (Emacs 28) does: it counts a
+	// version at each change. "1.17" (Emacs 30) counts a version only
+	// when it sends the change, so it applies an edit over typing it has
+	// not sent yet, at the positions it was sent for. eglot 1.9 sends no
+	// clientInfo; later ones send Name "Eglot" and their version.
+	Eglot string
+	// Version is clientInfo.version ("1" when empty).
+	Version string
 }
 
 // Full is a client that supports everything the server can use, as VS
@@ -148,6 +160,15 @@ type ApplyAnswer struct {
 	Refuse string
 	// Ignore never answers, as Vim's ALE does with every request.
 	Ignore bool
+	// Undo is the user undoing the edit at once: the undo goes in the
+	// same didChange as the edit (Neovim's debounce, eglot's idle time
+	// merge them), after the edit's own content changes.
+	Undo bool
+	// Revert is the user reverting the buffer from disk before the
+	// editor sent the edit: a didClose and a didOpen of the file's text,
+	// as eglot does around revert-buffer; the edit's changes are never
+	// sent.
+	Revert bool
 }
 
 // Editor is a fake LSP client connected to a real server over a real
@@ -197,6 +218,8 @@ type Editor struct {
 	cancel     context.CancelFunc
 	dispatched chan struct{}
 	shut       bool
+	idle       *time.Timer // eglot's: sends the pending changes
+	undoing    bool        // the edit being applied is undone at once (ApplyAnswer.Undo)
 }
 
 // Document is the editor's copy of an open document.
@@ -208,6 +231,8 @@ type Document struct {
 	// pending are changes made and not yet sent (TypePending): the next
 	// didChange carries them first.
 	pending []map[string]any
+	// sent is the version of the last didOpen or didChange sent.
+	sent int32
 }
 
 // Start creates the workspace, starts the engine and the server, and
@@ -360,7 +385,7 @@ func (e *Editor) initialize() {
 	}
 	params := map[string]any{
 		"processId":        os.Getpid(),
-		"clientInfo":       map[string]any{"name": c.Name, "version": "1"},
+		"clientInfo":       clientInfo(c),
 		"rootUri":          FileURI(e.Root),
 		"workspaceFolders": []any{map[string]any{"uri": FileURI(e.Root), "name": "ws"}},
 		"capabilities":     caps,
@@ -394,6 +419,18 @@ func (e *Editor) initialize() {
 		return ev.Method == lsp.StatusNotification ||
 			(ev.Method == "window/showMessage" || ev.Method == "window/logMessage") && messageType(ev.Params) == 1
 	})
+}
+
+// clientInfo is initialize's clientInfo: none for eglot 1.9.
+func clientInfo(c Caps) any {
+	if c.Name == "" {
+		return nil
+	}
+	v := c.Version
+	if v == "" {
+		v = "1"
+	}
+	return map[string]any{"name": c.Name, "version": v}
 }
 
 func contains(list []string, s string) bool {
@@ -1067,8 +1104,24 @@ func (e *Editor) onApplyEdit(params json.RawMessage) (any, *RPCError, string) {
 	if ans.Refuse != "" {
 		return map[string]any{"applied": false, "failureReason": ans.Refuse}, nil, line + " → refused by the user: " + ans.Refuse
 	}
+	e.mu.Lock()
+	e.undoing = ans.Undo
+	e.mu.Unlock()
 	confirmed, err := e.ApplyWorkspaceEdit(p.Edit)
-	e.flushPending()
+	e.mu.Lock()
+	e.undoing = false
+	e.mu.Unlock()
+	if ans.Revert {
+		e.revert()
+		line += " (the user reverts the buffer)"
+	}
+	if e.cfg.Caps.Eglot == "" {
+		e.flushPending()
+	}
+	var stale *eglotStale
+	if errors.As(err, &stale) {
+		return nil, &RPCError{Code: -32603, Message: stale.Error()}, line + " → error: " + stale.Error()
+	}
 	if err == nil && e.cfg.SaveAll {
 		for _, d := range e.Docs() {
 			if werr := os.WriteFile(d.Path, []byte(d.Text), 0o644); werr != nil {
@@ -1084,6 +1137,38 @@ func (e *Editor) onApplyEdit(params json.RawMessage) (any, *RPCError, string) {
 		return map[string]any{"applied": false, "failureReason": err.Error()}, nil, line + " → not applied: " + err.Error()
 	}
 	return map[string]any{"applied": true}, nil, line + " → applied"
+}
+
+// eglotStale is eglot's refusal of an edit for a version it has passed,
+// answered as an error.
+type eglotStale struct {
+	name       string
+	want, have int32
+}
+
+func (e *eglotStale) Error() string {
+	return fmt.Sprintf("Edits on `%s' require version %d, you have %d", e.name, e.want, e.have)
+}
+
+// revert is the user reverting every open buffer that has unsent changes
+// from disk: the changes are dropped, and the buffer closed and opened
+// again.
+func (e *Editor) revert() {
+	e.mu.Lock()
+	var paths []string
+	for abs, d := range e.docs {
+		if len(d.pending) > 0 {
+			d.pending = nil
+			paths = append(paths, abs)
+		}
+	}
+	e.mu.Unlock()
+	for _, abs := range paths {
+		e.Close(abs)
+		if err := e.open(abs); err != nil {
+			e.violation("reopen %s: %v", abs, err)
+		}
+	}
 }
 
 // errNoAnswer, as a request's result, leaves the request unanswered.
@@ -1134,6 +1219,7 @@ func (e *Editor) open(abs string) error {
 	if e.cfg.Caps.Neovim {
 		d.Version = 0 // Neovim opens every buffer at version 0
 	}
+	d.sent = d.Version
 	e.docs[abs] = d
 	e.mu.Unlock()
 	e.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
@@ -1217,6 +1303,7 @@ func (e *Editor) TryEdit(path, old, new string) error {
 	rng := RangeOf(d.Text, i, i+len(old), e.Encoding)
 	d.Text = d.Text[:i] + new + d.Text[i+len(old):]
 	e.bump(d)
+	d.sent = d.Version
 	uri, version := d.URI, d.Version
 	e.mu.Unlock()
 	e.Notify("textDocument/didChange", map[string]any{
@@ -1244,7 +1331,23 @@ func (e *Editor) TypePending(path, old, new string) error {
 	d.pending = append(d.pending, map[string]any{"range": RangeOf(d.Text, i, i+len(old), e.Encoding), "text": new})
 	d.Text = d.Text[:i] + new + d.Text[i+len(old):]
 	e.bump(d)
+	e.idleLocked()
 	return nil
+}
+
+// eglotIdle is eglot-send-changes-idle-time.
+const eglotIdle = 500 * time.Millisecond
+
+// idleLocked restarts eglot's idle timer, after which it sends the
+// pending changes; e.mu is held. It does nothing for other editors.
+func (e *Editor) idleLocked() {
+	if e.cfg.Caps.Eglot == "" {
+		return
+	}
+	if e.idle != nil {
+		e.idle.Stop()
+	}
+	e.idle = time.AfterFunc(eglotIdle, e.flushPending)
 }
 
 // flushPending sends the changes TypePending held back, one didChange a
@@ -1257,10 +1360,15 @@ func (e *Editor) flushPending() {
 	}
 	var sends []send
 	e.mu.Lock()
+	if e.shut {
+		e.mu.Unlock()
+		return
+	}
 	for _, d := range e.docs {
 		if len(d.pending) > 0 {
 			sends = append(sends, send{d.URI, d.Version, d.pending})
 			d.pending = nil
+			d.sent = d.Version
 		}
 	}
 	e.mu.Unlock()
