@@ -35,7 +35,7 @@ const maxInstruction = 256 << 10
 // ask while one runs gets a clear answer instead.
 func (s *Server) startAsk(key string, a askArgs) (*AskResult, error) {
 	if strings.TrimSpace(a.Instruction) == "" {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask needs an instruction")
+		return nil, s.missingArgument(CmdAsk)
 	}
 	if len(a.Instruction) > maxInstruction {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask: the instruction is %d bytes, over the limit of %d (%d KiB): shorten it, or save the text to a file in the workspace and ask about the file",

@@ -35,6 +35,9 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 		return nil
 	}
 	key := callKey(req)
+	if _, needs := howToGive[p.Command]; needs && len(p.Arguments) == 0 {
+		return nil, s.missingArgument(p.Command)
+	}
 
 	switch p.Command {
 	case CmdAsk:
@@ -71,6 +74,9 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 		var a ProposalArgs
 		if err := arg(&a); err != nil {
 			return nil, err
+		}
+		if a.ID == "" {
+			return nil, s.missingArgument(p.Command)
 		}
 		return s.later(req, reply, func(ctx context.Context) (any, error) { return s.answerProposal(ctx, p.Command, a) })
 	}
