@@ -71,8 +71,11 @@ type StatusParams struct {
 	Window    int    `json:"window"`
 }
 
-// AskResult is reika.ask's answer: whether a run started, and why not.
+// AskResult is reika.ask's answer: whether a run started, or the ask
+// joined the run under way (its next message), or waits to run after it.
 type AskResult struct {
+	Joined  bool   `json:"joined,omitempty"`
+	Queued  bool   `json:"queued,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Started bool   `json:"started"`
 }

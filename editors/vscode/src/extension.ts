@@ -174,7 +174,7 @@ async function ask(arg?: string | { instruction?: string }): Promise<names.AskRe
   if (r === undefined || r === null) {
     return undefined;
   }
-  if (r.started) {
+  if (r.started || r.joined || r.queued) {
     vscode.window.setStatusBarMessage(lines.askLine(r), 5_000);
   } else {
     void vscode.window.showWarningMessage(lines.askLine(r));

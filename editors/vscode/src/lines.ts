@@ -5,7 +5,16 @@ import * as names from "./names";
 // the command itself.
 
 export function askLine(r: names.AskResult): string {
-  return r.started ? "Reika: working on it" : `Reika did not start: ${r.reason ?? "the server gave no reason"}`;
+  if (r.started) {
+    return "Reika: working on it";
+  }
+  if (r.joined) {
+    return "Reika: added to the run under way";
+  }
+  if (r.queued) {
+    return "Reika: queued after the run under way";
+  }
+  return `Reika did not start: ${r.reason ?? "the server gave no reason"}`;
 }
 
 export function compactLine(r: names.CompactResult): string {

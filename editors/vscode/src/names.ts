@@ -43,8 +43,10 @@ export interface StatusParams {
   window: number;
 }
 
-/** reika.ask's answer. */
+/** reika.ask's answer: a run started, or the ask joined the run under way, or waits to run after it. */
 export interface AskResult {
+  joined?: boolean;
+  queued?: boolean;
   reason?: string;
   started: boolean;
 }
