@@ -62,6 +62,8 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 		return s.later(req, reply, typed(s.compact))
 	case CmdSave:
 		return s.later(req, reply, typed(s.save))
+	case CmdUndoRun:
+		return s.later(req, reply, typed(s.undoRun))
 	case CmdShowRecap:
 		return s.later(req, reply, typed(s.showRecap))
 	case CmdResume:

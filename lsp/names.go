@@ -30,6 +30,9 @@ const (
 	CmdApplyProposal  = "reika.applyProposal"
 	CmdApplyHunk      = "reika.applyHunk"
 	CmdRejectProposal = "reika.rejectProposal"
+	// CmdUndoRun reverts the edits the last run applied, where the text
+	// since is unchanged, as one workspace edit.
+	CmdUndoRun = "reika.undoRun"
 
 	// StatusNotification carries the ctx chip's fields to status lines.
 	StatusNotification = "reika/status"
@@ -39,7 +42,7 @@ const (
 // initialize advertises them.
 var Commands = []string{
 	CmdAsk, CmdCompact, CmdStatus, CmdCancel, CmdSave, CmdNewSession, CmdResume, CmdShowRecap,
-	CmdApplyProposal, CmdApplyHunk, CmdRejectProposal,
+	CmdApplyProposal, CmdApplyHunk, CmdRejectProposal, CmdUndoRun,
 }
 
 // Code action kinds Reika offers.
@@ -54,6 +57,9 @@ const (
 	// comes from a comment at the cursor ("// reika: add a timeout"), so
 	// that clients that cannot pass a command arguments can ask freely.
 	KindComment = "refactor.rewrite.reika.comment"
+	// KindUndo is "Reika: undo this run", on the files the last run
+	// changed.
+	KindUndo = "refactor.reika.undo"
 )
 
 // The shapes of what Reika's commands return and of reika/status, declared
@@ -123,6 +129,16 @@ type CompactResult struct {
 	Compacted  bool   `json:"compacted"`
 	Reason     string `json:"reason,omitempty"`
 	RecapChars int    `json:"recap_chars,omitempty"`
+}
+
+// UndoResult is reika.undoRun's answer: how many hunks were reverted,
+// those left alone (changed since: "a.go line 7"), and why nothing was
+// done.
+type UndoResult struct {
+	Kept     []string `json:"kept,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	Reverted int      `json:"reverted"`
+	Undone   bool     `json:"undone"`
 }
 
 // PathResult is the answer of reika.save: the file it wrote.

@@ -19,6 +19,7 @@ type runs struct {
 	run      *activeRun                    // nil when none
 	inflight map[string]context.CancelFunc // by request id (idKey)
 	queue    []queuedAsk                   // asks that run after the run under way (join.go)
+	undo     undoRecord                    // what the last run that changed files wrote (rollback.go)
 }
 
 // activeRun is the run under way.

@@ -49,6 +49,14 @@ export function resumeLine(r: names.ResumeResult): string {
   return `Reika: resumed ${r.messages ?? 0} messages from ${r.path ?? "the transcript"}`;
 }
 
+export function undoLine(r: names.UndoResult): string {
+  if (!r.undone) {
+    return `Reika undid nothing: ${r.reason ?? (r.kept ?? []).join(", ")}`;
+  }
+  const kept = r.kept && r.kept.length > 0 ? `; left alone, changed since: ${r.kept.join(", ")}` : "";
+  return `Reika undid ${r.reverted} change${r.reverted === 1 ? "" : "s"} of the last run${kept}`;
+}
+
 export function recapLine(r: names.RecapResult): string {
   if (r.recap === false || !r.path) {
     return "Reika: no recap yet (the conversation has not been folded)";

@@ -22,11 +22,13 @@ export const cmdShowRecap = "reika.showRecap";
 export const cmdApplyProposal = "reika.applyProposal";
 export const cmdApplyHunk = "reika.applyHunk";
 export const cmdRejectProposal = "reika.rejectProposal";
+/** Reverts the edits the last run applied, where the text since is unchanged. */
+export const cmdUndoRun = "reika.undoRun";
 
 /** Every command the server executes, in the order initialize advertises them. */
 export const commands = [
   cmdAsk, cmdCompact, cmdStatus, cmdCancel, cmdSave, cmdNewSession, cmdResume, cmdShowRecap,
-  cmdApplyProposal, cmdApplyHunk, cmdRejectProposal,
+  cmdApplyProposal, cmdApplyHunk, cmdRejectProposal, cmdUndoRun,
 ];
 
 /** Carries the ctx chip's fields to the status bar. */
@@ -49,6 +51,14 @@ export interface AskResult {
   queued?: boolean;
   reason?: string;
   started: boolean;
+}
+
+/** reika.undoRun's answer: hunks reverted, those left alone ("a.go line 7"), or why nothing was done. */
+export interface UndoResult {
+  kept?: string[];
+  reason?: string;
+  reverted: number;
+  undone: boolean;
 }
 
 /** reika.cancel's answer. */

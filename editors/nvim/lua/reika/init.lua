@@ -258,4 +258,8 @@ function M.resume(on_result)
   M.execute(names.commands.resume, {}, on_result)
 end
 
+function M.undo_run(on_result)
+  M.execute(names.commands.undo_run, {}, on_result)
+end
+
 return M
