@@ -14,6 +14,9 @@ type Chip = contextwin.Chip
 // Budget is the division of the window (contextwin's), likewise.
 type Budget = contextwin.Budget
 
+// Breakdown is the window at a glance by part (contextwin's), likewise.
+type Breakdown = contextwin.Breakdown
+
 // EventKind says what happened.
 type EventKind int
 

@@ -211,6 +211,19 @@ func (s *Session) Chip() contextwin.Chip {
 	return s.cw.Chip()
 }
 
+// Breakdown is the last request by part — the fixed prefix, the repo map,
+// the recap, the conversation, the tool results — with the reserve and
+// the free room, in tokens.
+func (s *Session) Breakdown() Breakdown {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	repoMap := 0
+	if s.prefix != nil {
+		repoMap = len(s.prefix.Map)
+	}
+	return s.cw.Breakdown(repoMap)
+}
+
 // Budget is the current division of the window.
 func (s *Session) Budget() contextwin.Budget {
 	s.mu.Lock()

@@ -104,7 +104,7 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 		s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
 		return nil, err
 	}
-	chip, b := sess.agent.Chip(), sess.agent.Budget()
+	chip, b, parts := sess.agent.Chip(), sess.agent.Budget(), sess.agent.Breakdown()
 	running := sess.agent.Running()
 	s.sendStatus(chip, running)
 	line := chip.String()
@@ -113,6 +113,7 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 	} else {
 		line += fmt.Sprintf(" · shed at %d, down to %d; reserve %d", b.ShedPoint, b.ShedTarget, b.Reserve)
 	}
+	line += " · " + parts.String()
 	var slot *int
 	if sl := sess.agent.Slot(); sl.ID >= 0 {
 		slot = &sl.ID
@@ -160,7 +161,7 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 		Sandbox: sandbox,
 		Ignored: ignored,
 		Chip:    chip.String(), Size: chip.Size, Window: chip.Window, Percent: chip.Percent, Warn: chip.Warn,
-		Budget: b, Running: running, Model: sess.agent.Info().Connection.Options.Model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
+		Breakdown: parts, Budget: b, Running: running, Model: sess.agent.Info().Connection.Options.Model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
 		Transcript: sess.agent.TranscriptPath(), Overrides: overrides, Slot: slot, SlotSaving: sess.agent.Slot().Saving,
 	}, nil
 }

@@ -68,13 +68,16 @@ const (
 
 // StatusParams are reika/status's params: the ctx chip's fields.
 type StatusParams struct {
-	Percent   int    `json:"percent"` // of the shed point
-	Running   bool   `json:"running"` // a run is under way
-	ShedPoint int    `json:"shed_point"`
-	Size      int    `json:"size"` // tokens in the last request
-	Text      string `json:"text"` // the chip as the status line shows it
-	Warn      bool   `json:"warn"` // a shed is near
-	Window    int    `json:"window"`
+	// Breakdown is the last request by part, with the reserve and the
+	// free room, in tokens; absent before a session.
+	Breakdown *agent.Breakdown `json:"breakdown,omitempty"`
+	Percent   int              `json:"percent"` // of the shed point
+	Running   bool             `json:"running"` // a run is under way
+	ShedPoint int              `json:"shed_point"`
+	Size      int              `json:"size"` // tokens in the last request
+	Text      string           `json:"text"` // the chip as the status line shows it
+	Warn      bool             `json:"warn"` // a shed is near
+	Window    int              `json:"window"`
 }
 
 // AskResult is reika.ask's answer: whether a run started, or the ask
@@ -99,9 +102,12 @@ type NewSessionResult struct {
 // StatusResult is reika.status's answer: the chip, the budget and where
 // the session runs.
 type StatusResult struct {
-	Budget   agent.Budget `json:"budget"`
-	Chip     string       `json:"chip"`
-	Endpoint string       `json:"endpoint"`
+	// Breakdown is the last request by part, with the reserve and the
+	// free room, in tokens.
+	Breakdown agent.Breakdown `json:"breakdown"`
+	Budget    agent.Budget    `json:"budget"`
+	Chip      string          `json:"chip"`
+	Endpoint  string          `json:"endpoint"`
 	// Ignored are the notices of the trust-widening values of settings
 	// pushes that were not taken (config.TrustKeys), one sentence each.
 	Ignored   []string `json:"ignored,omitempty"`

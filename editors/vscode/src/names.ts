@@ -36,12 +36,26 @@ export const statusNotification = "reika/status";
 
 /** reika/status's params: the ctx chip's fields. */
 export interface StatusParams {
+  breakdown?: Breakdown; // the last request by part, in tokens (absent before a session)
   percent: number; // of the shed point
   running: boolean; // a run is under way
   shed_point: number;
   size: number; // tokens in the last request
   text: string; // the chip as the status line shows it
   warn: boolean; // a shed is near
+  window: number;
+}
+
+/** The window at a glance, in tokens: the parts add up to size; size, reserve and free to the window. */
+export interface Breakdown {
+  prefix: number; // system prompt, tools, bootstrap (the repo map aside)
+  repo_map: number;
+  recap: number;
+  history: number;
+  tools: number; // tool results
+  size: number;
+  reserve: number;
+  free: number;
   window: number;
 }
 
