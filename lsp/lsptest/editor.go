@@ -66,6 +66,9 @@ type Caps struct {
 	// next didChange (TypePending), together with what an edit changed.
 	// It opens buffers at version 0 and checks only versions above 0.
 	Neovim bool
+	// HierarchicalSymbols:
+	// textDocument.documentSymbol.hierarchicalDocumentSymbolSupport.
+	HierarchicalSymbols bool
 }
 
 // Full is a client that supports everything the server can use, as VS
@@ -356,6 +359,7 @@ func (e *Editor) initialize() {
 		"textDocument": map[string]any{
 			"synchronization": map[string]any{"didSave": true, "dynamicRegistration": false},
 			"codeAction":      codeAction,
+			"documentSymbol":  map[string]any{"hierarchicalDocumentSymbolSupport": c.HierarchicalSymbols},
 		},
 	}
 	params := map[string]any{
