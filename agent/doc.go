@@ -15,6 +15,7 @@
 // engine says it cost.
 //
 // Only one run goes at a time in a session (Run returns ErrBusy
-// otherwise); the other methods are safe for concurrent use. Cancelling a
+// otherwise); what the user says meanwhile joins it (Say). The other
+// methods are safe for concurrent use. Cancelling a
 // run's context closes the engine's stream at once.
 package agent

@@ -14,6 +14,9 @@ type Chip = contextwin.Chip
 // Budget is the division of the window (contextwin's), likewise.
 type Budget = contextwin.Budget
 
+// Breakdown is the window at a glance by part (contextwin's), likewise.
+type Breakdown = contextwin.Breakdown
+
 // EventKind says what happened.
 type EventKind int
 
@@ -44,12 +47,15 @@ const (
 	// Waiting: the engine has sent nothing for a while (Text says how
 	// long); a progress line, not a warning.
 	Waiting
+	// Replied: the model answered (Text), and the run goes on with what
+	// the user said meanwhile (Session.Say).
+	Replied
 )
 
 var eventNames = [...]string{
 	RoundStarted: "round", ChipChanged: "chip", ToolRan: "tool", NoteWritten: "note", Shed: "shed",
 	Folded: "fold", ProposalReady: "proposal", Warning: "warning", Debug: "debug", Finished: "finished", Failed: "failed",
-	Waiting: "waiting",
+	Waiting: "waiting", Replied: "replied",
 }
 
 func (k EventKind) String() string { return eventNames[k] }

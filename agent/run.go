@@ -44,6 +44,11 @@ func (s *Session) Run(ctx context.Context, instruction string, report func(Event
 		return Result{}, ErrBusy
 	}
 	defer s.running.Store(false)
+	defer func() {
+		s.mu.Lock()
+		s.ending = false
+		s.mu.Unlock()
+	}()
 	if report == nil {
 		report = func(Event) {}
 	}
@@ -148,6 +153,12 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 		case len(resp.ToolCalls) == 0:
 			s.record(reply, resp.Reasoning)
 			s.sync()
+			if !s.endUnlessSaid() {
+				// The user said more while the model answered: the run
+				// goes on with it, and the user reads this answer now.
+				r.report(Event{Kind: Replied, Round: r.rounds, Text: resp.Content})
+				continue
+			}
 			return Result{End: Answered, Answer: resp.Content, Rounds: r.rounds}
 		}
 		continuations = 0

@@ -97,6 +97,7 @@ type Session struct {
 	prev    []byte // prompt bytes of the last request sent
 	stats   Stats
 	said    []string // the user's messages for the run under way, not yet in it
+	ending  bool     // the run under way took its last messages: Say refuses
 	running atomic.Bool
 
 	retryWait [retries]time.Duration
@@ -210,6 +211,19 @@ func (s *Session) Chip() contextwin.Chip {
 	return s.cw.Chip()
 }
 
+// Breakdown is the last request by part — the fixed prefix, the repo map,
+// the recap, the conversation, the tool results — with the reserve and
+// the free room, in tokens.
+func (s *Session) Breakdown() Breakdown {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	repoMap := 0
+	if s.prefix != nil {
+		repoMap = len(s.prefix.Map)
+	}
+	return s.cw.Breakdown(repoMap)
+}
+
 // Budget is the current division of the window.
 func (s *Session) Budget() contextwin.Budget {
 	s.mu.Lock()
@@ -225,12 +239,32 @@ func (s *Session) Recap() *contextwin.Recap {
 }
 
 // Say gives the run under way a message from the user: it joins the
-// conversation before the run's next request (a run that is answering
-// takes it in its next run, if any).
-func (s *Session) Say(text string) {
+// conversation before the run's next request, and a run whose model
+// answered goes on with it instead of ending. Said between runs, it joins
+// the next run after its instruction. Say reports false, keeping nothing,
+// when the run under way is ending: it has taken its last messages, and
+// the caller must start a new run for this one.
+func (s *Session) Say(text string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.ending {
+		return false
+	}
 	s.said = append(s.said, text)
+	return true
+}
+
+// endUnlessSaid ends the run unless the user said something meanwhile: it
+// reports whether the run ends, after which Say refuses until the run has
+// returned.
+func (s *Session) endUnlessSaid() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.said) > 0 {
+		return false
+	}
+	s.ending = true
+	return true
 }
 
 // takeSaid returns the messages Say queued, and forgets them.

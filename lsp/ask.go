@@ -24,6 +24,9 @@ type askArgs struct {
 	// commands off the allow list ask) or "ask" (every edit and command
 	// asks first).
 	Trust string `json:"trust,omitempty"`
+	// Queue: while a run is under way, wait and run after it instead of
+	// joining it.
+	Queue bool `json:"queue,omitempty"`
 }
 
 // maxInstruction bounds reika.ask's instruction: the model reads it in
@@ -31,19 +34,16 @@ type askArgs struct {
 // the window and the server's memory.
 const maxInstruction = 256 << 10
 
-// startAsk starts a run in the background and returns at once. A second
-// ask while one runs gets a clear answer instead.
+// startAsk starts a run in the background and returns at once. An ask
+// while a run is under way joins it as the user's next message, or, with
+// "queue": true, waits and runs after it (join.go).
 func (s *Server) startAsk(key string, a askArgs) (*AskResult, error) {
 	if strings.TrimSpace(a.Instruction) == "" {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask needs an instruction")
+		return nil, s.missingArgument(CmdAsk)
 	}
 	if len(a.Instruction) > maxInstruction {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask: the instruction is %d bytes, over the limit of %d (%d KiB): shorten it, or save the text to a file in the workspace and ask about the file",
 			len(a.Instruction), maxInstruction, maxInstruction>>10)
-	}
-	if s.runs.busy() {
-		s.showMessage(protocol.MessageTypeWarning, "Reika is already working on a request: wait for it, or run reika.cancel")
-		return &AskResult{Started: false, Reason: "a run is already in progress"}, nil
 	}
 	instruction, err := s.instruction(a)
 	if err != nil {
@@ -55,17 +55,29 @@ func (s *Server) startAsk(key string, a askArgs) (*AskResult, error) {
 	}
 	ctx, cancel := context.WithCancel(tools.WithRun(s.ctx, mode))
 	r := &activeRun{cancel: cancel, key: key, asked: clipLine(a.Instruction, 120)}
-	if !s.runs.start(r) {
+	q := queuedAsk{r: r, ctx: ctx, instruction: instruction}
+	switch s.runs.admit(q, a.Queue) {
+	case joined:
 		cancel()
-		return &AskResult{Started: false, Reason: "a run is already in progress"}, nil
+		line := "added to the run: " + clipLine(a.Instruction, 80)
+		s.runs.report(line)
+		s.logMessage(protocol.MessageTypeInfo, "Reika: %s", line)
+		return &AskResult{Joined: true}, nil
+	case queued:
+		s.logMessage(protocol.MessageTypeInfo, "Reika: queued after the run under way: %s", clipLine(a.Instruction, 80))
+		return &AskResult{Queued: true}, nil
 	}
-
-	s.goOwned(func(context.Context) {
-		defer cancel()
-		defer s.afterRun(r)
-		s.doAsk(ctx, r, instruction)
-	})
+	s.launch(q)
 	return &AskResult{Started: true}, nil
+}
+
+// launch runs q, the run under way, in a goroutine the connection owns.
+func (s *Server) launch(q queuedAsk) {
+	s.goOwned(func(context.Context) {
+		defer q.r.cancel()
+		defer s.afterRun(q.r)
+		s.doAsk(q.ctx, q.r, q.instruction)
+	})
 }
 
 // afterRun forgets the run, and ends the session when the settings
@@ -77,6 +89,9 @@ func (s *Server) afterRun(r *activeRun) {
 	s.mu.Unlock()
 	if stale {
 		s.endSession("the settings changed")
+	}
+	if q := s.runs.next(); q != nil {
+		s.launch(*q)
 	}
 }
 
@@ -143,6 +158,7 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 		s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
 		return
 	}
+	s.runs.attach(r, sess.agent)
 	// Status lines learn at once that a run started.
 	s.sendStatus(sess.agent.Chip(), true)
 	prog := s.startProgress(ctx, "Reika", clipLine(instruction, 80))
@@ -170,6 +186,16 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 				break
 			}
 			s.showMessage(protocol.MessageTypeInfo, "Reika %s", e)
+		case agent.Replied:
+			// The user said more meanwhile: this answer is read now, and
+			// the run goes on.
+			s.showMessage(protocol.MessageTypeInfo, "Reika: %s", clipLine(oneLine(strings.TrimSpace(e.Text)), answerInline))
+			if strings.Contains(strings.TrimSpace(e.Text), "\n") {
+				s.logMessage(protocol.MessageTypeInfo, "Reika's answer:\n%s", strings.TrimSpace(e.Text))
+			}
+		case agent.Finished, agent.Failed:
+			// What the user asks from now on runs next.
+			s.runs.over(r)
 		case agent.Waiting:
 			prog.report(e.Text)
 			if !prog.ok {
@@ -188,6 +214,7 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 		}
 	}
 	res, err := sess.agent.Run(ctx, instruction, report)
+	s.runs.over(r)
 	chip := sess.agent.Chip()
 	s.sendStatus(chip, false)
 	summary := r.landed()
@@ -254,5 +281,10 @@ func (s *Server) showDocument(ctx context.Context, path string, takeFocus bool) 
 	return err == nil && res.Success
 }
 
-// cancelRun stops the run under way, if any.
-func (s *Server) cancelRun() bool { return s.runs.cancel() }
+// cancelRun stops the run under way, if any, and the asks queued after it.
+func (s *Server) cancelRun() bool {
+	if n := s.runs.dropQueue(); n > 0 {
+		s.logMessage(protocol.MessageTypeInfo, "Reika: %d queued ask%s dropped", n, plural(n))
+	}
+	return s.runs.cancel()
+}

@@ -39,7 +39,9 @@ type clientCaps struct {
 	messageActions   bool // window.showMessage.messageActionItem, or eglot (which answers without saying so)
 	codeActionLit    bool // textDocument.codeAction.codeActionLiteralSupport
 	codeActionResolv bool // textDocument.codeAction.resolveSupport
-	encoding         Encoding
+	// hierarchicalSymbols: textDocument.documentSymbol.hierarchicalDocumentSymbolSupport.
+	hierarchicalSymbols bool
+	encoding            Encoding
 }
 
 // newClientCaps reads what the server needs to know of the client.
@@ -72,6 +74,9 @@ func newClientCaps(c protocol.ClientCapabilities, encodings []string, info *prot
 	if td := c.TextDocument; td != nil && td.CodeAction != nil {
 		caps.codeActionLit = td.CodeAction.CodeActionLiteralSupport != nil
 		caps.codeActionResolv = td.CodeAction.ResolveSupport != nil
+	}
+	if td := c.TextDocument; td != nil && td.DocumentSymbol != nil {
+		caps.hierarchicalSymbols = td.DocumentSymbol.HierarchicalDocumentSymbolSupport
 	}
 	// UTF-16 unless the client offers UTF-8 (cheaper: offsets are bytes).
 	caps.encoding = UTF16

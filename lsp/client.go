@@ -69,7 +69,16 @@ func (s *Server) ask(ctx context.Context, typ protocol.MessageType, message stri
 
 // sendStatus pushes the ctx chip to status lines (reika/status).
 func (s *Server) sendStatus(chip agent.Chip, running bool) {
+	var breakdown *agent.Breakdown
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	if sess != nil {
+		b := sess.agent.Breakdown()
+		breakdown = &b
+	}
 	s.notify(StatusNotification, &StatusParams{
+		Breakdown: breakdown,
 		Text:      chip.String(),
 		Size:      chip.Size,
 		Window:    chip.Window,

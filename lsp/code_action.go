@@ -68,6 +68,12 @@ func (s *Server) codeAction(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.
 			Command: &protocol.Command{Title: a.title, Command: CmdAsk, Arguments: []any{args}},
 		}})
 	}
+	if path, err := URIToPath(uri); err == nil && s.runs.canUndo(path) && wanted(KindUndo, p.Context.Only) {
+		out = append(out, codeAction{CodeAction: protocol.CodeAction{
+			Title: "Reika: undo this run", Kind: KindUndo,
+			Command: &protocol.Command{Title: "Reika: undo this run", Command: CmdUndoRun},
+		}})
+	}
 	for _, o := range s.offers.forURI(uri) {
 		out = append(out, s.offerActions(o, name)...)
 	}

@@ -35,6 +35,9 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 		return nil
 	}
 	key := callKey(req)
+	if _, needs := howToGive[p.Command]; needs && len(p.Arguments) == 0 {
+		return nil, s.missingArgument(p.Command)
+	}
 
 	switch p.Command {
 	case CmdAsk:
@@ -59,6 +62,8 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 		return s.later(req, reply, typed(s.compact))
 	case CmdSave:
 		return s.later(req, reply, typed(s.save))
+	case CmdUndoRun:
+		return s.later(req, reply, typed(s.undoRun))
 	case CmdShowRecap:
 		return s.later(req, reply, typed(s.showRecap))
 	case CmdResume:
@@ -71,6 +76,9 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 		var a ProposalArgs
 		if err := arg(&a); err != nil {
 			return nil, err
+		}
+		if a.ID == "" {
+			return nil, s.missingArgument(p.Command)
 		}
 		return s.later(req, reply, func(ctx context.Context) (any, error) { return s.answerProposal(ctx, p.Command, a) })
 	}
@@ -96,7 +104,7 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 		s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
 		return nil, err
 	}
-	chip, b := sess.agent.Chip(), sess.agent.Budget()
+	chip, b, parts := sess.agent.Chip(), sess.agent.Budget(), sess.agent.Breakdown()
 	running := sess.agent.Running()
 	s.sendStatus(chip, running)
 	line := chip.String()
@@ -105,6 +113,7 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 	} else {
 		line += fmt.Sprintf(" · shed at %d, down to %d; reserve %d", b.ShedPoint, b.ShedTarget, b.Reserve)
 	}
+	line += " · " + parts.String()
 	var slot *int
 	if sl := sess.agent.Slot(); sl.ID >= 0 {
 		slot = &sl.ID
@@ -152,7 +161,7 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 		Sandbox: sandbox,
 		Ignored: ignored,
 		Chip:    chip.String(), Size: chip.Size, Window: chip.Window, Percent: chip.Percent, Warn: chip.Warn,
-		Budget: b, Running: running, Model: sess.agent.Info().Connection.Options.Model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
+		Breakdown: parts, Budget: b, Running: running, Model: sess.agent.Info().Connection.Options.Model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
 		Transcript: sess.agent.TranscriptPath(), Overrides: overrides, Slot: slot, SlotSaving: sess.agent.Slot().Saving,
 	}, nil
 }

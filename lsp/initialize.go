@@ -85,6 +85,7 @@ func (s *Server) initialize(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.
 			Change:    protocol.TextDocumentSyncKindIncremental,
 			Save:      &protocol.SaveOptions{IncludeText: false},
 		},
+		DocumentSymbolProvider: true,
 		CodeActionProvider: &protocol.CodeActionOptions{
 			CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix, protocol.Refactor, protocol.RefactorRewrite,
 				KindFix, KindExplain, KindEdit, KindTests, KindDocument},

@@ -30,6 +30,9 @@ const (
 	CmdApplyProposal  = "reika.applyProposal"
 	CmdApplyHunk      = "reika.applyHunk"
 	CmdRejectProposal = "reika.rejectProposal"
+	// CmdUndoRun reverts the edits the last run applied, where the text
+	// since is unchanged, as one workspace edit.
+	CmdUndoRun = "reika.undoRun"
 
 	// StatusNotification carries the ctx chip's fields to status lines.
 	StatusNotification = "reika/status"
@@ -39,7 +42,7 @@ const (
 // initialize advertises them.
 var Commands = []string{
 	CmdAsk, CmdCompact, CmdStatus, CmdCancel, CmdSave, CmdNewSession, CmdResume, CmdShowRecap,
-	CmdApplyProposal, CmdApplyHunk, CmdRejectProposal,
+	CmdApplyProposal, CmdApplyHunk, CmdRejectProposal, CmdUndoRun,
 }
 
 // Code action kinds Reika offers.
@@ -54,6 +57,9 @@ const (
 	// comes from a comment at the cursor ("// reika: add a timeout"), so
 	// that clients that cannot pass a command arguments can ask freely.
 	KindComment = "refactor.rewrite.reika.comment"
+	// KindUndo is "Reika: undo this run", on the files the last run
+	// changed.
+	KindUndo = "refactor.reika.undo"
 )
 
 // The shapes of what Reika's commands return and of reika/status, declared
@@ -62,17 +68,23 @@ const (
 
 // StatusParams are reika/status's params: the ctx chip's fields.
 type StatusParams struct {
-	Percent   int    `json:"percent"` // of the shed point
-	Running   bool   `json:"running"` // a run is under way
-	ShedPoint int    `json:"shed_point"`
-	Size      int    `json:"size"` // tokens in the last request
-	Text      string `json:"text"` // the chip as the status line shows it
-	Warn      bool   `json:"warn"` // a shed is near
-	Window    int    `json:"window"`
+	// Breakdown is the last request by part, with the reserve and the
+	// free room, in tokens; absent before a session.
+	Breakdown *agent.Breakdown `json:"breakdown,omitempty"`
+	Percent   int              `json:"percent"` // of the shed point
+	Running   bool             `json:"running"` // a run is under way
+	ShedPoint int              `json:"shed_point"`
+	Size      int              `json:"size"` // tokens in the last request
+	Text      string           `json:"text"` // the chip as the status line shows it
+	Warn      bool             `json:"warn"` // a shed is near
+	Window    int              `json:"window"`
 }
 
-// AskResult is reika.ask's answer: whether a run started, and why not.
+// AskResult is reika.ask's answer: whether a run started, or the ask
+// joined the run under way (its next message), or waits to run after it.
 type AskResult struct {
+	Joined  bool   `json:"joined,omitempty"`
+	Queued  bool   `json:"queued,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Started bool   `json:"started"`
 }
@@ -90,9 +102,12 @@ type NewSessionResult struct {
 // StatusResult is reika.status's answer: the chip, the budget and where
 // the session runs.
 type StatusResult struct {
-	Budget   agent.Budget `json:"budget"`
-	Chip     string       `json:"chip"`
-	Endpoint string       `json:"endpoint"`
+	// Breakdown is the last request by part, with the reserve and the
+	// free room, in tokens.
+	Breakdown agent.Breakdown `json:"breakdown"`
+	Budget    agent.Budget    `json:"budget"`
+	Chip      string          `json:"chip"`
+	Endpoint  string          `json:"endpoint"`
 	// Ignored are the notices of the trust-widening values of settings
 	// pushes that were not taken (config.TrustKeys), one sentence each.
 	Ignored   []string `json:"ignored,omitempty"`
@@ -120,6 +135,16 @@ type CompactResult struct {
 	Compacted  bool   `json:"compacted"`
 	Reason     string `json:"reason,omitempty"`
 	RecapChars int    `json:"recap_chars,omitempty"`
+}
+
+// UndoResult is reika.undoRun's answer: how many hunks were reverted,
+// those left alone (changed since: "a.go line 7"), and why nothing was
+// done.
+type UndoResult struct {
+	Kept     []string `json:"kept,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	Reverted int      `json:"reverted"`
+	Undone   bool     `json:"undone"`
 }
 
 // PathResult is the answer of reika.save: the file it wrote.

@@ -375,6 +375,7 @@ func (s *Server) lateCheck(ctx context.Context, p tools.Proposal, w *sight) {
 // sent while the user was still typing in the file.
 func (s *Server) applied(p tools.Proposal, plan EditPlan, replanned, typing bool, l landing) tools.Outcome {
 	out := tools.Outcome{Applied: true}
+	s.runs.wrote(p, plan)
 	if replanned || plan.Reanchored {
 		s.logMessage(protocol.MessageTypeInfo, "Reika placed its change to %s around your edits made since it read the file", p.Path)
 		out.Note = "The user had changed the file since you read it; the change was placed on their text. Read the file again before changing it further."

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/tools"
 )
 
@@ -17,6 +18,8 @@ type runs struct {
 	mu       sync.Mutex
 	run      *activeRun                    // nil when none
 	inflight map[string]context.CancelFunc // by request id (idKey)
+	queue    []queuedAsk                   // asks that run after the run under way (join.go)
+	undo     undoRecord                    // what the last run that changed files wrote (rollback.go)
 }
 
 // activeRun is the run under way.
@@ -25,6 +28,12 @@ type activeRun struct {
 	key    string // the id of the executeCommand that started it
 	asked  string // the user's instruction, on one line, for edit descriptions
 	prog   atomic.Pointer[progress]
+
+	// Guarded by runs.mu (join.go): the agent session once the run has
+	// one, what the user said before it had, and whether it is ending.
+	sess    *agent.Session
+	pending []string
+	over    bool
 
 	mu      sync.Mutex
 	changes []change // what became of the run's changes, in order
@@ -189,17 +198,6 @@ func (rs *runs) busy() bool {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	return rs.run != nil
-}
-
-// start makes r the run under way, unless one already is.
-func (rs *runs) start(r *activeRun) bool {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if rs.run != nil {
-		return false
-	}
-	rs.run = r
-	return true
 }
 
 // finish forgets r, if it is still the run under way.

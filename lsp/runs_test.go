@@ -11,11 +11,18 @@ func TestRuns(t *testing.T) {
 	var rs runs
 	runCtx, runCancel := context.WithCancel(context.Background())
 	r := &activeRun{cancel: runCancel, key: "7", asked: "fix it"}
-	if !rs.start(r) {
-		t.Fatal("start() with no run under way = false")
+	if got := rs.admit(queuedAsk{r: r}, false); got != started {
+		t.Fatalf("admit() with no run under way = %v, want started", got)
 	}
-	if rs.start(&activeRun{cancel: func() {}}) {
-		t.Error("a second start() while a run is under way = true")
+	second := &activeRun{cancel: func() {}}
+	if got := rs.admit(queuedAsk{r: second, instruction: "and this"}, false); got != joined {
+		t.Errorf("admit() while the run starts = %v, want joined", got)
+	}
+	if got := rs.admit(queuedAsk{r: second, instruction: "then this"}, true); got != queued {
+		t.Errorf("admit(queue) while a run is under way = %v, want queued", got)
+	}
+	if got := rs.next(); got != nil {
+		t.Errorf("next() while a run is under way = %+v, want nil", got)
 	}
 	if got := rs.asked(); got != "fix it" {
 		t.Errorf("asked() = %q, want %q", got, "fix it")
@@ -33,7 +40,18 @@ func TestRuns(t *testing.T) {
 	if runCtx.Err() == nil {
 		t.Error("cancelRequest of the ask's id did not stop its run")
 	}
+	rs.over(r)
+	if got := rs.admit(queuedAsk{r: second, instruction: "late"}, false); got != queued {
+		t.Errorf("admit() as the run ends = %v, want queued", got)
+	}
 	rs.finish(r)
+	if q := rs.next(); q == nil || q.instruction != "then this" || rs.asked() != "" {
+		t.Errorf("next() after the run = %+v, want the first queued ask, under way", q)
+	}
+	if n := rs.dropQueue(); n != 1 {
+		t.Errorf("dropQueue() = %d, want the one ask left", n)
+	}
+	rs.finish(second)
 	if rs.busy() || rs.cancel() {
 		t.Error("a finished run is still under way")
 	}

@@ -1015,6 +1015,9 @@ var (
 	bytesRx   = regexp.MustCompile(`\b\d+(-byte| bytes)\b`)
 	stampRx   = regexp.MustCompile(`\d{8}-\d{6}(-[0-9a-z]+)?`)
 	figuresRx = regexp.MustCompile(`shed at \d+, down to \d+; reserve \d+`)
+	// breakdownRx is reika.status's window by part, whose figures move
+	// with the prompt's wording.
+	breakdownRx = regexp.MustCompile(`prefix \S+ · map \S+ · recap \S+ · history \S+ · tools \S+( · reserve \S+ · free \S+)?`)
 	// sandboxRx is the sandbox's line, which says what this machine's
 	// kernel enforces.
 	sandboxRx = regexp.MustCompile(`landlock ABI \d+: [^"\n]*|no sandbox[^"\n]*`)
@@ -1033,6 +1036,7 @@ func (r *runner) normalize(s string) string {
 	s = bytesRx.ReplaceAllString(s, "N$1")
 	s = stampRx.ReplaceAllString(s, "<time>")
 	s = figuresRx.ReplaceAllString(s, "shed at N, down to N; reserve N")
+	s = breakdownRx.ReplaceAllString(s, "<breakdown>")
 	s = sandboxRx.ReplaceAllString(s, "<sandbox>")
 	return s
 }

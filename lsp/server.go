@@ -285,6 +285,7 @@ func init() {
 		protocol.MethodTextDocumentDidClose:               (*Server).didClose,
 		protocol.MethodTextDocumentDidSave:                (*Server).didSave,
 		protocol.MethodTextDocumentCodeAction:             (*Server).codeAction,
+		protocol.MethodTextDocumentDocumentSymbol:         (*Server).documentSymbol,
 		methodCodeActionResolve:                           (*Server).codeActionResolve,
 		protocol.MethodWorkspaceExecuteCommand:            (*Server).executeCommand,
 		protocol.MethodWorkspaceDidChangeConfiguration:    (*Server).didChangeConfiguration,

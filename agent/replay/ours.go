@@ -54,7 +54,7 @@ func replayOurs(ctx context.Context, s *Session, base string, m *meter) (stalled
 		return 0, err
 	}
 	defer sess.Close()
-	e.say = sess.Say
+	e.say = func(u string) { sess.Say(u) }
 	for e.next < len(s.Rounds) {
 		i := e.next
 		user := s.Rounds[i].User

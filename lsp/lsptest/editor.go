@@ -78,6 +78,9 @@ type Caps struct {
 	Eglot string
 	// Version is clientInfo.version ("1" when empty).
 	Version string
+	// HierarchicalSymbols:
+	// textDocument.documentSymbol.hierarchicalDocumentSymbolSupport.
+	HierarchicalSymbols bool
 }
 
 // Full is a client that supports everything the server can use, as VS
@@ -381,6 +384,7 @@ func (e *Editor) initialize() {
 		"textDocument": map[string]any{
 			"synchronization": map[string]any{"didSave": true, "dynamicRegistration": false},
 			"codeAction":      codeAction,
+			"documentSymbol":  map[string]any{"hierarchicalDocumentSymbolSupport": c.HierarchicalSymbols},
 		},
 	}
 	params := map[string]any{

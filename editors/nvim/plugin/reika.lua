@@ -27,6 +27,7 @@ command("ReikaSave", function() reika().save() end, { desc = "Reika: save the tr
 command("ReikaNew", function() reika().new_session() end, { desc = "Reika: start a new session" })
 command("ReikaRecap", function() reika().recap() end, { desc = "Reika: open the recap to edit it" })
 command("ReikaResume", function() reika().resume() end, { desc = "Reika: continue the previous session" })
+command("ReikaUndoRun", function() reika().undo_run() end, { desc = "Reika: undo this run (the edits the last run applied)" })
 
 vim.api.nvim_create_autocmd("FileType", {
   group = vim.api.nvim_create_augroup("reika", { clear = true }),

@@ -32,6 +32,7 @@ export const commandIds: Record<string, string> = {
   [names.cmdNewSession]: "reika.vscode.newSession",
   [names.cmdResume]: "reika.vscode.resume",
   [names.cmdShowRecap]: "reika.vscode.showRecap",
+  [names.cmdUndoRun]: "reika.vscode.undoRun",
 };
 
 /** What activate returns: for other extensions, and the end-to-end tests. */
@@ -58,6 +59,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Api> {
     serverCommand(names.cmdNewSession, lines.newSessionLine),
     serverCommand(names.cmdResume, lines.resumeLine),
     serverCommand(names.cmdShowRecap, lines.recapLine),
+    serverCommand(names.cmdUndoRun, lines.undoLine),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       // The server takes a setting that widens trust only at startup (a
       // push of one is ignored): a change of one, or of the binary,
@@ -174,7 +176,7 @@ async function ask(arg?: string | { instruction?: string }): Promise<names.AskRe
   if (r === undefined || r === null) {
     return undefined;
   }
-  if (r.started) {
+  if (r.started || r.joined || r.queued) {
     vscode.window.setStatusBarMessage(lines.askLine(r), 5_000);
   } else {
     void vscode.window.showWarningMessage(lines.askLine(r));

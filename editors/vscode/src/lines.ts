@@ -5,7 +5,16 @@ import * as names from "./names";
 // the command itself.
 
 export function askLine(r: names.AskResult): string {
-  return r.started ? "Reika: working on it" : `Reika did not start: ${r.reason ?? "the server gave no reason"}`;
+  if (r.started) {
+    return "Reika: working on it";
+  }
+  if (r.joined) {
+    return "Reika: added to the run under way";
+  }
+  if (r.queued) {
+    return "Reika: queued after the run under way";
+  }
+  return `Reika did not start: ${r.reason ?? "the server gave no reason"}`;
 }
 
 export function compactLine(r: names.CompactResult): string {
@@ -38,6 +47,14 @@ export function resumeLine(r: names.ResumeResult): string {
     return "Reika: no previous session to resume in this workspace";
   }
   return `Reika: resumed ${r.messages ?? 0} messages from ${r.path ?? "the transcript"}`;
+}
+
+export function undoLine(r: names.UndoResult): string {
+  if (!r.undone) {
+    return `Reika undid nothing: ${r.reason ?? (r.kept ?? []).join(", ")}`;
+  }
+  const kept = r.kept && r.kept.length > 0 ? `; left alone, changed since: ${r.kept.join(", ")}` : "";
+  return `Reika undid ${r.reverted} change${r.reverted === 1 ? "" : "s"} of the last run${kept}`;
 }
 
 export function recapLine(r: names.RecapResult): string {

@@ -22,11 +22,13 @@ export const cmdShowRecap = "reika.showRecap";
 export const cmdApplyProposal = "reika.applyProposal";
 export const cmdApplyHunk = "reika.applyHunk";
 export const cmdRejectProposal = "reika.rejectProposal";
+/** Reverts the edits the last run applied, where the text since is unchanged. */
+export const cmdUndoRun = "reika.undoRun";
 
 /** Every command the server executes, in the order initialize advertises them. */
 export const commands = [
   cmdAsk, cmdCompact, cmdStatus, cmdCancel, cmdSave, cmdNewSession, cmdResume, cmdShowRecap,
-  cmdApplyProposal, cmdApplyHunk, cmdRejectProposal,
+  cmdApplyProposal, cmdApplyHunk, cmdRejectProposal, cmdUndoRun,
 ];
 
 /** Carries the ctx chip's fields to the status bar. */
@@ -34,6 +36,7 @@ export const statusNotification = "reika/status";
 
 /** reika/status's params: the ctx chip's fields. */
 export interface StatusParams {
+  breakdown?: Breakdown; // the last request by part, in tokens (absent before a session)
   percent: number; // of the shed point
   running: boolean; // a run is under way
   shed_point: number;
@@ -43,10 +46,33 @@ export interface StatusParams {
   window: number;
 }
 
-/** reika.ask's answer. */
+/** The window at a glance, in tokens: the parts add up to size; size, reserve and free to the window. */
+export interface Breakdown {
+  prefix: number; // system prompt, tools, bootstrap (the repo map aside)
+  repo_map: number;
+  recap: number;
+  history: number;
+  tools: number; // tool results
+  size: number;
+  reserve: number;
+  free: number;
+  window: number;
+}
+
+/** reika.ask's answer: a run started, or the ask joined the run under way, or waits to run after it. */
 export interface AskResult {
+  joined?: boolean;
+  queued?: boolean;
   reason?: string;
   started: boolean;
+}
+
+/** reika.undoRun's answer: hunks reverted, those left alone ("a.go line 7"), or why nothing was done. */
+export interface UndoResult {
+  kept?: string[];
+  reason?: string;
+  reverted: number;
+  undone: boolean;
 }
 
 /** reika.cancel's answer. */

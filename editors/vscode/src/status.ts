@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import { StatusParams } from "./names";
+import { Breakdown, StatusParams } from "./names";
 
 /** The share of the shed point from which the chip turns to a warning. */
 export const warnPercent = 80;
@@ -27,7 +27,8 @@ export class StatusChip implements vscode.Disposable {
   update(p: StatusParams): void {
     this.last = p;
     this.item.text = (p.running ? "$(sync~spin) " : "") + p.text;
-    this.item.tooltip = `Reika: ${p.size} of ${p.window} tokens in the last request; the oldest turns fold at ${p.shed_point} (${p.percent}%). Click for the status.`;
+    const parts = p.breakdown ? `\n${breakdownLine(p.breakdown)}` : "";
+    this.item.tooltip = `Reika: ${p.size} of ${p.window} tokens in the last request; the oldest turns fold at ${p.shed_point} (${p.percent}%).${parts}\nClick for the status.`;
     this.warning = warns(p);
     this.error = false;
     this.item.backgroundColor = this.warning ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
@@ -57,6 +58,15 @@ export class StatusChip implements vscode.Disposable {
   dispose(): void {
     this.item.dispose();
   }
+}
+
+/** The window by part, on one line: "prefix 2100 · map 900 · recap 0 · history 1200 · tools 3000 · reserve 2048 · free 6800". */
+export function breakdownLine(b: Breakdown): string {
+  const parts = [`prefix ${b.prefix}`, `map ${b.repo_map}`, `recap ${b.recap}`, `history ${b.history}`, `tools ${b.tools}`];
+  if (b.window > 0) {
+    parts.push(`reserve ${b.reserve}`, `free ${b.free}`);
+  }
+  return parts.join(" · ");
 }
 
 /** Whether the chip warns: the server says so, or the prompt is near the shed point. */

@@ -42,6 +42,21 @@ function M.statusline()
   return status and status.text or ""
 end
 
+-- detail returns the window by part from the latest reika/status
+-- ("prefix 2100 · map 900 · … · free 6800"), "" before the first.
+function M.detail()
+  local b = status and status.breakdown
+  if type(b) ~= "table" then
+    return ""
+  end
+  local line = string.format("prefix %d · map %d · recap %d · history %d · tools %d",
+    b.prefix or 0, b.repo_map or 0, b.recap or 0, b.history or 0, b.tools or 0)
+  if (b.window or 0) > 0 then
+    line = line .. string.format(" · reserve %d · free %d", b.reserve or 0, b.free or 0)
+  end
+  return line
+end
+
 -- status returns the latest reika/status params, or nil.
 function M.status()
   return status
@@ -256,6 +271,10 @@ end
 
 function M.resume(on_result)
   M.execute(names.commands.resume, {}, on_result)
+end
+
+function M.undo_run(on_result)
+  M.execute(names.commands.undo_run, {}, on_result)
 end
 
 return M

@@ -18,6 +18,9 @@ M.commands = {
   apply_proposal = "reika.applyProposal",
   apply_hunk = "reika.applyHunk",
   reject_proposal = "reika.rejectProposal",
+  -- Reverts the edits the last run applied, where the text since is
+  -- unchanged.
+  undo_run = "reika.undoRun",
 }
 
 -- The notification that carries the ctx chip to status lines:
