@@ -50,12 +50,16 @@ const (
 	// Replied: the model answered (Text), and the run goes on with what
 	// the user said meanwhile (Session.Say).
 	Replied
+	// Activity: what the run waits for, every few seconds of a long wait
+	// (Text: "engine reading about 12k tokens, 4 s", "engine writing, 310
+	// tokens, 6 s", "running go test ./... (8 s)"); a progress line only.
+	Activity
 )
 
 var eventNames = [...]string{
 	RoundStarted: "round", ChipChanged: "chip", ToolRan: "tool", NoteWritten: "note", Shed: "shed",
 	Folded: "fold", ProposalReady: "proposal", Warning: "warning", Debug: "debug", Finished: "finished", Failed: "failed",
-	Waiting: "waiting", Replied: "replied",
+	Waiting: "waiting", Replied: "replied", Activity: "activity",
 }
 
 func (k EventKind) String() string { return eventNames[k] }

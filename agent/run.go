@@ -178,7 +178,9 @@ func (r *run) runTool(ctx context.Context, call engine.ToolCall, sendErr error) 
 		res = tools.Result{Error: true, Content: fmt.Sprintf("error: the arguments of this %s call are not valid JSON (%q); call it again with a JSON object",
 			call.Name, clipText(call.Arguments, 200))}
 	} else {
+		stop := r.watchTool(ctx, clipText(call.Name+" "+toolSubject(call), 60))
 		res = r.s.cfg.Tools.Run(ctx, call)
+		stop()
 	}
 	detail := res.Payload.Path
 	if res.Error {

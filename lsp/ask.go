@@ -196,6 +196,8 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 		case agent.Finished, agent.Failed:
 			// What the user asks from now on runs next.
 			s.runs.over(r)
+		case agent.Activity:
+			prog.report(e.Text)
 		case agent.Waiting:
 			prog.report(e.Text)
 			if !prog.ok {
@@ -252,7 +254,7 @@ const answerInline = 400
 // short, else in a Markdown document the editor opens.
 func (s *Server) showAnswer(ctx context.Context, sess *session, answer, summary, chip string) {
 	answer = strings.TrimSpace(answer)
-	if len(answer) <= answerInline || !s.canShowDocument() {
+	if (len(answer) <= answerInline && !strings.Contains(answer, "\n")) || !s.canShowDocument() {
 		s.showMessage(protocol.MessageTypeInfo, "Reika: %s · %s · %s", oneLine(answer), summary, chip)
 		if strings.Contains(answer, "\n") {
 			s.logMessage(protocol.MessageTypeInfo, "Reika's answer:\n%s", answer)

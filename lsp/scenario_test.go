@@ -1041,6 +1041,15 @@ func (r *runner) normalize(s string) string {
 	return s
 }
 
+// activityRx is a progress line that tells what a long wait waits for:
+// it comes at times, not at steps, so the transcript leaves it out.
+var activityRx = regexp.MustCompile(`^progress report: (engine reading about|engine writing, about|running .* \(\d+ s\)$)`)
+
+// timed reports whether a transcript line is an activity line.
+func timed(line string) bool {
+	return activityRx.MatchString(line)
+}
+
 // goldens renders the scenario's outcome.
 func (r *runner) goldens(sc scenario) []txtar.File {
 	e := r.e
@@ -1049,7 +1058,7 @@ func (r *runner) goldens(sc scenario) []txtar.File {
 	closing := false
 	for _, ev := range e.Events() {
 		switch {
-		case ev.Line == "":
+		case ev.Line == "", timed(ev.Line):
 		case ev.Method == "" && ev.Line == "> shutdown":
 			// What the server sends once the editor is closing races
 			// with the connection's end: it is not part of the golden.
