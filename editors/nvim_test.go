@@ -80,6 +80,20 @@ type nvimResult struct {
 	// answered (injection.lua), Written the buffers saved after the run.
 	Questions []string `json:"questions"`
 	Written   []string `json:"written"`
+	// Trials are what trials.lua recorded of each ask.
+	Trials []trial `json:"trials"`
+	// Shown is what answer.lua saw of each answer (answer.lua).
+	Shown []nvimShown `json:"shown"`
+}
+
+// nvimShown is one answer as answer.lua saw it: require("reika").answer(),
+// the lines of the window that showed it, the same after the user closed
+// it and ran :ReikaAnswer, and whether the cursor stayed in the file.
+type nvimShown struct {
+	Answer   []string `json:"answer"`
+	Window   []string `json:"window"`
+	Reopened []string `json:"reopened"`
+	Stayed   bool     `json:"stayed"`
 }
 
 // runNvim runs the scenario script nvim/test/NAME.lua in nv with params
@@ -522,5 +536,54 @@ func TestNvimPluginStaleEdits(t *testing.T) {
 				t.Errorf("edit %d: verdict %q, want %q", i+1, got, w)
 			}
 		}
+	})
+}
+
+// TestNvimPluginRace: ten asks in one session, each edit arriving just
+// after the user typed a line above it that Neovim has not sent yet. The
+// plugin sends it first and refuses the stale edit; the server places it
+// again. No trial may put it on a wrong line.
+func TestNvimPluginRace(t *testing.T) { testNvimRace(t, true) }
+
+// TestNvimBareRace: the race with Neovim's own applyEdit handler, which
+// skips a stale version (answering applied) but for version 0.
+func TestNvimBareRace(t *testing.T) { testNvimRace(t, false) }
+
+func testNvimRace(t *testing.T, plugin bool) {
+	neovims(t, func(t *testing.T, nv neovim) {
+		r := newRig(t, raceScript(raceTrials), map[string]string{"greet.go": raceFile(raceTrials)})
+		params := map[string]any{"file": filepath.Join(r.WS, "greet.go"), "mode": "race", "n": raceTrials}
+		if !plugin {
+			params["snippet"] = writeSnippet(t, r)
+		}
+		start := time.Now()
+		res := runNvim(t, r, nv, "trials", plugin, params)
+		if d := time.Since(start); d > 40*time.Second {
+			t.Errorf("%d trials took %v, want under 40s", raceTrials, d)
+		}
+		judgeRace(t, raceFile(raceTrials), res.Trials)
+	})
+}
+
+// TestNvimPluginUndo: the edit lands and the user undoes it 50 ms later,
+// before Neovim's debounce sent the edit: one didChange carries the edit
+// and the undo. The server must not apply it again, nor say it did.
+func TestNvimPluginUndo(t *testing.T) { testNvimUndo(t, true) }
+
+// TestNvimBareUndo: the undo with Neovim's own handler.
+func TestNvimBareUndo(t *testing.T) { testNvimUndo(t, false) }
+
+func testNvimUndo(t *testing.T, plugin bool) {
+	neovims(t, func(t *testing.T, nv neovim) {
+		r := newRig(t, `[`+greetEdit+`, {"content": "Done."}]`, map[string]string{"greet.go": greetGo})
+		params := map[string]any{"file": filepath.Join(r.WS, "greet.go"), "mode": "undo"}
+		if !plugin {
+			params["snippet"] = writeSnippet(t, r)
+		}
+		res := runNvim(t, r, nv, "trials", plugin, params)
+		if len(res.Trials) != 1 {
+			t.Fatalf("%d trials recorded, want 1", len(res.Trials))
+		}
+		judgeUndo(t, greetGo, res.Trials[0])
 	})
 }
