@@ -587,3 +587,53 @@ func testNvimUndo(t *testing.T, plugin bool) {
 		judgeUndo(t, greetGo, res.Trials[0])
 	})
 }
+
+// TestNvimPluginAnswer: an answer of several lines, and one too long for a
+// message (the server writes it to a document and opens it), open in full
+// in a window below, the cursor left in the file; :ReikaAnswer shows the
+// last one again.
+func TestNvimPluginAnswer(t *testing.T) {
+	neovims(t, func(t *testing.T, nv neovim) {
+		lines := []string{"Greet returns a greeting.", "It takes a name.", "It never fails."}
+		long := strings.TrimSpace(strings.Repeat("Greet is a small function that says hello. ", 12))
+		script, err := json.Marshal([]map[string]string{{"content": strings.Join(lines, "\n")}, {"content": long}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newRig(t, string(script), map[string]string{"greet.go": greetGo})
+		res := runNvim(t, r, nv, "answer", true, map[string]any{
+			"file": filepath.Join(r.WS, "greet.go"),
+			"asks": []map[string]string{
+				{"instruction": "explain Greet", "expect": lines[2]},
+				{"instruction": "explain Greet at length", "expect": long},
+			},
+		})
+		if len(res.Shown) != 2 {
+			t.Fatalf("%d answers recorded, want 2", len(res.Shown))
+		}
+		for i, want := range [][]string{lines, {long}} {
+			s := res.Shown[i]
+			if len(s.Window) == 0 || !strings.HasPrefix(s.Window[0], "Reika") {
+				t.Fatalf("answer %d: the window below shows %q, want the end of the run first", i+1, s.Window)
+			}
+			// Its own line, or (Neovim 0.7 advertises no showDocument: the
+			// server sends a long answer in its message) in the end's.
+			for _, l := range want {
+				if !slicesContains(s.Window, l) && !strings.Contains(s.Window[0], l) {
+					t.Errorf("answer %d: the window lacks the line %q:\n%s", i+1, l, strings.Join(s.Window, "\n"))
+				}
+			}
+			if strings.Join(s.Reopened, "\n") != strings.Join(s.Window, "\n") {
+				t.Errorf("answer %d: :ReikaAnswer shows\n%s\nwant\n%s", i+1, strings.Join(s.Reopened, "\n"), strings.Join(s.Window, "\n"))
+			}
+			if !s.Stayed {
+				t.Errorf("answer %d: the cursor left the file's window", i+1)
+			}
+		}
+		for _, e := range res.Echoes {
+			if strings.Contains(e, "\n") {
+				t.Errorf("an echoed line has a line break: %q", e)
+			}
+		}
+	})
+}
