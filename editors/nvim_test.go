@@ -80,6 +80,20 @@ type nvimResult struct {
 	// answered (injection.lua), Written the buffers saved after the run.
 	Questions []string `json:"questions"`
 	Written   []string `json:"written"`
+	// Trials are what trials.lua recorded of each ask.
+	Trials []trial `json:"trials"`
+	// Shown is what answer.lua saw of each answer (answer.lua).
+	Shown []nvimShown `json:"shown"`
+}
+
+// nvimShown is one answer as answer.lua saw it: require("reika").answer(),
+// the lines of the window that showed it, the same after the user closed
+// it and ran :ReikaAnswer, and whether the cursor stayed in the file.
+type nvimShown struct {
+	Answer   []string `json:"answer"`
+	Window   []string `json:"window"`
+	Reopened []string `json:"reopened"`
+	Stayed   bool     `json:"stayed"`
 }
 
 // runNvim runs the scenario script nvim/test/NAME.lua in nv with params
@@ -520,6 +534,105 @@ func TestNvimPluginStaleEdits(t *testing.T) {
 		for i, w := range want {
 			if got := res.Stale[i]; (w == "ok") != (got == "ok") || !strings.Contains(got, w) {
 				t.Errorf("edit %d: verdict %q, want %q", i+1, got, w)
+			}
+		}
+	})
+}
+
+// TestNvimPluginRace: ten asks in one session, each edit arriving just
+// after the user typed a line above it that Neovim has not sent yet. The
+// plugin sends it first and refuses the stale edit; the server places it
+// again. No trial may put it on a wrong line.
+func TestNvimPluginRace(t *testing.T) { testNvimRace(t, true) }
+
+// TestNvimBareRace: the race with Neovim's own applyEdit handler, which
+// skips a stale version (answering applied) but for version 0.
+func TestNvimBareRace(t *testing.T) { testNvimRace(t, false) }
+
+func testNvimRace(t *testing.T, plugin bool) {
+	neovims(t, func(t *testing.T, nv neovim) {
+		r := newRig(t, raceScript(raceTrials), map[string]string{"greet.go": raceFile(raceTrials)})
+		params := map[string]any{"file": filepath.Join(r.WS, "greet.go"), "mode": "race", "n": raceTrials}
+		if !plugin {
+			params["snippet"] = writeSnippet(t, r)
+		}
+		start := time.Now()
+		res := runNvim(t, r, nv, "trials", plugin, params)
+		if d := time.Since(start); d > 40*time.Second {
+			t.Errorf("%d trials took %v, want under 40s", raceTrials, d)
+		}
+		judgeRace(t, raceFile(raceTrials), res.Trials)
+	})
+}
+
+// TestNvimPluginUndo: the edit lands and the user undoes it 50 ms later,
+// before Neovim's debounce sent the edit: one didChange carries the edit
+// and the undo. The server must not apply it again, nor say it did.
+func TestNvimPluginUndo(t *testing.T) { testNvimUndo(t, true) }
+
+// TestNvimBareUndo: the undo with Neovim's own handler.
+func TestNvimBareUndo(t *testing.T) { testNvimUndo(t, false) }
+
+func testNvimUndo(t *testing.T, plugin bool) {
+	neovims(t, func(t *testing.T, nv neovim) {
+		r := newRig(t, `[`+greetEdit+`, {"content": "Done."}]`, map[string]string{"greet.go": greetGo})
+		params := map[string]any{"file": filepath.Join(r.WS, "greet.go"), "mode": "undo"}
+		if !plugin {
+			params["snippet"] = writeSnippet(t, r)
+		}
+		res := runNvim(t, r, nv, "trials", plugin, params)
+		if len(res.Trials) != 1 {
+			t.Fatalf("%d trials recorded, want 1", len(res.Trials))
+		}
+		judgeUndo(t, greetGo, res.Trials[0])
+	})
+}
+
+// TestNvimPluginAnswer: an answer of several lines, and one too long for a
+// message (the server writes it to a document and opens it), open in full
+// in a window below, the cursor left in the file; :ReikaAnswer shows the
+// last one again.
+func TestNvimPluginAnswer(t *testing.T) {
+	neovims(t, func(t *testing.T, nv neovim) {
+		lines := []string{"Greet returns a greeting.", "It takes a name.", "It never fails."}
+		long := strings.TrimSpace(strings.Repeat("Greet is a small function that says hello. ", 12))
+		script, err := json.Marshal([]map[string]string{{"content": strings.Join(lines, "\n")}, {"content": long}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newRig(t, string(script), map[string]string{"greet.go": greetGo})
+		res := runNvim(t, r, nv, "answer", true, map[string]any{
+			"file": filepath.Join(r.WS, "greet.go"),
+			"asks": []map[string]string{
+				{"instruction": "explain Greet", "expect": lines[2]},
+				{"instruction": "explain Greet at length", "expect": long},
+			},
+		})
+		if len(res.Shown) != 2 {
+			t.Fatalf("%d answers recorded, want 2", len(res.Shown))
+		}
+		for i, want := range [][]string{lines, {long}} {
+			s := res.Shown[i]
+			if len(s.Window) == 0 || !strings.HasPrefix(s.Window[0], "Reika") {
+				t.Fatalf("answer %d: the window below shows %q, want the end of the run first", i+1, s.Window)
+			}
+			// Its own line, or (Neovim 0.7 advertises no showDocument: the
+			// server sends a long answer in its message) in the end's.
+			for _, l := range want {
+				if !slicesContains(s.Window, l) && !strings.Contains(s.Window[0], l) {
+					t.Errorf("answer %d: the window lacks the line %q:\n%s", i+1, l, strings.Join(s.Window, "\n"))
+				}
+			}
+			if strings.Join(s.Reopened, "\n") != strings.Join(s.Window, "\n") {
+				t.Errorf("answer %d: :ReikaAnswer shows\n%s\nwant\n%s", i+1, strings.Join(s.Reopened, "\n"), strings.Join(s.Window, "\n"))
+			}
+			if !s.Stayed {
+				t.Errorf("answer %d: the cursor left the file's window", i+1)
+			}
+		}
+		for _, e := range res.Echoes {
+			if strings.Contains(e, "\n") {
+				t.Errorf("an echoed line has a line break: %q", e)
 			}
 		}
 	})

@@ -26,6 +26,7 @@ command("ReikaStatus", function() reika().show_status() end, { desc = "Reika: th
 command("ReikaSave", function() reika().save() end, { desc = "Reika: save the transcript as Markdown" })
 command("ReikaNew", function() reika().new_session() end, { desc = "Reika: start a new session" })
 command("ReikaRecap", function() reika().recap() end, { desc = "Reika: open the recap to edit it" })
+command("ReikaAnswer", function() reika().show_answer() end, { desc = "Reika: show the last run's end and answer again" })
 command("ReikaResume", function() reika().resume() end, { desc = "Reika: continue the previous session" })
 command("ReikaUndoRun", function() reika().undo_run() end, { desc = "Reika: undo this run (the edits the last run applied)" })
 

@@ -22,11 +22,36 @@ end
 
 -- capture records every window/showMessage and $/progress of every
 -- client (the plugin's own $/progress handler calls the global one).
+-- The plugin's clients have a showMessage handler of their own (it calls
+-- the global one for the messages it does not show itself): it is
+-- wrapped too, and a message is recorded once.
 function H.capture()
+  local inside = false
   local show = vim.lsp.handlers["window/showMessage"]
   vim.lsp.handlers["window/showMessage"] = function(err, res, ctx, cfg)
-    table.insert(H.out.messages, res.message)
+    if not inside then
+      table.insert(H.out.messages, res.message)
+    end
     return show(err, res, ctx, cfg)
+  end
+  local ok, reika = pcall(require, "reika")
+  if ok then
+    local handlers = reika.handlers
+    reika.handlers = function()
+      local hs = handlers()
+      local own = hs["window/showMessage"]
+      hs["window/showMessage"] = function(err, res, ctx, cfg)
+        table.insert(H.out.messages, res.message)
+        inside = true
+        local ok2, r = pcall(own, err, res, ctx, cfg)
+        inside = false
+        if not ok2 then
+          error(r)
+        end
+        return r
+      end
+      return hs
+    end
   end
   local prog = vim.lsp.handlers["$/progress"]
   vim.lsp.handlers["$/progress"] = function(err, res, ctx, cfg)

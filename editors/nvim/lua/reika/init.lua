@@ -111,11 +111,118 @@ local function on_progress(err, params, ctx, config)
   redraw()
 end
 
+-- The end of the last run, in full: its message, then (when the server
+-- logged it) the answer's lines, or the answer document's.
+local answer = nil
+local answer_buf = nil
+
+-- answer returns the lines of the last run's end and answer, or nil.
+function M.answer()
+  return answer
+end
+
+-- The server's message at the end of a run begins so.
+local function ends_run(message)
+  return message:match("^Reika: ") or message:match("^Reika stopped") or message:match("^Reika finished: ")
+end
+
+local function fits(text)
+  local room = vim.v.echospace
+  if not room or room <= 0 then
+    room = vim.o.columns - 12
+  end
+  return not text:find("\n") and vim.fn.strdisplaywidth(text) <= room
+end
+
+-- show_answer shows the last run's end and answer in a scratch buffer in a
+-- window below, and stays in the current window (:ReikaAnswer).
+function M.show_answer()
+  if not answer then
+    vim.notify("Reika: no answer yet", vim.log.levels.INFO)
+    return nil
+  end
+  if not (answer_buf and vim.api.nvim_buf_is_valid(answer_buf)) then
+    answer_buf = vim.api.nvim_create_buf(false, true)
+    vim.bo[answer_buf].bufhidden = "hide"
+    vim.bo[answer_buf].filetype = "markdown"
+    pcall(vim.api.nvim_buf_set_name, answer_buf, "Reika answer")
+  end
+  vim.bo[answer_buf].modifiable = true
+  vim.api.nvim_buf_set_lines(answer_buf, 0, -1, false, answer)
+  vim.bo[answer_buf].modifiable = false
+  local shown = vim.fn.bufwinid(answer_buf)
+  if shown == -1 then
+    local here = vim.api.nvim_get_current_win()
+    vim.cmd("botright " .. math.max(3, math.min(#answer, 15)) .. "split")
+    vim.api.nvim_win_set_buf(0, answer_buf)
+    vim.wo.wrap = true
+    vim.api.nvim_set_current_win(here)
+  end
+  return answer_buf
+end
+
+local function global(method)
+  return vim.lsp.handlers[method]
+end
+
+-- on_show_message: the end of a run is kept for :ReikaAnswer; shown in a
+-- window below when it does not fit the command line (Neovim would cut it
+-- or ask to press Enter), else as Neovim shows messages.
+local function on_show_message(err, params, ctx, config)
+  local msg = params and params.message
+  if type(msg) == "string" and ends_run(msg) then
+    answer = vim.split(msg, "\n", { plain = true })
+    if not fits(msg) then
+      M.show_answer()
+      return
+    end
+  end
+  return global("window/showMessage")(err, params, ctx, config)
+end
+
+-- on_log_message: an answer of several lines, which the server logs after
+-- the one-line end of its run, joins that end.
+local function on_log_message(err, params, ctx, config)
+  local msg = params and params.message
+  local prefix = "Reika's answer:\n"
+  if type(msg) == "string" and msg:sub(1, #prefix) == prefix and answer then
+    vim.list_extend(answer, { "" })
+    vim.list_extend(answer, vim.split(msg:sub(#prefix + 1), "\n", { plain = true }))
+    M.show_answer()
+  end
+  return global("window/logMessage")(err, params, ctx, config)
+end
+
+-- on_show_document: a long answer, which the server writes to a document
+-- and opens, joins the end of its run; other documents open as Neovim
+-- opens them.
+local function on_show_document(err, params, ctx, config)
+  local uri = params and params.uri
+  if type(uri) == "string" and uri:match("/answer%-[%d-]+%.md$") then
+    local ok, lines = pcall(vim.fn.readfile, vim.uri_to_fname(uri))
+    if ok then
+      answer = answer or {}
+      vim.list_extend(answer, { "" })
+      vim.list_extend(answer, lines)
+      M.show_answer()
+      return { success = true }
+    end
+  end
+  local default = global("window/showDocument")
+  if not default then
+    return { success = false }
+  end
+  return default(err, params, ctx, config)
+end
+
 -- handlers are the handlers of every Reika client.
 function M.handlers()
   return {
     ["workspace/applyEdit"] = apply.handler,
     ["window/showMessageRequest"] = question.handler,
+    ["window/showMessage"] = on_show_message,
+    ["window/logMessage"] = on_log_message,
+    ["window/showDocument"] = on_show_document,
     ["$/progress"] = on_progress,
     [names.status_notification] = on_status,
   }
