@@ -73,6 +73,7 @@
     (new-session . "reika.newSession")
     (resume . "reika.resume")
     (show-recap . "reika.showRecap")
+    (undo-run . "reika.undoRun")
     ;; Answers to a proposal offered as code actions, for clients without
     ;; workspace/applyEdit; eglot has it, so the package never sends them.
     (apply-proposal . "reika.applyProposal")
@@ -156,6 +157,12 @@ the server's answer, (:started t) or (:started :json-false :reason …)."
                (plist-get res :endpoint)
                (if (eq (plist-get res :running) t) " · a run is under way" "")))
     res))
+
+;;;###autoload
+(defun reika-undo-run ()
+  "Revert the edits the last run applied, where the text since is unchanged."
+  (interactive)
+  (reika--execute 'undo-run))
 
 ;;;###autoload
 (defun reika-compact ()
