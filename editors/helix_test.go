@@ -85,6 +85,13 @@ func (m *tmux) waitForRE(what string, want *regexp.Regexp, limit time.Duration) 
 // `config` only.
 func startHelix(t *testing.T, r *rig, file string, line string) *tmux {
 	t.Helper()
+	return startHelixArgs(t, r, file+":"+line)
+}
+
+// startHelixArgs is startHelix with hx's arguments (-v logs the LSP
+// traffic to helix.log).
+func startHelixArgs(t *testing.T, r *rig, args ...string) *tmux {
+	t.Helper()
 	hx := need(t, "hx")
 	need(t, "tmux")
 	env := r.envNoEndpoint()
@@ -101,7 +108,7 @@ func startHelix(t *testing.T, r *rig, file string, line string) *tmux {
 		t.Fatal(err)
 	}
 	m := &tmux{t: t, sock: filepath.Join(r.Tmp, "tmux.sock"), env: env, dir: r.WS}
-	m.cmd("new-session", "-d", "-s", "hx", "-x", "120", "-y", "40", hx, file+":"+line)
+	m.cmd(append([]string{"new-session", "-d", "-s", "hx", "-x", "120", "-y", "40", hx}, args...)...)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the screen at the end:\n%s", m.screen())
@@ -159,7 +166,8 @@ func menuIndex(screen, title string) int {
 // TestHelix runs Helix 25.01 under tmux with the README's languages.toml:
 // a Reika code action on the comment `// reika: add a timeout` runs the
 // agent, whose edit lands in the buffer (saved with :w), and
-// `:lsp-workspace-command reika.compact` reaches the server. "comment"
+// `:lsp-workspace-command reika.compact` reaches the server, and reika.ask
+// picked from the command picker answers how to give it an instruction. "comment"
 // picks "Reika: do what this comment says"; "fix" picks "Reika: fix this
 // code", the same path through an older action.
 func TestHelix(t *testing.T) {
@@ -176,10 +184,11 @@ func TestHelix(t *testing.T) {
 			m.waitFor("the end of the run", "Get now times out", 10*time.Second)
 			m.text(":w")
 			m.keys("Enter")
+			// Helix writes the file anew: for a moment it may not exist.
 			deadline := time.Now().Add(5 * time.Second)
-			for r.read(t, "get.go") != getDone {
+			for b, _ := os.ReadFile(filepath.Join(r.WS, "get.go")); string(b) != getDone; b, _ = os.ReadFile(filepath.Join(r.WS, "get.go")) {
 				if time.Now().After(deadline) {
-					t.Fatalf("get.go after :w:\n%s", r.read(t, "get.go"))
+					t.Fatalf("get.go after :w:\n%s", b)
 				}
 				time.Sleep(50 * time.Millisecond)
 			}
@@ -190,6 +199,16 @@ func TestHelix(t *testing.T) {
 			// command reached the server, which answered in the status line.
 			m.waitForRE("reika.compact's answer",
 				regexp.MustCompile(`Reika folded the conversation: \d+ → \d+ tokens|Reika: nothing (to|worth) fold`), 5*time.Second)
+
+			// The picker lists reika.ask, which needs an instruction it
+			// cannot pass: picked, the server says how to give one.
+			m.text(":lsp-workspace-command")
+			m.keys("Enter")
+			m.waitFor("the command picker", "reika.applyProposal", 5*time.Second)
+			m.text("reika.ask")
+			time.Sleep(200 * time.Millisecond)
+			m.keys("Enter")
+			m.waitFor("reika.ask's warning from the picker", "reika.ask needs an instruction", 5*time.Second)
 			t.Logf("%s in %v", c.name, time.Since(start).Round(time.Millisecond))
 		})
 	}

@@ -64,6 +64,9 @@ class Client {
     // beforeApply, when set, runs when workspace/applyEdit arrives, before
     // the edit is applied: the user typing while the edit is on its way.
     this.beforeApply = null;
+    // afterApply, when set, runs with the answer once the edit is applied
+    // and answered: the user acting right after it landed.
+    this.afterApply = null;
     this.applyAnswers = [];
     this.dirty = new Set(); // uris of documents an edit changed, unsaved
     // onQuestion, when set, answers window/showMessageRequest (the user);
@@ -108,11 +111,19 @@ class Client {
       if (this.beforeApply) {
         const f = this.beforeApply;
         this.beforeApply = null;
+    // afterApply, when set, runs with the answer once the edit is applied
+    // and answered: the user acting right after it landed.
+    this.afterApply = null;
         await f();
       }
       const answer = this.applyWorkspaceEdit(p.edit);
       this.applyAnswers.push(answer);
       this.record('applyEdit answered', answer);
+      if (this.afterApply) {
+        const f = this.afterApply;
+        this.afterApply = null;
+        f(answer);
+      }
       return answer;
     });
     c.onRequest(P.ShowDocumentRequest.type, (p) => { this.record('window/showDocument', p); return { success: true }; });

@@ -6,6 +6,7 @@
 
 const assert = require('node:assert/strict');
 const P = require('vscode-languageserver-protocol/node');
+const fs = require('node:fs');
 const { Client } = require('./client');
 
 // greet is greet.go as the test writes it.
@@ -77,6 +78,89 @@ const scenarios = {
     const before = greet.replace('return "hello, " + name', 'return "hi, " + name');
     const how = await typedWhileEditing(c, { line: 4, character: 8 }, { line: 4, character: 17 }, '"hi, "', before, null);
     assert.equal(how, 'not applied');
+  },
+
+  // The race: REIKA_TEST_TRIALS asks in one session, one per function Fi
+  // of greet.go (editors/trials_test.go); the user types a line above Fi
+  // (at the top for odd i, right above Fi for even i) around the edit's
+  // arrival, in three ways by turns: just before it arrives (a timer, the
+  // engine takes 300 ms), as it arrives with the didChange sent before
+  // the answer, and as it arrives with the didChange sent after the
+  // answer (VS Code's own order when the typing is still in its queue).
+  // Each trial's lines, answers and end line go to REIKA_TEST_OUT; the Go
+  // side judges.
+  async race(c) {
+    await c.open('greet.go');
+    const n = Number(process.env.REIKA_TEST_TRIALS || 10);
+    const trials = [];
+    for (let i = 1; i <= n; i++) {
+      const typeLine = (quiet) => {
+        const lines = c.text('greet.go').split('\n');
+        const at = i % 2 === 1 ? 0 : lines.indexOf(`// F${i} says hello.`);
+        assert.ok(at >= 0, `no // F${i} says hello.`);
+        const p = { line: at, character: 0 };
+        return c.type('greet.go', [{ range: { start: p, end: p }, newText: `// typed before F${i}\n` }], { quiet });
+      };
+      const how = ['timer', 'sent first', 'sent after'][(i - 1) % 3];
+      const from = c.events.length;
+      const answers = c.applyAnswers.length;
+      let timer;
+      let late;
+      if (how === 'timer') {
+        timer = setTimeout(() => typeLine(false), 250);
+      } else {
+        c.beforeApply = async () => {
+          const send = await typeLine(true);
+          if (how === 'sent first') await send();
+          else late = send;
+        };
+      }
+      const started = await c.execute('reika.ask', [{ instruction: `Capitalize F${i}'s greeting.`, uri: c.uri('greet.go') }]);
+      assert.deepEqual(started, { started: true });
+      await c.waitFor((e) => e.method === 'applyEdit answered', { from, what: `trial ${i}'s applyEdit answer` });
+      if (late) await late();
+      const { message } = await c.runEnd({ from });
+      clearTimeout(timer);
+      c.beforeApply = null;
+      trials.push({
+        how,
+        lines: c.text('greet.go').replace(/\n$/, '').split('\n'),
+        answers: c.applyAnswers.slice(answers).map((a) => (a.applied ? 'applied' : `refused: ${a.failureReason}`)),
+        final: message,
+      });
+    }
+    fs.writeFileSync(process.env.REIKA_TEST_OUT, JSON.stringify(trials));
+  },
+
+  // The undo: the edit lands, and 50 ms later the user undoes it (VS Code
+  // sends the undo as a change of its own, right after the edit's),
+  // while the run still waits for the engine's last words. The server
+  // must not send it again. What happened goes to REIKA_TEST_OUT.
+  async undo(c) {
+    await c.open('greet.go');
+    let undone;
+    c.afterApply = (answer) => {
+      if (!answer.applied) return;
+      const after = c.text('greet.go');
+      setTimeout(async () => {
+        await c.type('greet.go', [revert(c.docs.get(c.uri('greet.go')), after, greet)]);
+        undone = c.text('greet.go').replace(/\n$/, '').split('\n');
+      }, 50);
+    };
+    const started = await c.execute('reika.ask', [{ instruction: 'Capitalize the greeting.', uri: c.uri('greet.go') }]);
+    assert.deepEqual(started, { started: true });
+    const { message } = await c.runEnd();
+    for (const t0 = Date.now(); undone === undefined; await new Promise((resolve) => setTimeout(resolve, 10))) {
+      assert.ok(Date.now() - t0 < 5000, "no undo by the user within 5 s");
+    }
+    // Time for the server to send the edit again, if it does.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    fs.writeFileSync(process.env.REIKA_TEST_OUT, JSON.stringify({
+      lines: c.text('greet.go').replace(/\n$/, '').split('\n'),
+      undone,
+      answers: c.applyAnswers.map((a) => (a.applied ? 'applied' : `refused: ${a.failureReason}`)),
+      final: message,
+    }));
   },
 
   // reika.cancel mid-run: the run ends cancelled at once (the engine's
@@ -170,6 +254,16 @@ async function typedWhileEditing(c, start, end, text, before, after) {
     return 'not applied';
   }
   return 'placed around the user\'s text';
+}
+
+// revert is the change that takes doc's text (now) back to before, as an
+// undo does: the span between their common prefix and suffix replaced.
+function revert(doc, now, before) {
+  let p = 0;
+  while (p < now.length && p < before.length && now[p] === before[p]) p++;
+  let q = 0;
+  while (q < now.length - p && q < before.length - p && now[now.length - 1 - q] === before[before.length - 1 - q]) q++;
+  return { range: { start: doc.positionAt(p), end: doc.positionAt(now.length - q) }, newText: before.slice(p, before.length - q) };
 }
 
 async function main() {
