@@ -91,7 +91,7 @@ const (
 func (k PlanErrorKind) Short() string {
 	switch k {
 	case PlanChanged:
-		return "you had changed those lines"
+		return "you had changed those lines or the lines next to them"
 	case PlanAmbiguous:
 		return "its place in the file is ambiguous now"
 	case PlanMoved:

@@ -78,7 +78,7 @@ func TestLanded(t *testing.T) {
 		{"undone among applied", []change{ch("a.go", applied, "", asTold), ch("b.go", not, "undone by you", undoneByYou)}, "1 change applied, 1 undone by you"},
 		{"typing there", []change{ch("a.go", not, "you were typing there", asTold)}, "1 change to a.go not applied: you were typing there"},
 		{"declined", []change{ch("a.go", not, "declined", asTold)}, "1 change to a.go not applied: declined"},
-		{"lines changed", []change{ch("a.go", not, PlanChanged.Short(), asTold)}, "1 change to a.go not applied: you had changed those lines"},
+		{"lines changed", []change{ch("a.go", not, PlanChanged.Short(), asTold)}, "1 change to a.go not applied: you had changed those lines or the lines next to them"},
 		{"file gone", []change{ch("a.go", not, PlanGone.Short(), asTold)}, "1 change to a.go not applied: the file no longer exists"},
 		{"editor", []change{ch("a.go", not, "the editor did not take it", asTold)}, "1 change to a.go not applied: the editor did not take it"},
 		{"each its reason", []change{ch("a.go", not, "you were typing there", asTold), ch("b.go", not, "declined", asTold)},
