@@ -219,6 +219,7 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	s.runs.over(r)
 	chip := sess.agent.Chip()
 	s.sendStatus(chip, false)
+	s.lateUndos(r)
 	summary := r.landed()
 	// The run is over before the user hears so: a next ask must not find
 	// it still under way.

@@ -25,6 +25,7 @@ type wroteEdit struct {
 	created   bool
 	land      landing
 	olds      []string // the text each hunk replaced, in order
+	oldSpans  [][2]int // where each hunk was in land.old
 }
 
 // undoRecord is what the last run that changed files wrote, in order.
@@ -42,6 +43,7 @@ func (rs *runs) wrote(p tools.Proposal, plan EditPlan) {
 	w := wroteEdit{path: p.Path, abs: p.Abs, created: plan.Creates(), land: expectLanding(plan)}
 	for _, h := range plan.Hunks {
 		w.olds = append(w.olds, plan.Current.Text[h.OldStart:h.OldEnd])
+		w.oldSpans = append(w.oldSpans, [2]int{h.OldStart, h.OldEnd})
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -197,3 +199,38 @@ func (s *Server) undoRun(ctx context.Context) (*UndoResult, error) {
 
 // takeUndo is the last run's record, forgotten: one undo per run.
 func (s *Server) takeUndo() undoRecord { return s.runs.takeUndo() }
+
+// undoneSince reports whether the user undid w in the text now: every
+// place the change wrote holds again what it replaced (the user's other
+// edits aside). An undo in a later didChange than the edit's own is seen
+// here, at the end of the run, as landing.go sees one in the same change.
+func undoneSince(w wroteEdit, now string) bool {
+	if w.created || now == w.land.want {
+		return false
+	}
+	since := tools.LineHunks(w.land.old, now)
+	for _, sp := range w.oldSpans {
+		for _, h := range since {
+			if overlaps(w.land.old, sp, h.OldStart, h.OldEnd) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// lateUndos marks as undone by the user the applied changes of run r that
+// the documents as they are now no longer hold.
+func (s *Server) lateUndos(r *activeRun) {
+	s.runs.mu.Lock()
+	var edits []wroteEdit
+	if s.runs.undo.run == r {
+		edits = append(edits, s.runs.undo.edits...)
+	}
+	s.runs.mu.Unlock()
+	for _, w := range edits {
+		if cur := s.current(w.abs); cur.Exists && undoneSince(w, cur.Text) {
+			r.markUndone(w.path)
+		}
+	}
+}

@@ -77,6 +77,21 @@ func (rs *runs) record(path string, out tools.Outcome, a account) {
 	r.mu.Unlock()
 }
 
+// markUndone turns the last applied change to path into one the user
+// undid.
+func (r *activeRun) markUndone(path string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.changes) - 1; i >= 0; i-- {
+		if c := &r.changes[i]; c.path == path && c.out.Applied && c.fate != undoneByYou {
+			c.out.Applied = false
+			c.fate = undoneByYou
+			c.why = "undone by you"
+			return
+		}
+	}
+}
+
 // landed says in one line what became of the run's changes: "1 change
 // applied to a.go", "1 change applied, 1 not applied: you were editing
 // the file".
