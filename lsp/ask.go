@@ -175,6 +175,7 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 			s.sendStatus(e.Chip, true)
 		case agent.ToolRan:
 			prog.report(fmt.Sprintf("%s %s", e.Tool, clipLine(e.Detail, 60)))
+			s.tellUndos(r, sess.agent)
 		case agent.NoteWritten:
 			s.logMessage(protocol.MessageTypeLog, "Reika note: %s", e.Text)
 		case agent.Shed:

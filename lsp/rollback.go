@@ -8,6 +8,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/tools"
 )
 
@@ -231,6 +232,36 @@ func (s *Server) lateUndos(r *activeRun) {
 	for _, w := range edits {
 		if cur := s.current(w.abs); cur.Exists && undoneSince(w, cur.Text) {
 			r.markUndone(w.path)
+		}
+	}
+}
+
+// tellUndos tells the model, through the run's next user message, of the
+// run's applied edits the user has undone since (an undo in a didChange
+// of its own, after the edit was seen landing): it must not make them
+// again unless asked.
+func (s *Server) tellUndos(r *activeRun, sess *agent.Session) {
+	s.runs.mu.Lock()
+	var edits []wroteEdit
+	if s.runs.undo.run == r {
+		edits = append(edits, s.runs.undo.edits...)
+	}
+	s.runs.mu.Unlock()
+	for i, w := range edits {
+		r.mu.Lock()
+		told := r.toldUndo[i]
+		r.mu.Unlock()
+		if told {
+			continue
+		}
+		if cur := s.current(w.abs); cur.Exists && undoneSince(w, cur.Text) {
+			r.mu.Lock()
+			if r.toldUndo == nil {
+				r.toldUndo = map[int]bool{}
+			}
+			r.toldUndo[i] = true
+			r.mu.Unlock()
+			sess.Say(fmt.Sprintf("(From the editor: the user undid your change to %s at %s; the file has its earlier text there again. Do not make that change again unless the user asks for it.)", w.path, w.land.where()))
 		}
 	}
 }

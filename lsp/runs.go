@@ -37,6 +37,9 @@ type activeRun struct {
 
 	mu      sync.Mutex
 	changes []change // what became of the run's changes, in order
+	// toldUndo counts the run's applied edits whose undo the model has
+	// been told of, by their index in the run's undo record.
+	toldUndo map[int]bool
 }
 
 // change is what became of one of the agent's changes.
