@@ -131,7 +131,9 @@ func TestSmokeAskApplies(t *testing.T) {
 		t.Fatalf("reika.ask = %v, want started", res)
 	}
 	edit := c.waitFor(t, "workspace/applyEdit")
-	if !strings.Contains(edit, `"needsConfirmation":true`) || !strings.Contains(edit, `"newText":"ello"`) {
+	// An ordinary edit is named by an annotation and applies without a
+	// confirmation (the user keeps or undoes it in the editor).
+	if !strings.Contains(edit, `"changeAnnotations"`) || strings.Contains(edit, `"needsConfirmation"`) || !strings.Contains(edit, `"newText":"ello"`) {
 		t.Errorf("applyEdit = %s", edit)
 	}
 	c.waitFor(t, "$/progress")
