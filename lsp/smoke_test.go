@@ -138,6 +138,10 @@ func TestSmokeAskApplies(t *testing.T) {
 	}
 	c.waitFor(t, "$/progress")
 	c.waitFor(t, "I changed the greeting.")
+	// The answer in full, for a client that shows the conversation.
+	if got := c.waitFor(t, AnswerNotification); !strings.Contains(got, `"answer":"I changed the greeting."`) || !strings.Contains(got, `"summary":"1 change applied to`) {
+		t.Errorf("reika/answer = %s, want the answer and what changed", got)
+	}
 	c.waitFor(t, StatusNotification)
 
 	c.conn.Call(ctx, "shutdown", nil, nil)
