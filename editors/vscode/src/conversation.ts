@@ -22,6 +22,8 @@ export interface Turn {
 export class Conversation implements vscode.Disposable {
   private readonly turns: Turn[] = [];
   private panel: vscode.WebviewPanel | undefined;
+  /** The input should take the focus once the page is ready. */
+  private wantFocus = false;
 
   constructor(private readonly onAsk: (instruction: string) => void) {}
 
@@ -42,6 +44,10 @@ export class Conversation implements vscode.Disposable {
     panel.webview.onDidReceiveMessage((m: { ask?: string; open?: { uri: string; line: number }; ready?: boolean }) => {
       if (m.ready) {
         this.render();
+        if (this.wantFocus) {
+          this.wantFocus = false;
+          void panel.webview.postMessage({ focus: true });
+        }
       } else if (typeof m.ask === "string" && m.ask.trim() !== "") {
         this.onAsk(m.ask);
       } else if (m.open) {
@@ -55,6 +61,8 @@ export class Conversation implements vscode.Disposable {
 
   /** Puts the focus in the panel's input (for Reika: Ask from the panel). */
   focusInput(): void {
+    // A new page is not listening yet: it asks for the focus when ready.
+    this.wantFocus = this.panel === undefined;
     this.show(false);
     void this.panel?.webview.postMessage({ focus: true });
   }
@@ -79,9 +87,10 @@ export class Conversation implements vscode.Disposable {
     }
   }
 
+  /** The run's answer: it comes just after the run's progress ends. */
   answer(p: AnswerParams): void {
-    const t = this.current();
-    if (t) {
+    const t = this.turns[this.turns.length - 1];
+    if (t && t.answer === undefined) {
       t.answer = p.answer;
       t.summary = `${p.summary} · ${p.chip}`;
       this.render();
@@ -183,6 +192,8 @@ const q = document.getElementById("q");
 function send() { const v = q.value; if (v.trim() === "") return; q.value = ""; vscode.postMessage({ ask: v }); }
 document.getElementById("ask").onsubmit = (e) => { e.preventDefault(); send(); };
 q.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); send(); } });
+// The panel taking the focus puts it in the input, unless a link has it.
+window.addEventListener("focus", () => { if (document.activeElement === document.body) q.focus(); });
 vscode.postMessage({ ready: true });
 </script></body></html>`;
 }

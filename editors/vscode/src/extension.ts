@@ -89,7 +89,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Api> {
     serverCommand(names.cmdNewSession, lines.newSessionLine),
     serverCommand(names.cmdResume, lines.resumeLine),
     serverCommand(names.cmdShowRecap, lines.recapLine),
-    vscode.commands.registerCommand(ownCommands.conversation, () => conversation.show(false)),
+    vscode.commands.registerCommand(ownCommands.conversation, () => conversation.focusInput()),
     vscode.commands.registerCommand(ownCommands.keepAll, () => review.keep(() => true)),
     vscode.commands.registerCommand(ownCommands.undoAll, () => review.undo(() => true)),
     vscode.commands.registerCommand(ownCommands.installServer, installServer),
@@ -234,7 +234,7 @@ async function ask(arg?: string | { instruction?: string; fromPanel?: boolean })
     params.uri = client.code2ProtocolConverter.asUri(editor.document.uri);
     params.range = client.code2ProtocolConverter.asRange(editor.selection);
   }
-  conversation.show();
+  conversation.show(false);
   conversation.start(instruction);
   const r = await execute<names.AskResult>(names.cmdAsk, [params]);
   if (r === undefined || r === null) {
