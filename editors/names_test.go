@@ -73,6 +73,13 @@ func TestVSCodeNames(t *testing.T) {
 		t.Errorf("names.ts: statusNotification = %q, want %q", got, lsp.StatusNotification)
 	}
 
+	if got := consts["answerNotification"]; got != lsp.AnswerNotification {
+		t.Errorf("names.ts: answerNotification = %q, want %q", got, lsp.AnswerNotification)
+	}
+	if got, want := tsFields(t, src, "AnswerParams"), jsonFields(reflect.TypeOf(lsp.AnswerParams{})); !slices.Equal(got, want) {
+		t.Errorf("names.ts: AnswerParams has the fields %q, want %q", got, want)
+	}
+
 	// The status bar reads reika/status's fields by these names.
 	if got, want := tsFields(t, src, "StatusParams"), jsonFields(reflect.TypeOf(lsp.StatusParams{})); !slices.Equal(got, want) {
 		t.Errorf("names.ts: StatusParams has the fields %q, want %q", got, want)

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -135,7 +136,7 @@ var vscodeFiles = map[string]string{
 
 const vscodeScript = `[
   {"tool_calls": [{"name": "edit", "arguments": {"path": "greet.go", "old_text": "return \"hello, \" + name", "new_text": "return \"Hello, \" + name"}}]},
-  {"content": "Greet now capitalizes."},
+  {"content": "Greet now capitalizes the greeting.\n\nIt returns \"Hello, \" + name where it returned \"hello, \" + name, so every caller sees the capital H; nothing else changed."},
   {"tool_calls": [{"name": "edit", "arguments": {"path": "answer.go", "old_text": "return 41", "new_text": "return 42"}}]},
   {"content": "Answer now returns 42."},
   {"content": "Let me think about this slowly, word by word, so that the stream takes a while: the function prints a greeting, and the greeting is a constant, and nothing here looks wrong so far, but I will keep looking at every line until I am sure of it.", "fault": {"chunk_latency": "100ms"}},
@@ -153,6 +154,7 @@ type driverRecord struct {
 		Messages []string        `json:"messages"`
 	} `json:"ask"`
 	Edits []struct {
+		Labelled         bool     `json:"labelled"`
 		Annotated        bool     `json:"annotated"`
 		Versioned        bool     `json:"versioned"`
 		Typed            bool     `json:"typed"`
@@ -163,13 +165,28 @@ type driverRecord struct {
 			Applied bool `json:"applied"`
 		} `json:"result"`
 	} `json:"edits"`
-	Text        string          `json:"text"`
-	Started     json.RawMessage `json:"started"`
-	CancelLine  string          `json:"cancelLine"`
-	CompactLine string          `json:"compactLine"`
-	StatusLine  string          `json:"statusLine"`
-	Messages    []string        `json:"messages"`
-	StatusBar   []struct {
+	Text     string     `json:"text"`
+	Lenses   []string   `json:"lenses"`
+	Reviewed []reviewed `json:"reviewed"`
+	Review   []reviewed `json:"review"`
+	Kept     struct {
+		Clicked bool       `json:"clicked"`
+		Review  []reviewed `json:"review"`
+		Text    string     `json:"text"`
+		Lenses  []string   `json:"lenses"`
+	} `json:"kept"`
+	Undone       int             `json:"undone"`
+	AfterUndo    string          `json:"afterUndo"`
+	Conversation conversation    `json:"conversation"`
+	ServerPath   string          `json:"serverPath"`
+	Focused      string          `json:"focused"`
+	Asked        bool            `json:"asked"`
+	Started      json.RawMessage `json:"started"`
+	CancelLine   string          `json:"cancelLine"`
+	CompactLine  string          `json:"compactLine"`
+	StatusLine   string          `json:"statusLine"`
+	Messages     []string        `json:"messages"`
+	StatusBar    []struct {
 		ID   string `json:"id"`
 		Text string `json:"text"`
 	} `json:"statusBar"`
@@ -187,78 +204,69 @@ type driverRecord struct {
 	} `json:"chip"`
 }
 
+// reviewed is one change under review, as the extension's API lists it.
+type reviewed struct {
+	URI     string `json:"uri"`
+	NewText string `json:"newText"`
+	OldText string `json:"oldText"`
+}
+
+// conversation is the Reika panel's state, as the extension's API gives it.
+type conversation struct {
+	Visible bool `json:"visible"`
+	Turns   []struct {
+		Instruction string   `json:"instruction"`
+		Progress    []string `json:"progress"`
+		Answer      string   `json:"answer"`
+		Summary     string   `json:"summary"`
+		End         string   `json:"end"`
+		Edits       []struct {
+			URI  string `json:"uri"`
+			Name string `json:"name"`
+			Line int    `json:"line"`
+		} `json:"edits"`
+	} `json:"turns"`
+}
+
+// checkKept checks a run that changed greet.go: it is in the panel with
+// its progress, its answer in full and the file as a link; the change was
+// under review with a Keep · Undo CodeLens, and one click on Keep left it
+// in place, out of the review.
+func checkKept(t *testing.T, rec driverRecord, instruction, answer string) {
+	t.Helper()
+	want := strings.Replace(vscodeFiles["greet.go"], `"hello, "`, `"Hello, "`, 1)
+	c := rec.Conversation
+	if !c.Visible || len(c.Turns) == 0 {
+		t.Fatalf("the Reika panel: %+v, want it open with the run", c)
+	}
+	turn := c.Turns[len(c.Turns)-1]
+	if !strings.HasPrefix(turn.Instruction, instruction) || turn.Answer != answer || turn.End != "done" {
+		t.Errorf("the panel's run: instruction %q, answer %q, end %q; want %q, the answer in full %q, done", turn.Instruction, turn.Answer, turn.End, instruction, answer)
+	}
+	if !slices.ContainsFunc(turn.Progress, func(l string) bool { return strings.HasPrefix(l, "round 1 ·") }) || !slices.Contains(turn.Progress, "edit greet.go") {
+		t.Errorf("the panel's progress lines = %q, want the rounds and the edit", turn.Progress)
+	}
+	if len(turn.Edits) != 1 || turn.Edits[0].Name != "greet.go" || turn.Edits[0].Line != 4 {
+		t.Errorf("the panel's edits = %+v, want greet.go at line 5 (0-based 4)", turn.Edits)
+	}
+	if len(rec.Reviewed) != 1 || !strings.HasSuffix(rec.Reviewed[0].URI, "/greet.go") || !strings.Contains(rec.Reviewed[0].NewText, "H") {
+		t.Errorf("under review after the run: %+v, want the one change to greet.go", rec.Reviewed)
+	}
+	if slices.ContainsFunc(rec.Kept.Lenses, func(l string) bool { return strings.Contains(l, "Keep") }) {
+		t.Errorf("after a click on Keep the CodeLens still shows %q", rec.Kept.Lenses)
+	}
+	if !rec.Kept.Clicked || len(rec.Kept.Review) != 0 || rec.Kept.Text != want {
+		t.Errorf("after a click on Keep: clicked %v, under review %+v, greet.go:\n%s\nwant clicked, nothing under review, and:\n%s", rec.Kept.Clicked, rec.Kept.Review, rec.Kept.Text, want)
+	}
+}
+
 func TestVSCode(t *testing.T) {
-	codeServer := need(t, "reika-code-server")
-	chromium := need(t, "chromium", "chromium-browser")
-	ext := vscodeExtension(t)
-	driver, err := filepath.Abs(filepath.Join("testdata", "vscode-driver"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	r := newRig(t, vscodeScript, vscodeFiles)
-
-	// The extensions as unpacked folders (publisher.name-version), and
-	// user settings: the binary through reika.serverPath (VS Code's server
-	// takes PATH from a login shell, not from its own environment); the
-	// engine reaches the server only through reika.endpoint (the
-	// environment's points nowhere); no other reika setting is set, so
-	// that a default leaking through (warmup: true) would cost a scripted
-	// turn.
-	exts := filepath.Join(r.Tmp, "extensions")
-	userData := filepath.Join(r.Tmp, "code-server")
-	for dst, src := range map[string]string{
-		filepath.Join(exts, "reika-lsp.reika-0.1.0"):   ext,
-		filepath.Join(exts, "reika-test.driver-0.0.1"): driver,
-	} {
-		os.MkdirAll(filepath.Dir(dst), 0o755)
-		if err := os.Symlink(src, dst); err != nil {
-			t.Fatal(err)
-		}
-	}
-	settings := map[string]any{
-		"reika.endpoint":                                   r.Endpoint,
-		"reika.serverPath":                                 r.Bin,
-		"security.workspace.trust.enabled":                 false,
-		"workbench.startupEditor":                          "none",
-		"telemetry.telemetryLevel":                         "off",
-		"extensions.autoCheckUpdates":                      false,
-		"workbench.tips.enabled":                           false,
-		"workbench.enableExperiments":                      false,
-		"git.enabled":                                      false,
-		"editor.formatOnSave":                              false,
-		"files.autoSave":                                   "off",
-		"workbench.editor.enablePreview":                   false,
-		"update.mode":                                      "none",
-		"workbench.welcomePage.walkthroughs.openOnInstall": false,
-	}
-	writeJSON(t, filepath.Join(userData, "User", "settings.json"), settings)
-
-	out := filepath.Join(r.Tmp, "driver.jsonl")
-	env := append(r.Env(), "REIKA_DRIVER_OUT="+out, "REIKA_ENDPOINT=http://127.0.0.1:9/v1")
-	port, cdp := freePort(t), freePort(t)
-	env = append(env, fmt.Sprintf("REIKA_CDP_PORT=%d", cdp))
-	csLog := &lsptest.LockedBuffer{}
-	startBackground(t, "code-server", csLog, env, codeServer,
-		"--bind-addr", fmt.Sprintf("127.0.0.1:%d", port), "--auth", "none",
-		"--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
-		"--user-data-dir", userData, "--extensions-dir", exts, r.WS)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	waitHTTP(t, base+"/healthz", 30*time.Second, csLog)
-	startBackground(t, "chromium", &lsptest.LockedBuffer{}, env, chromium,
-		"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--no-first-run", "--no-default-browser-check", "--window-size=1280,900",
-		fmt.Sprintf("--remote-debugging-port=%d", cdp), "--remote-allow-origins=*",
-		"--user-data-dir="+filepath.Join(r.Tmp, "chromium"), base+"/?folder="+r.WS)
-
-	recs := waitDriver(t, out, 120*time.Second, userData)
-	for _, rec := range recs {
-		if rec.Error != "" {
-			logExtensionHost(t, userData)
-			b, _ := os.ReadFile(out)
-			t.Logf("the driver wrote:\n%s", b)
-			t.Fatalf("the driver failed: %s\nthe chip: %+v", rec.Error, rec.Chip)
-		}
-	}
+	// The binary through reika.serverPath; the engine reaches the server
+	// only through reika.endpoint (the environment's points nowhere); no
+	// other reika setting is set, so that a default leaking through
+	// (warmup: true) would cost a scripted turn.
+	recs := runCodeServer(t, r, map[string]any{"reika.endpoint": r.Endpoint, "reika.serverPath": r.Bin}, r.Env())
 	byName := map[string]driverRecord{}
 	for _, rec := range recs {
 		byName[rec.Scenario] = rec
@@ -277,12 +285,18 @@ func TestVSCode(t *testing.T) {
 			t.Fatalf("%d applyEdit requests, want 1", len(rec.Edits))
 		}
 		e := rec.Edits[0]
-		if !e.Annotated || !e.Versioned {
-			t.Errorf("the edit came annotated=%v versioned=%v, want both (the client advertises change annotations and versions)", e.Annotated, e.Versioned)
+		if !e.Labelled || !e.Versioned {
+			t.Errorf("the edit came labelled=%v versioned=%v, want both (the client advertises change annotations and versions)", e.Labelled, e.Versioned)
 		}
-		if !e.WaitedForPreview || !e.PreviewShown || !e.Result.Applied {
-			t.Errorf("the edit waited for the user=%v, was in the refactor preview=%v, applied=%v; want all (the preview: %q)", e.WaitedForPreview, e.PreviewShown, e.Result.Applied, e.Log)
+		// An ordinary edit applies at once, labelled, with no refactor
+		// preview (whose boxes start unticked); the user reviews it after.
+		if e.Annotated || e.PreviewShown || slices.ContainsFunc(e.Log, func(l string) bool { return l != "no preview" }) || !e.Result.Applied {
+			t.Errorf("the edit: needed confirmation=%v, in a preview=%v, applied=%v; want it applied with no preview (the preview: %q)", e.Annotated, e.PreviewShown, e.Result.Applied, e.Log)
 		}
+		if !slices.ContainsFunc(rec.Lenses, func(l string) bool { return strings.Contains(l, "Keep") }) || !slices.ContainsFunc(rec.Lenses, func(l string) bool { return strings.Contains(l, "Undo") }) {
+			t.Errorf("the CodeLens shown: %q, want Keep and Undo above the change", rec.Lenses)
+		}
+		checkKept(t, rec, "Capitalize the greeting.", "Greet now capitalizes the greeting.\n\nIt returns \"Hello, \" + name where it returned \"hello, \" + name, so every caller sees the capital H; nothing else changed.")
 		// The chip shows the last reika/status, in the status bar.
 		shown := false
 		for _, item := range rec.StatusBar {
@@ -315,6 +329,10 @@ func TestVSCode(t *testing.T) {
 		switch rec.Text {
 		case with:
 			t.Logf("the edit was placed again on the user's text; the server said: %q", last)
+			// Reika: Undo all puts the old text back, the user's line kept.
+			if rec.Undone != 1 || rec.AfterUndo != without || len(rec.Review) != 0 {
+				t.Errorf("Reika: Undo all undid %d, left %+v under review, and answer.go is:\n%s\nwant 1, nothing, and:\n%s", rec.Undone, rec.Review, rec.AfterUndo, without)
+			}
 		case without:
 			if regexp.MustCompile(`(?i)\b\d+ changes? (was |were )?applied`).MatchString(last) {
 				t.Errorf("the edit is not in the buffer, but the server said %q", last)
@@ -374,6 +392,131 @@ func TestVSCode(t *testing.T) {
 			t.Errorf("after reika.contextWindow = 12288 the chip is %+v, want a window of 12288", rec.Chip.Last)
 		}
 	})
+}
+
+// runCodeServer starts code-server on r's workspace with the extension,
+// the driver and these user settings, and headless Chromium on it; it
+// returns the driver's records once it is done, failing on its error.
+// $REIKA_SCREENSHOTS, when set, is where the driver saves screenshots.
+func runCodeServer(t *testing.T, r *rig, reika map[string]any, env []string) []driverRecord {
+	t.Helper()
+	codeServer := need(t, "reika-code-server")
+	chromium := need(t, "chromium", "chromium-browser")
+	ext := vscodeExtension(t)
+	driver, err := filepath.Abs(filepath.Join("testdata", "vscode-driver"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The extensions as unpacked folders (publisher.name-version).
+	exts := filepath.Join(r.Tmp, "extensions")
+	userData := filepath.Join(r.Tmp, "code-server")
+	for dst, src := range map[string]string{
+		filepath.Join(exts, "reika-lsp.reika-0.1.0"):   ext,
+		filepath.Join(exts, "reika-test.driver-0.0.1"): driver,
+	} {
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		if err := os.Symlink(src, dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settings := map[string]any{
+		"security.workspace.trust.enabled":                 false,
+		"workbench.startupEditor":                          "none",
+		"telemetry.telemetryLevel":                         "off",
+		"extensions.autoCheckUpdates":                      false,
+		"workbench.tips.enabled":                           false,
+		"workbench.enableExperiments":                      false,
+		"git.enabled":                                      false,
+		"editor.formatOnSave":                              false,
+		"files.autoSave":                                   "off",
+		"workbench.editor.enablePreview":                   false,
+		"update.mode":                                      "none",
+		"workbench.welcomePage.walkthroughs.openOnInstall": false,
+	}
+	for k, v := range reika {
+		settings[k] = v
+	}
+	writeJSON(t, filepath.Join(userData, "User", "settings.json"), settings)
+
+	out := filepath.Join(r.Tmp, "driver.jsonl")
+	env = append(env, "REIKA_DRIVER_OUT="+out, "REIKA_ENDPOINT=http://127.0.0.1:9/v1")
+	if dir := os.Getenv("REIKA_SCREENSHOTS"); dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, "REIKA_SCREENSHOTS="+abs)
+	}
+	port, cdp := freePort(t), freePort(t)
+	env = append(env, fmt.Sprintf("REIKA_CDP_PORT=%d", cdp))
+	csLog := &lsptest.LockedBuffer{}
+	startBackground(t, "code-server", csLog, env, codeServer,
+		"--bind-addr", fmt.Sprintf("127.0.0.1:%d", port), "--auth", "none",
+		"--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+		"--user-data-dir", userData, "--extensions-dir", exts, r.WS)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	waitHTTP(t, base+"/healthz", 30*time.Second, csLog)
+	startBackground(t, "chromium", &lsptest.LockedBuffer{}, env, chromium,
+		"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--no-first-run", "--no-default-browser-check", "--window-size=1280,800",
+		fmt.Sprintf("--remote-debugging-port=%d", cdp), "--remote-allow-origins=*",
+		"--user-data-dir="+filepath.Join(r.Tmp, "chromium"), base+"/?folder="+r.WS)
+
+	recs := waitDriver(t, out, 120*time.Second, userData)
+	for _, rec := range recs {
+		if rec.Error != "" {
+			logExtensionHost(t, userData)
+			b, _ := os.ReadFile(out)
+			t.Logf("the driver wrote:\n%s", b)
+			t.Fatalf("the driver failed: %s\nthe chip: %+v", rec.Error, rec.Chip)
+		}
+	}
+	return recs
+}
+
+// TestVSCodeGoBin: the server only in ~/go/bin of the home, not on PATH,
+// no reika.serverPath: the extension finds it; the user clicks the chip
+// (the Reika panel opens), asks, reads the answer in the panel and keeps
+// the change with one click.
+func TestVSCodeGoBin(t *testing.T) {
+	const answer = "Greet now says Hello with a capital H."
+	script := `[
+  {"tool_calls": [{"name": "edit", "arguments": {"path": "greet.go", "old_text": "return \"hello, \" + name", "new_text": "return \"Hello, \" + name"}}]},
+  {"content": "` + answer + `"}
+]`
+	r := newRig(t, script, vscodeFiles)
+	home := filepath.Join(r.Tmp, "home")
+	gobin := filepath.Join(home, "go", "bin")
+	os.MkdirAll(gobin, 0o755)
+	data, err := os.ReadFile(r.Bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gobin, "reika-lsp"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// PATH has neither the rig's binary nor go (so go env answers nothing).
+	var env []string
+	for _, kv := range r.Env("REIKA_DRIVER_MODE=gobin") {
+		if !strings.HasPrefix(kv, "PATH=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PATH=/usr/bin:/bin")
+	recs := runCodeServer(t, r, map[string]any{"reika.endpoint": r.Endpoint}, env)
+	var rec driverRecord
+	for _, x := range recs {
+		if x.Scenario == "gobin" {
+			rec = x
+		}
+	}
+	if want := filepath.Join(gobin, "reika-lsp"); rec.ServerPath != want {
+		t.Fatalf("the extension runs %q, want %s; the chip: %+v", rec.ServerPath, want, rec.Chip)
+	}
+	if !rec.Asked {
+		t.Fatalf("the question did not reach the panel (the focus was on %s)", rec.Focused)
+	}
+	checkKept(t, rec, "Capitalize the greeting in greet.go.", answer)
 }
 
 func writeJSON(t *testing.T, path string, v any) {

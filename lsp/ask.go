@@ -256,6 +256,7 @@ const answerInline = 400
 // short, else in a Markdown document the editor opens.
 func (s *Server) showAnswer(ctx context.Context, sess *session, answer, summary, chip string) {
 	answer = strings.TrimSpace(answer)
+	s.sendAnswer(answer, summary, chip)
 	if (len(answer) <= answerInline && !strings.Contains(answer, "\n")) || !s.canShowDocument() {
 		s.showMessage(protocol.MessageTypeInfo, "Reika: %s · %s · %s", oneLine(answer), summary, chip)
 		if strings.Contains(answer, "\n") {
@@ -271,6 +272,13 @@ func (s *Server) showAnswer(ctx context.Context, sess *session, answer, summary,
 	}
 	s.showMessage(protocol.MessageTypeInfo, "Reika finished: %s · %s", summary, chip)
 	s.showDocument(ctx, path, false)
+}
+
+// sendAnswer sends the answer in full as reika/answer, before the message
+// that ends the run: a client that shows the conversation has it whole
+// when the run's end comes. Other clients ignore it.
+func (s *Server) sendAnswer(answer, summary, chip string) {
+	s.notify(AnswerNotification, &AnswerParams{Answer: answer, Summary: summary, Chip: chip})
 }
 
 func (s *Server) canShowDocument() bool { return s.caps().showDocument }

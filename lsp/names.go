@@ -36,6 +36,10 @@ const (
 
 	// StatusNotification carries the ctx chip's fields to status lines.
 	StatusNotification = "reika/status"
+	// AnswerNotification carries a run's answer in full, for a client that
+	// shows the conversation (the end-of-run message holds it on one line,
+	// or names a document).
+	AnswerNotification = "reika/answer"
 )
 
 // Commands lists every command the server executes, in the order
@@ -78,6 +82,14 @@ type StatusParams struct {
 	Text      string           `json:"text"` // the chip as the status line shows it
 	Warn      bool             `json:"warn"` // a shed is near
 	Window    int              `json:"window"`
+}
+
+// AnswerParams are reika/answer's params: the model's final answer as it
+// wrote it, what the run changed, and the chip at its end.
+type AnswerParams struct {
+	Answer  string `json:"answer"`
+	Chip    string `json:"chip"`
+	Summary string `json:"summary"` // "1 change applied to greet.go"
 }
 
 // AskResult is reika.ask's answer: whether a run started, or the ask

@@ -49,8 +49,9 @@ func (s *Server) position(enc Encoding) func(text string, offset int) protocol.P
 }
 
 // propose hands one of the agent's changes to the editor: re-anchored on
-// what the user has now, as minimal versioned edits, with a confirmation
-// where the client supports change annotations. A change that no longer
+// what the user has now, as minimal versioned edits, named by a change
+// annotation where the client supports them (one that needs the user's
+// confirmation for a protected path or a run that asks before every edit). A change that no longer
 // fits the user's text is applied nowhere, and both the model and the user
 // hear which hunk and why. An edit the editor says it applied to an open
 // document counts only once the editor's next didChange shows it where it
@@ -103,7 +104,7 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, ac
 		}
 		edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{
 			DocumentChanges: c.versioned, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
-			Label: asked, VersionZeroAsOne: c.zeroAsOne,
+			Label: asked, VersionZeroAsOne: c.zeroAsOne, Confirm: tools.RunMode(ctx) == tools.AskAll,
 		})
 		if err != nil {
 			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)

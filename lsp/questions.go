@@ -88,8 +88,8 @@ func clipDiff(d string, n, max int) string {
 // confirmChange gets the user's yes to a proposal that needs one: a
 // protected path, or any change in a run that asks before every edit. A
 // client whose workspace edits ask (change annotations that need
-// confirmation: VS Code's refactor preview, where nothing is pre-ticked)
-// asks there, with the change in front of the user; another is asked with
+// confirmation, which buildEdit sets for exactly these changes: VS Code's
+// refactor preview, where nothing is pre-ticked) asks there, with the change in front of the user; another is asked with
 // a message request; one that can do neither gets a refusal the model and
 // the user read. It returns "" to go on, else the outcome and the end
 // line's short reason.

@@ -131,11 +131,17 @@ func TestSmokeAskApplies(t *testing.T) {
 		t.Fatalf("reika.ask = %v, want started", res)
 	}
 	edit := c.waitFor(t, "workspace/applyEdit")
-	if !strings.Contains(edit, `"needsConfirmation":true`) || !strings.Contains(edit, `"newText":"ello"`) {
+	// An ordinary edit is named by an annotation and applies without a
+	// confirmation (the user keeps or undoes it in the editor).
+	if !strings.Contains(edit, `"changeAnnotations"`) || strings.Contains(edit, `"needsConfirmation"`) || !strings.Contains(edit, `"newText":"ello"`) {
 		t.Errorf("applyEdit = %s", edit)
 	}
 	c.waitFor(t, "$/progress")
 	c.waitFor(t, "I changed the greeting.")
+	// The answer in full, for a client that shows the conversation.
+	if got := c.waitFor(t, AnswerNotification); !strings.Contains(got, `"answer":"I changed the greeting."`) || !strings.Contains(got, `"summary":"1 change applied to`) {
+		t.Errorf("reika/answer = %s, want the answer and what changed", got)
+	}
 	c.waitFor(t, StatusNotification)
 
 	c.conn.Call(ctx, "shutdown", nil, nil)

@@ -101,10 +101,12 @@ type CreateFileOptions struct {
 }
 
 // ChangeAnnotation describes a group of changes; with NeedsConfirmation
-// the client asks the user before applying them.
+// the client asks the user before applying them (VS Code: its refactor
+// preview, every box unticked). Without it the label only names the
+// change, in the editor's undo history and its edit list.
 type ChangeAnnotation struct {
 	Label             string `json:"label"`
-	NeedsConfirmation bool   `json:"needsConfirmation"`
+	NeedsConfirmation bool   `json:"needsConfirmation,omitempty"`
 	Description       string `json:"description,omitempty"`
 }
 
@@ -129,9 +131,15 @@ type EditOptions struct {
 	// it the edit is the plain changes map, unversioned.
 	DocumentChanges bool
 	// Annotations: workspace.workspaceEdit.changeAnnotationSupport. Every
-	// edit and creation then carries an annotation that needs the user's
-	// confirmation.
+	// edit and creation then carries an annotation that names it; it needs
+	// the user's confirmation only for a protected path, or under Confirm.
+	// An ordinary edit applies at once (the user keeps or undoes it in the
+	// editor): a preview whose boxes start unticked applies nothing when
+	// the user just presses Apply.
 	Annotations bool
+	// Confirm asks for the user's yes to every change: the run's trust
+	// mode is "ask" (tools.AskAll).
+	Confirm bool
 	// ResourceCreate: "create" in workspace.workspaceEdit.resourceOperations.
 	ResourceCreate bool
 	// Label says what the agent was asked; it becomes each annotation's
@@ -200,7 +208,7 @@ func buildEdit(plans []EditPlan, uriOf func(abs string) protocol.DocumentURI, po
 			if w.ChangeAnnotations == nil {
 				w.ChangeAnnotations = map[string]ChangeAnnotation{}
 			}
-			w.ChangeAnnotations[id] = ChangeAnnotation{Label: label(p), NeedsConfirmation: true, Description: annotationDescription(p, opt.Label)}
+			w.ChangeAnnotations[id] = ChangeAnnotation{Label: label(p), NeedsConfirmation: opt.Confirm || p.Proposal.Protected != "", Description: annotationDescription(p, opt.Label)}
 		}
 		edits := make([]TextEdit, 0, len(p.Hunks))
 		text := p.Current.Text

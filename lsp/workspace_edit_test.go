@@ -62,6 +62,12 @@ func edPlans(t *testing.T) []EditPlan {
 	return plans
 }
 
+// protect is plan with its path protected, for the reason why.
+func protect(plan EditPlan, why string) EditPlan {
+	plan.Proposal.Protected = why
+	return plan
+}
+
 func TestBuildWorkspaceEdit(t *testing.T) {
 	plans := edPlans(t)
 	v7 := int32(7)
@@ -102,9 +108,35 @@ func TestBuildWorkspaceEdit(t *testing.T) {
 				{TextDocumentEdit: &TextDocumentEdit{TextDocument: VersionedDocument{URI: "file:///ws/main_test.go"}, Edits: testEdits(testID)}},
 			},
 			ChangeAnnotations: map[string]ChangeAnnotation{
-				mainID:   {Label: "Reika: 2 changes to main.go", NeedsConfirmation: true, Description: asked},
-				limitsID: {Label: "Reika: 1 change to limits.go", NeedsConfirmation: true, Description: asked},
-				testID:   {Label: "Reika: create main_test.go", NeedsConfirmation: true, Description: asked},
+				mainID:   {Label: "Reika: 2 changes to main.go", Description: asked},
+				limitsID: {Label: "Reika: 1 change to limits.go", Description: asked},
+				testID:   {Label: "Reika: create main_test.go", Description: asked},
+			},
+		},
+	}, {
+		name:  "a run that asks before every edit: each annotation needs confirmation",
+		plans: plans[:1],
+		opt:   EditOptions{DocumentChanges: true, Annotations: true, Confirm: true, Label: asked},
+		want: WorkspaceEdit{
+			DocumentChanges: []DocumentChange{
+				{TextDocumentEdit: &TextDocumentEdit{TextDocument: VersionedDocument{URI: "file:///ws/main.go", Version: &v7}, Edits: mainEdits(mainID)}},
+			},
+			ChangeAnnotations: map[string]ChangeAnnotation{
+				mainID: {Label: "Reika: 2 changes to main.go", NeedsConfirmation: true, Description: asked},
+			},
+		},
+	}, {
+		name:  "a protected path needs confirmation, an ordinary one beside it does not",
+		plans: []EditPlan{protect(plans[0], "main.go is protected"), plans[1]},
+		opt:   EditOptions{DocumentChanges: true, Annotations: true, Label: asked},
+		want: WorkspaceEdit{
+			DocumentChanges: []DocumentChange{
+				{TextDocumentEdit: &TextDocumentEdit{TextDocument: VersionedDocument{URI: "file:///ws/main.go", Version: &v7}, Edits: mainEdits(mainID)}},
+				{TextDocumentEdit: &TextDocumentEdit{TextDocument: VersionedDocument{URI: "file:///ws/limits.go"}, Edits: limitsEdits(limitsID)}},
+			},
+			ChangeAnnotations: map[string]ChangeAnnotation{
+				mainID:   {Label: "Reika: 2 changes to main.go (PROTECTED: main.go is protected)", NeedsConfirmation: true, Description: asked},
+				limitsID: {Label: "Reika: 1 change to limits.go", Description: asked},
 			},
 		},
 	}, {

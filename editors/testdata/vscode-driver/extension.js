@@ -89,6 +89,44 @@ class Browser {
     return this.evaluate(`[...document.querySelectorAll(".statusbar-item")].map((e) => ({ id: e.id, text: e.innerText.trim(), classes: e.className }))`);
   }
 
+  // Saves a screenshot of the page as PNG to $REIKA_SCREENSHOTS/name, if set.
+  async screenshot(name) {
+    const dir = process.env.REIKA_SCREENSHOTS;
+    if (!dir) {
+      return;
+    }
+    // No clip: a clipped capture leaves the webviews (other frames) blank.
+    const r = await this.send("Page.captureScreenshot", { format: "png" });
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, name), Buffer.from(r.data, "base64"));
+  }
+
+  // The CodeLens titles shown in the editors.
+  codeLenses() {
+    return this.evaluate(`[...document.querySelectorAll(".codelens-decoration a")].map((a) => a.innerText.trim())`);
+  }
+
+  // Clicks the first CodeLens whose title contains text, as the user does.
+  clickCodeLens(text) {
+    return this.evaluate(`(() => {
+      const a = [...document.querySelectorAll(".codelens-decoration a")].find((a) => a.innerText.includes(${JSON.stringify(text)}));
+      if (!a) return false;
+      a.dispatchEvent(new MouseEvent("mousedown", { bubbles: true }));
+      a.click();
+      return true;
+    })()`);
+  }
+
+  // Clicks the status bar item whose id contains id.
+  clickStatusItem(id) {
+    return this.evaluate(`(() => {
+      const e = [...document.querySelectorAll(".statusbar-item")].find((e) => e.id.includes(${JSON.stringify(id)}));
+      if (!e) return false;
+      (e.querySelector("a") || e).click();
+      return true;
+    })()`);
+  }
+
   // The focused element: what typing goes into.
   focused() {
     return this.evaluate(`(() => { const e = document.activeElement; return e ? e.tagName + "." + e.className : ""; })()`);
@@ -109,6 +147,9 @@ function activate() {
 }
 
 async function run() {
+  if (process.env.REIKA_DRIVER_MODE === "gobin") {
+    return runGoBin();
+  }
   const ext = vscode.extensions.getExtension("reika-lsp.reika");
   const api = await ext.activate();
   const client = await waitFor("the client to run", () => {
@@ -117,6 +158,8 @@ async function run() {
   });
   const root = vscode.workspace.workspaceFolders[0].uri;
   const browser = await Browser.connect(process.env.REIKA_CDP_PORT);
+  // VS Code's own Chat view (empty for Reika) makes room for the editor.
+  await vscode.commands.executeCommand("workbench.action.closeAuxiliaryBar");
 
   // The server's messages, as the user sees them (and shown as usual).
   const messages = [];
@@ -134,16 +177,21 @@ async function run() {
   });
 
   // applyEdit: record what came; for the typing scenario, type a line at
-  // the top of the buffer first; then let the real handler run, and
-  // accept the refactor preview it opens as a user would.
+  // the top of the buffer first; then let the extension's handler (the
+  // review, then VS Code's) run. An ordinary edit applies at once; should
+  // a refactor preview open (a change that needs confirmation), the
+  // driver ticks its boxes and applies it as a user would.
   const edits = [];
   let typeFirst; // {uri, text}: insert text at the top of uri before the edit
+  const reviewApply = client.clientOptions.middleware.workspace.handleApplyEdit;
   client.clientOptions.middleware.workspace = {
     ...client.clientOptions.middleware.workspace,
     handleApplyEdit: async (params, next) => {
+      const annotations = Object.values(params.edit.changeAnnotations || {});
       const rec = {
         label: params.label,
-        annotated: Object.values(params.edit.changeAnnotations || {}).some((a) => a.needsConfirmation),
+        labelled: annotations.length > 0,
+        annotated: annotations.some((a) => a.needsConfirmation),
         versioned: (params.edit.documentChanges || []).every((c) => !c.textDocument || typeof c.textDocument.version === "number"),
       };
       edits.push(rec);
@@ -155,11 +203,9 @@ async function run() {
         we.insert(doc.uri, new vscode.Position(0, 0), t.text);
         rec.typed = await vscode.workspace.applyEdit(we);
       }
-      // The refactor preview lists edits that need confirmation
-      // unticked: the user ticks them, then presses Apply.
       let settled = false;
-      const result = Promise.resolve(next(params)).finally(() => (settled = true));
-      await sleep(300);
+      const result = Promise.resolve(reviewApply(params, next)).finally(() => (settled = true));
+      await Promise.race([result, sleep(300)]);
       rec.waitedForPreview = !settled;
       rec.log = [];
       while (!settled) {
@@ -184,12 +230,13 @@ async function run() {
     },
   };
 
-  // $/progress, as the client shows it.
+  // $/progress, as the client shows it (after the extension's handler).
   const progress = [];
+  const extProgress = client.clientOptions.middleware.handleWorkDoneProgress;
   client.clientOptions.middleware.handleWorkDoneProgress = (token, params, next) => {
     progress.push(params);
     events.push(params.kind);
-    next(token, params);
+    extProgress ? extProgress(token, params, next) : next(token, params);
   };
 
   async function open(name) {
@@ -237,7 +284,22 @@ async function run() {
     statusBar = await browser.statusBar();
     return statusBar.some((i) => i.text === api.chip().text);
   }, 5000).catch(() => {});
-  record({ scenario: "ask", ask: a, edits: edits.splice(0), text: ed.document.getText(), chip: api.chip(), statusBar });
+  // The change is under review: the line is marked and a CodeLens offers
+  // Keep · Undo; the panel shows the run. The user keeps it with one click.
+  await waitFor("the Keep · Undo CodeLens", async () => (await browser.codeLenses()).some((t) => t.includes("Keep")), 10000).catch(() => {});
+  const lenses = await browser.codeLenses();
+  const reviewed = api.review();
+  // The chip opens the panel (Ask opened it beside the editor already).
+  await browser.clickStatusItem("reika.ctx");
+  await sleep(3000); // the webview loads
+  const conversation = api.conversation();
+  await browser.screenshot("1-answer-and-review.png");
+  const clicked = await browser.clickCodeLens("Keep");
+  await waitFor("the change to leave the review", () => api.review().length === 0, 5000).catch(() => {});
+  await waitFor("the CodeLens to go", async () => !(await browser.codeLenses()).some((t) => t.includes("Keep")), 5000).catch(() => {});
+  await browser.screenshot("2-kept.png");
+  record({ scenario: "ask", ask: a, edits: edits.splice(0), text: ed.document.getText(), chip: api.chip(), statusBar,
+    lenses, reviewed, conversation, kept: { clicked, review: api.review(), text: ed.document.getText(), lenses: await browser.codeLenses() } });
 
   // 2. The user types above the target just before the edit arrives.
   ed = await open("answer.go");
@@ -245,7 +307,11 @@ async function run() {
   typeFirst = { uri: ed.document.uri, text: "// typed by the user\n" };
   a = await ask("Make it 42.", false);
   await sleep(300);
-  record({ scenario: "typing", ask: a, edits: edits.splice(0), text: ed.document.getText() });
+  // Undo all puts the old text back where the edit landed.
+  const beforeUndo = ed.document.getText();
+  const undone = await vscode.commands.executeCommand("reika.vscode.undoAll");
+  await sleep(200);
+  record({ scenario: "typing", ask: a, edits: edits.splice(0), text: beforeUndo, undone, afterUndo: ed.document.getText(), review: api.review() });
 
   // 3. Cancel mid-run.
   ed = await open("main.go");
@@ -273,6 +339,48 @@ async function run() {
   await vscode.workspace.getConfiguration("reika").update("contextWindow", 12288, vscode.ConfigurationTarget.Global);
   a = await ask("Anything else?", false);
   record({ scenario: "settings", ask: a, chip: api.chip() });
+}
+
+// The server only in ~/go/bin of the home (no reika.serverPath, not on
+// PATH): the extension finds it; the user opens the panel from the status
+// bar chip, asks, reads the answer in the panel and keeps the change.
+async function runGoBin() {
+  const ext = vscode.extensions.getExtension("reika-lsp.reika");
+  const api = await ext.activate();
+  const client = await waitFor("the client to run", () => {
+    const c = api.client();
+    return c && c.isRunning() && c;
+  });
+  const root = vscode.workspace.workspaceFolders[0].uri;
+  const browser = await Browser.connect(process.env.REIKA_CDP_PORT);
+  // VS Code's own Chat view (empty for Reika) makes room for the editor.
+  await vscode.commands.executeCommand("workbench.action.closeAuxiliaryBar");
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(root, "greet.go"));
+  const ed = await vscode.window.showTextDocument(doc);
+  await waitFor("the chip in the status bar", () => browser.clickStatusItem("reika.ctx"), 10000);
+  await waitFor("the panel", () => api.conversation().visible, 10000);
+  await sleep(3000); // the webview loads, its input takes the focus
+  const focused = await browser.focused();
+  // The question goes through Reika: Ask's input box: Chromium's input
+  // events do not reach the webview's own input (a frame inside a frame)
+  // in headless Chromium, so the panel's input is not driven here.
+  const pending = vscode.commands.executeCommand("reika.vscode.ask");
+  await waitFor("the input box to have the focus", async () => /input/i.test(await browser.focused()), 5000);
+  await browser.type("Capitalize the greeting in greet.go.");
+  await browser.enter();
+  await pending;
+  const asked = await waitFor("the question to reach the panel", () => api.conversation().turns.length > 0, 10000).then(() => true, () => false);
+  await waitFor("the run's answer", () => api.conversation().turns.some((t) => t.end !== ""), 30000).catch(() => {});
+  await waitFor("the Keep · Undo CodeLens", async () => (await browser.codeLenses()).some((t) => t.includes("Keep")), 10000).catch(() => {});
+  await sleep(2000);
+  await browser.screenshot("3-gobin-panel.png");
+  const reviewed = api.review();
+  const clicked = await browser.clickCodeLens("Keep");
+  await waitFor("the change to leave the review", () => api.review().length === 0, 5000).catch(() => {});
+  await waitFor("the CodeLens to go", async () => !(await browser.codeLenses()).some((t) => t.includes("Keep")), 5000).catch(() => {});
+  await browser.screenshot("4-gobin-kept.png");
+  record({ scenario: "gobin", serverPath: api.serverPath(), chip: api.chip(), focused, asked, conversation: api.conversation(), reviewed,
+    kept: { clicked, review: api.review(), text: ed.document.getText(), lenses: await browser.codeLenses() } });
 }
 
 module.exports = { activate, deactivate() {} };

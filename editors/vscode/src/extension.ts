@@ -8,15 +8,18 @@ import {
 } from "vscode-languageclient/node";
 import * as lines from "./lines";
 import * as names from "./names";
-import { findServer } from "./server";
+import { Conversation } from "./conversation";
+import { Review } from "./review";
+import { findServer, installCommand, NotFound } from "./server";
 import { serverPathSetting, setSettings, userOnlySettings } from "./settings";
 import { StatusChip } from "./status";
 
 // The extension is a thin client: the server does the work, and the
-// extension starts it, passes the settings, offers the commands and shows
-// the ctx chip. The server's code actions and its edits (a refactor
-// preview, since they carry change annotations that need confirmation)
-// come with vscode-languageclient's defaults.
+// extension starts it (finding it where `go install` puts it, or offering
+// to install it), passes the settings, offers the commands, shows the ctx
+// chip and the conversation (conversation.ts), and lets the user keep or
+// undo each change the server applied (review.ts). The server's code
+// actions come with vscode-languageclient's defaults.
 
 /**
  * The commands the extension contributes, by the server command each runs.
@@ -35,20 +38,48 @@ export const commandIds: Record<string, string> = {
   [names.cmdUndoRun]: "reika.vscode.undoRun",
 };
 
+/** The extension's own commands, which run no server command. */
+export const ownCommands = {
+  conversation: "reika.vscode.conversation",
+  keepAll: "reika.vscode.keepAll",
+  undoAll: "reika.vscode.undoAll",
+  keepFile: "reika.vscode.keepFile",
+  undoFile: "reika.vscode.undoFile",
+  keepChange: "reika.vscode.keepChange",
+  undoChange: "reika.vscode.undoChange",
+  installServer: "reika.vscode.installServer",
+};
+
 /** What activate returns: for other extensions, and the end-to-end tests. */
 export interface Api {
   /** The running client, if the server started. */
   client(): LanguageClient | undefined;
   /** What the status bar chip shows. */
   chip(): ReturnType<StatusChip["state"]>;
+  /** The conversation panel's runs. */
+  conversation(): ReturnType<Conversation["state"]>;
+  /** The applied changes under review. */
+  review(): ReturnType<Review["list"]>;
+  /** The binary the server runs from, once found. */
+  serverPath(): string | undefined;
 }
 
 let client: LanguageClient | undefined;
 let chip: StatusChip;
+let conversation: Conversation;
+let review: Review;
+let extensionDir: string;
+let serverPath: string | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<Api> {
-  chip = new StatusChip(commandIds[names.cmdStatus]);
-  context.subscriptions.push(chip);
+  extensionDir = context.extensionPath;
+  chip = new StatusChip(ownCommands.conversation);
+  conversation = new Conversation((instruction) => void ask({ instruction, fromPanel: true }));
+  review = new Review({ keep: ownCommands.keepChange, undo: ownCommands.undoChange, keepFile: ownCommands.keepFile, undoFile: ownCommands.undoFile });
+  review.onDidRecord((changes) => conversation.edited(changes.map((c) => ({
+    uri: c.uri, name: vscode.workspace.asRelativePath(vscode.Uri.parse(c.uri)), line: c.line,
+  }))));
+  context.subscriptions.push(chip, conversation, review);
 
   context.subscriptions.push(
     vscode.commands.registerCommand(commandIds[names.cmdAsk], ask),
@@ -60,6 +91,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Api> {
     serverCommand(names.cmdResume, lines.resumeLine),
     serverCommand(names.cmdShowRecap, lines.recapLine),
     serverCommand(names.cmdUndoRun, lines.undoLine),
+    vscode.commands.registerCommand(ownCommands.conversation, () => conversation.focusInput()),
+    vscode.commands.registerCommand(ownCommands.keepAll, () => review.keep(() => true)),
+    vscode.commands.registerCommand(ownCommands.undoAll, () => review.undo(() => true)),
+    vscode.commands.registerCommand(ownCommands.installServer, installServer),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       // The server takes a setting that widens trust only at startup (a
       // push of one is ignored): a change of one, or of the binary,
@@ -74,7 +109,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Api> {
   );
 
   await start();
-  return { client: () => client, chip: () => chip.state() };
+  return {
+    client: () => client,
+    chip: () => chip.state(),
+    conversation: () => conversation.state(),
+    review: () => review.list(),
+    serverPath: () => serverPath,
+  };
 }
 
 export async function deactivate(): Promise<void> {
@@ -84,13 +125,19 @@ export async function deactivate(): Promise<void> {
 async function start(): Promise<void> {
   let command: string;
   try {
-    command = findServer(serverPathSetting());
+    command = findServer(serverPathSetting(), { extensionDir });
   } catch (err) {
     const why = `Reika: ${(err as Error).message}`;
+    if (err instanceof NotFound) {
+      chip.missing("Reika: reika-lsp was not found", ownCommands.installServer);
+      void offerInstall(why);
+      return;
+    }
     chip.failed(why);
     void vscode.window.showErrorMessage(why);
     return;
   }
+  serverPath = command;
   const serverOptions: ServerOptions = { command, args: [] };
   const clientOptions: LanguageClientOptions = {
     // Every file: the agent works on the whole project, in any language.
@@ -99,9 +146,25 @@ async function start(): Promise<void> {
     // in must not override the config file, the profile or the environment.
     initializationOptions: () => ({ reika: setSettings() }),
     outputChannelName: "Reika",
+    middleware: {
+      // Each applied change goes under review (Keep · Undo).
+      workspace: { handleApplyEdit: review.handleApplyEdit },
+      // The run's progress streams into the conversation too.
+      handleWorkDoneProgress: (token, params, next) => {
+        if (params.kind === "begin" && params.title === "Reika") {
+          conversation.begin(params.message ?? "");
+        } else if (params.kind === "report" && params.message) {
+          conversation.progress(params.message);
+        } else if (params.kind === "end") {
+          conversation.ended(params.message ?? "");
+        }
+        next(token, params);
+      },
+    },
   };
   const c = new LanguageClient("reika", "Reika", serverOptions, clientOptions);
   c.onNotification(names.statusNotification, (p: names.StatusParams) => chip.update(p));
+  c.onNotification(names.answerNotification, (p: names.AnswerParams) => conversation.answer(p));
   client = c;
   try {
     await c.start();
@@ -153,8 +216,9 @@ function serverCommand<T>(command: string, line: (r: T) => string): vscode.Dispo
  * command's argument (a string, or {instruction}) for keybindings; the
  * active editor's file and selection go with it.
  */
-async function ask(arg?: string | { instruction?: string }): Promise<names.AskResult | undefined> {
+async function ask(arg?: string | { instruction?: string; fromPanel?: boolean }): Promise<names.AskResult | undefined> {
   const editor = vscode.window.activeTextEditor;
+  const fromPanel = typeof arg === "object" && arg.fromPanel === true;
   let instruction = typeof arg === "string" ? arg : arg?.instruction;
   if (instruction === undefined) {
     instruction = await vscode.window.showInputBox({
@@ -168,13 +232,19 @@ async function ask(arg?: string | { instruction?: string }): Promise<names.AskRe
     return undefined;
   }
   const params: { instruction: string; uri?: string; range?: unknown } = { instruction };
-  if (editor && client) {
+  if (editor && client && !fromPanel) {
     params.uri = client.code2ProtocolConverter.asUri(editor.document.uri);
     params.range = client.code2ProtocolConverter.asRange(editor.selection);
   }
+  conversation.show(false);
+  conversation.start(instruction);
   const r = await execute<names.AskResult>(names.cmdAsk, [params]);
   if (r === undefined || r === null) {
+    conversation.ended("the server did not take it");
     return undefined;
+  }
+  if (!r.started && !r.joined && !r.queued) {
+    conversation.ended(lines.askLine(r));
   }
   if (r.started || r.joined || r.queued) {
     vscode.window.setStatusBarMessage(lines.askLine(r), 5_000);
@@ -182,4 +252,45 @@ async function ask(arg?: string | { instruction?: string }): Promise<names.AskRe
     void vscode.window.showWarningMessage(lines.askLine(r));
   }
   return r;
+}
+
+/** Says that no server was found and offers to install it. */
+async function offerInstall(why: string): Promise<void> {
+  const install = "Install with go install";
+  const set = "Set reika.serverPath";
+  const pick = await vscode.window.showWarningMessage(why, install, set);
+  if (pick === install) {
+    await installServer();
+  } else if (pick === set) {
+    await vscode.commands.executeCommand("workbench.action.openSettings", "reika.serverPath");
+  }
+}
+
+/**
+ * Reika: Install the server: with the user's yes, runs go install in a
+ * terminal (a task, so the user sees it), then starts the server.
+ */
+async function installServer(): Promise<void> {
+  const yes = "Install";
+  const pick = await vscode.window.showInformationMessage(`Reika: run ${installCommand} in a terminal?`, { modal: true, detail: "It needs Go (go.dev/dl); the binary lands in $(go env GOPATH)/bin, where Reika looks for it." }, yes);
+  if (pick !== yes) {
+    return;
+  }
+  const task = new vscode.Task({ type: "shell", reika: "install" }, vscode.TaskScope.Global, "install reika-lsp", "Reika", new vscode.ShellExecution(installCommand));
+  const ended = new Promise<number | undefined>((resolve) => {
+    const d = vscode.tasks.onDidEndTaskProcess((e) => {
+      if (e.execution.task.name === task.name && e.execution.task.source === task.source) {
+        d.dispose();
+        resolve(e.exitCode);
+      }
+    });
+  });
+  await vscode.tasks.executeTask(task);
+  const code = await ended;
+  if (code !== 0) {
+    void vscode.window.showErrorMessage(`Reika: ${installCommand} failed (exit ${code}): see the terminal; is Go installed?`);
+    return;
+  }
+  await stop();
+  await start();
 }

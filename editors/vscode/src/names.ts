@@ -34,6 +34,16 @@ export const commands = [
 /** Carries the ctx chip's fields to the status bar. */
 export const statusNotification = "reika/status";
 
+/** Carries a run's answer in full, before the message that ends the run. */
+export const answerNotification = "reika/answer";
+
+/** reika/answer's params. */
+export interface AnswerParams {
+  answer: string; // as the model wrote it (Markdown)
+  chip: string;
+  summary: string; // what the run changed
+}
+
 /** reika/status's params: the ctx chip's fields. */
 export interface StatusParams {
   breakdown?: Breakdown; // the last request by part, in tokens (absent before a session)

@@ -6,8 +6,8 @@ export const warnPercent = 80;
 
 /**
  * The ctx chip in the status bar: the text of the last reika/status, on
- * the warning background when a shed is near. Clicking it runs Reika:
- * Status.
+ * the warning background when a shed is near. Clicking it opens the
+ * conversation.
  */
 export class StatusChip implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
@@ -15,12 +15,12 @@ export class StatusChip implements vscode.Disposable {
   private warning = false;
   private error = false;
 
-  constructor(command: string) {
+  constructor(private readonly command: string) {
     this.item = vscode.window.createStatusBarItem("reika.ctx", vscode.StatusBarAlignment.Right, 100);
     this.item.name = "Reika context";
     this.item.command = command;
     this.item.text = "Reika";
-    this.item.tooltip = "Reika: no request yet. Click for the status.";
+    this.item.tooltip = "Reika: no request yet. Click for the conversation.";
     this.item.show();
   }
 
@@ -28,9 +28,10 @@ export class StatusChip implements vscode.Disposable {
     this.last = p;
     this.item.text = (p.running ? "$(sync~spin) " : "") + p.text;
     const parts = p.breakdown ? `\n${breakdownLine(p.breakdown)}` : "";
-    this.item.tooltip = `Reika: ${p.size} of ${p.window} tokens in the last request; the oldest turns fold at ${p.shed_point} (${p.percent}%).${parts}\nClick for the status.`;
+    this.item.tooltip = `Reika: ${p.size} of ${p.window} tokens in the last request; the oldest turns fold at ${p.shed_point} (${p.percent}%).${parts}\nClick for the conversation.`;
     this.warning = warns(p);
     this.error = false;
+    this.item.command = this.command;
     this.item.backgroundColor = this.warning ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
   }
 
@@ -41,7 +42,22 @@ export class StatusChip implements vscode.Disposable {
     this.item.tooltip = why;
     this.warning = false;
     this.error = true;
+    this.item.command = this.command;
     this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
+  }
+
+  /**
+   * Shows that no reika-lsp was found, without the error colour: clicking
+   * offers to install it.
+   */
+  missing(why: string, install: string): void {
+    this.last = undefined;
+    this.item.text = "$(cloud-download) Reika: install the server";
+    this.item.tooltip = `${why}. Click to install it.`;
+    this.item.command = install;
+    this.warning = false;
+    this.error = false;
+    this.item.backgroundColor = undefined;
   }
 
   /** What the chip shows now: for the extension's API (and its tests). */
