@@ -12,7 +12,7 @@ func TestUndoneSince(t *testing.T) {
 	p := tools.Proposal{Path: "a.go", Abs: "/w/a.go", Old: old}
 	plan := EditPlan{Proposal: p, Current: Current{Text: old, Open: true, Exists: true},
 		Hunks: []HunkEdit{{OldStart: strings.Index(old, "func A"), OldEnd: strings.Index(old, "func A") + len("func A() {}\n"), Text: "func A() { work() }\n"}}}
-	w := wroteEdit{path: "a.go", abs: "/w/a.go", land: expectLanding(plan)}
+	w := wroteEdit{path: "a.go", abs: "/w/a.go", land: expectLanding(plan), seen: true}
 	for _, h := range plan.Hunks {
 		w.olds = append(w.olds, old[h.OldStart:h.OldEnd])
 		w.oldSpans = append(w.oldSpans, [2]int{h.OldStart, h.OldEnd})
@@ -32,5 +32,11 @@ func TestUndoneSince(t *testing.T) {
 		if got := undoneSince(w, tt.now); got != tt.undo {
 			t.Errorf("%s: undoneSince = %v, want %v", tt.name, got, tt.undo)
 		}
+	}
+	// An edit never seen landing (an editor that has not sent its text,
+	// a closed file) is not undone by a text without it.
+	w.seen = false
+	if undoneSince(w, old) {
+		t.Errorf("undoneSince(not seen landing) = true, want false")
 	}
 }

@@ -190,7 +190,9 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, ac
 		switch v {
 		case landed:
 			w.stop()
-			return s.applied(p, plan, replanned, typing, l), whileTyping(typing, p, l)
+			out := s.applied(p, plan, replanned, typing, l)
+			s.runs.sawLanding(p.Abs)
+			return out, whileTyping(typing, p, l)
 		case undone:
 			w.stop()
 			s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was undone by you; it will not be made again unless you ask", p.Path)

@@ -27,6 +27,22 @@ type wroteEdit struct {
 	land      landing
 	olds      []string // the text each hunk replaced, in order
 	oldSpans  [][2]int // where each hunk was in land.old
+	// seen: the server saw the edit land in the open document, so a
+	// later text without it is the user's undo (not an editor that has
+	// not sent its change yet, nor a closed file edited in memory).
+	seen bool
+}
+
+// sawLanding marks the last recorded edit of abs as seen landed.
+func (rs *runs) sawLanding(abs string) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for i := len(rs.undo.edits) - 1; i >= 0; i-- {
+		if rs.undo.edits[i].abs == abs {
+			rs.undo.edits[i].seen = true
+			return
+		}
+	}
 }
 
 // undoRecord is what the last run that changed files wrote, in order.
@@ -206,7 +222,7 @@ func (s *Server) takeUndo() undoRecord { return s.runs.takeUndo() }
 // edits aside). An undo in a later didChange than the edit's own is seen
 // here, at the end of the run, as landing.go sees one in the same change.
 func undoneSince(w wroteEdit, now string) bool {
-	if w.created || now == w.land.want {
+	if !w.seen || w.created || now == w.land.want {
 		return false
 	}
 	since := tools.LineHunks(w.land.old, now)
@@ -230,7 +246,7 @@ func (s *Server) lateUndos(r *activeRun) {
 	}
 	s.runs.mu.Unlock()
 	for _, w := range edits {
-		if cur := s.current(w.abs); cur.Exists && undoneSince(w, cur.Text) {
+		if cur := s.current(w.abs); cur.Open && undoneSince(w, cur.Text) {
 			r.markUndone(w.path)
 		}
 	}
@@ -254,7 +270,7 @@ func (s *Server) tellUndos(r *activeRun, sess *agent.Session) {
 		if told {
 			continue
 		}
-		if cur := s.current(w.abs); cur.Exists && undoneSince(w, cur.Text) {
+		if cur := s.current(w.abs); cur.Open && undoneSince(w, cur.Text) {
 			r.mu.Lock()
 			if r.toldUndo == nil {
 				r.toldUndo = map[int]bool{}
