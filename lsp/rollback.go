@@ -239,12 +239,7 @@ func undoneSince(w wroteEdit, now string) bool {
 // lateUndos marks as undone by the user the applied changes of run r that
 // the documents as they are now no longer hold.
 func (s *Server) lateUndos(r *activeRun) {
-	s.runs.mu.Lock()
-	var edits []wroteEdit
-	if s.runs.undo.run == r {
-		edits = append(edits, s.runs.undo.edits...)
-	}
-	s.runs.mu.Unlock()
+	edits := s.runs.editsOf(r)
 	for _, w := range edits {
 		if cur := s.current(w.abs); cur.Open && undoneSince(w, cur.Text) {
 			r.markUndone(w.path)
@@ -257,12 +252,7 @@ func (s *Server) lateUndos(r *activeRun) {
 // of its own, after the edit was seen landing): it must not make them
 // again unless asked.
 func (s *Server) tellUndos(r *activeRun, sess *agent.Session) {
-	s.runs.mu.Lock()
-	var edits []wroteEdit
-	if s.runs.undo.run == r {
-		edits = append(edits, s.runs.undo.edits...)
-	}
-	s.runs.mu.Unlock()
+	edits := s.runs.editsOf(r)
 	for i, w := range edits {
 		r.mu.Lock()
 		told := r.toldUndo[i]
@@ -280,4 +270,14 @@ func (s *Server) tellUndos(r *activeRun, sess *agent.Session) {
 			sess.Say(fmt.Sprintf("(From the editor: the user undid your change to %s at %s; the file has its earlier text there again. Do not make that change again unless the user asks for it.)", w.path, w.land.where()))
 		}
 	}
+}
+
+// editsOf is what run r applied so far, when r is the run recorded.
+func (rs *runs) editsOf(r *activeRun) []wroteEdit {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.undo.run != r {
+		return nil
+	}
+	return append([]wroteEdit(nil), rs.undo.edits...)
 }
