@@ -190,6 +190,16 @@ type driverRecord struct {
 		ID   string `json:"id"`
 		Text string `json:"text"`
 	} `json:"statusBar"`
+	// The race's and the undo's (vscode_trials_test.go).
+	Trials []vscodeTrial `json:"trials"`
+	Trial  vscodeTrial   `json:"trial"`
+	Undo   struct {
+		After  int    `json:"after"`  // ms after the edit landed
+		Active string `json:"active"` // the active editor's document
+		// Refocused is how long after the ask the focus was back in the
+		// editor, in ms.
+		Refocused int `json:"refocused"`
+	} `json:"undo"`
 	Chip struct {
 		Text    string `json:"text"`
 		Warning bool   `json:"warning"`

@@ -147,8 +147,13 @@ function activate() {
 }
 
 async function run() {
-  if (process.env.REIKA_DRIVER_MODE === "gobin") {
-    return runGoBin();
+  switch (process.env.REIKA_DRIVER_MODE) {
+    case "gobin":
+      return runGoBin();
+    case "race":
+      return runRace();
+    case "undo":
+      return runUndo();
   }
   const ext = vscode.extensions.getExtension("reika-lsp.reika");
   const api = await ext.activate();
@@ -381,6 +386,177 @@ async function runGoBin() {
   await browser.screenshot("4-gobin-kept.png");
   record({ scenario: "gobin", serverPath: api.serverPath(), chip: api.chip(), focused, asked, conversation: api.conversation(), reviewed,
     kept: { clicked, review: api.review(), text: ed.document.getText(), lenses: await browser.codeLenses() } });
+}
+
+// startClient waits for the Reika extension's client to run, and
+// connects to the browser.
+async function startClient() {
+  const api = await vscode.extensions.getExtension("reika-lsp.reika").activate();
+  const client = await waitFor("the client to run", () => {
+    const c = api.client();
+    return c && c.isRunning() && c;
+  });
+  const browser = await Browser.connect(process.env.REIKA_CDP_PORT);
+  // VS Code's own Chat view (empty for Reika) makes room for the editor.
+  await vscode.commands.executeCommand("workbench.action.closeAuxiliaryBar");
+  return { api, client, browser, root: vscode.workspace.workspaceFolders[0].uri };
+}
+
+// watch follows the client's traffic for the race and the undo: the
+// server's messages and the ends of its progress, in order (closing(from)
+// is the message that closed the first run to end after event from), and
+// each workspace/applyEdit: when it reached the extension and VS Code's
+// answer. onApplied, when set, runs after an edit VS Code applied.
+function watch(client) {
+  const w = {
+    events: [],
+    applies: [],
+    onApplied: undefined,
+    closing(from) {
+      const end = w.events.findIndex((e, i) => i >= from && e.kind === "end");
+      const msg = end < 0 ? undefined : w.events.find((e, i) => i > end && e.kind === "message");
+      return msg && msg.text;
+    },
+  };
+  client.onNotification("window/showMessage", (m) => {
+    w.events.push({ kind: "message", text: m.message });
+    void vscode.window.showInformationMessage(m.message);
+  });
+  const extProgress = client.clientOptions.middleware.handleWorkDoneProgress;
+  client.clientOptions.middleware.handleWorkDoneProgress = (token, params, next) => {
+    w.events.push({ kind: params.kind });
+    extProgress ? extProgress(token, params, next) : next(token, params);
+  };
+  const reviewApply = client.clientOptions.middleware.workspace.handleApplyEdit;
+  client.clientOptions.middleware.workspace = {
+    ...client.clientOptions.middleware.workspace,
+    handleApplyEdit: async (params, next) => {
+      const a = { at: Date.now() };
+      w.applies.push(a);
+      const r = await reviewApply(params, next);
+      a.answer = r && r.applied ? "applied" : r && "applied" in r ? `refused: ${r.failureReason ?? "no reason given"}` : `error: ${r && r.message}`;
+      if (r && r.applied && w.onApplied) {
+        w.onApplied(a);
+      }
+      return r;
+    },
+  };
+  return w;
+}
+
+const linesOf = (doc) => doc.getText().replace(/\n$/, "").split("\n");
+
+// The race (TestVSCodeRace): $REIKA_DRIVER_TRIALS asks in this one
+// session, the i-th on Fi's return line of greet.go (editors/trials_test.go);
+// while the engine takes $REIKA_DRIVER_LATENCY_MS to send the edit, the
+// user types a line above Fi (at the top for odd i, right above Fi for
+// even i) through the editor, from a little before the edit is due to a
+// little after. Each trial's lines, VS Code's answers and the end line go
+// in one record; the Go side judges.
+async function runRace() {
+  const { api, root } = await startClient();
+  const w = watch(api.client());
+  const n = Number(process.env.REIKA_DRIVER_TRIALS);
+  const latency = Number(process.env.REIKA_DRIVER_LATENCY_MS);
+  const ed = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.joinPath(root, "greet.go")));
+  const trials = [];
+  for (let i = 1; i <= n; i++) {
+    const at = ed.document.getText().indexOf(`return "hello ${i}, " + name`);
+    ed.selection = new vscode.Selection(ed.document.positionAt(at), ed.document.positionAt(at));
+    const from = w.events.length;
+    const applies = w.applies.length;
+    const typeAt = latency - 100 + (i - 1) * 20;
+    let typed;
+    const t0 = Date.now();
+    // TextEditor.edit refuses a change when the document moved on between
+    // the call and VS Code applying it (here: the agent's edit landed);
+    // a user's keystrokes always land, so the driver types again on the
+    // new text, and counts the refusals.
+    setTimeout(async () => {
+      let refused = 0;
+      for (;;) {
+        const line = i % 2 === 1 ? 0 : linesOf(ed.document).indexOf(`// F${i} says hello.`);
+        if (line >= 0 && (await ed.edit((b) => b.insert(new vscode.Position(line, 0), `// typed before F${i}\n`)))) {
+          break;
+        }
+        if (line < 0 || ++refused === 5) {
+          typed = { ok: false, refused };
+          return;
+        }
+      }
+      typed = { ok: true, refused, at: Date.now() - t0 };
+    }, typeAt);
+    const started = await vscode.commands.executeCommand("reika.vscode.ask", `Capitalize F${i}'s greeting.`);
+    if (!started || !started.started) {
+      throw new Error(`trial ${i}: Reika: Ask = ${JSON.stringify(started)}`);
+    }
+    const final = await waitFor(`trial ${i}'s closing message`, () => w.closing(from), 15000);
+    await waitFor(`trial ${i}'s typing`, () => typed, 5000);
+    if (!typed.ok) {
+      throw new Error(`trial ${i}: the editor did not take the user's line (refused ${typed.refused} times)`);
+    }
+    const turns = api.conversation().turns;
+    trials.push({
+      lines: linesOf(ed.document),
+      answers: w.applies.slice(applies).map((a) => a.answer),
+      final,
+      summary: turns.length > 0 ? turns[turns.length - 1].summary || "" : "",
+      typeAt,
+      typedAt: typed.at,
+      typingRefused: typed.refused,
+      editsAt: w.applies.slice(applies).map((a) => a.at - t0),
+    });
+  }
+  record({ scenario: "race", trials });
+}
+
+// The undo (TestVSCodeUndo): the edit lands, and 50 ms later the user
+// runs VS Code's undo in greet.go's editor, while the run waits for the
+// engine's second round (a read). The server must not send the edit
+// again; what happened goes in one record.
+async function runUndo() {
+  const { api, browser, root } = await startClient();
+  const w = watch(api.client());
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(root, "greet.go"));
+  const ed = await vscode.window.showTextDocument(doc);
+  const at = doc.getText().indexOf('return "hello, " + name');
+  ed.selection = new vscode.Selection(doc.positionAt(at), doc.positionAt(at));
+  let undo;
+  w.onApplied = (a) => {
+    w.onApplied = undefined;
+    const landed = Date.now();
+    setTimeout(async () => {
+      const u = { after: Date.now() - landed, focused: await browser.focused(), active: vscode.window.activeTextEditor?.document.uri.toString() ?? "" };
+      await vscode.commands.executeCommand("undo");
+      u.lines = linesOf(doc);
+      undo = u;
+    }, 50);
+  };
+  const started = await vscode.commands.executeCommand("reika.vscode.ask", "Capitalize the greeting.");
+  if (!started || !started.started) {
+    throw new Error(`Reika: Ask = ${JSON.stringify(started)}`);
+  }
+  // The ask opened the Reika panel, whose page takes the focus as it
+  // loads (the undo command would go to it); the user clicks back into
+  // greet.go before the edit comes.
+  const inEditor = async () => {
+    const f = await browser.focused();
+    return !/IFRAME|webview/i.test(f) && /monaco|inputarea|edit-context/i.test(f);
+  };
+  const asked = Date.now();
+  await waitFor("the panel to take the focus", async () => !(await inEditor()), 3000).catch(() => {});
+  await waitFor("the focus in greet.go's editor", async () => {
+    await vscode.window.showTextDocument(doc, { viewColumn: ed.viewColumn, preserveFocus: false });
+    await sleep(100);
+    return inEditor();
+  }, 3000);
+  const refocused = Date.now() - asked;
+  const final = await waitFor("the closing message", () => w.closing(0), 15000);
+  await waitFor("the user's undo", () => undo, 5000);
+  await sleep(1000); // time for the server to send the edit again, if it does
+  const turns = api.conversation().turns;
+  record({ scenario: "undo", focused: undo.focused, undo: { after: undo.after, active: undo.active, refocused },
+    trial: { lines: linesOf(doc), undone: undo.lines, answers: w.applies.map((a) => a.answer), final, summary: turns.length > 0 ? turns[turns.length - 1].summary || "" : "" } });
 }
 
 module.exports = { activate, deactivate() {} };
