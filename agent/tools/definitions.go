@@ -60,10 +60,14 @@ const writeParameters = `{"type":"object","properties":{` +
 
 const bashDescription = "Run a shell command with bash -c in the workspace root, stdin closed, and return its combined stdout and stderr with the exit status. " +
 	"The command is stopped, with its child processes, after %s. Commands off the user's allowlist run only if the user confirms them. " +
+	"Where there is a sandbox, commands can write below the workspace's top-level folders and in TMPDIR, not in .git or editor config, and have no network and no access to the user's home; " +
+	"set network or outside_sandbox only when the task needs it: the user is asked. " +
 	"Long output is also saved to a file that you can page through with read."
 
 const bashParameters = `{"type":"object","properties":{` +
-	`"command":{"type":"string","description":"Command line, run by bash -c"}` +
+	`"command":{"type":"string","description":"Command line, run by bash -c"},` +
+	`"network":{"type":"boolean","description":"The command needs the network (asks the user)"},` +
+	`"outside_sandbox":{"type":"boolean","description":"The command must run outside the sandbox, e.g. to write .git (asks the user)"}` +
 	`},"required":["command"]}`
 
 const fetchDescription = "Fetch a public http or https URL and return its text; HTML is turned into plain text with link targets in brackets. " +

@@ -75,7 +75,7 @@ func TestDefinitions(t *testing.T) {
 	// ones the simulated engine's policy uses.
 	wantProps := map[string][]string{
 		"read": {"path", "offset", "limit"}, "glob": {"pattern"}, "grep": {"pattern", "path"},
-		"edit": {"path", "old_text", "new_text", "diff"}, "write": {"path", "content"}, "bash": {"command"}, "fetch_url": {"url"},
+		"edit": {"path", "old_text", "new_text", "diff"}, "write": {"path", "content"}, "bash": {"command", "network", "outside_sandbox"}, "fetch_url": {"url"},
 	}
 	for _, d := range on.Definitions() {
 		var compact bytes.Buffer
@@ -103,7 +103,7 @@ func TestDefinitions(t *testing.T) {
 		var props []string
 		for name, p := range schema.Properties {
 			props = append(props, name)
-			if (p.Type != "string" && p.Type != "integer") || p.Description == "" {
+			if (p.Type != "string" && p.Type != "integer" && p.Type != "boolean") || p.Description == "" {
 				t.Errorf("%s.%s = %+v, want a type and a description", d.Name, name, p)
 			}
 		}
