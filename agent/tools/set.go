@@ -152,9 +152,6 @@ func (s *Set) allowAlso(entry string) {
 	}
 }
 
-// Sandboxed reports whether commands run in a sandbox.
-func (s *Set) Sandboxed() bool { return s.sandbox != nil }
-
 // Definitions returns the tools to offer the model, always in the same
 // order and with the same bytes: they are part of the prompt prefix the
 // engine caches.
