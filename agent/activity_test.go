@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/reika-lsp/reika/agent/agenttest"
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 )
 
 func TestActivity(t *testing.T) {

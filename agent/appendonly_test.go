@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/reika-lsp/reika/agent/engine"
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 	"github.com/reika-lsp/reika/agent/tools"
 )
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/reika-lsp/reika/agent/agenttest"
 	"github.com/reika-lsp/reika/agent/engine"
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 	"github.com/reika-lsp/reika/agent/tools"
 	"github.com/reika-lsp/reika/agent/transcript"
 	"github.com/reika-lsp/reika/contextwin"

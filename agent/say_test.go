@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/reika-lsp/reika/agent/agenttest"
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 )
 
 // A message the user says while the model writes its answer joins the

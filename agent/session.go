@@ -93,7 +93,7 @@ type Session struct {
 	tr     *transcript.Writer
 
 	mu      sync.Mutex // guards cw, prev, stats, said
-	cw      *contextwin.Session
+	cw      *contextwin.Planner
 	prev    []byte // prompt bytes of the last request sent
 	stats   Stats
 	said    []string // the user's messages for the run under way, not yet in it
@@ -151,7 +151,7 @@ func NewSession(cfg Config) (*Session, error) {
 	s.tools = cfg.Tools.Definitions()
 	// The prefix is built at the first request (Prefix), so that the repo
 	// map it carries sees the documents opened meanwhile.
-	s.cw = contextwin.NewSession(contextwin.Config{
+	s.cw = contextwin.NewPlanner(contextwin.Config{
 		Window: cfg.Window, Reserve: cfg.Reserve, MaxTokens: cfg.MaxTokens, OutputLimit: cfg.OutputLimit,
 		ReasoningRounds: cfg.ReasoningRounds, Minimal: cfg.Minimal, MapChars: cfg.MapChars, MapCharsSet: cfg.MapCharsSet,
 		MapUpdate: s.mapUpdate,

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/reika-lsp/reika/agent/config"
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 )
 
 // slotWorkspace is a small project for the simulated model to explore.

@@ -8,8 +8,8 @@ import (
 // grown returns a session of n messages (a task, then rounds of a call and
 // a 32-byte result) that has been planned and answered, so that the next
 // plan is a steady-state append.
-func grown(n, window int) *Session {
-	s := NewSession(Config{Window: window, PrefixChars: 8000})
+func grown(n, window int) *Planner {
+	s := NewPlanner(Config{Window: window, PrefixChars: 8000})
 	s.Append(Message{Role: User, Content: "Go through the code base."})
 	res := text(32, 1)
 	for i := 1; i < n; i += 2 {

@@ -66,7 +66,7 @@ func Divide(size int, p Parts, b Budget) Breakdown {
 // Breakdown divides the last request's size (the chip's) among its parts:
 // the fixed prefix, repoMapChars of it being the repo map, and the view's
 // messages.
-func (s *Session) Breakdown(repoMapChars int) Breakdown {
+func (s *Planner) Breakdown(repoMapChars int) Breakdown {
 	p := Parts{RepoMap: repoMapChars, Prefix: max(s.cfg.PrefixChars-repoMapChars, 0)}
 	for k, m := range s.view() {
 		n := sizeOf(m)

@@ -34,7 +34,7 @@ func TestDivideAddsUp(t *testing.T) {
 // A session's breakdown adds up to the chip's size, before and after the
 // engine reported its count, with the tool results apart from the talk.
 func TestSessionBreakdown(t *testing.T) {
-	s := NewSession(Config{Window: 16384, PrefixChars: 9000})
+	s := NewPlanner(Config{Window: 16384, PrefixChars: 9000})
 	s.Append(Message{Role: User, Content: "fix the bug in a.go"})
 	s.Append(Message{Role: Assistant, ToolCalls: []ToolCall{{ID: "1", Name: "read", Arguments: `{"path":"a.go"}`}}})
 	s.Append(Message{Role: Tool, ToolCallID: "1", Content: strings.Repeat("package a // code\n", 200), Payload: Payload{Kind: Read, Path: "a.go"}})

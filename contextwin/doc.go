@@ -7,7 +7,7 @@
 //
 // The agent drives a Session:
 //
-//	s := contextwin.NewSession(contextwin.Config{Window: 24000, PrefixChars: len(prefix)})
+//	s := contextwin.NewPlanner(contextwin.Config{Window: 24000, PrefixChars: len(prefix)})
 //	s.Append(contextwin.Message{Role: contextwin.User, Content: task})
 //	for {
 //		p := s.Plan()

@@ -26,7 +26,7 @@ func ShouldSpill(p Payload, chars int) bool {
 // then the newest read, then the rest — small ones whole, the others
 // splitting what remains. A cut keeps the head and the tail, with a marker
 // between them that says the result hit the context limit.
-func (s *Session) fit(results []int, limit int) []Cut {
+func (s *Planner) fit(results []int, limit int) []Cut {
 	if len(results) == 0 || s.estimate() <= limit {
 		return nil
 	}
@@ -124,7 +124,7 @@ func (s *Session) fit(results []int, limit int) []Cut {
 }
 
 // contentLen is the length of result i's content as it stands.
-func contentLen(s *Session, i int) int {
+func contentLen(s *Planner, i int) int {
 	e := &s.entries[i]
 	if e.form == whole {
 		return len(s.log[i].Content)
@@ -133,7 +133,7 @@ func contentLen(s *Session, i int) int {
 }
 
 // cutTo cuts result i's content to about n bytes (never under minCut).
-func (s *Session) cutTo(i, n int) {
+func (s *Planner) cutTo(i, n int) {
 	e := &s.entries[i]
 	e.form, e.text = cutToFit, cutMiddle(s.log[i].Content, max(n, minCut), s.log[i].Payload)
 	s.change(i, s.slotOf(i), true)

@@ -12,7 +12,7 @@ const foldPreamble = "[The conversation before this point was folded to stay ins
 
 // foldable reports whether a fold would fold anything: some group starts
 // between the recap and the current round.
-func (s *Session) foldable() bool {
+func (s *Planner) foldable() bool {
 	cur := s.currentStart()
 	for i := s.foldedUpTo + 1; i < cur; i++ {
 		if s.log[i].Role != Tool {
@@ -23,7 +23,7 @@ func (s *Session) foldable() bool {
 }
 
 // entryTokens is entry i's share of the estimate as it stands.
-func (s *Session) entryTokens(i int) int {
+func (s *Planner) entryTokens(i int) int {
 	e := &s.entries[i]
 	return s.est.Known(e.size-e.fresh) + s.est.New(e.fresh)
 }
@@ -37,7 +37,7 @@ func (s *Session) entryTokens(i int) int {
 // its budget,
 // so that the next folds can append again. It returns how many messages it
 // folded and the recap message's size.
-func (s *Session) foldAt(b Budget, boundary int) (folded, recapChars int) {
+func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	if boundary <= s.foldedUpTo {
 		return 0, 0
 	}
@@ -113,14 +113,14 @@ const midPreamble = "[The turns between the messages above and the ones below we
 
 // canMid reports whether the recaps have room, in a budget of so many
 // bytes, for a fold into the middle recap.
-func (s *Session) canMid(budget int) bool {
+func (s *Planner) canMid(budget int) bool {
 	return s.recapText+s.midText+len(appendHeading)+2+budget/8 <= budget
 }
 
 // midRoom is the room the middle recap's next part has, in bytes: what
 // the recaps leave of the budget, at most a share of it, so that several
 // folds into the middle recap go before the front one must be rewritten.
-func (s *Session) midRoom(budget int) int {
+func (s *Planner) midRoom(budget int) int {
 	return min(budget/midParts, budget-s.recapText-s.midText-len(appendHeading)-2)
 }
 
@@ -135,7 +135,7 @@ const midParts = 8
 // and the user's messages word for word; s.recap takes in the turns for
 // the next rewrite of the front recap. It returns how many messages it
 // folded and the middle recap's size.
-func (s *Session) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
+func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	budget := s.est.NewChars(b.Recap)
 	k := s.slotOf(midSlot)
 	if s.midTo > 0 {
@@ -182,7 +182,7 @@ func factsOf(note string) string {
 // [from, to): the user's messages — the first of the session as the task —
 // and the task's payload as it was sent. Their bytes were carried before,
 // so they are not priced as new; n counts them.
-func (s *Session) verbatimText(from, to int) (text string, n int) {
+func (s *Planner) verbatimText(from, to int) (text string, n int) {
 	var b strings.Builder
 	first := true
 	for i := 0; i < to; i++ {
@@ -223,7 +223,7 @@ func writeFront(b *strings.Builder, verbatim string) int {
 
 // sentContent is entry i's content as requests carried it: whole, or its
 // head and tail when it was cut to fit — never more than was sent.
-func (s *Session) sentContent(i int) string {
+func (s *Planner) sentContent(i int) string {
 	if e := &s.entries[i]; e.form == cutToFit {
 		return e.text
 	}
@@ -268,7 +268,7 @@ const appendHeading = "Folded since:\n"
 
 // canAppend reports whether the recap has room, in a budget of so many
 // bytes, for another fold's turns after it.
-func (s *Session) canAppend(budget int) bool {
+func (s *Planner) canAppend(budget int) bool {
 	return s.recapMsg.Content != "" && s.recapText+s.midText+len(appendHeading)+2+budget/8 <= budget
 }
 
@@ -283,7 +283,7 @@ const (
 // one the agent marked, else the first result of the turn about a file or
 // page the user's request names. It is never shed, and a fold carries it
 // verbatim.
-func (s *Session) electTaskPayload() {
+func (s *Planner) electTaskPayload() {
 	turn := s.turnStart()
 	if turn == s.taskTurn {
 		return
@@ -308,7 +308,7 @@ func (s *Session) electTaskPayload() {
 
 // definesTask reports whether result i is about a file or page that the
 // user message at turn names.
-func (s *Session) definesTask(i, turn int) bool {
+func (s *Planner) definesTask(i, turn int) bool {
 	m := s.log[i]
 	if m.Role != Tool || turn < 0 {
 		return false

@@ -56,7 +56,7 @@ type result struct {
 // harness drives a Session the way the agent does and checks every plan.
 type harness struct {
 	t       testing.TB
-	s       *Session
+	s       *Planner
 	cfg     Config
 	ended   string    // why the run ended early
 	prev    []Message // the last request sent, for the append check
@@ -67,7 +67,7 @@ type harness struct {
 }
 
 func newHarness(t testing.TB, cfg Config) *harness {
-	return &harness{t: t, s: NewSession(cfg), cfg: cfg}
+	return &harness{t: t, s: NewPlanner(cfg), cfg: cfg}
 }
 
 // run plays the steps; after each it plans, checks, and "sends".
@@ -420,7 +420,7 @@ func TestNoWindow(t *testing.T) {
 // TestTooSmall: a window that cannot hold the prefix and one round is a
 // reported state.
 func TestTooSmall(t *testing.T) {
-	s := NewSession(Config{Window: 2000, PrefixChars: 100_000})
+	s := NewPlanner(Config{Window: 2000, PrefixChars: 100_000})
 	s.Append(Message{Role: User, Content: "hello"})
 	p := s.Plan()
 	if !p.TooSmall || !strings.Contains(p.Problem, "window too small") {

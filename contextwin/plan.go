@@ -88,7 +88,7 @@ const minCut = 400
 
 // Plan decides the next request. Call it after appending the newest
 // messages (a user message, or a round's tool results) and before sending.
-func (s *Session) Plan() Plan {
+func (s *Planner) Plan() Plan {
 	s.sync()
 	if s.cfg.Window <= 0 {
 		return s.planNoWindow()
@@ -145,7 +145,7 @@ func (s *Session) Plan() Plan {
 // the note round (when there is something to fold), and the one after it
 // the fold. It reports why it cannot: no known window, or nothing older
 // than the current round to fold.
-func (s *Session) Compact() error {
+func (s *Planner) Compact() error {
 	s.sync()
 	switch {
 	case s.cfg.Window <= 0:
@@ -167,7 +167,7 @@ const minCompact = 1024
 
 // foldableTokens estimates what a fold of everything before the current
 // round would replace.
-func (s *Session) foldableTokens() int {
+func (s *Planner) foldableTokens() int {
 	n := 0
 	for i := s.foldedUpTo + 1; i < s.currentStart() && i < len(s.entries); i++ {
 		n += s.entryTokens(i)
@@ -180,7 +180,7 @@ func (s *Session) foldableTokens() int {
 // carries beside the recap's text — the task, verbatim — stays as it was,
 // and the next fold builds on the edited text (Recap.Earlier). It reports
 // false when there is no recap yet.
-func (s *Session) EditRecap(text string) bool {
+func (s *Planner) EditRecap(text string) bool {
 	if s.recap == nil {
 		return false
 	}
@@ -206,13 +206,13 @@ func (s *Session) EditRecap(text string) bool {
 // AbandonNote forgets a note round that was asked for and never
 // answered (the user cancelled): no fold follows from it, and a
 // compaction asked for is dropped.
-func (s *Session) AbandonNote() {
+func (s *Planner) AbandonNote() {
 	s.note, s.noteAsked, s.compact = "", false, false
 }
 
 // SetNote hands over the model's note for the coming fold; "" when the
 // note round failed or came back empty (the fold goes ahead without one).
-func (s *Session) SetNote(note string) {
+func (s *Planner) SetNote(note string) {
 	s.note = strings.TrimSpace(note)
 }
 
@@ -225,7 +225,7 @@ const NoteInstruction = "Older turns are being folded into a recap. Note what yo
 // does, vLLM's text does). It learns from them, then folds without a model
 // call and says in a gap notice what was removed. Retry the request once
 // with the returned plan; a second Overflow before an answer gives up.
-func (s *Session) Overflow(promptTokens, window int) Plan {
+func (s *Planner) Overflow(promptTokens, window int) Plan {
 	if s.emergencyUsed {
 		return Plan{GiveUp: true, Messages: s.view(), Problem: fmt.Sprintf(
 			"the engine refused the request as too long again after an emergency fold (%d tokens, window %d)", promptTokens, window)}
@@ -251,7 +251,7 @@ func (s *Session) Overflow(promptTokens, window int) Plan {
 // tooSmall reports, with ok false, a window that cannot hold the fixed
 // prefix and the user's instruction: the one state no shed, fold or cut
 // can mend. Everything else is sent, degraded as far as it must be.
-func (s *Session) tooSmall(b Budget) (Plan, bool) {
+func (s *Planner) tooSmall(b Budget) (Plan, bool) {
 	instruction := 0
 	if t := s.turnStart(); t >= 0 {
 		instruction = s.est.Known(sizeOf(s.log[t]))
@@ -274,7 +274,7 @@ func (s *Session) tooSmall(b Budget) (Plan, bool) {
 // and extra bytes of messages (the warm-up): from the first request on,
 // the prefix is priced as bytes the engine has seen, at its own ratio
 // (never sparser than 4 bytes a token).
-func (s *Session) ObservePrefix(extra, promptTokens int) {
+func (s *Planner) ObservePrefix(extra, promptTokens int) {
 	if promptTokens > 0 {
 		s.est.Learn(s.cfg.PrefixChars+extra, promptTokens)
 		s.prefixSent = true // the engine holds it now: no longer new bytes
@@ -286,7 +286,7 @@ func (s *Session) ObservePrefix(extra, promptTokens int) {
 // own figure from the warm-up when there was one, else the likely
 // estimate. Whether a request can be sent at all is decided on it; how
 // much to shed, never below 4 bytes a token, on the estimate.
-func (s *Session) prefixCount() int {
+func (s *Planner) prefixCount() int {
 	if s.prefixReported > 0 {
 		return s.prefixReported
 	}
@@ -294,7 +294,7 @@ func (s *Session) prefixCount() int {
 }
 
 // finish fills in what every plan carries.
-func (s *Session) finish(p Plan) Plan {
+func (s *Planner) finish(p Plan) Plan {
 	if p.Messages == nil {
 		p.Messages = s.view()
 	}
@@ -328,7 +328,7 @@ func positiveMin(a, b int) int {
 // assistant message and the results after it, or the newest user message
 // when no assistant spoke after it — and never after an entry the engine
 // has not seen yet.
-func (s *Session) currentStart() int {
+func (s *Planner) currentStart() int {
 	i := len(s.entries) - 1
 	for i > 0 && s.log[i].Role == Tool {
 		i--
@@ -337,11 +337,11 @@ func (s *Session) currentStart() int {
 }
 
 // turnStart is the user message that opened the current turn, or -1.
-func (s *Session) turnStart() int { return s.lastUser }
+func (s *Planner) turnStart() int { return s.lastUser }
 
 // freshResults are the current round's tool results no request has
 // carried, in order: the ones an append may still cut.
-func (s *Session) freshResults() []int {
+func (s *Planner) freshResults() []int {
 	var out []int
 	for i := s.currentStart(); i < len(s.entries); i++ {
 		e := &s.entries[i]
@@ -355,7 +355,7 @@ func (s *Session) freshResults() []int {
 // roundResults are all the current round's tool results, sent or not: a
 // shrink event rewrites the request anyway, so it may cut any of them
 // (a note round has carried them once already).
-func (s *Session) roundResults() []int {
+func (s *Planner) roundResults() []int {
 	var out []int
 	for i := s.currentStart(); i < len(s.entries); i++ {
 		if s.log[i].Role == Tool && i != s.taskPayload {
@@ -381,7 +381,7 @@ const noticeRoom = 640
 // degrades: the current round's results are cut further, then the task's
 // payload to its head and tail. It stops only when the fixed prefix and
 // the user's instruction alone do not fit.
-func (s *Session) shrink(b Budget, emergency bool) Plan {
+func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	s.electTaskPayload()
 	cands := s.shedCandidates()
 	at := candidateAt(cands)
@@ -458,7 +458,7 @@ func (s *Session) shrink(b Budget, emergency bool) Plan {
 // deepest is the option with the most room: a fold of everything before
 // the current round (its kept part shed when shed is set), or, with
 // nothing to fold, a shed of everything sheddable.
-func (s *Session) deepest(b Budget, at map[int][]shedCandidate, keepWhole bool) option {
+func (s *Planner) deepest(b Budget, at map[int][]shedCandidate, keepWhole bool) option {
 	best, found := option{}, false
 	for _, o := range s.foldOptions(b, at) {
 		if keepWhole && o.shedKept {
@@ -485,7 +485,7 @@ func (s *Session) deepest(b Budget, at map[int][]shedCandidate, keepWhole bool) 
 // it: the current round's results are cut further, then the task's
 // payload to its head and tail. When the fixed prefix and the user's
 // instruction alone do not fit, the plan says so.
-func (s *Session) degrade(b Budget, p *Plan) {
+func (s *Planner) degrade(b Budget, p *Plan) {
 	// The next event must stay at least minGapFloor of growth away: when
 	// even the option with the most room leaves less, the current round's
 	// new results are cut (head and tail kept) to make it.
@@ -521,7 +521,7 @@ func (s *Session) degrade(b Budget, p *Plan) {
 // what pushed the request over, and they stay whole after the fold), then
 // the question. It is an append of the last request sent. It returns the
 // request's estimate.
-func (s *Session) noteMessages(b Budget) ([]Message, int) {
+func (s *Planner) noteMessages(b Budget) ([]Message, int) {
 	cur := s.currentStart()
 	q := Message{Role: User, Content: NoteInstruction}
 	// The request is laid in the view itself, with the question in its
@@ -568,7 +568,7 @@ type savedMsg struct {
 
 // restoreNote puts back the view messages the note round's request
 // replaced.
-func (s *Session) restoreNote() {
+func (s *Planner) restoreNote() {
 	for _, x := range s.noteSaved {
 		s.msgs[x.k] = x.m
 	}
@@ -600,7 +600,7 @@ func describe(log []Message, i int) string {
 
 // attachNotice tells the model, at the end of the newest message, what
 // this event removed and how to get it back.
-func (s *Session) attachNotice(p Plan, emergency, mid bool) {
+func (s *Planner) attachNotice(p Plan, emergency, mid bool) {
 	var b strings.Builder
 	if emergency {
 		b.WriteString("\n\n[Context: the engine refused the last request as longer than its window, so ")
@@ -663,7 +663,7 @@ func listShed(sh []Removed) string {
 // planNoWindow is the plan with no known window: nothing is shed, cut or
 // folded, but results older than the current round collapse to their
 // summaries and only the newest rounds keep their reasoning.
-func (s *Session) planNoWindow() Plan {
+func (s *Planner) planNoWindow() Plan {
 	cur := s.currentStart()
 	for i := s.collapsed; i < cur; i++ {
 		e := &s.entries[i]

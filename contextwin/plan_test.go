@@ -8,12 +8,12 @@ import (
 
 // build is a small session builder for targeted tests.
 type build struct {
-	s *Session
+	s *Planner
 	n int
 }
 
 func newBuild(cfg Config) *build {
-	b := &build{s: NewSession(cfg)}
+	b := &build{s: NewPlanner(cfg)}
 	return b
 }
 
@@ -392,14 +392,14 @@ func TestPlanMaxTokens(t *testing.T) {
 }
 
 func TestMinimalAndTargetFraction(t *testing.T) {
-	if got := NewSession(Config{Window: 24000, Minimal: true}).Budget().RepoMapChars; got != 0 {
+	if got := NewPlanner(Config{Window: 24000, Minimal: true}).Budget().RepoMapChars; got != 0 {
 		t.Errorf("minimal mode RepoMapChars = %d, want 0", got)
 	}
 	for _, tc := range []struct {
 		f    float64
 		want float64
 	}{{0, 0.7}, {0.5, 0.5}, {0.1, 0.3}, {0.99, 0.95}} {
-		b := NewSession(Config{Window: 24000, TargetFraction: tc.f}).Budget()
+		b := NewPlanner(Config{Window: 24000, TargetFraction: tc.f}).Budget()
 		if got := float64(b.ShedTarget) / float64(b.ShedPoint); got < tc.want-0.001 || got > tc.want+0.001 {
 			t.Errorf("TargetFraction %v: target/shed point = %.3f, want %.2f", tc.f, got, tc.want)
 		}
@@ -409,7 +409,7 @@ func TestMinimalAndTargetFraction(t *testing.T) {
 // TestCompact: a fold on demand, with the note round first; and the two
 // states in which there is nothing to do.
 func TestCompact(t *testing.T) {
-	if err := NewSession(Config{}).Compact(); err == nil || !strings.Contains(err.Error(), "no known window") {
+	if err := NewPlanner(Config{}).Compact(); err == nil || !strings.Contains(err.Error(), "no known window") {
 		t.Errorf("Compact() with no window = %v, want no known window", err)
 	}
 	b := newBuild(Config{Window: 32000, PrefixChars: 2000})
@@ -485,7 +485,7 @@ func TestNeverAbortWhatFits(t *testing.T) {
 	}
 
 	for _, minimal := range []bool{false, true} {
-		s := NewSession(Config{Window: 2048, PrefixChars: 7000, Minimal: minimal})
+		s := NewPlanner(Config{Window: 2048, PrefixChars: 7000, Minimal: minimal})
 		s.Append(Message{Role: User, Content: "Fix it."})
 		p := s.Plan()
 		if !p.TooSmall {
@@ -504,7 +504,7 @@ func TestNeverAbortWhatFits(t *testing.T) {
 // first planned request, so a prefix the engine counts small is priced
 // small.
 func TestObservePrefix(t *testing.T) {
-	s := NewSession(Config{Window: 4096, PrefixChars: 12000})
+	s := NewPlanner(Config{Window: 4096, PrefixChars: 12000})
 	before := s.prefixTokens()
 	s.ObservePrefix(20, 1570) // the engine counted half the baseline
 	if after, want := s.prefixTokens(), 12000/4; after >= before || after != want {

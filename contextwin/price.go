@@ -87,7 +87,7 @@ func candidateAt(cands []shedCandidate) map[int][]shedCandidate {
 
 // shedOptions prices a shed after each view slot that holds a candidate,
 // walking the view backwards from its end.
-func (s *Session) shedOptions(b Budget, at map[int][]shedCandidate) []option {
+func (s *Planner) shedOptions(b Budget, at map[int][]shedCandidate) []option {
 	var out []option
 	size, fresh := s.size, s.fresh
 	// tail: bytes of the view from slot k on as they would be after the
@@ -132,7 +132,7 @@ func (s *Session) shedOptions(b Budget, at map[int][]shedCandidate) []option {
 
 // foldOptions prices a fold at each group start between the recap and the
 // current round, with and without shedding the turns it keeps.
-func (s *Session) foldOptions(b Budget, at map[int][]shedCandidate) []option {
+func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 	cur := s.currentStart()
 	recapChars := s.est.NewChars(b.Recap)
 	// verbatim: the user's messages and the task payload the recap carries
@@ -196,7 +196,7 @@ func (s *Session) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 // fewest older turns that keep the request above the live floor — the
 // most room for the cost, which is the same whatever it keeps before the
 // change; with one, the turns from its end on are appended to it.
-func (s *Session) midOptions(b Budget, at map[int][]shedCandidate) []option {
+func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 	budget := s.est.NewChars(b.Recap)
 	if !s.canMid(budget) {
 		return nil
@@ -306,7 +306,7 @@ type kept struct {
 // and shed when shedding saves anything. A fold that keeps more than the
 // fold keeps verbatim is no option, unless it keeps only the current round
 // (bounded is false: its boundary is the current round's start).
-func (s *Session) keptForms(b Budget, bounded bool, keep, keepFresh, shedKeep, shedFresh int) []kept {
+func (s *Planner) keptForms(b Budget, bounded bool, keep, keepFresh, shedKeep, shedFresh int) []kept {
 	var out []kept
 	for _, k := range []kept{{keep, keepFresh, false}, {shedKeep, shedFresh, true}} {
 		if k.shed && shedKeep == keep {
@@ -322,7 +322,7 @@ func (s *Session) keptForms(b Budget, bounded bool, keep, keepFresh, shedKeep, s
 
 // shedEntry is entry g's size and fresh bytes once its shed candidates
 // are shed; an entry of the current round (from cur on) stays as it is.
-func (s *Session) shedEntry(g, cur int, at map[int][]shedCandidate) (size, fresh int) {
+func (s *Planner) shedEntry(g, cur int, at map[int][]shedCandidate) (size, fresh int) {
 	e := &s.entries[g]
 	size, fresh = e.size, e.fresh
 	if g < cur {
@@ -334,7 +334,7 @@ func (s *Session) shedEntry(g, cur int, at map[int][]shedCandidate) (size, fresh
 }
 
 // afterShedEntry is the size and fresh bytes of one entry once c is shed.
-func (s *Session) afterShedEntry(c shedCandidate, size, fresh int) (int, int) {
+func (s *Planner) afterShedEntry(c shedCandidate, size, fresh int) (int, int) {
 	e := &s.entries[c.index]
 	n, f := s.afterShed(c, e.size, e.fresh)
 	return size + n - e.size, fresh + f - e.fresh
@@ -342,13 +342,13 @@ func (s *Session) afterShedEntry(c shedCandidate, size, fresh int) (int, int) {
 
 // isVerbatimUser reports whether entry i is a message of the user's that
 // every request carries word for word (not a continuation prompt).
-func (s *Session) isVerbatimUser(i int) bool {
+func (s *Planner) isVerbatimUser(i int) bool {
 	return s.log[i].Role == User && !s.log[i].Continuation
 }
 
 // verbatimBytes is the size of what a fold up to (not including) entry
 // end carries verbatim: the user's messages and the task payload.
-func (s *Session) verbatimBytes(end int) int {
+func (s *Planner) verbatimBytes(end int) int {
 	n := 0
 	for i := 0; i < end; i++ {
 		if s.isVerbatimUser(i) {
@@ -362,7 +362,7 @@ func (s *Session) verbatimBytes(end int) int {
 }
 
 // verbatimLen is what user message i takes in the recap.
-func (s *Session) verbatimLen(i int) int {
+func (s *Planner) verbatimLen(i int) int {
 	return len(userHeading) + len(s.log[i].Content) + 2
 }
 
@@ -370,7 +370,7 @@ func (s *Session) verbatimLen(i int) int {
 // leave at least the gap before the next event and keep the request in
 // the window and above the live floor; when none does, the one with the
 // most room.
-func (s *Session) choose(b Budget, opts []option) (option, bool) {
+func (s *Planner) choose(b Budget, opts []option) (option, bool) {
 	gap := int(float64(b.Usable) * minGapShare)
 	floor := int(float64(b.Usable) * liveFloorShare)
 	best, found := option{}, false

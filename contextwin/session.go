@@ -53,7 +53,7 @@ type Usage struct {
 // reports the engine's figures with Observe.
 //
 // A Session is not safe for concurrent use.
-type Session struct {
+type Planner struct {
 	cfg Config
 	est Estimator
 	res Reserve
@@ -130,7 +130,7 @@ const (
 
 // slotKey orders view slots: the recap first, then the entries, the
 // middle recap between midFrom's and midTo's.
-func (s *Session) slotKey(v int) int {
+func (s *Planner) slotKey(v int) int {
 	switch v {
 	case recapSlot:
 		return -1
@@ -159,7 +159,7 @@ type entry struct {
 }
 
 // summarize returns entry i's summary, computing it once.
-func (s *Session) summarize(i int) (string, bool) {
+func (s *Planner) summarize(i int) (string, bool) {
 	e := &s.entries[i]
 	if !e.summaryDone {
 		e.summary, e.keep = Summarize(s.log[i])
@@ -178,7 +178,7 @@ const (
 )
 
 // NewSession starts a session.
-func NewSession(cfg Config) *Session {
+func NewPlanner(cfg Config) *Planner {
 	if cfg.Window < 0 {
 		cfg.Window = 0
 	}
@@ -186,12 +186,12 @@ func NewSession(cfg Config) *Session {
 		cfg.TargetFraction = 0.7
 	}
 	cfg.TargetFraction = min(max(cfg.TargetFraction, 0.3), 0.95)
-	return &Session{cfg: cfg, res: Reserve{Pinned: cfg.Reserve}, taskPayload: -1, taskTurn: -1, leadEntry: -1, lastUser: -1}
+	return &Planner{cfg: cfg, res: Reserve{Pinned: cfg.Reserve}, taskPayload: -1, taskTurn: -1, leadEntry: -1, lastUser: -1}
 }
 
 // Append adds a message to the session. Tool results are appended after
 // the assistant message that called them.
-func (s *Session) Append(m Message) {
+func (s *Planner) Append(m Message) {
 	if m.Role == User {
 		s.lastUser = len(s.log)
 	}
@@ -200,11 +200,11 @@ func (s *Session) Append(m Message) {
 }
 
 // Len is the number of messages appended so far.
-func (s *Session) Len() int { return len(s.entries) }
+func (s *Planner) Len() int { return len(s.entries) }
 
 // Budget is the current division of the window; zero with no window.
 // With no window only the repo map's size is set.
-func (s *Session) Budget() Budget {
+func (s *Planner) Budget() Budget {
 	if s.cfg.Window <= 0 {
 		return Budget{RepoMapChars: s.cfg.RepoMapBudget()}
 	}
@@ -230,25 +230,25 @@ func (c Config) RepoMapBudget() int {
 }
 
 // Window is the window the session works within; 0 when unknown.
-func (s *Session) Window() int { return s.cfg.Window }
+func (s *Planner) Window() int { return s.cfg.Window }
 
 // SetPrefixChars records a new size of the fixed prefix (the agent rebuilt
 // it at a shrink event).
-func (s *Session) SetPrefixChars(n int) {
+func (s *Planner) SetPrefixChars(n int) {
 	s.cfg.PrefixChars = n
 	s.prefixSent = false
 	s.prefixReported = 0
 }
 
 // Estimator returns what has been learned about the engine's tokens.
-func (s *Session) Estimator() Estimator { return s.est }
+func (s *Planner) Estimator() Estimator { return s.est }
 
 // Observe takes the engine's figures for the request last planned: the
 // prompt count teaches the token ratio, the completion the reserve. It
 // reports truncated when the prompt count is far below what the request
 // must have cost — an engine that silently dropped part of it — and then
 // learns nothing from it.
-func (s *Session) Observe(u Usage) (truncated bool) {
+func (s *Planner) Observe(u Usage) (truncated bool) {
 	truncated = s.est.Learn(s.lastChars, u.PromptTokens)
 	if !truncated && u.PromptTokens > 0 {
 		s.lastReported = u.PromptTokens
@@ -277,7 +277,7 @@ func (s *Session) Observe(u Usage) (truncated bool) {
 
 // Chip is the status line's view of the last request: the engine's own
 // count when it gave one, else the estimate.
-func (s *Session) Chip() Chip {
+func (s *Planner) Chip() Chip {
 	size := s.lastReported
 	if size == 0 {
 		size = s.estimate()
@@ -286,12 +286,12 @@ func (s *Session) Chip() Chip {
 }
 
 // Recap returns the current recap, nil before the first fold.
-func (s *Session) Recap() *Recap { return s.recap }
+func (s *Planner) Recap() *Recap { return s.recap }
 
 // --- the view ---
 
 // render is entry i as the view carries it.
-func (s *Session) render(i int) Message {
+func (s *Planner) render(i int) Message {
 	e := &s.entries[i]
 	m := s.log[i]
 	if e.form != whole {
@@ -320,7 +320,7 @@ func sizeOf(m Message) int {
 
 // sync places the entries appended since the last plan at the end of the
 // view, all fresh.
-func (s *Session) sync() {
+func (s *Planner) sync() {
 	s.restoreNote()
 	for ; s.synced < len(s.entries); s.synced++ {
 		e := &s.entries[s.synced]
@@ -339,7 +339,7 @@ func (s *Session) sync() {
 // and updates its slot at view index k. contentNew says the content was
 // replaced: its bytes are new to the engine; otherwise only bytes added
 // (a notice) are new.
-func (s *Session) change(i, k int, contentNew bool) {
+func (s *Planner) change(i, k int, contentNew bool) {
 	e := &s.entries[i]
 	m := s.render(i)
 	size := sizeOf(m)
@@ -369,13 +369,13 @@ func freshAfter(oldSize, oldFresh, size, content int, contentNew bool) int {
 }
 
 // estimate is the decision estimate, in tokens, of the next request.
-func (s *Session) estimate() int {
+func (s *Planner) estimate() int {
 	return s.price(s.size, s.fresh)
 }
 
 // price is the estimate of a view of size bytes, fresh of them new, with
 // the fixed prefix in front.
-func (s *Session) price(size, fresh int) int {
+func (s *Planner) price(size, fresh int) int {
 	known := size - fresh
 	if s.prefixSent {
 		known += s.cfg.PrefixChars
@@ -387,12 +387,12 @@ func (s *Session) price(size, fresh int) int {
 
 // likely is the estimate with every byte at the learned ratio: what the
 // engine will most likely count.
-func (s *Session) likely() int {
+func (s *Planner) likely() int {
 	return s.est.Known(s.size + s.cfg.PrefixChars)
 }
 
 // prefixTokens is the fixed prefix's share of the estimate.
-func (s *Session) prefixTokens() int {
+func (s *Planner) prefixTokens() int {
 	if s.prefixSent {
 		return s.est.Known(s.cfg.PrefixChars)
 	}
@@ -400,14 +400,14 @@ func (s *Session) prefixTokens() int {
 }
 
 // view returns the messages of the view; the caller must not modify them.
-func (s *Session) view() []Message {
+func (s *Planner) view() []Message {
 	return s.msgs[:len(s.msgs):len(s.msgs)]
 }
 
 // slotOf returns the view index of entry i (or of midSlot), or -1.
 // Slots are in entry order (the recap first), so a binary search finds
 // it.
-func (s *Session) slotOf(i int) int {
+func (s *Planner) slotOf(i int) int {
 	lo, hi := 0, len(s.slots)
 	key := s.slotKey(i)
 	for lo < hi {
@@ -429,7 +429,7 @@ func (s *Session) slotOf(i int) int {
 // folded). When the first kept message is the user's, the
 // recap leads that message instead of standing alone, so that roles still
 // alternate.
-func (s *Session) rebuild() {
+func (s *Planner) rebuild() {
 	s.slots, s.msgs = s.slots[:0], s.msgs[:0]
 	s.size, s.fresh = 0, 0
 	if s.leadEntry >= 0 {
@@ -474,7 +474,7 @@ func (s *Session) rebuild() {
 
 // placeMid appends the middle recap to the view, then every entry from
 // midTo on.
-func (s *Session) placeMid() {
+func (s *Planner) placeMid() {
 	s.slots = append(s.slots, midSlot)
 	s.msgs = append(s.msgs, s.midMsg)
 	s.size += s.midSize
@@ -487,7 +487,7 @@ func (s *Session) placeMid() {
 // rebuildFrom lays the view out anew from view slot k on, with mid as
 // the middle recap (verbatim of its bytes carried before), after a fold
 // into it: what comes before k stays as it was sent.
-func (s *Session) rebuildFrom(k int, mid Message, verbatim int) {
+func (s *Planner) rebuildFrom(k int, mid Message, verbatim int) {
 	for _, j := range s.slots[k:] {
 		if j == midSlot {
 			s.size -= s.midSize
@@ -506,7 +506,7 @@ func (s *Session) rebuildFrom(k int, mid Message, verbatim int) {
 }
 
 // place appends entry i to the view as it stands.
-func (s *Session) place(i int) {
+func (s *Planner) place(i int) {
 	e := &s.entries[i]
 	m := s.render(i)
 	size := sizeOf(m)
@@ -525,4 +525,4 @@ func (s *Session) place(i int) {
 
 // Messages returns every message appended so far, in order, whatever the
 // view now holds of them. The caller must not modify them.
-func (s *Session) Messages() []Message { return s.log[:len(s.log):len(s.log)] }
+func (s *Planner) Messages() []Message { return s.log[:len(s.log):len(s.log)] }

@@ -31,7 +31,7 @@ const (
 // of 2000 bytes or more, oldest first, then smaller ones. Never the current
 // round, never the task payload, never a result too small to be worth its
 // summary.
-func (s *Session) shedCandidates() []shedCandidate {
+func (s *Planner) shedCandidates() []shedCandidate {
 	cur := s.currentStart()
 	var first, large, small []shedCandidate
 	for _, i := range s.slots {
@@ -62,7 +62,7 @@ func (s *Session) shedCandidates() []shedCandidate {
 
 // afterShed is the view's size and fresh bytes once c is shed, without
 // shedding it.
-func (s *Session) afterShed(c shedCandidate, size, fresh int) (int, int) {
+func (s *Planner) afterShed(c shedCandidate, size, fresh int) (int, int) {
 	e := &s.entries[c.index]
 	m := s.render(c.index)
 	contentNew := true
@@ -87,7 +87,7 @@ func (s *Session) afterShed(c shedCandidate, size, fresh int) (int, int) {
 const continuationText = "[a partial reply, continued in the next message]"
 
 // applyShed sheds c.
-func (s *Session) applyShed(c shedCandidate) Removed {
+func (s *Planner) applyShed(c shedCandidate) Removed {
 	e := &s.entries[c.index]
 	before := e.size
 	sh := Removed{Index: c.index}

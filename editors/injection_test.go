@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 	"github.com/reika-lsp/reika/lsp/lsptest"
 )
 

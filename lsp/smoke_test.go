@@ -16,7 +16,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 )
 
 // smokeClient is a bare JSON-RPC client that records what the server

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/reika-lsp/reika/agent/engine"
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 )
 
 func TestChooseSlot(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/engine"
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 	"github.com/reika-lsp/reika/contextwin"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/engine"
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 )
 
 // The peers count tokens with the simulated engine's own tokenizer, through

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 )
 
 // startTestSim serves a simulated engine on loopback and returns its /v1

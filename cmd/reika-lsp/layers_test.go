@@ -34,7 +34,7 @@ func TestLayering(t *testing.T) {
 			switch {
 			case under(pkg, "agent") && (strings.HasPrefix(dep, "go.lsp.dev/") || under(dep, "lsp")):
 				t.Errorf("%s depends on %s: the agent knows no LSP", pkg, dep)
-			case under(pkg, "agent/engine/sim") && dep == mod+"agent/engine":
+			case under(pkg, "agent/sim") && dep == mod+"agent/engine":
 				t.Errorf("%s depends on the engine client: the simulator is the other side of the wire", pkg)
 			case under(pkg, "agent/engine") && dep == mod+"agent/config":
 				t.Errorf("%s depends on agent/config: the engine takes plain values", pkg)

@@ -9,7 +9,7 @@ import (
 	"net"
 	"strings"
 
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 )
 
 const simUsage = `usage: reika-lsp sim [flags]

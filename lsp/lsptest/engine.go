@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 )
 
 // Engine is the simulated engine a test's server talks to, served on

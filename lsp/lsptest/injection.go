@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 )
 
 // Injection is the attack of a model steered by text it read: a scripted

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reika-lsp/reika/agent/engine/sim"
+	"github.com/reika-lsp/reika/agent/sim"
 	"github.com/reika-lsp/reika/lsp"
 	"github.com/reika-lsp/reika/lsp/lsptest"
 )

@@ -11,7 +11,7 @@
 // refusal of a prompt longer than the window (HTTP 400
 // exceed_context_size_error). The Proxy sends every chat request to the
 // real engine with max_tokens 1 to get those, and takes the reply from
-// the simulator (agent/engine/sim), so an agent runs a real session:
+// the simulator (agent/sim), so an agent runs a real session:
 //
 //	real := llamatest.Start(t, llamatest.Options{Ctx: 4096})
 //	p := llamatest.StartProxy(t, real.URL, simURL)

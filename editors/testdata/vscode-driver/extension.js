@@ -301,7 +301,7 @@ async function run() {
   await browser.screenshot("1-answer-and-review.png");
   const clicked = await browser.clickCodeLens("Keep");
   await waitFor("the change to leave the review", () => api.review().length === 0, 5000).catch(() => {});
-  await waitFor("the CodeLens to go", async () => !(await browser.codeLenses()).some((t) => t.includes("Keep")), 5000).catch(() => {});
+  await waitFor("the CodeLens to go", async () => !(await browser.codeLenses()).some((t) => t.includes("Keep")), 20000).catch(() => {});
   await browser.screenshot("2-kept.png");
   record({ scenario: "ask", ask: a, edits: edits.splice(0), text: ed.document.getText(), chip: api.chip(), statusBar,
     lenses, reviewed, conversation, kept: { clicked, review: api.review(), text: ed.document.getText(), lenses: await browser.codeLenses() } });
@@ -382,7 +382,7 @@ async function runGoBin() {
   const reviewed = api.review();
   const clicked = await browser.clickCodeLens("Keep");
   await waitFor("the change to leave the review", () => api.review().length === 0, 5000).catch(() => {});
-  await waitFor("the CodeLens to go", async () => !(await browser.codeLenses()).some((t) => t.includes("Keep")), 5000).catch(() => {});
+  await waitFor("the CodeLens to go", async () => !(await browser.codeLenses()).some((t) => t.includes("Keep")), 20000).catch(() => {});
   await browser.screenshot("4-gobin-kept.png");
   record({ scenario: "gobin", serverPath: api.serverPath(), chip: api.chip(), focused, asked, conversation: api.conversation(), reviewed,
     kept: { clicked, review: api.review(), text: ed.document.getText(), lenses: await browser.codeLenses() } });
