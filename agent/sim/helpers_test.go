@@ -16,7 +16,7 @@ import (
 
 // capture is the path of a file under testdata/engine-captures.
 func capture(parts ...string) string {
-	return filepath.Join(append([]string{"..", "..", "..", "testdata", "engine-captures"}, parts...)...)
+	return filepath.Join(append([]string{"..", "..", "testdata", "engine-captures"}, parts...)...)
 }
 
 func readCapture(t *testing.T, parts ...string) []byte {

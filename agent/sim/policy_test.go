@@ -456,7 +456,7 @@ func TestPolicyTaskFromRecap(t *testing.T) {
 // The recap's wording the policy reads is contextwin's: a change there
 // shows here.
 func TestRecapWording(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "..", "contextwin", "fold.go"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "contextwin", "fold.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
