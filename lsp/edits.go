@@ -54,6 +54,20 @@ func (p EditPlan) Creates() bool { return p.Proposal.Create && !p.Current.Exists
 // Empty reports whether the plan changes nothing.
 func (p EditPlan) Empty() bool { return len(p.Hunks) == 0 && !p.Creates() }
 
+// Result is the text the file has once the plan is applied: Current.Text
+// (the user's text) with the plan's hunks.
+func (p EditPlan) Result() string { return p.edits().Apply(p.Current.Text) }
+
+// edits are the plan's hunks as hunks of Current.Text, in place there
+// (PlanEdit keeps them in order and apart).
+func (p EditPlan) edits() tools.Hunks {
+	hs := make(tools.Hunks, len(p.Hunks))
+	for i, h := range p.Hunks {
+		hs[i] = tools.Hunk{OldStart: h.OldStart, OldEnd: h.OldEnd, Text: h.Text}
+	}
+	return hs
+}
+
 // PlanError says why a proposal could not be placed in the document.
 // Nothing of the proposal was applied. Its message is one sentence, fit
 // for the model and for the user.
@@ -192,21 +206,18 @@ func PlanEdit(p tools.Proposal, cur Current) (EditPlan, error) {
 // proposalHunks returns p's hunks after checking they are in order, inside
 // p.Old, and produce p.New. A proposal with no hunks whose texts differ
 // gets one hunk over the whole file, which minimalEdit then trims.
-func proposalHunks(p tools.Proposal, name string) ([]tools.Hunk, error) {
+func proposalHunks(p tools.Proposal, name string) (tools.Hunks, error) {
 	hunks := p.Hunks
 	if len(hunks) == 0 && p.Old != p.New {
-		hunks = []tools.Hunk{{OldStart: 0, OldEnd: len(p.Old), Text: p.New}}
+		hunks = tools.Hunks{{OldStart: 0, OldEnd: len(p.Old), Text: p.New}}
 	}
-	prev := 0
-	for i, h := range hunks {
-		if h.OldStart < prev || h.OldEnd < h.OldStart || h.OldEnd > len(p.Old) {
-			return nil, &PlanError{Path: p.Path, Hunk: i + 1, Kind: PlanMalformed, msg: fmt.Sprintf(
-				"the proposal for %s is malformed: hunk %d of %d replaces bytes %d-%d of a %d-byte file, out of order or out of range; nothing was applied",
-				name, i+1, len(hunks), h.OldStart, h.OldEnd, len(p.Old))}
-		}
-		prev = h.OldEnd
+	if i := hunks.Misplaced(len(p.Old)); i >= 0 {
+		h := hunks[i]
+		return nil, &PlanError{Path: p.Path, Hunk: i + 1, Kind: PlanMalformed, msg: fmt.Sprintf(
+			"the proposal for %s is malformed: hunk %d of %d replaces bytes %d-%d of a %d-byte file, out of order or out of range; nothing was applied",
+			name, i+1, len(hunks), h.OldStart, h.OldEnd, len(p.Old))}
 	}
-	if got := applyHunks(p.Old, hunks); got != p.New {
+	if hunks.Apply(p.Old) != p.New {
 		return nil, &PlanError{Path: p.Path, Kind: PlanMalformed, msg: fmt.Sprintf(
 			"the proposal for %s is inconsistent: its hunks do not produce its new text; nothing was applied", name)}
 	}
@@ -407,16 +418,4 @@ func displayName(p tools.Proposal) string {
 		return p.Path
 	}
 	return path.Base(strings.ReplaceAll(p.Abs, "\\", "/"))
-}
-
-func applyHunks(text string, hunks []tools.Hunk) string {
-	var b strings.Builder
-	at := 0
-	for _, h := range hunks {
-		b.WriteString(text[at:h.OldStart])
-		b.WriteString(h.Text)
-		at = h.OldEnd
-	}
-	b.WriteString(text[at:])
-	return b.String()
 }

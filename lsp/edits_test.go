@@ -95,7 +95,7 @@ func edPropose(t testing.TB, path, old string, subs ...edSub) tools.Proposal {
 		at := edFind(t, old, s.From)
 		p.Hunks = append(p.Hunks, tools.Hunk{OldStart: at, OldEnd: at + len(s.From), Text: s.To})
 	}
-	p.New = applyHunks(old, p.Hunks)
+	p.New = p.Hunks.Apply(old)
 	return p
 }
 
@@ -489,7 +489,7 @@ func TestPlanEditFiles(t *testing.T) {
 func TestPlanEditWidensSplitHunks(t *testing.T) {
 	old := "a\r\nb\r\n"
 	p := tools.Proposal{Path: "f.txt", Old: old, Hunks: []tools.Hunk{{OldStart: 2, OldEnd: 5, Text: "\nB\r"}}}
-	p.New = applyHunks(old, p.Hunks)
+	p.New = p.Hunks.Apply(old)
 	plan, err := PlanEdit(p, Current{Text: old, Exists: true})
 	if err != nil {
 		t.Fatalf("PlanEdit = %v", err)
@@ -500,7 +500,7 @@ func TestPlanEditWidensSplitHunks(t *testing.T) {
 	}
 	old = "x = \"é\"\n" // the hunk starts at é's second byte
 	p = tools.Proposal{Path: "f.txt", Old: old, Hunks: []tools.Hunk{{OldStart: 6, OldEnd: 7, Text: "\xa8"}}}
-	p.New = applyHunks(old, p.Hunks)
+	p.New = p.Hunks.Apply(old)
 	plan, err = PlanEdit(p, Current{Text: old, Exists: true})
 	if err != nil {
 		t.Fatalf("PlanEdit = %v", err)
@@ -534,7 +534,7 @@ func FuzzPlanEdit(f *testing.F) {
 		old := edRandomFile(rng, !anywhere)
 		p := tools.Proposal{Path: "f.go", Abs: "/ws/f.go", Old: old, Version: 1}
 		p.Hunks = edRandomHunks(rng, old)
-		p.New = applyHunks(old, p.Hunks)
+		p.New = p.Hunks.Apply(old)
 		var zones [][2]int
 		if !anywhere {
 			for _, h := range p.Hunks {
@@ -730,7 +730,7 @@ func edRandomUserEdits(rng *rand.Rand, old string, zones [][2]int) []tools.Hunk 
 func edMerge(old string, a, b []tools.Hunk) string {
 	all := append(append([]tools.Hunk(nil), a...), b...)
 	sort.Slice(all, func(i, j int) bool { return all[i].OldStart < all[j].OldStart })
-	return applyHunks(old, all)
+	return tools.Hunks(all).Apply(old)
 }
 
 // Two hunks that split one character between them cannot both be widened
@@ -738,26 +738,10 @@ func edMerge(old string, a, b []tools.Hunk) string {
 func TestPlanEditSplitCharacterBetweenHunks(t *testing.T) {
 	old := "é\n" // two bytes, then the line break
 	p := tools.Proposal{Path: "f.txt", Old: old, Hunks: []tools.Hunk{{OldStart: 0, OldEnd: 1, Text: "y"}, {OldStart: 1, OldEnd: 2, Text: "\xa8"}}}
-	p.New = applyHunks(old, p.Hunks)
+	p.New = p.Hunks.Apply(old)
 	plan, err := PlanEdit(p, Current{Text: old, Exists: true})
 	want := "the proposal for f.txt is malformed: hunks 1 and 2 of 2 split one character or line break between them; nothing was applied"
 	if err == nil || err.Error() != want || len(plan.Hunks) != 0 {
 		t.Errorf("PlanEdit(hunks splitting é) = %d hunks, %v; want none, %q", len(plan.Hunks), err, want)
 	}
-}
-
-// Test-only helpers: nothing in the server calls them.
-
-// Result is the text the file has once the plan is applied: the user's
-// text with the agent's hunks.
-func (p EditPlan) Result() string {
-	var b strings.Builder
-	at := 0
-	for _, h := range p.Hunks {
-		b.WriteString(p.Current.Text[at:h.OldStart])
-		b.WriteString(h.Text)
-		at = h.OldEnd
-	}
-	b.WriteString(p.Current.Text[at:])
-	return b.String()
 }

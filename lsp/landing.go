@@ -31,20 +31,12 @@ type landing struct {
 }
 
 func expectLanding(plan EditPlan) landing {
-	l := landing{from: plan.Current.Version, old: plan.Current.Text}
-	var b strings.Builder
-	at := 0
+	edits := plan.edits()
+	l := landing{from: plan.Current.Version, old: plan.Current.Text, want: edits.Apply(plan.Current.Text), spans: edits.Written()}
 	for _, h := range plan.Hunks {
 		l.was = append(l.was, [2]int{h.OldStart, h.OldEnd})
-		b.WriteString(plan.Current.Text[at:h.OldStart])
-		start := b.Len()
-		b.WriteString(h.Text)
-		l.spans = append(l.spans, [2]int{start, b.Len()})
 		l.texts = append(l.texts, h.Text)
-		at = h.OldEnd
 	}
-	b.WriteString(plan.Current.Text[at:])
-	l.want = b.String()
 	return l
 }
 

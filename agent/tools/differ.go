@@ -155,12 +155,12 @@ func backtrack(trace [][]int, d, n, m int) []edit {
 
 // changeHunks turns an edit script into the changed regions of a, in byte
 // offsets, each a run of deletions and insertions between equal lines.
-func changeHunks(a, b []string, edits []edit) []Hunk {
+func changeHunks(a, b []string, edits []edit) Hunks {
 	offsets := make([]int, len(a)+1)
 	for i, l := range a {
 		offsets[i+1] = offsets[i] + len(l)
 	}
-	var hunks []Hunk
+	var hunks Hunks
 	var cur *Hunk
 	for _, e := range edits {
 		if e.kind == opEqual {
@@ -290,7 +290,7 @@ func hunkStart(start, count int) int32 {
 // LineHunks are the regions of old, whole lines in byte offsets, that new
 // replaces, each with its replacement: what a line diff of the two texts
 // says changed.
-func LineHunks(old, new string) []Hunk {
+func LineHunks(old, new string) Hunks {
 	a, b := splitKeep(old), splitKeep(new)
 	return changeHunks(a, b, diffLines(a, b))
 }

@@ -103,20 +103,42 @@ func TestChangeHunks(t *testing.T) {
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("changeHunks(%q → %q) = %+v, want %+v", old, new, got, want)
 	}
-	if applied := applyHunkList(old, got); applied != new {
+	if applied := got.Apply(old); applied != new {
 		t.Errorf("applying changeHunks(%q → %q) = %q", old, new, applied)
 	}
 }
 
-// applyHunkList applies byte-offset hunks the way a front end would.
-func applyHunkList(old string, hunks []Hunk) string {
-	var b strings.Builder
-	at := 0
-	for _, h := range hunks {
-		b.WriteString(old[at:h.OldStart])
-		b.WriteString(h.Text)
-		at = h.OldEnd
+func TestHunksApplyWritten(t *testing.T) {
+	old := "one\ntwo\nthree\n"
+	hs := Hunks{
+		{OldStart: 0, OldEnd: 0, Text: "zero\n"},
+		{OldStart: 4, OldEnd: 8, Text: ""},
+		{OldStart: 8, OldEnd: 13, Text: "THREE!"},
+		{OldStart: 14, OldEnd: 14, Text: "four\n"},
 	}
-	b.WriteString(old[at:])
-	return b.String()
+	if i := hs.Misplaced(len(old)); i != -1 {
+		t.Fatalf("Misplaced(%d) = %d, want -1", len(old), i)
+	}
+	got := hs.Apply(old)
+	if want := "zero\none\nTHREE!\nfour\n"; got != want {
+		t.Errorf("Apply(%q) = %q, want %q", old, got, want)
+	}
+	for i, sp := range hs.Written() {
+		if w := got[sp[0]:sp[1]]; w != hs[i].Text {
+			t.Errorf("Written()[%d] = %v holds %q, want %q", i, sp, w, hs[i].Text)
+		}
+	}
+	for _, tt := range []struct {
+		hs   Hunks
+		want int
+	}{
+		{Hunks{{OldStart: 4, OldEnd: 5}, {OldStart: 2, OldEnd: 3}}, 1},
+		{Hunks{{OldStart: 3, OldEnd: 2}}, 0},
+		{Hunks{{OldStart: 0, OldEnd: len(old) + 1}}, 0},
+		{Hunks{{OldStart: 1, OldEnd: 1}, {OldStart: 1, OldEnd: 1}}, -1},
+	} {
+		if got := tt.hs.Misplaced(len(old)); got != tt.want {
+			t.Errorf("%+v.Misplaced(%d) = %d, want %d", tt.hs, len(old), got, tt.want)
+		}
+	}
 }

@@ -26,7 +26,7 @@ func FuzzApplyDiff(f *testing.F) {
 		edited := randomEdit(rng, old, unique)
 		a, b := splitKeep(old), splitKeep(edited)
 		edits := diffLines(a, b)
-		if got := applyHunkList(old, changeHunks(a, b, edits)); got != edited {
+		if got := changeHunks(a, b, edits).Apply(old); got != edited {
 			t.Fatalf("hunks of %q → %q rebuild %q", old, edited, got)
 		}
 		ctx := rng.IntN(4)

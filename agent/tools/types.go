@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"strings"
 
 	"github.com/reika-lsp/reika/contextwin"
 )
@@ -50,8 +51,9 @@ type Proposal struct {
 	Version int32
 	// Create is set for a new file.
 	Create bool
-	// Hunks are the changed regions, for the front end to present.
-	Hunks []Hunk
+	// Hunks are the changed regions of Old, for the front end to present;
+	// Hunks.Apply(Old) is New.
+	Hunks Hunks
 	// Protected says why the path is protected (see Protection), "" for
 	// an ordinary file. A Proposer applies a protected change only after
 	// the user said yes to this change, every time; it refuses it where
@@ -65,6 +67,55 @@ type Proposal struct {
 type Hunk struct {
 	OldStart, OldEnd int    // the replaced bytes of Old
 	Text             string // what replaces them
+}
+
+// Hunks are the changed regions of one text, in order. They are in place
+// in a text of n bytes when each lies within it (0 <= OldStart <= OldEnd
+// <= n) and starts at or after the end of the one before (none overlap;
+// two insertions at one offset apply in their order). Misplaced checks
+// that; Apply and Written assume it.
+type Hunks []Hunk
+
+// Misplaced returns the index of the first hunk that is out of order or
+// outside a text of n bytes, or -1 when all are in place.
+func (hs Hunks) Misplaced(n int) int {
+	prev := 0
+	for i, h := range hs {
+		if h.OldStart < prev || h.OldEnd < h.OldStart || h.OldEnd > n {
+			return i
+		}
+		prev = h.OldEnd
+	}
+	return -1
+}
+
+// Apply returns text with each hunk's bytes [OldStart, OldEnd) replaced by
+// its Text; the bytes between hunks are kept. The hunks must be in place
+// in text (see Misplaced): Apply panics on hunks that are not.
+func (hs Hunks) Apply(text string) string {
+	var b strings.Builder
+	at := 0
+	for _, h := range hs {
+		b.WriteString(text[at:h.OldStart])
+		b.WriteString(h.Text)
+		at = h.OldEnd
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+// Written returns, for each hunk, the byte span [start, end) its Text
+// fills in the text Apply returns. It needs no text: a hunk moves by what
+// the hunks before it added or removed. The hunks must be in place.
+func (hs Hunks) Written() [][2]int {
+	spans := make([][2]int, 0, len(hs))
+	shift := 0
+	for _, h := range hs {
+		start := h.OldStart + shift
+		spans = append(spans, [2]int{start, start + len(h.Text)})
+		shift += len(h.Text) - (h.OldEnd - h.OldStart)
+	}
+	return spans
 }
 
 // Outcome is what the front end did with a proposal.
