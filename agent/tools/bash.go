@@ -47,7 +47,7 @@ type Sandbox interface {
 
 func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 	var a bashArgs
-	if r := decode("bash", raw, &a); r != nil {
+	if r := decode(BashTool, raw, &a); r != nil {
 		return *r
 	}
 	command := strings.TrimSpace(a.Command)
@@ -78,10 +78,10 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 		switch s.ask(ctx, Question{Kind: AskCommand, Subject: command, Why: why, Answers: answers}) {
 		case Unasked:
 			return Result{Error: true, Payload: p, Content: fmt.Sprintf(
-				"bash: %q was not run: it needs the user's confirmation (%s), and the user cannot be asked here. Use the other tools, or tell the user the command to run", command, why)}
+				BashTool+": %q was not run: it needs the user's confirmation (%s), and the user cannot be asked here. Use the other tools, or tell the user the command to run", command, why)}
 		case Deny:
 			return Result{Error: true, Payload: p, Content: fmt.Sprintf(
-				"bash: the user declined to run %q; do not run it again: find another way, or ask the user", command)}
+				BashTool+": the user declined to run %q; do not run it again: find another way, or ask the user", command)}
 		case ThisRun:
 			r.allow(key)
 		case Always:

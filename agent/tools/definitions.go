@@ -8,13 +8,25 @@ import (
 	"github.com/reika-lsp/reika/agent/engine"
 )
 
+// The tools' names, as the model calls them and the definitions declare
+// them. They are part of the prompt and of every transcript: fixed.
+const (
+	ReadTool  = "read"
+	GlobTool  = "glob"
+	GrepTool  = "grep"
+	EditTool  = "edit"
+	WriteTool = "write"
+	BashTool  = "bash"
+	FetchTool = "fetch_url" // offered only when the session allows fetching
+)
+
 // The definitions are written by hand, compact, so that their bytes are
 // fixed: they sit in the prompt prefix the engine caches, and a change of
 // one byte would make it process the whole prompt again.
 
 const readDescription = "Read a text file of the workspace. Output is numbered like cat -n: line number, tab, the line; the numbers are not part of the file. " +
 	"Shows up to 2000 lines from offset; when more follow, a last line gives the offset to read next. Lines over 2000 characters are clipped. " +
-	"A file open in the editor is read as the editor has it. Directories and binary files are refused: list files with glob."
+	"A file open in the editor is read as the editor has it. Directories and binary files are refused: list files with " + GlobTool + "."
 
 const readParameters = `{"type":"object","properties":{` +
 	`"path":{"type":"string","description":"File path, relative to the workspace root or absolute inside it"},` +
@@ -41,7 +53,7 @@ const grepParameters = `{"type":"object","properties":{` +
 const editDescription = "Change an existing file. Either give old_text and new_text: old_text must occur exactly once in the file " +
 	"(copy it from read output without the line numbers, with enough surrounding lines to make it unique) and is replaced by new_text. " +
 	"Or give diff: a unified diff of this one file; its hunks are placed by their context and removed lines, so line numbers may be approximate. " +
-	"The change is proposed to the user, who applies or rejects it; the result says which and shows the diff. Create new files with write."
+	"The change is proposed to the user, who applies or rejects it; the result says which and shows the diff. Create new files with " + WriteTool + "."
 
 const editParameters = `{"type":"object","properties":{` +
 	`"path":{"type":"string","description":"File to change, relative to the workspace root"},` +
@@ -50,7 +62,7 @@ const editParameters = `{"type":"object","properties":{` +
 	`"diff":{"type":"string","description":"Unified diff of the file, instead of old_text and new_text"}` +
 	`},"required":["path"]}`
 
-const writeDescription = "Create a new file with the given content. Fails if the file exists: change existing files with edit. " +
+const writeDescription = "Create a new file with the given content. Fails if the file exists: change existing files with " + EditTool + ". " +
 	"The new file is proposed to the user, who applies or rejects it; the result says which."
 
 const writeParameters = `{"type":"object","properties":{` +
@@ -62,7 +74,7 @@ const bashDescription = "Run a shell command with bash -c in the workspace root,
 	"The command is stopped, with its child processes, after %s. Commands off the user's allowlist run only if the user confirms them. " +
 	"Where there is a sandbox, commands can write below the workspace's top-level folders and in TMPDIR, not in .git or editor config, and have no network and no access to the user's home; " +
 	"set network or outside_sandbox only when the task needs it: the user is asked. " +
-	"Long output is also saved to a file that you can page through with read."
+	"Long output is also saved to a file that you can page through with " + ReadTool + "."
 
 const bashParameters = `{"type":"object","properties":{` +
 	`"command":{"type":"string","description":"Command line, run by bash -c"},` +
@@ -71,7 +83,7 @@ const bashParameters = `{"type":"object","properties":{` +
 	`},"required":["command"]}`
 
 const fetchDescription = "Fetch a public http or https URL and return its text; HTML is turned into plain text with link targets in brackets. " +
-	"Hosts on this machine or a private network are refused. Pages are cut at 2 MB; long ones are also saved to a file that you can page through with read."
+	"Hosts on this machine or a private network are refused. Pages are cut at 2 MB; long ones are also saved to a file that you can page through with " + ReadTool + "."
 
 const fetchParameters = `{"type":"object","properties":{` +
 	`"url":{"type":"string","description":"Absolute http or https URL"}` +
@@ -80,15 +92,15 @@ const fetchParameters = `{"type":"object","properties":{` +
 // definitions builds the tool list; the same arguments give the same bytes.
 func definitions(bashTimeout time.Duration, fetch bool) []engine.Tool {
 	defs := []engine.Tool{
-		{Name: "read", Description: readDescription, Parameters: json.RawMessage(readParameters)},
-		{Name: "glob", Description: globDescription, Parameters: json.RawMessage(globParameters)},
-		{Name: "grep", Description: grepDescription, Parameters: json.RawMessage(grepParameters)},
-		{Name: "edit", Description: editDescription, Parameters: json.RawMessage(editParameters)},
-		{Name: "write", Description: writeDescription, Parameters: json.RawMessage(writeParameters)},
-		{Name: "bash", Description: fmt.Sprintf(bashDescription, humanDuration(bashTimeout)), Parameters: json.RawMessage(bashParameters)},
+		{Name: ReadTool, Description: readDescription, Parameters: json.RawMessage(readParameters)},
+		{Name: GlobTool, Description: globDescription, Parameters: json.RawMessage(globParameters)},
+		{Name: GrepTool, Description: grepDescription, Parameters: json.RawMessage(grepParameters)},
+		{Name: EditTool, Description: editDescription, Parameters: json.RawMessage(editParameters)},
+		{Name: WriteTool, Description: writeDescription, Parameters: json.RawMessage(writeParameters)},
+		{Name: BashTool, Description: fmt.Sprintf(bashDescription, humanDuration(bashTimeout)), Parameters: json.RawMessage(bashParameters)},
 	}
 	if fetch {
-		defs = append(defs, engine.Tool{Name: "fetch_url", Description: fetchDescription, Parameters: json.RawMessage(fetchParameters)})
+		defs = append(defs, engine.Tool{Name: FetchTool, Description: fetchDescription, Parameters: json.RawMessage(fetchParameters)})
 	}
 	return defs
 }

@@ -24,7 +24,7 @@ type editArgs struct {
 
 func (s *Set) edit(ctx context.Context, raw json.RawMessage) Result {
 	var a editArgs
-	if r := decode("edit", raw, &a); r != nil {
+	if r := decode(EditTool, raw, &a); r != nil {
 		return *r
 	}
 	if a.OldText == nil {
@@ -49,7 +49,7 @@ func (s *Set) edit(ctx context.Context, raw json.RawMessage) Result {
 	if useDiff {
 		var err error
 		if files, err = parseDiff(a.Diff); err != nil {
-			return failf("edit: %v", err)
+			return failf(EditTool+": %v", err)
 		}
 		if strings.TrimSpace(a.Path) == "" && len(files) == 1 {
 			a.Path = stripAB(files[0].newName)
@@ -63,15 +63,15 @@ func (s *Set) edit(ctx context.Context, raw json.RawMessage) Result {
 	}
 	t, err := s.resolve(a.Path, false)
 	if err != nil {
-		return failf("edit: %v", err)
+		return failf(EditTool+": %v", err)
 	}
-	old, version, err := s.current(t, "edit")
+	old, version, err := s.current(t, EditTool)
 	if err != nil {
 		return Result{Error: true, Content: err.Error(), Payload: contextwin.Payload{Kind: contextwin.Diff, Path: t.rel}}
 	}
 	if useDiff && len(files) == 1 {
 		if other := s.namedElsewhere(files[0], t); other != "" {
-			return failf("edit: the diff is for %s, but path is %s; send the diff with the path it changes", other, t.rel)
+			return failf(EditTool+": the diff is for %s, but path is %s; send the diff with the path it changes", other, t.rel)
 		}
 	}
 	var updated, note string
@@ -81,14 +81,14 @@ func (s *Set) edit(ctx context.Context, raw json.RawMessage) Result {
 		updated, err = replaceOnce(old, *a.OldText, *a.NewText, t.rel)
 	}
 	if err != nil {
-		msg := "edit: " + err.Error()
+		msg := EditTool + ": " + err.Error()
 		if version >= 0 {
 			msg += " (the file is open in the editor; its text there was used, unsaved changes included)"
 		}
 		return Result{Error: true, Content: msg, Payload: contextwin.Payload{Kind: contextwin.Diff, Path: t.rel}}
 	}
 	if updated == old {
-		return Result{Error: true, Content: fmt.Sprintf("edit: the change leaves %s as it is; nothing to do", t.rel),
+		return Result{Error: true, Content: fmt.Sprintf(EditTool+": the change leaves %s as it is; nothing to do", t.rel),
 			Payload: contextwin.Payload{Kind: contextwin.Diff, Path: t.rel}}
 	}
 	res := s.propose(ctx, Proposal{Path: t.rel, Abs: t.abs, Old: old, New: updated, Version: version})
@@ -143,7 +143,7 @@ func applyDiff(files []fileDiff, old string, t target) (string, string, error) {
 // their ends, and re-indents newText to fit.
 func replaceOnce(text, oldText, newText, rel string) (string, error) {
 	if oldText == "" {
-		return "", fmt.Errorf("old_text is empty; to add text, give a line next to the place as old_text and repeat it in new_text; to create a file, use write")
+		return "", fmt.Errorf("old_text is empty; to add text, give a line next to the place as old_text and repeat it in new_text; to create a file, use %s", WriteTool)
 	}
 	if oldText == newText {
 		return "", fmt.Errorf("old_text and new_text are the same; nothing to change")

@@ -32,7 +32,7 @@ type fetchArgs struct {
 
 func (s *Set) fetch(ctx context.Context, raw json.RawMessage) Result {
 	var a fetchArgs
-	if r := decode("fetch_url", raw, &a); r != nil {
+	if r := decode(FetchTool, raw, &a); r != nil {
 		return *r
 	}
 	raw0 := strings.TrimSpace(a.URL)
@@ -42,7 +42,7 @@ func (s *Set) fetch(ctx context.Context, raw json.RawMessage) Result {
 	p := contextwin.Payload{Kind: contextwin.Fetch, Path: raw0}
 	u, err := checkURL(raw0)
 	if err != nil {
-		return Result{Error: true, Payload: p, Content: "fetch_url: " + err.Error()}
+		return Result{Error: true, Payload: p, Content: FetchTool + ": " + err.Error()}
 	}
 	if r := s.askHost(ctx, u); r != nil {
 		r.Payload = p
@@ -52,7 +52,7 @@ func (s *Set) fetch(ctx context.Context, raw json.RawMessage) Result {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return Result{Error: true, Payload: p, Content: fmt.Sprintf("fetch_url: %v", err)}
+		return Result{Error: true, Payload: p, Content: fmt.Sprintf(FetchTool+": %v", err)}
 	}
 	req.Header.Set("User-Agent", "Reika/1 (coding agent)")
 	req.Header.Set("Accept", "text/html,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5")
@@ -62,12 +62,12 @@ func (s *Set) fetch(ctx context.Context, raw json.RawMessage) Result {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return Result{Error: true, Payload: p, Content: fmt.Sprintf("fetch_url: %s could not be fetched: %v", raw0, err)}
+		return Result{Error: true, Payload: p, Content: fmt.Sprintf(FetchTool+": %s could not be fetched: %v", raw0, err)}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, fetchMax+1))
 	if err != nil && len(body) == 0 {
-		return Result{Error: true, Payload: p, Content: fmt.Sprintf("fetch_url: reading %s failed: %v", raw0, err)}
+		return Result{Error: true, Payload: p, Content: fmt.Sprintf(FetchTool+": reading %s failed: %v", raw0, err)}
 	}
 	cut := len(body) > fetchMax
 	if cut {
@@ -85,14 +85,14 @@ func (s *Set) fetch(ctx context.Context, raw json.RawMessage) Result {
 	case strings.HasPrefix(media, "text/") || isTextMedia(media) || !isBinary(body):
 		text = validUTF8(string(body))
 	default:
-		return Result{Error: true, Payload: p, Content: fmt.Sprintf("fetch_url: %s is %s, not text; fetch_url shows text and HTML pages only", raw0, media)}
+		return Result{Error: true, Payload: p, Content: fmt.Sprintf(FetchTool+": %s is %s, not text; "+FetchTool+" shows text and HTML pages only", raw0, media)}
 	}
 	var b strings.Builder
 	if final := resp.Request.URL.String(); final != u.String() {
 		fmt.Fprintf(&b, "[redirected to %s]\n", final)
 	}
 	if resp.StatusCode >= 400 {
-		fmt.Fprintf(&b, "fetch_url: %s answered %s\n%s", raw0, resp.Status, clip(strings.TrimSpace(text), 2000))
+		fmt.Fprintf(&b, FetchTool+": %s answered %s\n%s", raw0, resp.Status, clip(strings.TrimSpace(text), 2000))
 		return Result{Error: true, Payload: p, Content: b.String()}
 	}
 	if strings.TrimSpace(text) == "" {
@@ -119,10 +119,10 @@ func (s *Set) askHost(ctx context.Context, u *url.URL) *Result {
 	why := fmt.Sprintf("fetch_url has not reached %s in this session; the whole URL, with anything in its path and query, goes to that host", host)
 	switch s.ask(ctx, Question{Kind: AskFetch, Subject: u.String(), Why: why, Answers: []Answer{Once, ThisRun}}) {
 	case Unasked:
-		r := failf("fetch_url: %s was not fetched: reaching a new host needs the user's yes, and the user cannot be asked here; tell the user the URL instead", u)
+		r := failf(FetchTool+": %s was not fetched: reaching a new host needs the user's yes, and the user cannot be asked here; tell the user the URL instead", u)
 		return &r
 	case Deny:
-		r := failf("fetch_url: the user declined to fetch %s; do not fetch it or its host again in this session", u)
+		r := failf(FetchTool+": the user declined to fetch %s; do not fetch it or its host again in this session", u)
 		return &r
 	case ThisRun:
 		s.hostsMu.Lock()

@@ -21,7 +21,7 @@ type globArgs struct {
 
 func (s *Set) glob(ctx context.Context, raw json.RawMessage) Result {
 	var a globArgs
-	if r := decode("glob", raw, &a); r != nil {
+	if r := decode(GlobTool, raw, &a); r != nil {
 		return *r
 	}
 	if strings.TrimSpace(a.Pattern) == "" {
@@ -30,7 +30,7 @@ func (s *Set) glob(ctx context.Context, raw json.RawMessage) Result {
 	p := contextwin.Payload{Kind: contextwin.Search, Path: a.Pattern}
 	fi, pattern, err := s.relPattern(a.Pattern)
 	if err != nil {
-		return Result{Error: true, Content: "glob: " + err.Error(), Payload: p}
+		return Result{Error: true, Content: GlobTool + ": " + err.Error(), Payload: p}
 	}
 	g := compileGlob(pattern)
 	var found []string

@@ -27,7 +27,7 @@ type grepArgs struct {
 
 func (s *Set) grep(ctx context.Context, raw json.RawMessage) Result {
 	var a grepArgs
-	if r := decode("grep", raw, &a); r != nil {
+	if r := decode(GrepTool, raw, &a); r != nil {
 		return *r
 	}
 	if a.Pattern == "" {
@@ -37,7 +37,7 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) Result {
 	re, err := regexp.Compile(a.Pattern)
 	if err != nil {
 		return Result{Error: true, Payload: p,
-			Content: fmt.Sprintf("grep: the pattern is not a valid Go regular expression: %v; RE2 has no lookaround or backreferences, and literal ( [ { . * + ? need a backslash", err)}
+			Content: fmt.Sprintf(GrepTool+": the pattern is not a valid Go regular expression: %v; RE2 has no lookaround or backreferences, and literal ( [ { . * + ? need a backslash", err)}
 	}
 	where := "the workspace"
 	// files are the (display name, absolute path) pairs to search.
@@ -47,18 +47,18 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) Result {
 	if strings.TrimSpace(a.Path) != "" && a.Path != "." {
 		t, err := s.resolve(a.Path, true)
 		if err != nil {
-			return Result{Error: true, Content: "grep: " + err.Error(), Payload: p}
+			return Result{Error: true, Content: GrepTool + ": " + err.Error(), Payload: p}
 		}
 		where = t.rel
 		st, err := os.Stat(t.abs)
 		if err != nil {
-			return Result{Error: true, Payload: p, Content: fmt.Sprintf("grep: %s does not exist; give a directory or file in the workspace, or leave out path to search it all", t.rel)}
+			return Result{Error: true, Payload: p, Content: fmt.Sprintf(GrepTool+": %s does not exist; give a directory or file in the workspace, or leave out path to search it all", t.rel)}
 		}
 		switch {
 		case !st.IsDir():
 			files = append(files, file{t.rel, t.abs})
 		case t.folder < 0:
-			return Result{Error: true, Payload: p, Content: "grep: give a file of the spill directory, not the directory itself"}
+			return Result{Error: true, Payload: p, Content: GrepTool + ": give a file of the spill directory, not the directory itself"}
 		default:
 			start, _ := filepath.Rel(s.folders[t.folder].root, t.abs)
 			start = filepath.ToSlash(start)

@@ -28,7 +28,7 @@ type readArgs struct {
 
 func (s *Set) read(_ context.Context, raw json.RawMessage) Result {
 	var a readArgs
-	if r := decode("read", raw, &a); r != nil {
+	if r := decode(ReadTool, raw, &a); r != nil {
 		return *r
 	}
 	if strings.TrimSpace(a.Path) == "" {
@@ -36,9 +36,9 @@ func (s *Set) read(_ context.Context, raw json.RawMessage) Result {
 	}
 	t, err := s.resolve(a.Path, true)
 	if err != nil {
-		return failf("read: %v", err)
+		return failf(ReadTool+": %v", err)
 	}
-	text, _, err := s.current(t, "read")
+	text, _, err := s.current(t, ReadTool)
 	if err != nil {
 		return failf("%v", err)
 	}
@@ -90,19 +90,19 @@ func (s *Set) current(t target, tool string) (text string, version int32, err er
 	st, err := os.Stat(t.abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		hint := "find files with glob"
-		if tool == "edit" {
-			hint = "create a new file with write, or find the right path with glob"
+		hint := "find files with " + GlobTool
+		if tool == EditTool {
+			hint = "create a new file with " + WriteTool + ", or find the right path with " + GlobTool
 		}
 		return "", 0, fmt.Errorf("%s: %s does not exist; %s", tool, t.rel, hint)
 	case err != nil:
 		return "", 0, fmt.Errorf("%s: cannot open %s: %v", tool, t.rel, err)
 	case st.IsDir():
-		return "", 0, fmt.Errorf(`%s: %s is a directory; list its files with glob, such as {"pattern":%q}`, tool, t.rel, strings.TrimSuffix(t.rel, "/")+"/*")
+		return "", 0, fmt.Errorf(`%s: %s is a directory; list its files with %s, such as {"pattern":%q}`, tool, t.rel, GlobTool, strings.TrimSuffix(t.rel, "/")+"/*")
 	case !st.Mode().IsRegular():
 		return "", 0, fmt.Errorf("%s: %s is not a regular file", tool, t.rel)
 	case st.Size() > maxFileSize:
-		return "", 0, fmt.Errorf("%s: %s is %d MB, over the %d MB limit; search it with grep, or look at parts with bash (head, sed -n)", tool, t.rel, st.Size()>>20, maxFileSize>>20)
+		return "", 0, fmt.Errorf("%s: %s is %d MB, over the %d MB limit; search it with %s, or look at parts with %s (head, sed -n)", tool, t.rel, st.Size()>>20, maxFileSize>>20, GrepTool, BashTool)
 	}
 	data, err := os.ReadFile(t.abs)
 	if err != nil {

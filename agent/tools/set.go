@@ -175,21 +175,21 @@ func (s *Set) Run(ctx context.Context, call engine.ToolCall) (res Result) {
 	}()
 	var run func(context.Context, json.RawMessage) Result
 	switch call.Name {
-	case "read":
+	case ReadTool:
 		run = s.read
-	case "glob":
+	case GlobTool:
 		run = s.glob
-	case "grep":
+	case GrepTool:
 		run = s.grep
-	case "edit":
+	case EditTool:
 		run = s.edit
-	case "write":
+	case WriteTool:
 		run = s.write
-	case "bash":
+	case BashTool:
 		run = s.bash
-	case "fetch_url":
+	case FetchTool:
 		if !s.fetchEnabled {
-			return failf("fetch_url is turned off for this session; work with the files in the workspace")
+			return failf("%s is turned off for this session; work with the files in the workspace", FetchTool)
 		}
 		run = s.fetch
 	default:
@@ -209,13 +209,13 @@ func (s *Set) Run(ctx context.Context, call engine.ToolCall) (res Result) {
 
 // exampleArgs show the model the shape of each tool's arguments.
 var exampleArgs = map[string]string{
-	"read":      `{"path":"main.go"}`,
-	"glob":      `{"pattern":"**/*.go"}`,
-	"grep":      `{"pattern":"func main"}`,
-	"edit":      `{"path":"main.go","old_text":"…","new_text":"…"}`,
-	"write":     `{"path":"notes.md","content":"…"}`,
-	"bash":      `{"command":"go test ./..."}`,
-	"fetch_url": `{"url":"https://go.dev/doc/"}`,
+	ReadTool:  `{"path":"main.go"}`,
+	GlobTool:  `{"pattern":"**/*.go"}`,
+	GrepTool:  `{"pattern":"func main"}`,
+	EditTool:  `{"path":"main.go","old_text":"…","new_text":"…"}`,
+	WriteTool: `{"path":"notes.md","content":"…"}`,
+	BashTool:  `{"command":"go test ./..."}`,
+	FetchTool: `{"url":"https://go.dev/doc/"}`,
 }
 
 func failf(format string, args ...any) Result {
@@ -320,7 +320,7 @@ func (s *Set) spill(tool string, res Result) Result {
 	res.Payload.Spill = f.Name()
 	lines := strings.Count(res.Content, "\n") + 1
 	res.Content = headTail(res.Content, spillKeep, f.Name()) +
-		fmt.Sprintf("\n[the whole output (%s) is saved in %s; page through it with read and offset/limit]", plural(lines, "line"), f.Name())
+		fmt.Sprintf("\n[the whole output (%s) is saved in %s; page through it with %s and offset/limit]", plural(lines, "line"), f.Name(), ReadTool)
 	return res
 }
 

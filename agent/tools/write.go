@@ -21,7 +21,7 @@ type writeArgs struct {
 // edit's work, which shows the user what changes.
 func (s *Set) write(ctx context.Context, raw json.RawMessage) Result {
 	var a writeArgs
-	if r := decode("write", raw, &a); r != nil {
+	if r := decode(WriteTool, raw, &a); r != nil {
 		return *r
 	}
 	if strings.TrimSpace(a.Path) == "" {
@@ -32,11 +32,11 @@ func (s *Set) write(ctx context.Context, raw json.RawMessage) Result {
 	}
 	t, err := s.resolve(a.Path, false)
 	if err != nil {
-		return failf("write: %v", err)
+		return failf(WriteTool+": %v", err)
 	}
 	p := contextwin.Payload{Kind: contextwin.Diff, Path: t.rel}
 	if why := badName(s.folderRel(t.abs, t.rel)); why != "" {
-		return Result{Error: true, Payload: p, Content: "write: " + t.rel + " was not created: " + why}
+		return Result{Error: true, Payload: p, Content: WriteTool + ": " + t.rel + " was not created: " + why}
 	}
 	open := false
 	if s.buffers != nil {
@@ -44,7 +44,7 @@ func (s *Set) write(ctx context.Context, raw json.RawMessage) Result {
 	}
 	st, err := os.Stat(t.abs)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Result{Error: true, Payload: p, Content: fmt.Sprintf("write: cannot create %s: %v", t.rel, err)}
+		return Result{Error: true, Payload: p, Content: fmt.Sprintf(WriteTool+": cannot create %s: %v", t.rel, err)}
 	}
 	if err == nil || open {
 		what := "exists"
@@ -54,7 +54,7 @@ func (s *Set) write(ctx context.Context, raw json.RawMessage) Result {
 			what = "exists (it is open in the editor)"
 		}
 		return Result{Error: true, Payload: p,
-			Content: fmt.Sprintf("write: %s %s; write only creates new files: change it with edit (old_text/new_text or a diff)", t.rel, what)}
+			Content: fmt.Sprintf("%s: %s %s; %s only creates new files: change it with %s (old_text/new_text or a diff)", WriteTool, t.rel, what, WriteTool, EditTool)}
 	}
 	return s.propose(ctx, Proposal{Path: t.rel, Abs: t.abs, New: *a.Content, Create: true})
 }
