@@ -241,7 +241,9 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	}
 }
 
-func plural(n int) string {
+// pluralS is the suffix a noun takes after the count n: "s", or "" when n
+// is 1 ("%d change%s").
+func pluralS(n int) string {
 	if n == 1 {
 		return ""
 	}
@@ -296,7 +298,7 @@ func (s *Server) showDocument(ctx context.Context, path string, takeFocus bool) 
 // cancelRun stops the run under way, if any, and the asks queued after it.
 func (s *Server) cancelRun() bool {
 	if n := s.runs.dropQueue(); n > 0 {
-		s.logMessage(protocol.MessageTypeInfo, "Reika: %d queued ask%s dropped", n, plural(n))
+		s.logMessage(protocol.MessageTypeInfo, "Reika: %d queued ask%s dropped", n, pluralS(n))
 	}
 	return s.runs.cancel()
 }

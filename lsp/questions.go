@@ -61,17 +61,19 @@ func answerTitle(q tools.Question, a tools.Answer) string {
 func questionText(q tools.Question) string {
 	switch q.Kind {
 	case tools.AskProtected:
-		return fmt.Sprintf("Reika wants to change %s, which is protected (%s). The change:\n%s", q.Subject, q.Why, clipDiff(q.Detail, 30, 3000))
+		return fmt.Sprintf("Reika wants to change %s, which is protected (%s). The change:\n%s", q.Subject, q.Why, diffPreview(q.Detail, 30, 3000))
 	case tools.AskEdit:
-		return fmt.Sprintf("Reika wants to change %s (%s). The change:\n%s", q.Subject, q.Why, clipDiff(q.Detail, 30, 3000))
+		return fmt.Sprintf("Reika wants to change %s (%s). The change:\n%s", q.Subject, q.Why, diffPreview(q.Detail, 30, 3000))
 	case tools.AskFetch:
 		return fmt.Sprintf("Reika wants to fetch %s (%s)", clipLine(q.Subject, 500), q.Why)
 	}
 	return fmt.Sprintf("Reika wants to run: %s (%s)", clipLine(q.Subject, 300), q.Why)
 }
 
-// clipDiff keeps a diff's first lines, within n lines and max bytes.
-func clipDiff(d string, n, max int) string {
+// diffPreview is the head of diff d that a question shows: its first
+// lines, within n lines and max bytes, then "… k more lines". It keeps
+// whole lines, so it is no clip.
+func diffPreview(d string, n, max int) string {
 	lines := strings.Split(strings.TrimRight(d, "\n"), "\n")
 	var b strings.Builder
 	for i, l := range lines {

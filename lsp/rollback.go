@@ -201,7 +201,7 @@ func (s *Server) undoRun(ctx context.Context) (*UndoResult, error) {
 		}
 		res.Undone = true
 	}
-	line := fmt.Sprintf("Reika undid %d change%s of the last run in %s", res.Reverted, plural(res.Reverted), strings.Join(files, ", "))
+	line := fmt.Sprintf("Reika undid %d change%s of the last run in %s", res.Reverted, pluralS(res.Reverted), strings.Join(files, ", "))
 	if res.Reverted == 0 {
 		line = "Reika undid nothing of the last run"
 	}

@@ -135,7 +135,7 @@ func (r *activeRun) landed() string {
 	single := kinds == 1
 	var parts []string
 	if n := len(ok); n > 0 {
-		p := fmt.Sprintf("%d change%s applied", n, plural(n))
+		p := fmt.Sprintf("%d change%s applied", n, pluralS(n))
 		if single {
 			p += " to " + files(ok)
 		}
@@ -150,7 +150,7 @@ func (r *activeRun) landed() string {
 	if n := len(part); n > 0 {
 		p := fmt.Sprintf("%d partly applied (%s)", n, part[0].why)
 		if single {
-			p = fmt.Sprintf("%d change%s to %s partly applied (%s)", n, plural(n), files(part), part[0].why)
+			p = fmt.Sprintf("%d change%s to %s partly applied (%s)", n, pluralS(n), files(part), part[0].why)
 		}
 		parts = append(parts, p)
 	}
@@ -174,14 +174,14 @@ func (r *activeRun) landed() string {
 			}
 			p = fmt.Sprintf("%d not applied: %s", n, strings.Join(each, "; "))
 		case single:
-			p = fmt.Sprintf("%d change%s to %s not applied: %s", n, plural(n), files(not), not[0].why)
+			p = fmt.Sprintf("%d change%s to %s not applied: %s", n, pluralS(n), files(not), not[0].why)
 		}
 		parts = append(parts, p)
 	}
 	if n := len(undone); n > 0 {
 		p := fmt.Sprintf("%d undone by you", n)
 		if single {
-			p = fmt.Sprintf("%d change%s to %s undone by you", n, plural(n), files(undone))
+			p = fmt.Sprintf("%d change%s to %s undone by you", n, pluralS(n), files(undone))
 		}
 		parts = append(parts, p)
 	}

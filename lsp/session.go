@@ -227,6 +227,9 @@ func (s *Server) closeSession() {
 // document before it builds the prefix without one.
 const warmupWait = time.Second
 
+// clipLine makes s one line (each run of white space becomes one space)
+// and cuts it to at most n bytes, at a rune boundary, with "…" for what
+// was cut. It is the package's one clip.
 func clipLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {

@@ -195,7 +195,7 @@ func replaceLoose(text, oldText, newText, rel string) (string, error) {
 	case len(found) == 0:
 		msg := fmt.Sprintf("old_text was not found in %s, not even ignoring indentation", rel)
 		if n, line, ok := closestLine(content, firstNonBlank(pat)); ok {
-			msg += fmt.Sprintf("; the closest line to its first line is %d: %q", n, clip(line, 160))
+			msg += fmt.Sprintf("; the closest line to its first line is %d: %q", n, clipWithCount(line, 160))
 		}
 		return "", fmt.Errorf("%s. Read the file again and copy old_text exactly, without the line numbers", msg)
 	}
@@ -281,7 +281,7 @@ func (s *Set) propose(ctx context.Context, p Proposal) Result {
 		what = "creating " + p.Path
 		shown = fmt.Sprintf(" (%s)", plural(len(b), "line"))
 	} else {
-		shown = ":\n" + clipLines(p.Diff, shownDiffLines)
+		shown = ":\n" + diffHead(p.Diff, shownDiffLines)
 	}
 	if s.proposer == nil {
 		res.Content = fmt.Sprintf("Proposed %s to the user for review; it is not applied yet%s", what, shown)
@@ -324,8 +324,9 @@ func upper(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// clipLines keeps the first n lines of s and counts the rest.
-func clipLines(s string, n int) string {
+// diffHead keeps the first n lines of diff s and counts the rest ("… 4
+// more lines of the diff"); the text it returns is valid UTF-8.
+func diffHead(s string, n int) string {
 	s = strings.TrimSuffix(s, "\n")
 	lines := strings.SplitN(s, "\n", n+1)
 	if len(lines) <= n {

@@ -92,7 +92,7 @@ func (s *Set) fetch(ctx context.Context, raw json.RawMessage) Result {
 		fmt.Fprintf(&b, "[redirected to %s]\n", final)
 	}
 	if resp.StatusCode >= 400 {
-		fmt.Fprintf(&b, FetchTool+": %s answered %s\n%s", raw0, resp.Status, clip(strings.TrimSpace(text), 2000))
+		fmt.Fprintf(&b, FetchTool+": %s answered %s\n%s", raw0, resp.Status, clipWithCount(strings.TrimSpace(text), 2000))
 		return Result{Error: true, Payload: p, Content: b.String()}
 	}
 	if strings.TrimSpace(text) == "" {

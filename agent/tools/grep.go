@@ -101,7 +101,7 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) Result {
 				continue
 			}
 			if matches++; matches <= grepMax {
-				fmt.Fprintf(&b, "%s:%d: %s\n", f.name, i+1, validUTF8(clip(line, grepLineLen)))
+				fmt.Fprintf(&b, "%s:%d: %s\n", f.name, i+1, validUTF8(clipWithCount(line, grepLineLen)))
 			}
 		}
 	}

@@ -65,7 +65,7 @@ func (s *Set) read(_ context.Context, raw json.RawMessage) Result {
 			to = n - 1
 			break
 		}
-		fmt.Fprintf(&b, "%6d\t%s\n", n, validUTF8(clip(lines[n-1], readLineLen)))
+		fmt.Fprintf(&b, "%6d\t%s\n", n, validUTF8(clipWithCount(lines[n-1], readLineLen)))
 	}
 	if to < total {
 		fmt.Fprintf(&b, "… %s more; read with offset=%d", plural(total-to, "line"), to+1)

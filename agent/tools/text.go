@@ -44,7 +44,7 @@ func splitLines(text string) []string {
 
 // runeEnds returns the longest prefix of s of at most head bytes that
 // ends on a rune boundary, and the longest suffix of at most tail bytes
-// that starts on one. It is the package's one rune-safe cut; clip and
+// that starts on one. It is the package's one rune-safe cut; clipWithCount and
 // headTail say around it what was left out.
 func runeEnds(s string, head, tail int) (string, string) {
 	h := min(max(head, 0), len(s))
@@ -58,9 +58,11 @@ func runeEnds(s string, head, tail int) (string, string) {
 	return s[:h], s[t:]
 }
 
-// clip shortens s to at most n bytes (at a rune boundary) and says how
-// much was left out.
-func clip(s string, n int) string {
+// clipWithCount shortens s to at most n bytes, cut at a rune boundary,
+// and says how many characters were left out; a shorter s is kept whole.
+// It is the package's one clip: the other shortening helpers (headTail,
+// diffHead) keep whole parts and name what they keep.
+func clipWithCount(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -76,6 +78,8 @@ func validUTF8(s string) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
+// plural writes the count n with word, with an s unless n is 1: "1 line",
+// "3 lines".
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word

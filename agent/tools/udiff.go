@@ -581,7 +581,7 @@ func dominantEOL(lines []string) string {
 }
 
 func shortHeader(h string) string {
-	return clip(strings.TrimSpace(h), 60)
+	return clipWithCount(strings.TrimSpace(h), 60)
 }
 
 // locate finds where the old side of a hunk sits in the file: exactly, or
@@ -662,22 +662,22 @@ func whyNotFound(content, old []string) error {
 		}
 	}
 	if bestAt < 0 {
-		msg := fmt.Sprintf("cannot be placed: its first old line %q is not in the file", clip(old[0], 120))
+		msg := fmt.Sprintf("cannot be placed: its first old line %q is not in the file", clipWithCount(old[0], 120))
 		if n, line, ok := closestLine(content, old[0]); ok {
-			msg += fmt.Sprintf(" (the closest is line %d: %q)", n, clip(line, 120))
+			msg += fmt.Sprintf(" (the closest is line %d: %q)", n, clipWithCount(line, 120))
 		}
 		return fmt.Errorf("%s", msg)
 	}
 	at := bestAt + bestLen
 	has := "the file ends there"
 	if at < len(content) {
-		has = fmt.Sprintf("line %d is %q", at+1, clip(content[at], 120))
+		has = fmt.Sprintf("line %d is %q", at+1, clipWithCount(content[at], 120))
 	}
 	if bestLen == len(old) {
 		return fmt.Errorf("cannot be placed: its lines overlap another hunk at line %d", bestAt+1)
 	}
 	return fmt.Errorf("cannot be placed: its old lines match from line %d for %s, but then it expects %q where %s",
-		bestAt+1, plural(bestLen, "line"), clip(old[bestLen], 120), has)
+		bestAt+1, plural(bestLen, "line"), clipWithCount(old[bestLen], 120), has)
 }
 
 // closestLine finds the line of content most like want (by shared
