@@ -77,158 +77,203 @@ func (s *Server) planFailed(p tools.Proposal, err error) (tools.Outcome, account
 }
 
 // place does propose's work, and says what became of the change for the
-// end-of-run line.
+// end-of-run line. A change the editor refused or skipped because the user
+// was typing is placed again on the user's text, once.
 func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, account) {
 	plan, err := PlanEdit(p, s.current(p.Abs))
 	if err != nil {
 		return s.planFailed(p, err)
 	}
-	c, asked := s.caps(), s.runs.asked()
+	c := s.caps()
 	if !c.applyEdit {
 		// An offer is applied only by the user's pick of it.
 		out, why := s.offer(ctx, plan)
 		return out, says(why)
 	}
-	for replanned := false; ; replanned = true {
-		// eglot 1.17 applies an edit over typing it has not sent: send
-		// only once the document has been quiet for longer than eglot
-		// waits before it sends.
-		typing := false
-		if c.appliesStale && plan.Current.Open {
-			typing = s.awaitQuiet(ctx, p.Abs)
-			if cur := s.current(p.Abs); cur.Open && cur.Version != plan.Current.Version {
-				if plan, err = PlanEdit(p, cur); err != nil {
-					return s.planFailed(p, err)
-				}
-			}
-		}
-		edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{
-			DocumentChanges: c.versioned, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
-			Label: asked, VersionZeroAsOne: c.zeroAsOne, Confirm: tools.RunMode(ctx) == tools.AskAll,
-		})
-		if err != nil {
-			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
-			return tools.Outcome{Reason: err.Error()}, says("the editor cannot take it")
-		}
-		// The user's yes is asked once the edit is one the editor can
-		// take; a change placed again on the user's text is the same
-		// change, already allowed.
-		if !replanned {
-			if out, short := s.confirmChange(ctx, p); out != nil {
-				return *out, says(short)
-			}
-		}
-		var w *sight
-		l := expectLanding(plan)
-		if plan.Current.Open && !plan.Empty() {
-			// Watched from before it is sent: the didChange that
-			// carries it may come before the answer.
-			w = s.watchLanding(p.Abs, l)
-		}
-		var res ApplyWorkspaceEditResult
-		// A cancel does not drop the answer: the editor may be applying
-		// the edit as the user cancels, and what it did must be told.
-		// A change placed again was allowed already: its answer is not
-		// awaited as long as a first one, which may wait for the user.
-		answerCtx, stop := graceAfter(ctx, cancelGrace)
-		timeout := s.opts.ApplyTimeout
-		if replanned {
-			timeout = min(timeout, againTimeout)
-		}
-		err = s.call(answerCtx, timeout, "workspace/applyEdit",
-			ApplyWorkspaceEditParams{Label: "Reika: " + changeLabel(plan), Edit: edit}, &res)
-		stop()
-		if err != nil || !res.Applied {
-			if w != nil {
-				w.stop()
-			}
-			if err != nil && answerCtx.Err() != nil && ctx.Err() != nil {
-				return tools.Outcome{Reason: "the run was cancelled before the editor answered; the editor may still apply the change"}, says("cancelled before the editor answered")
-			}
-			msg, isErr := res.FailureReason, err != nil
-			if isErr {
-				msg = err.Error()
-			}
-			switch refusalOf(msg, isErr, s.current(p.Abs).Version != plan.Current.Version) {
-			case refusedStale:
-				// The user typed in the document while the edit was on
-				// its way, so the editor refused a version that is
-				// gone: place the change again on what the user has
-				// now (once), or say which hunk no longer fits. The
-				// user's text is never overwritten.
-				if !plan.Current.Open {
-					break
-				}
-				cur := s.awaitMoved(ctx, p.Abs, plan.Current.Version)
-				if !replanned && cur.Open && cur.Version != plan.Current.Version {
-					if plan, err = s.again(p, cur); err != nil {
-						return s.planFailed(p, err)
-					}
-					continue
-				}
-				s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: you were typing there", p.Path)
-				return tools.Outcome{Reason: "The editor refused the change: the user was typing in the file as it arrived. Read the file again before changing it."}, says("you were typing there")
-			case refusedByUser:
-				reason := msg
-				if reason == "" {
-					reason = "the user declined it"
-				}
-				s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, oneLine(reason))
-				return tools.Outcome{Reason: reason}, says("declined")
-			}
-			if isErr {
-				s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, oneLine(msg))
-				return tools.Outcome{Reason: msg}, says("the editor did not take it")
-			}
-			s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, oneLine(msg))
-			return tools.Outcome{Reason: msg}, says("the editor did not take it")
-		}
-		if w == nil {
-			return s.applied(p, plan, replanned, typing, l), whileTyping(typing, p, l)
-		}
-		v, cur := s.verify(ctx, p.Abs, w)
-		switch v {
-		case landed:
-			w.stop()
-			out := s.applied(p, plan, replanned, typing, l)
-			s.runs.sawLanding(p.Abs)
-			return out, whileTyping(typing, p, l)
-		case undone:
-			w.stop()
-			s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was undone by you; it will not be made again unless you ask", p.Path)
-			return tools.Outcome{Reason: "The change landed, and then the user undid it: the file has its earlier text again. Do not make this change again unless the user asks for it."}, account{why: "undone by you", fate: undoneByYou}
-		case missed:
-			w.stop()
-			if !c.skipsStale {
-				s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s did not land as planned (you were typing there): check %s, undo reverts it", p.Path, l.where())
-				return tools.Outcome{Reason: fmt.Sprintf("The editor applied the change while the user was typing in the file, and the file now differs from what was planned around %s. Read the file again before changing it.", l.where())}, says("it did not land as planned, check " + p.Path + " " + l.where())
-			}
-			// Neovim skipped an edit for a version its buffer had
-			// passed (it never appeared in the document): place it
-			// again on the user's text, once.
-			if !replanned && cur.Open {
-				if plan, err = s.again(p, cur); err != nil {
-					return s.planFailed(p, err)
-				}
-				continue
-			}
-			s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: you were typing there as it arrived", p.Path)
-			return tools.Outcome{Reason: "The editor did not apply the change: the user was editing the file as it arrived. Read the file again before changing it."}, says("you were typing there")
-		default:
-			// eglot sends its changes only after the user paused
-			// typing: the edit may well be there. Take the editor's
-			// word for now, say it is unconfirmed, and check when
-			// the text arrives.
-			s.goOwned(func(ctx context.Context) { s.lateCheck(ctx, p, w) })
-			out := s.applied(p, plan, replanned, typing, l)
-			out.Note = strings.TrimSpace(out.Note + " The editor reported the change applied, but its text has not reached the server yet: read the file before changing it again.")
-			a := whileTyping(typing, p, l)
-			if !typing {
-				a.fate = unconfirmed
-			}
+	pl := &placing{p: p, c: c, asked: s.runs.asked()}
+	for {
+		out, a, again := s.placeOnce(ctx, pl, plan)
+		if again == nil {
 			return out, a
 		}
+		if plan, err = s.again(p, *again); err != nil {
+			return s.planFailed(p, err)
+		}
+		pl.replanned = true
 	}
+}
+
+// placing is what the attempts to place one proposal share.
+type placing struct {
+	p     tools.Proposal
+	c     clientCaps
+	asked string // the run's instruction, the edit's label
+	// replanned is set once the change was placed again on the user's
+	// text: it is not placed a third time, nor asked about again.
+	replanned bool
+	// typing is set when this attempt waited for the user to stop typing.
+	typing bool
+}
+
+// placeOnce sends plan to the editor and finds what became of it. It
+// returns the outcome, or (first time only) the document as the user has
+// it now, to place the change on again.
+func (s *Server) placeOnce(ctx context.Context, pl *placing, plan EditPlan) (tools.Outcome, account, *Current) {
+	p, c := pl.p, pl.c
+	// eglot 1.17 applies an edit over typing it has not sent: send only
+	// once the document has been quiet for longer than eglot waits before
+	// it sends.
+	pl.typing = false
+	if c.appliesStale && plan.Current.Open {
+		pl.typing = s.awaitQuiet(ctx, p.Abs)
+		if cur := s.current(p.Abs); cur.Open && cur.Version != plan.Current.Version {
+			var err error
+			if plan, err = PlanEdit(p, cur); err != nil {
+				out, a := s.planFailed(p, err)
+				return out, a, nil
+			}
+		}
+	}
+	edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{
+		DocumentChanges: c.versioned, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
+		Label: pl.asked, VersionZeroAsOne: c.zeroAsOne, Confirm: tools.RunMode(ctx) == tools.AskAll,
+	})
+	if err != nil {
+		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
+		return tools.Outcome{Reason: err.Error()}, says("the editor cannot take it"), nil
+	}
+	// The user's yes is asked once the edit is one the editor can take; a
+	// change placed again on the user's text is the same change, already
+	// allowed.
+	if !pl.replanned {
+		if out, short := s.confirmChange(ctx, p); out != nil {
+			return *out, says(short), nil
+		}
+	}
+	var w *sight
+	l := expectLanding(plan)
+	if plan.Current.Open && !plan.Empty() {
+		// Watched from before it is sent: the didChange that carries it
+		// may come before the answer.
+		w = s.watchLanding(p.Abs, l)
+	}
+	res, cancelled, err := s.sendEdit(ctx, pl, plan, edit)
+	if err != nil || !res.Applied {
+		if w != nil {
+			w.stop()
+		}
+		if cancelled {
+			return tools.Outcome{Reason: "the run was cancelled before the editor answered; the editor may still apply the change"}, says("cancelled before the editor answered"), nil
+		}
+		return s.notApplied(ctx, pl, plan, res, err)
+	}
+	if w == nil {
+		return s.applied(p, plan, pl.replanned, pl.typing, l), whileTyping(pl.typing, p, l), nil
+	}
+	return s.checkLanding(ctx, pl, plan, l, w)
+}
+
+// sendEdit sends the edit and waits for the editor's answer. A cancel
+// does not drop the answer: the editor may be applying the edit as the
+// user cancels, and what it did must be told. A change placed again was
+// allowed already: its answer is not awaited as long as a first one,
+// which may wait for the user. cancelled is set when the call failed
+// because the run was cancelled.
+func (s *Server) sendEdit(ctx context.Context, pl *placing, plan EditPlan, edit WorkspaceEdit) (res ApplyWorkspaceEditResult, cancelled bool, err error) {
+	answerCtx, stop := graceAfter(ctx, cancelGrace)
+	timeout := s.opts.ApplyTimeout
+	if pl.replanned {
+		timeout = min(timeout, againTimeout)
+	}
+	err = s.call(answerCtx, timeout, "workspace/applyEdit",
+		ApplyWorkspaceEditParams{Label: "Reika: " + changeLabel(plan), Edit: edit}, &res)
+	stop()
+	cancelled = err != nil && answerCtx.Err() != nil && ctx.Err() != nil
+	return res, cancelled, err
+}
+
+// notApplied is the outcome of an edit the editor refused or failed to
+// apply (err set), or the document to place it on again when the editor
+// refused a version the user's typing had passed.
+func (s *Server) notApplied(ctx context.Context, pl *placing, plan EditPlan, res ApplyWorkspaceEditResult, err error) (tools.Outcome, account, *Current) {
+	p := pl.p
+	msg, isErr := res.FailureReason, err != nil
+	if isErr {
+		msg = err.Error()
+	}
+	switch refusalOf(msg, isErr, s.current(p.Abs).Version != plan.Current.Version) {
+	case refusedStale:
+		// The user typed in the document while the edit was on its way,
+		// so the editor refused a version that is gone: place the change
+		// again on what the user has now (once), or say which hunk no
+		// longer fits. The user's text is never overwritten.
+		if !plan.Current.Open {
+			break
+		}
+		cur := s.awaitMoved(ctx, p.Abs, plan.Current.Version)
+		if !pl.replanned && cur.Open && cur.Version != plan.Current.Version {
+			return tools.Outcome{}, account{}, &cur
+		}
+		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: you were typing there", p.Path)
+		return tools.Outcome{Reason: "The editor refused the change: the user was typing in the file as it arrived. Read the file again before changing it."}, says("you were typing there"), nil
+	case refusedByUser:
+		reason := msg
+		if reason == "" {
+			reason = "the user declined it"
+		}
+		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, oneLine(reason))
+		return tools.Outcome{Reason: reason}, says("declined"), nil
+	}
+	if isErr {
+		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, oneLine(msg))
+		return tools.Outcome{Reason: msg}, says("the editor did not take it"), nil
+	}
+	s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, oneLine(msg))
+	return tools.Outcome{Reason: msg}, says("the editor did not take it"), nil
+}
+
+// checkLanding is the outcome of an edit the editor said it applied to an
+// open document, once the document shows where it went; or the document
+// to place it on again when an editor that skips stale edits skipped it.
+func (s *Server) checkLanding(ctx context.Context, pl *placing, plan EditPlan, l landing, w *sight) (tools.Outcome, account, *Current) {
+	p := pl.p
+	v, cur := s.verify(ctx, p.Abs, w)
+	switch v {
+	case landed:
+		w.stop()
+		out := s.applied(p, plan, pl.replanned, pl.typing, l)
+		s.runs.sawLanding(p.Abs)
+		return out, whileTyping(pl.typing, p, l), nil
+	case undone:
+		w.stop()
+		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was undone by you; it will not be made again unless you ask", p.Path)
+		return tools.Outcome{Reason: "The change landed, and then the user undid it: the file has its earlier text again. Do not make this change again unless the user asks for it."}, account{why: "undone by you", fate: undoneByYou}, nil
+	case missed:
+		w.stop()
+		if !pl.c.skipsStale {
+			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s did not land as planned (you were typing there): check %s, undo reverts it", p.Path, l.where())
+			return tools.Outcome{Reason: fmt.Sprintf("The editor applied the change while the user was typing in the file, and the file now differs from what was planned around %s. Read the file again before changing it.", l.where())}, says("it did not land as planned, check " + p.Path + " " + l.where()), nil
+		}
+		// Neovim skipped an edit for a version its buffer had passed (it
+		// never appeared in the document): place it again on the user's
+		// text, once.
+		if !pl.replanned && cur.Open {
+			return tools.Outcome{}, account{}, &cur
+		}
+		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: you were typing there as it arrived", p.Path)
+		return tools.Outcome{Reason: "The editor did not apply the change: the user was editing the file as it arrived. Read the file again before changing it."}, says("you were typing there"), nil
+	}
+	// eglot sends its changes only after the user paused typing: the edit
+	// may well be there. Take the editor's word for now, say it is
+	// unconfirmed, and check when the text arrives.
+	s.goOwned(func(ctx context.Context) { s.lateCheck(ctx, p, w) })
+	out := s.applied(p, plan, pl.replanned, pl.typing, l)
+	out.Note = strings.TrimSpace(out.Note + " The editor reported the change applied, but its text has not reached the server yet: read the file before changing it again.")
+	a := whileTyping(pl.typing, p, l)
+	if !pl.typing {
+		a.fate = unconfirmed
+	}
+	return out, a, nil
 }
 
 // whileTyping is the account of an applied change: what to check when it was
