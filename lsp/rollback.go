@@ -137,17 +137,38 @@ func (s *Server) undoRun(ctx context.Context) (*UndoResult, error) {
 		s.showMessage(protocol.MessageTypeInfo, "Reika has no run to undo: no run of this session changed a file")
 		return &UndoResult{Reason: "no run changed a file"}, nil
 	}
+	res := &UndoResult{}
+	plans, files := s.undoPlans(u.edits, res)
+	if len(plans) > 0 {
+		edit, err := BuildWorkspaceEdit(plans, PathToURI, s.position(c.encoding), EditOptions{
+			DocumentChanges: c.versioned, VersionZeroAsOne: c.zeroAsOne,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reika.undoRun: %w", err)
+		}
+		if why := s.applyUndo(ctx, edit); why != "" {
+			s.showMessage(protocol.MessageTypeWarning, "Reika did not undo the run: %s", why)
+			return &UndoResult{Reason: why}, nil
+		}
+		res.Undone = true
+	}
+	s.tellUndone(res, files)
+	return res, nil
+}
+
+// undoPlans plans the revert of the run's edits, file by file in the
+// order the run first changed them, and the files it reverts. What it
+// leaves alone (a new file, a file gone, text changed since) goes to
+// res.Kept, and res.Reverted counts the changes the plans revert.
+func (s *Server) undoPlans(edits []wroteEdit, res *UndoResult) (plans []EditPlan, files []string) {
 	var order []string
 	byFile := map[string][]wroteEdit{}
-	for _, w := range u.edits {
+	for _, w := range edits {
 		if byFile[w.abs] == nil {
 			order = append(order, w.abs)
 		}
 		byFile[w.abs] = append(byFile[w.abs], w)
 	}
-	res := &UndoResult{}
-	var plans []EditPlan
-	var files []string
 	for _, abs := range order {
 		edits := byFile[abs]
 		path := edits[0].path
@@ -179,28 +200,30 @@ func (s *Server) undoRun(ctx context.Context) (*UndoResult, error) {
 		files = append(files, path)
 		res.Reverted += n
 	}
-	if len(plans) > 0 {
-		edit, err := BuildWorkspaceEdit(plans, PathToURI, s.position(c.encoding), EditOptions{
-			DocumentChanges: c.versioned, VersionZeroAsOne: c.zeroAsOne,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("reika.undoRun: %w", err)
-		}
-		var ar ApplyWorkspaceEditResult
-		err = s.call(ctx, s.opts.ApplyTimeout, "workspace/applyEdit", ApplyWorkspaceEditParams{Label: "Reika: undo this run", Edit: edit}, &ar)
-		if err != nil || !ar.Applied {
-			why := ar.FailureReason
-			if err != nil {
-				why = oneLine(err.Error())
-			}
-			if why == "" {
-				why = "the editor or the user declined it"
-			}
-			s.showMessage(protocol.MessageTypeWarning, "Reika did not undo the run: %s", why)
-			return &UndoResult{Reason: why}, nil
-		}
-		res.Undone = true
+	return plans, files
+}
+
+// applyUndo sends the undo's edit; it returns why the editor did not
+// apply it, "" when it did.
+func (s *Server) applyUndo(ctx context.Context, edit WorkspaceEdit) string {
+	var ar ApplyWorkspaceEditResult
+	err := s.call(ctx, s.opts.ApplyTimeout, "workspace/applyEdit", ApplyWorkspaceEditParams{Label: "Reika: undo this run", Edit: edit}, &ar)
+	if err == nil && ar.Applied {
+		return ""
 	}
+	why := ar.FailureReason
+	if err != nil {
+		why = oneLine(err.Error())
+	}
+	if why == "" {
+		why = "the editor or the user declined it"
+	}
+	return why
+}
+
+// tellUndone tells the user what the undo reverted in files and what it
+// left alone.
+func (s *Server) tellUndone(res *UndoResult, files []string) {
 	line := fmt.Sprintf("Reika undid %d change%s of the last run in %s", res.Reverted, pluralS(res.Reverted), strings.Join(files, ", "))
 	if res.Reverted == 0 {
 		line = "Reika undid nothing of the last run"
@@ -211,7 +234,6 @@ func (s *Server) undoRun(ctx context.Context) (*UndoResult, error) {
 	} else {
 		s.showMessage(protocol.MessageTypeInfo, "%s", line)
 	}
-	return res, nil
 }
 
 // takeUndo is the last run's record, forgotten: one undo per run.
