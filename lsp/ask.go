@@ -166,8 +166,23 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	if !prog.ok {
 		s.showMessage(protocol.MessageTypeInfo, "Reika is working on it: %s", clipLine(instruction, 80))
 	}
+	report := s.reporter(r, sess, prog)
+	res, err := sess.agent.Run(ctx, instruction, report)
+	s.runs.over(r)
+	chip := sess.agent.Chip()
+	s.sendStatus(chip, false)
+	s.lateUndos(r)
+	summary := r.landed()
+	// The run is over before the user hears so: a next ask must not find
+	// it still under way.
+	s.afterRun(r)
+	s.tellEnd(ctx, sess, prog, res, err, summary, chip.String())
+}
+
+// reporter turns the run's events into progress, status and messages.
+func (s *Server) reporter(r *activeRun, sess *session, prog *progress) func(agent.Event) {
 	debug := sess.agent.Debug()
-	report := func(e agent.Event) {
+	return func(e agent.Event) {
 		switch e.Kind {
 		case agent.RoundStarted:
 			prog.report(fmt.Sprintf("round %d · %s", e.Round, e.Chip))
@@ -216,19 +231,15 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 			}
 		}
 	}
-	res, err := sess.agent.Run(ctx, instruction, report)
-	s.runs.over(r)
-	chip := sess.agent.Chip()
-	s.sendStatus(chip, false)
-	s.lateUndos(r)
-	summary := r.landed()
-	// The run is over before the user hears so: a next ask must not find
-	// it still under way.
-	s.afterRun(r)
+}
+
+// tellEnd ends the run's progress and tells the user how the run ended:
+// its answer, or why it stopped, with the end line summary and the chip.
+func (s *Server) tellEnd(ctx context.Context, sess *session, prog *progress, res agent.Result, err error, summary, chip string) {
 	switch res.End {
 	case agent.Answered:
 		prog.end("done")
-		s.showAnswer(ctx, sess, res.Answer, summary, chip.String())
+		s.showAnswer(ctx, sess, res.Answer, summary, chip)
 	case agent.Canceled:
 		prog.end("cancelled")
 		s.showMessage(protocol.MessageTypeInfo, "Reika stopped: cancelled; %s · %s", summary, chip)
