@@ -101,91 +101,119 @@ func (r *activeRun) markUndone(path string) {
 func (r *activeRun) landed() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var ok, part, not, undone []change
-	var pending int
-	var typing []string
-	for _, c := range r.changes {
-		if c.out.Applied && c.fate == unconfirmed {
-			pending++
-		}
-		if c.out.Applied && c.fate == overTyping {
-			typing = append(typing, c.why)
-		}
-		switch {
-		case c.fate == undoneByYou:
-			undone = append(undone, c)
-		case c.out.Applied:
-			ok = append(ok, c)
-		case c.out.Partial:
-			part = append(part, c)
-		default:
-			not = append(not, c)
-		}
-	}
 	if len(r.changes) == 0 {
 		return "no changes"
 	}
+	t := tallyChanges(r.changes)
 	// One kind of outcome names the files: "1 change applied to a.go".
-	kinds := 0
-	for _, cs := range [][]change{ok, part, not, undone} {
-		if len(cs) > 0 {
-			kinds++
-		}
-	}
-	single := kinds == 1
+	single := t.kinds() == 1
 	var parts []string
-	if n := len(ok); n > 0 {
-		p := fmt.Sprintf("%d change%s applied", n, pluralS(n))
+	if len(t.ok) > 0 {
+		parts = append(parts, t.appliedPart(single))
+	}
+	if n := len(t.part); n > 0 {
+		p := fmt.Sprintf("%d partly applied (%s)", n, t.part[0].why)
 		if single {
-			p += " to " + files(ok)
-		}
-		if pending > 0 {
-			p += fmt.Sprintf(" (%d unconfirmed: the editor has not sent its text yet)", pending)
-		}
-		if len(typing) > 0 {
-			p += ", but you were typing: check " + strings.Join(typing, ", ")
+			p = fmt.Sprintf("%d change%s to %s partly applied (%s)", n, pluralS(n), files(t.part), t.part[0].why)
 		}
 		parts = append(parts, p)
 	}
-	if n := len(part); n > 0 {
-		p := fmt.Sprintf("%d partly applied (%s)", n, part[0].why)
-		if single {
-			p = fmt.Sprintf("%d change%s to %s partly applied (%s)", n, pluralS(n), files(part), part[0].why)
-		}
-		parts = append(parts, p)
+	if len(t.not) > 0 {
+		parts = append(parts, notAppliedPart(t.not, single))
 	}
-	if n := len(not); n > 0 {
-		// Each change keeps its own reason: a decline is said only of
-		// what the user declined.
-		var whys []string
-		by := map[string][]change{}
-		for _, c := range not {
-			if by[c.why] == nil {
-				whys = append(whys, c.why)
-			}
-			by[c.why] = append(by[c.why], c)
-		}
-		p := fmt.Sprintf("%d not applied: %s", n, not[0].why)
-		switch {
-		case len(whys) > 1:
-			var each []string
-			for _, w := range whys {
-				each = append(each, fmt.Sprintf("%s (%s)", w, files(by[w])))
-			}
-			p = fmt.Sprintf("%d not applied: %s", n, strings.Join(each, "; "))
-		case single:
-			p = fmt.Sprintf("%d change%s to %s not applied: %s", n, pluralS(n), files(not), not[0].why)
-		}
-		parts = append(parts, p)
-	}
-	if n := len(undone); n > 0 {
+	if n := len(t.undone); n > 0 {
 		p := fmt.Sprintf("%d undone by you", n)
 		if single {
-			p = fmt.Sprintf("%d change%s to %s undone by you", n, pluralS(n), files(undone))
+			p = fmt.Sprintf("%d change%s to %s undone by you", n, pluralS(n), files(t.undone))
 		}
 		parts = append(parts, p)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// tally is a run's changes sorted by what became of them.
+type tally struct {
+	ok, part, not, undone []change
+	pending               int      // applied changes the editor has not confirmed yet
+	typing                []string // where applied changes met the user's typing
+}
+
+// tallyChanges sorts changes by what became of them.
+func tallyChanges(changes []change) tally {
+	var t tally
+	for _, c := range changes {
+		if c.out.Applied && c.fate == unconfirmed {
+			t.pending++
+		}
+		if c.out.Applied && c.fate == overTyping {
+			t.typing = append(t.typing, c.why)
+		}
+		switch {
+		case c.fate == undoneByYou:
+			t.undone = append(t.undone, c)
+		case c.out.Applied:
+			t.ok = append(t.ok, c)
+		case c.out.Partial:
+			t.part = append(t.part, c)
+		default:
+			t.not = append(t.not, c)
+		}
+	}
+	return t
+}
+
+// kinds is how many kinds of outcome the run's changes had.
+func (t tally) kinds() int {
+	kinds := 0
+	for _, cs := range [][]change{t.ok, t.part, t.not, t.undone} {
+		if len(cs) > 0 {
+			kinds++
+		}
+	}
+	return kinds
+}
+
+// appliedPart is the end line's part on the applied changes; single says
+// they are all the run made, so the part names their files.
+func (t tally) appliedPart(single bool) string {
+	n := len(t.ok)
+	p := fmt.Sprintf("%d change%s applied", n, pluralS(n))
+	if single {
+		p += " to " + files(t.ok)
+	}
+	if t.pending > 0 {
+		p += fmt.Sprintf(" (%d unconfirmed: the editor has not sent its text yet)", t.pending)
+	}
+	if len(t.typing) > 0 {
+		p += ", but you were typing: check " + strings.Join(t.typing, ", ")
+	}
+	return p
+}
+
+// notAppliedPart is the end line's part on the changes not applied. Each
+// change keeps its own reason: a decline is said only of what the user
+// declined. single says they are all the run made.
+func notAppliedPart(not []change, single bool) string {
+	n := len(not)
+	var whys []string
+	by := map[string][]change{}
+	for _, c := range not {
+		if by[c.why] == nil {
+			whys = append(whys, c.why)
+		}
+		by[c.why] = append(by[c.why], c)
+	}
+	switch {
+	case len(whys) > 1:
+		var each []string
+		for _, w := range whys {
+			each = append(each, fmt.Sprintf("%s (%s)", w, files(by[w])))
+		}
+		return fmt.Sprintf("%d not applied: %s", n, strings.Join(each, "; "))
+	case single:
+		return fmt.Sprintf("%d change%s to %s not applied: %s", n, pluralS(n), files(not), not[0].why)
+	}
+	return fmt.Sprintf("%d not applied: %s", n, not[0].why)
 }
 
 // files names the files of some changes, at most three.
