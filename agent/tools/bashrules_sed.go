@@ -10,12 +10,11 @@ import (
 // the s command's w and e flags) write files and run commands. GNU sed
 // takes options anywhere before "--", so every argument is looked at.
 func checkSed(_ *checker, args []arg) string {
-	var scripts []arg
-	given := false // a script came with -e or --expression
+	p := &sedArgs{args: args}
 	var operands []arg
 	end := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
+	for ; p.i < len(args); p.i++ {
+		a := args[p.i]
 		if end || !a.option() {
 			operands = append(operands, a)
 			continue
@@ -23,82 +22,110 @@ func checkSed(_ *checker, args []arg) string {
 		if !a.exact {
 			return fmt.Sprintf("sed argument %s could expand to an option such as -i", a.show())
 		}
-		t := a.text
-		next := func() {
-			if i+1 < len(args) {
-				i++
-				scripts = append(scripts, args[i])
-			}
-		}
+		var why string
 		switch {
-		case t == "--":
+		case a.text == "--":
 			end = true
-		case strings.HasPrefix(t, "--"):
-			name, value, hasValue := strings.Cut(t, "=")
-			switch {
-			case long(name, "--in-place"):
-				if !a.entry {
-					return "sed --in-place edits files"
-				}
-			case long(name, "--file"):
-				return "sed --file takes a script from a file, which is not checked"
-			case long(name, "--expression"):
-				given = true
-				if hasValue {
-					scripts = append(scripts, arg{text: value, exact: true})
-				} else {
-					next()
-				}
-			case long(name, "--line-length"):
-				if !hasValue {
-					i++
-				}
-			case sedLong[name]:
-			default:
-				return fmt.Sprintf("sed option %s is not known to be safe", t)
-			}
+		case strings.HasPrefix(a.text, "--"):
+			why = p.longOption(a)
 		default:
-		cluster:
-			for k := 1; k < len(t); k++ {
-				switch t[k] {
-				case 'i':
-					if !a.entry {
-						return "sed -i edits files"
-					}
-				case 'f':
-					return "sed -f takes a script from a file, which is not checked"
-				case 'e':
-					given = true
-					if k+1 < len(t) {
-						scripts = append(scripts, arg{text: t[k+1:], exact: true})
-					} else {
-						next()
-					}
-					break cluster
-				case 'l':
-					if k+1 == len(t) {
-						i++
-					}
-					break cluster
-				case 'n', 'r', 'E', 's', 'u', 'z', 'b':
-				default:
-					return fmt.Sprintf("sed option -%c is not known to be safe", t[k])
-				}
-			}
+			why = p.shortOptions(a)
+		}
+		if why != "" {
+			return why
 		}
 	}
-	if !given {
+	if !p.given {
 		if len(operands) == 0 {
 			return ""
 		}
-		scripts = append(scripts, operands[0])
+		p.scripts = append(p.scripts, operands[0])
 	}
-	for _, s := range scripts {
+	for _, s := range p.scripts {
 		if !s.exact {
 			return fmt.Sprintf("the sed script %s is not a plain string", s.show())
 		}
 		if why := sedScript(s.text); why != "" {
 			return why
+		}
+	}
+	return ""
+}
+
+// sedArgs reads sed's options: args[i] is the one being read, and the
+// scripts they give are gathered.
+type sedArgs struct {
+	args    []arg
+	i       int
+	scripts []arg
+	given   bool // a script came with -e or --expression
+}
+
+// takeScript takes the argument after the option as a script.
+func (p *sedArgs) takeScript() {
+	if p.i+1 < len(p.args) {
+		p.i++
+		p.scripts = append(p.scripts, p.args[p.i])
+	}
+}
+
+// longOption reads a --name or --name=value option; it returns why it
+// asks, "" for a safe one.
+func (p *sedArgs) longOption(a arg) string {
+	name, value, hasValue := strings.Cut(a.text, "=")
+	switch {
+	case long(name, "--in-place"):
+		if !a.entry {
+			return "sed --in-place edits files"
+		}
+	case long(name, "--file"):
+		return "sed --file takes a script from a file, which is not checked"
+	case long(name, "--expression"):
+		p.given = true
+		if hasValue {
+			p.scripts = append(p.scripts, arg{text: value, exact: true})
+		} else {
+			p.takeScript()
+		}
+	case long(name, "--line-length"):
+		if !hasValue {
+			p.i++
+		}
+	case sedLong[name]:
+	default:
+		return fmt.Sprintf("sed option %s is not known to be safe", a.text)
+	}
+	return ""
+}
+
+// shortOptions reads a cluster of one-letter options such as -ne; it
+// returns why it asks, "" for safe ones.
+func (p *sedArgs) shortOptions(a arg) string {
+	t := a.text
+	for k := 1; k < len(t); k++ {
+		switch t[k] {
+		case 'i':
+			if !a.entry {
+				return "sed -i edits files"
+			}
+		case 'f':
+			return "sed -f takes a script from a file, which is not checked"
+		case 'e':
+			p.given = true
+			if k+1 < len(t) {
+				p.scripts = append(p.scripts, arg{text: t[k+1:], exact: true})
+			} else {
+				p.takeScript()
+			}
+			return ""
+		case 'l':
+			if k+1 == len(t) {
+				p.i++
+			}
+			return ""
+		case 'n', 'r', 'E', 's', 'u', 'z', 'b':
+		default:
+			return fmt.Sprintf("sed option -%c is not known to be safe", t[k])
 		}
 	}
 	return ""
@@ -110,25 +137,14 @@ var sedLong = map[string]bool{
 	"--sandbox": true, "--unbuffered": true, "--binary": true, "--follow-symlinks": true,
 }
 
+// sedUnknown is why a sed script that is not understood asks.
+const sedUnknown = "the sed script is not understood well enough to run without asking"
+
 // sedScript reads a GNU sed script and returns why it asks: a command
 // that writes (w, W, s///w) or runs (e, s///e), or anything it does not
 // understand.
 func sedScript(s string) string {
-	const unknown = "the sed script is not understood well enough to run without asking"
 	i := 0
-	blank := func() {
-		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-			i++
-		}
-	}
-	toEOL := func() {
-		for i < len(s) && s[i] != '\n' {
-			if s[i] == '\\' {
-				i++
-			}
-			i++
-		}
-	}
 	for {
 		for i < len(s) && strings.IndexByte(" \t\n;", s[i]) >= 0 {
 			i++
@@ -137,82 +153,125 @@ func sedScript(s string) string {
 			return ""
 		}
 		if s[i] == '#' {
-			toEOL()
+			i = sedToEOL(s, i)
 			continue
 		}
 		var ok bool
-		if i, ok = sedAddress(s, i); !ok {
-			return unknown
-		}
-		blank()
-		if i < len(s) && s[i] == ',' {
-			i++
-			blank()
-			if i < len(s) && (s[i] == '+' || s[i] == '~') {
-				i++
-			}
-			if i, ok = sedAddress(s, i); !ok {
-				return unknown
-			}
-			blank()
-		}
-		for i < len(s) && s[i] == '!' {
-			i++
-			blank()
-		}
-		if i >= len(s) {
-			return unknown
+		if i, ok = sedAddresses(s, i); !ok || i >= len(s) {
+			return sedUnknown
 		}
 		cmd := s[i]
 		i++
-		switch cmd {
-		case '{':
+		if cmd == '{' {
 			continue // a command follows at once
-		case '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
-		case 'l', 'L', 'q', 'Q':
-			blank()
-			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-				i++
-			}
-		case 'b', 't', 'T', ':', 'v':
-			for i < len(s) && s[i] != ';' && s[i] != '\n' {
-				i++
-			}
-		case 'a', 'i', 'c', 'r', 'R':
-			toEOL() // text, or a file name to read
-		case 'w', 'W':
-			return fmt.Sprintf("sed %c writes a file", cmd)
-		case 'e':
-			return "sed e runs a command"
-		case 'y':
-			if i, ok = sedDelimited(s, i, 2); !ok {
-				return unknown
-			}
-		case 's':
-			if i, ok = sedDelimited(s, i, 2); !ok {
-				return unknown
-			}
-		flags:
-			for i < len(s) {
-				switch c := s[i]; {
-				case c == 'w':
-					return "sed s///w writes a file"
-				case c == 'e':
-					return "sed s///e runs the result as a command"
-				case strings.IndexByte("gpiImM", c) >= 0, c >= '0' && c <= '9':
-					i++
-				default:
-					break flags
-				}
-			}
-		default:
-			return unknown
 		}
-		blank()
+		var why string
+		if i, why = sedCommand(s, i, cmd); why != "" {
+			return why
+		}
+		i = sedBlank(s, i)
 		if i < len(s) && strings.IndexByte(";\n}#", s[i]) < 0 {
-			return unknown
+			return sedUnknown
 		}
 	}
+}
+
+// sedBlank skips spaces and tabs at i.
+func sedBlank(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// sedToEOL skips to the end of the line at i; a backslash escapes the
+// next character, a line break too.
+func sedToEOL(s string, i int) int {
+	for i < len(s) && s[i] != '\n' {
+		if s[i] == '\\' {
+			i++
+		}
+		i++
+	}
+	return i
+}
+
+// sedAddresses skips a command's addresses at i, if any: one address, or
+// a range (addr1,addr2 or addr1,+n / ~n), then any ! that negates them.
+func sedAddresses(s string, i int) (int, bool) {
+	var ok bool
+	if i, ok = sedAddress(s, i); !ok {
+		return i, false
+	}
+	i = sedBlank(s, i)
+	if i < len(s) && s[i] == ',' {
+		i = sedBlank(s, i+1)
+		if i < len(s) && (s[i] == '+' || s[i] == '~') {
+			i++
+		}
+		if i, ok = sedAddress(s, i); !ok {
+			return i, false
+		}
+		i = sedBlank(s, i)
+	}
+	for i < len(s) && s[i] == '!' {
+		i = sedBlank(s, i+1)
+	}
+	return i, true
+}
+
+// sedCommand skips the arguments of command cmd, whose letter ends at i;
+// it returns why the command asks, "" for one that only prints.
+func sedCommand(s string, i int, cmd byte) (int, string) {
+	var ok bool
+	switch cmd {
+	case '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
+	case 'l', 'L', 'q', 'Q':
+		i = sedBlank(s, i)
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	case 'b', 't', 'T', ':', 'v':
+		for i < len(s) && s[i] != ';' && s[i] != '\n' {
+			i++
+		}
+	case 'a', 'i', 'c', 'r', 'R':
+		i = sedToEOL(s, i) // text, or a file name to read
+	case 'w', 'W':
+		return i, fmt.Sprintf("sed %c writes a file", cmd)
+	case 'e':
+		return i, "sed e runs a command"
+	case 'y':
+		if i, ok = sedDelimited(s, i, 2); !ok {
+			return i, sedUnknown
+		}
+	case 's':
+		if i, ok = sedDelimited(s, i, 2); !ok {
+			return i, sedUnknown
+		}
+		return sedFlags(s, i)
+	default:
+		return i, sedUnknown
+	}
+	return i, ""
+}
+
+// sedFlags skips the s command's flags at i; it returns why they ask:
+// w writes a file, e runs the result.
+func sedFlags(s string, i int) (int, string) {
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == 'w':
+			return i, "sed s///w writes a file"
+		case c == 'e':
+			return i, "sed s///e runs the result as a command"
+		case strings.IndexByte("gpiImM", c) >= 0, c >= '0' && c <= '9':
+			i++
+		default:
+			return i, ""
+		}
+	}
+	return i, ""
 }
 
 // sedAddress skips an address at i, if any: a line number (with
