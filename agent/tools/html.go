@@ -12,16 +12,14 @@ import (
 // and links keep their target in brackets after their text. It is a
 // crude reader, not a parser: enough for documentation pages.
 func htmlToText(src string, base *url.URL) string {
-	var w textWriter
-	var links []string // hrefs of the open <a> elements
-	pre := 0
+	r := htmlReader{base: base}
 	for i := 0; i < len(src); {
 		if src[i] != '<' {
 			j := strings.IndexByte(src[i:], '<')
 			if j < 0 {
 				j = len(src) - i
 			}
-			w.text(html.UnescapeString(src[i:i+j]), pre > 0)
+			r.w.text(html.UnescapeString(src[i:i+j]), r.pre > 0)
 			i += j
 			continue
 		}
@@ -44,7 +42,7 @@ func htmlToText(src string, base *url.URL) string {
 			j++
 		}
 		if j == start {
-			w.text("<", pre > 0) // a lone '<' in the text
+			r.w.text("<", r.pre > 0) // a lone '<' in the text
 			i++
 			continue
 		}
@@ -59,49 +57,65 @@ func htmlToText(src string, base *url.URL) string {
 				continue
 			}
 		}
-		switch name {
-		case "br":
-			w.newline()
-		case "p", "div", "section", "article", "header", "footer", "nav", "main", "aside", "table", "tr",
-			"ul", "ol", "dl", "blockquote", "form", "figure", "figcaption", "hr", "title", "dt", "dd",
-			"details", "summary", "body", "html":
-			w.block()
-		case "pre":
-			w.block()
-			if closing {
-				pre = max(pre-1, 0)
-			} else {
-				pre++
-			}
-		case "h1", "h2", "h3", "h4", "h5", "h6":
-			w.block()
-			if !closing {
-				w.raw(strings.Repeat("#", int(name[1]-'0')) + " ")
-			}
-		case "li":
-			w.newline()
-			if !closing {
-				w.raw("- ")
-			}
-		case "td", "th":
-			w.text(" ", false)
-		case "img":
-			if alt := attr(attrs, "alt"); alt != "" {
-				w.text("[image: "+alt+"]", false)
-			}
-		case "a":
-			if !closing {
-				links = append(links, attr(attrs, "href"))
-			} else if n := len(links); n > 0 {
-				href := links[n-1]
-				links = links[:n-1]
-				if target := linkTarget(href, base); target != "" {
-					w.text(" ["+target+"]", false)
-				}
+		r.tag(name, attrs, closing)
+	}
+	return r.w.String()
+}
+
+// htmlReader is htmlToText's state: the text so far, and the elements
+// open that change how text is written.
+type htmlReader struct {
+	w     textWriter
+	base  *url.URL // what relative links resolve against; nil keeps them
+	links []string // hrefs of the open <a> elements
+	pre   int      // how many <pre> elements are open
+}
+
+// tag writes what the tag name (lower case) with its attributes, or its
+// closing tag, means for the text: a break, a paragraph, a heading's #, a
+// list item's -, an image's alt text, a link's target.
+func (r *htmlReader) tag(name, attrs string, closing bool) {
+	switch name {
+	case "br":
+		r.w.newline()
+	case "p", "div", "section", "article", "header", "footer", "nav", "main", "aside", "table", "tr",
+		"ul", "ol", "dl", "blockquote", "form", "figure", "figcaption", "hr", "title", "dt", "dd",
+		"details", "summary", "body", "html":
+		r.w.block()
+	case "pre":
+		r.w.block()
+		if closing {
+			r.pre = max(r.pre-1, 0)
+		} else {
+			r.pre++
+		}
+	case "h1", "h2", "h3", "h4", "h5", "h6":
+		r.w.block()
+		if !closing {
+			r.w.raw(strings.Repeat("#", int(name[1]-'0')) + " ")
+		}
+	case "li":
+		r.w.newline()
+		if !closing {
+			r.w.raw("- ")
+		}
+	case "td", "th":
+		r.w.text(" ", false)
+	case "img":
+		if alt := attr(attrs, "alt"); alt != "" {
+			r.w.text("[image: "+alt+"]", false)
+		}
+	case "a":
+		if !closing {
+			r.links = append(r.links, attr(attrs, "href"))
+		} else if n := len(r.links); n > 0 {
+			href := r.links[n-1]
+			r.links = r.links[:n-1]
+			if target := linkTarget(href, r.base); target != "" {
+				r.w.text(" ["+target+"]", false)
 			}
 		}
 	}
-	return w.String()
 }
 
 func isNameByte(c byte) bool {
