@@ -28,6 +28,14 @@ func DiscoverCaches(ctx context.Context, home string, env func(string) string, l
 		return nil
 	}
 	home = filepath.Clean(home)
+	caches := askToolchains(ctx, lookPath)
+	caches = append(caches, rustHomes(home, env, lookPath)...)
+	slices.SortFunc(caches, func(a, b Cache) int { return strings.Compare(a.Path, b.Path) })
+	return granted(caches, home)
+}
+
+// askToolchains asks go and npm, side by side, where their caches are.
+func askToolchains(ctx context.Context, lookPath func(string) (string, error)) []Cache {
 	var (
 		mu     sync.Mutex
 		caches []Cache
@@ -66,6 +74,15 @@ func DiscoverCaches(ctx context.Context, home string, env func(string) string, l
 			}
 		})
 	}
+	wg.Wait()
+	return caches
+}
+
+// rustHomes are CARGO_HOME and RUSTUP_HOME, read-only, with cargo's
+// download places, writable, when cargo and rustup are on PATH. They are
+// found from the environment and their documented defaults, not asked.
+func rustHomes(home string, env func(string) string, lookPath func(string) (string, error)) []Cache {
+	var caches []Cache
 	if _, err := lookPath("cargo"); err == nil {
 		// CARGO_HOME, default ~/.cargo, as cargo documents it. Only the
 		// registry, git checkouts and package-cache locks are writable: a
@@ -75,9 +92,9 @@ func DiscoverCaches(ctx context.Context, home string, env func(string) string, l
 		if dir == "" {
 			dir, tool = filepath.Join(home, ".cargo"), "cargo's default CARGO_HOME"
 		}
-		add(Cache{Path: dir, Tool: tool})
+		caches = append(caches, Cache{Path: dir, Tool: tool})
 		for _, sub := range []string{"registry", "git", ".package-cache", ".package-cache-mutate", ".global-cache"} {
-			add(Cache{Path: filepath.Join(dir, sub), Write: true, Tool: tool})
+			caches = append(caches, Cache{Path: filepath.Join(dir, sub), Write: true, Tool: tool})
 		}
 	}
 	if _, err := lookPath("rustup"); err == nil {
@@ -85,10 +102,16 @@ func DiscoverCaches(ctx context.Context, home string, env func(string) string, l
 		if dir == "" {
 			dir, tool = filepath.Join(home, ".rustup"), "rustup's default RUSTUP_HOME"
 		}
-		add(Cache{Path: dir, Tool: tool})
+		caches = append(caches, Cache{Path: dir, Tool: tool})
 	}
-	wg.Wait()
-	slices.SortFunc(caches, func(a, b Cache) int { return strings.Compare(a.Path, b.Path) })
+	return caches
+}
+
+// granted keeps, in order, the caches a command must be granted: absolute
+// paths, cleaned, that exist (the build caches are made when missing),
+// neither home nor above it, and, when read-only, inside home (what is
+// outside it is readable anyway).
+func granted(caches []Cache, home string) []Cache {
 	var inside []Cache
 	for _, c := range caches {
 		if !filepath.IsAbs(c.Path) {
