@@ -440,7 +440,7 @@ func AfterHunk(p tools.Proposal, index int) tools.Proposal {
 	h := p.Hunks[index]
 	shift := len(h.Text) - (h.OldEnd - h.OldStart)
 	q := p
-	q.Old = p.Old[:h.OldStart] + h.Text + p.Old[h.OldEnd:]
+	q.Old = tools.Hunks{h}.Apply(p.Old)
 	q.Hunks = make([]tools.Hunk, 0, len(p.Hunks)-1)
 	for i, o := range p.Hunks {
 		switch {
