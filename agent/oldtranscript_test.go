@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/reika-lsp/reika/agent/agenttest"
+	"github.com/reika-lsp/reika/agent/engine"
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/agent/tools"
 	"github.com/reika-lsp/reika/contextwin"
 )
 
@@ -43,7 +45,6 @@ func TestResumeTranscriptV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
 	if !strings.HasSuffix(s.resumed, "the next request continues the last one") {
 		t.Errorf("resumed: %s; want a replay that plans as the recording did", s.resumed)
 	}
@@ -70,5 +71,46 @@ func TestResumeTranscriptV1(t *testing.T) {
 	}
 	if !bytes.HasPrefix(s.prev, want) {
 		t.Errorf("the resumed run's request does not continue the last one sent")
+	}
+	// The transcript now holds both formats, and resumes again.
+	last := s.prev
+	s.Close()
+	again, err := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 64000, Resume: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if !strings.HasSuffix(again.resumed, "the next request continues the last one") || !bytes.Equal(again.prev, last) {
+		t.Errorf("a transcript of both formats resumed: %s (%d bytes of the last request, want %d)", again.resumed, len(again.prev), len(last))
+	}
+}
+
+// What a session appends to a transcript names its enums by identifier:
+// the payload's kind, the plan's event, the usage's event.
+func TestTranscriptWritesIdentifiers(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 8192})
+	srv.AppendScript(readTurn("a.go"), sim.Turn{Content: "done"})
+	box := &agenttest.Toolbox{Names: []string{"read"}, Answer: func(engine.ToolCall) tools.Result {
+		return tools.Result{Content: "1\tpackage a\n", Payload: contextwin.Payload{Kind: contextwin.Read, Path: "a.go"}}
+	}}
+	s, err := NewSession(Config{Engine: client, Tools: box, Window: 8192, TranscriptDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(context.Background(), "read a.go", nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	data, err := os.ReadFile(s.TranscriptPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"payload":{"kind":"read","path":"a.go"}`, `"kind":"plan",`, `"plan":{"event":"append"}`, `"event":"append","finish_reason"`} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("the transcript holds no %s:\n%s", want, data)
+		}
+	}
+	if bytes.Contains(data, []byte(`"payload":{"kind":1`)) {
+		t.Errorf("the transcript holds a kind as a number:\n%s", data)
 	}
 }

@@ -372,7 +372,7 @@ func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (
 		if s.tr != nil {
 			s.tr.Append(transcript.Record{Kind: transcript.KindUsage, Usage: &transcript.Usage{
 				PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-				CachedTokens: reused, PromptMS: ms, Event: p.Event.String(), FinishReason: resp.FinishReason}})
+				CachedTokens: reused, PromptMS: ms, Event: &p.Event, FinishReason: resp.FinishReason}})
 		}
 	}
 	s.mu.Unlock()

@@ -355,7 +355,7 @@ func (s *Session) drove(r transcript.Record) {
 // The caller holds mu.
 func (s *Session) plan() contextwin.Plan {
 	p := s.cw.Plan()
-	s.drove(transcript.Record{Kind: transcript.KindPlan, Text: p.Event.String()})
+	s.drove(transcript.Record{Kind: transcript.KindPlan, Plan: &transcript.Plan{Event: p.Event}})
 	return p
 }
 
