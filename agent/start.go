@@ -168,10 +168,10 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 	}
 	var conf engine.Configured
 	if settings.ContextWindow.IsSet() && settings.ContextWindow.Value > 0 {
-		conf = engine.Configured{Window: settings.ContextWindow.Value, WindowSource: settings.ContextWindow.Source.String()}
+		conf = engine.Configured{Window: settings.ContextWindow.Value, WindowSource: sourceOf(settings.ContextWindow.Source)}
 	}
 	conn, err := engine.Connect(ctx, engine.Target{
-		Endpoint: settings.Endpoint.Value, EndpointSource: settings.Endpoint.Source.String(),
+		Endpoint: settings.Endpoint.Value, EndpointSource: sourceOf(settings.Endpoint.Source),
 		Model: settings.Model.Value, APIKey: settings.APIKey(getenv), APIKeyEnv: settings.APIKeyEnv.Value,
 		Extra: settings.Extra.Value, Configured: conf,
 	}, engine.Options{HTTPClient: st.HTTPClient})
@@ -285,6 +285,9 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 	}
 	return s, nil
 }
+
+// sourceOf is the engine's form of a setting's source.
+func sourceOf(s config.Source) engine.Source { return engine.Source{ID: s.ID(), Text: s.String()} }
 
 // remember keeps an "always" of the user in the user-level config file;
 // nil when there is none to keep it in.

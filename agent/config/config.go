@@ -42,7 +42,8 @@ type Source struct {
 // Layer is one of the places a setting can come from, weakest first.
 type Layer int
 
-// A Layer is never persisted: reports print a Source's String.
+// A Layer is never persisted: reports print a Source's String, and for
+// programs its ID.
 const (
 	Default Layer = iota
 	File
@@ -59,6 +60,24 @@ const (
 	Flag
 )
 
+// layerIDs are the layers' stable identifiers.
+var layerIDs = [...]string{Default: "default", File: "config-file", Env: "env", EditorStartup: "editor-startup", EditorPush: "editor-push", Flag: "flag"}
+
+// ID is the layer's stable identifier ("default", "config-file", "env",
+// "editor-startup", "editor-push", "flag"), which check --json reports as
+// a value's source.
+func (l Layer) ID() string {
+	if l < 0 || int(l) >= len(layerIDs) {
+		return "unknown"
+	}
+	return layerIDs[l]
+}
+
+// ID is the stable identifier of the layer the value came from.
+func (s Source) ID() string { return s.Layer.ID() }
+
+// String says in words where the value came from: the layer and, for a
+// file or a variable, which one ("env REIKA_CONTEXT_WINDOW").
 func (s Source) String() string {
 	name := ""
 	switch s.Layer {
@@ -86,7 +105,8 @@ func (l Layer) IsEditor() bool { return l == EditorStartup || l == EditorPush }
 // profile, which chooses the user's endpoint, key and allow list), the key
 // sent with it, the commands that run unasked and web fetches. They come
 // from the defaults, the user's config file, REIKA_* and the editor's
-// startup options only, never from a settings push (SPEC §5a).
+// startup options only, never from a settings push (README.md,
+// "Configuration").
 var TrustKeys = []string{"profile", "endpoint", "api_key_env", "fetch", "bash_allow"}
 
 // IsTrustKey reports whether key (snake_case) is one of TrustKeys.

@@ -20,26 +20,34 @@ import (
 	"github.com/reika-lsp/reika/contextwin"
 )
 
-// checkReport is what `reika-lsp check --json` prints.
+// checkReport is what `reika-lsp check --json` prints. Each *_source
+// field is a stable identifier of where the value came from (a settings
+// layer such as "env" or "config-file", or discovery's "probe",
+// "engine-only-model", "vllm-max-model-len", …: engine.Source.ID), and the
+// *_source_text field beside it says the same in words, as the text
+// report prints it.
 type checkReport struct {
 	OK    bool   `json:"ok"`
 	Error string `json:"error,omitempty"` // the one line that says what to fix
 
-	Config         string   `json:"config"`
-	Profile        string   `json:"profile"`
-	Endpoint       string   `json:"endpoint"`
-	EndpointSource string   `json:"endpoint_source"`
-	Flavor         string   `json:"flavor"`
-	Version        string   `json:"version,omitempty"`
-	Model          string   `json:"model"`
-	ModelSource    string   `json:"model_source"`
-	Models         []string `json:"models,omitempty"`
+	Config             string   `json:"config"`
+	Profile            string   `json:"profile"`
+	Endpoint           string   `json:"endpoint"`
+	EndpointSource     string   `json:"endpoint_source"`
+	EndpointSourceText string   `json:"endpoint_source_text"`
+	Flavor             string   `json:"flavor"`
+	Version            string   `json:"version,omitempty"`
+	Model              string   `json:"model"`
+	ModelSource        string   `json:"model_source"`
+	ModelSourceText    string   `json:"model_source_text"`
+	Models             []string `json:"models,omitempty"`
 
-	Window        int    `json:"window"`
-	WindowSource  string `json:"window_source"`
-	EngineWindow  int    `json:"engine_window,omitempty"`
-	TrainedWindow int    `json:"trained_window,omitempty"`
-	Slots         int    `json:"slots,omitempty"`
+	Window           int    `json:"window"`
+	WindowSource     string `json:"window_source"`
+	WindowSourceText string `json:"window_source_text"`
+	EngineWindow     int    `json:"engine_window,omitempty"`
+	TrainedWindow    int    `json:"trained_window,omitempty"`
+	Slots            int    `json:"slots,omitempty"`
 	// Slot is the llama.cpp slot a session pins, -1 for none; Cache says
 	// what keeps the engine's prompt cache and how to keep it longer.
 	Slot  *int   `json:"slot,omitempty"`
@@ -208,20 +216,23 @@ func doCheck(ctx context.Context, getenv func(string) string, editor agent.Setup
 	sess, err := agent.Start(ctx, setup)
 	if err != nil {
 		rep.Endpoint = s.Endpoint.Value
-		rep.EndpointSource = s.Endpoint.Source.String()
+		rep.EndpointSource, rep.EndpointSourceText = s.Endpoint.Source.ID(), s.Endpoint.Source.String()
 		rep.Error = err.Error()
 		return rep
 	}
 	defer sess.Close()
 	conn := sess.Info().Connection
 	d := conn.Discovery
-	rep.Endpoint, rep.EndpointSource = conn.Options.BaseURL, conn.EndpointSource
+	rep.Endpoint = conn.Options.BaseURL
+	rep.EndpointSource, rep.EndpointSourceText = conn.EndpointSource.ID, conn.EndpointSource.Text
 	rep.Flavor, rep.Version = string(d.Flavor), d.Version
-	rep.Model, rep.ModelSource, rep.Models = conn.Options.Model, d.ModelSource, d.Models
+	rep.Model, rep.Models = conn.Options.Model, d.Models
+	rep.ModelSource, rep.ModelSourceText = d.ModelSource.ID, d.ModelSource.Text
 	if s.Model.IsSet() {
-		rep.ModelSource = s.Model.Source.String()
+		rep.ModelSource, rep.ModelSourceText = s.Model.Source.ID(), s.Model.Source.String()
 	}
-	rep.Window, rep.WindowSource = d.Window, d.WindowSource
+	rep.Window = d.Window
+	rep.WindowSource, rep.WindowSourceText = d.WindowSource.ID, d.WindowSource.Text
 	rep.EngineWindow, rep.TrainedWindow = d.EngineWindow, d.TrainedWindow
 	rep.Slots, rep.OutputLimit = d.Slots, d.OutputLimit
 	rep.Cache = cacheAdvice(d.Flavor, sess.Slot())
@@ -338,7 +349,7 @@ func printCheck(w io.Writer, r *checkReport) {
 	if r.Profile != "" {
 		row("profile", r.Profile, "")
 	}
-	row("endpoint", orDash(r.Endpoint), r.EndpointSource)
+	row("endpoint", orDash(r.Endpoint), r.EndpointSourceText)
 	if r.Flavor != "" {
 		eng := engine.Flavor(r.Flavor).Name()
 		if r.Version != "" {
@@ -357,9 +368,9 @@ func printCheck(w io.Writer, r *checkReport) {
 		if r.Sandbox != "" {
 			row("sandbox", r.Sandbox, "")
 		}
-		row("model", orDash(r.Model), r.ModelSource)
+		row("model", orDash(r.Model), r.ModelSourceText)
 		if r.Window > 0 {
-			row("window", fmt.Sprintf("%d tokens", r.Window), r.WindowSource)
+			row("window", fmt.Sprintf("%d tokens", r.Window), r.WindowSourceText)
 		} else {
 			row("window", "unknown", "set REIKA_CONTEXT_WINDOW")
 		}
