@@ -34,7 +34,7 @@ func TestGenerateOldTranscript(t *testing.T) {
 		return tools.Result{Content: big, Payload: contextwin.Payload{Kind: k, Path: "f.go", From: 1, To: 40, Total: 40}}
 	}}
 	dir := t.TempDir()
-	s, err := NewSession(Config{Engine: client, Tools: box, Window: 64000, TranscriptDir: dir})
+	s, err := newSession(sessionConfig{Engine: client, Tools: box, TranscriptDir: dir, Context: contextwin.Config{Window: 64000}})
 	if err != nil {
 		t.Fatal(err)
 	}

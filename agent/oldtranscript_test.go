@@ -41,7 +41,7 @@ func TestResumeTranscriptV1(t *testing.T) {
 	}
 	srv, client := simEngine(t, sim.Config{Ctx: 4096})
 	srv.AppendScript(sim.Turn{Content: "resumed answer"})
-	s, err := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 64000, Resume: path})
+	s, err := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Resume: path, Context: contextwin.Config{Window: 64000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestResumeTranscriptV1(t *testing.T) {
 	// The transcript now holds both formats, and resumes again.
 	last := s.prev
 	s.Close()
-	again, err := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 64000, Resume: path})
+	again, err := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Resume: path, Context: contextwin.Config{Window: 64000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestTranscriptWritesIdentifiers(t *testing.T) {
 	box := &agenttest.Toolbox{Names: []string{"read"}, Answer: func(engine.ToolCall) tools.Result {
 		return tools.Result{Content: "1\tpackage a\n", Payload: contextwin.Payload{Kind: contextwin.Read, Path: "a.go"}}
 	}}
-	s, err := NewSession(Config{Engine: client, Tools: box, Window: 8192, TranscriptDir: t.TempDir()})
+	s, err := newSession(sessionConfig{Engine: client, Tools: box, TranscriptDir: t.TempDir(), Context: contextwin.Config{Window: 8192}})
 	if err != nil {
 		t.Fatal(err)
 	}
