@@ -356,7 +356,7 @@ func printCheck(w io.Writer, r *checkReport) {
 			eng += " " + r.Version
 		}
 		if r.Slots > 0 {
-			eng += fmt.Sprintf(", %d slot%s", r.Slots, plural(r.Slots))
+			eng += fmt.Sprintf(", %d slot%s", r.Slots, pluralSuffix(r.Slots))
 		}
 		row("engine", eng, "")
 		if r.Slot != nil {
@@ -460,7 +460,8 @@ func orDash(s string) string {
 	return s
 }
 
-func plural(n int) string {
+// pluralSuffix is the "s" a count of n takes in English: none for one.
+func pluralSuffix(n int) string {
 	if n == 1 {
 		return ""
 	}
