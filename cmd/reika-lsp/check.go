@@ -223,17 +223,7 @@ func doCheck(ctx context.Context, getenv func(string) string, editor agent.Setup
 	defer sess.Close()
 	conn := sess.Info().Connection
 	d := conn.Discovery
-	rep.Endpoint = conn.Options.BaseURL
-	rep.EndpointSource, rep.EndpointSourceText = conn.EndpointSource.ID, conn.EndpointSource.Text
-	rep.Flavor, rep.Version = string(d.Flavor), d.Version
-	rep.Model, rep.Models = conn.Options.Model, d.Models
-	rep.ModelSource, rep.ModelSourceText = d.ModelSource.ID, d.ModelSource.Text
-	if s.Model.IsSet() {
-		rep.ModelSource, rep.ModelSourceText = s.Model.Source.ID(), s.Model.Source.String()
-	}
-	rep.Window = d.Window
-	rep.WindowSource, rep.WindowSourceText = d.WindowSource.ID, d.WindowSource.Text
-	rep.EngineWindow, rep.TrainedWindow = d.EngineWindow, d.TrainedWindow
+	rep.takeConnection(conn, s.Model)
 	rep.Slots, rep.OutputLimit = d.Slots, d.OutputLimit
 	rep.Cache = cacheAdvice(d.Flavor, sess.Slot())
 	rep.Sandbox = sess.Info().Sandbox.Line
@@ -264,6 +254,24 @@ func doCheck(ctx context.Context, getenv func(string) string, editor agent.Setup
 	}
 	rep.OK = true
 	return rep
+}
+
+// takeConnection takes in what the connection found: the endpoint, the
+// engine, the model (model, when set, is the setting that named it) and
+// the window, each with its source.
+func (rep *checkReport) takeConnection(conn *engine.Connection, model config.Value[string]) {
+	d := conn.Discovery
+	rep.Endpoint = conn.Options.BaseURL
+	rep.EndpointSource, rep.EndpointSourceText = conn.EndpointSource.ID, conn.EndpointSource.Text
+	rep.Flavor, rep.Version = string(d.Flavor), d.Version
+	rep.Model, rep.Models = conn.Options.Model, d.Models
+	rep.ModelSource, rep.ModelSourceText = d.ModelSource.ID, d.ModelSource.Text
+	if model.IsSet() {
+		rep.ModelSource, rep.ModelSourceText = model.Source.ID(), model.Source.String()
+	}
+	rep.Window = d.Window
+	rep.WindowSource, rep.WindowSourceText = d.WindowSource.ID, d.WindowSource.Text
+	rep.EngineWindow, rep.TrainedWindow = d.EngineWindow, d.TrainedWindow
 }
 
 // The tool the doctor asks the model to call.
@@ -336,7 +344,29 @@ func toolHint(f engine.Flavor) string {
 	return "use a model and server that support OpenAI tool calls"
 }
 
+// printCheck prints the report for people: the facts with their sources,
+// the budget, the settings, then what the user should know.
 func printCheck(w io.Writer, r *checkReport) {
+	printFacts(w, r)
+	if b := r.Budget; b != nil {
+		fmt.Fprintln(w, "\nbudget (tokens; the map in characters)")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "window\treserve\tusable\tshed point\tshed target\tfold keeps\trecap\tmap chars\t")
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", b.Window, b.Reserve, b.Usable, b.ShedPoint, b.ShedTarget, b.FoldKeeps, b.Recap, b.RepoMapChars)
+		tw.Flush()
+	}
+	fmt.Fprintln(w, "\nsettings")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, s := range r.Settings {
+		fmt.Fprintf(tw, "  %s\t%v\t(%s)\n", s.Name, valueText(s.Value), s.Source)
+	}
+	tw.Flush()
+	printNotes(w, r)
+}
+
+// printFacts prints the first table: the config, the endpoint and the
+// engine, the model, the window and the reserve, each with its source.
+func printFacts(w io.Writer, r *checkReport) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(k, v, src string) {
 		if src != "" {
@@ -393,22 +423,11 @@ func printCheck(w io.Writer, r *checkReport) {
 		row("tool calls", status, fmt.Sprintf("%.1fs", r.ToolCalls.Took))
 	}
 	tw.Flush()
+}
 
-	if b := r.Budget; b != nil {
-		fmt.Fprintln(w, "\nbudget (tokens; the map in characters)")
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "window\treserve\tusable\tshed point\tshed target\tfold keeps\trecap\tmap chars\t")
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", b.Window, b.Reserve, b.Usable, b.ShedPoint, b.ShedTarget, b.FoldKeeps, b.Recap, b.RepoMapChars)
-		tw.Flush()
-	}
-
-	fmt.Fprintln(w, "\nsettings")
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, s := range r.Settings {
-		fmt.Fprintf(tw, "  %s\t%v\t(%s)\n", s.Name, valueText(s.Value), s.Source)
-	}
-	tw.Flush()
-
+// printNotes prints what the user should know: the ignored pushes, the
+// editor's overrides, the truncation risk, the warnings, and "ok".
+func printNotes(w io.Writer, r *checkReport) {
 	if len(r.Ignored) > 0 {
 		fmt.Fprintln(w, "\nignored: the settings push widens trust")
 		for _, ig := range r.Ignored {
