@@ -20,7 +20,8 @@ import (
 // display names ("emergency fold") — resumes as it did: the replay plans
 // what the recording planned, and the request it rebuilds is byte for
 // byte the one the recorded session sent last (testdata/transcript-v1.prompt).
-// TestGenerateOldTranscript wrote both files with that version.
+// A test of commit f30b194 (TestGenerateOldTranscript, since removed: it
+// would now write the new format) wrote both with that version.
 func TestResumeTranscriptV1(t *testing.T) {
 	data, err := os.ReadFile("testdata/transcript-v1.jsonl")
 	if err != nil {
