@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"github.com/reika-lsp/reika/contextwin"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func TestActivityIsReported(t *testing.T) {
 	activityEvery, quietTick = 100*time.Millisecond, 10*time.Millisecond
 	t.Cleanup(func() { activityEvery, quietTick = 3*time.Second, time.Second })
 	_, client := simEngine(t, sim.Config{Ctx: 8192, Script: []sim.Turn{{Content: "late", Fault: &sim.Fault{Latency: 450 * time.Millisecond}}}})
-	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Context: contextwin.Config{Window: 8192}})
 	var c collect
 	if res, err := s.Run(context.Background(), "x", c.add); err != nil || res.End != Answered {
 		t.Fatalf("Run = %s, %v", res.End, err)

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"github.com/reika-lsp/reika/contextwin"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -80,7 +81,7 @@ func TestRequestsStayAppends(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &recorder{inner: client}
-	s, err := NewSession(Config{Engine: rec, Tools: ts, Window: 16384, Workspace: root, MaxSteps: 400})
+	s, err := newSession(sessionConfig{Engine: rec, Tools: ts, Workspace: root, MaxSteps: 400, Context: contextwin.Config{Window: 16384}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,94 +27,132 @@ func (s *Session) replay(recs []transcript.Record) string {
 	defer s.mu.Unlock()
 	s.replaying = true
 	defer func() { s.replaying, s.replayMaps = false, nil }()
-	driven, messages, early, diverged := false, 0, 0, 0
-	divergedAt := ""
-	var last *contextwin.Plan // the plan of the last request sent
+	rp := &replayer{s: s}
 	for i, r := range recs {
-		switch r.Kind {
-		case transcript.KindSlot:
-			if r.Slot != nil {
-				s.resumedSlot = r.Slot
-				if r.Slot.File != "" {
-					s.resumedSave = r.Slot
-				}
-			}
-			continue
-		case transcript.KindMessage:
-			if r.Message != nil {
-				s.cw.Append(fromTranscript(*r.Message))
-				messages++
-				if !driven {
-					early++
-				}
-			}
-			continue
-		case transcript.KindPrefix:
-			if r.Prefix == nil {
-				continue
-			}
-			var tools []engine.Tool
-			if err := json.Unmarshal(r.Prefix.Tools, &tools); err != nil {
-				continue
-			}
-			driven = true
-			s.prefix = &Prefix{System: r.Prefix.System, Tools: tools, Chars: r.Prefix.Chars, Map: r.Prefix.Map}
-			s.cw.SetPrefixChars(r.Prefix.Chars)
-			continue
-		}
-		if !driven {
-			// What drove an earlier process's planner means nothing to
-			// one that was handed the messages alone.
-			continue
-		}
-		switch r.Kind {
-		case transcript.KindPlan:
-			p := s.cw.Plan()
-			if p.Event.String() != r.Text && diverged == 0 {
-				diverged++
-				divergedAt = fmt.Sprintf("record %d planned %s, the replay %s", i+1, r.Text, p.Event)
-			}
-			last = &p
-		case transcript.KindNote:
-			s.cw.SetNote(r.Text)
-		case transcript.KindAbandon:
-			s.cw.AbandonNote()
-		case transcript.KindCompact:
-			s.cw.Compact()
-		case transcript.KindOverflow:
-			if r.Overflow != nil {
-				p := s.cw.Overflow(r.Overflow.PromptTokens, r.Overflow.Window)
-				last = &p
-			}
-		case transcript.KindRecapEdit:
-			s.cw.EditRecap(r.Text)
-		case transcript.KindMapUpdate:
-			s.replayMaps = append(s.replayMaps, r.Text) // for the fold of the next plan
-		case transcript.KindWarmup:
-			if u := r.Usage; u != nil {
-				s.cw.ObservePrefix(len(warmupMessage)+warmupOverhead, u.PromptTokens)
-			}
-		case transcript.KindUsage:
-			if u := r.Usage; u != nil {
-				s.cw.Observe(contextwin.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, FinishReason: u.FinishReason})
-			}
+		if !rp.takeState(r) && rp.driven {
+			rp.drive(i, r)
 		}
 	}
-	if driven && last != nil && s.prefix != nil {
+	if rp.driven && rp.last != nil && s.prefix != nil {
 		// The request sent last, as it was sent: the warm-up sends it
 		// again, and a saved cache is restored only for it.
-		req := s.prefix.Request(last.Messages, last.MaxTokens, "")
+		req := s.prefix.Request(rp.last.Messages, rp.last.MaxTokens, "")
 		s.resumeReq = &req
 		s.prev, _ = promptBytes(req)
 	}
-	switch {
-	case !driven:
-		return fmt.Sprintf("resumed %d messages from a transcript that does not record how they were sent, shed or folded: "+
-			"they all count as unsent (best effort), and the next request rebuilds the prefix", messages)
-	case diverged > 0:
-		return fmt.Sprintf("resumed %d messages, replaying how they were sent, shed and folded; the replay differs from the recording (%s): planning goes on from the replay", messages, divergedAt)
-	case early > 0:
-		return fmt.Sprintf("resumed %d messages, replaying how they were sent, shed and folded (the first %d from an older transcript, best effort)", messages, early)
+	return rp.outcome()
+}
+
+// replayer is the state of one replay.
+type replayer struct {
+	s *Session
+	// driven is set from the first prefix record on: the records after
+	// it drove this transcript's planner.
+	driven          bool
+	messages, early int
+	// divergedAt says where the replay first planned otherwise than the
+	// recording; "" while it has not.
+	divergedAt string
+	last       *contextwin.Plan // the plan of the last request sent
+}
+
+// takeState takes in a record that holds state — the slot, a message, the
+// prefix — and reports whether it was one. These count wherever they are;
+// the others only once the planner is driven.
+func (rp *replayer) takeState(r transcript.Record) bool {
+	s := rp.s
+	switch r.Kind {
+	case transcript.KindSlot:
+		if r.Slot != nil {
+			s.resumedSlot = r.Slot
+			if r.Slot.File != "" {
+				s.resumedSave = r.Slot
+			}
+		}
+	case transcript.KindMessage:
+		if r.Message != nil {
+			s.cw.Append(fromTranscript(*r.Message))
+			rp.messages++
+			if !rp.driven {
+				rp.early++
+			}
+		}
+	case transcript.KindPrefix:
+		if r.Prefix == nil {
+			return true
+		}
+		var tools []engine.Tool
+		if err := json.Unmarshal(r.Prefix.Tools, &tools); err != nil {
+			return true
+		}
+		rp.driven = true
+		s.prefix = &Prefix{System: r.Prefix.System, Tools: tools, Chars: r.Prefix.Chars, Map: r.Prefix.Map}
+		s.cw.SetPrefixChars(r.Prefix.Chars)
+	default:
+		return false
 	}
-	return fmt.Sprintf("resumed %d messages, replaying how they were sent, shed and folded: the next request continues the last one", messages)
+	return true
+}
+
+// drive makes the planner call the i-th record recorded.
+func (rp *replayer) drive(i int, r transcript.Record) {
+	cw := rp.s.cw
+	switch r.Kind {
+	case transcript.KindPlan:
+		p := cw.Plan()
+		rp.comparePlan(i, r, p.Event)
+		rp.last = &p
+	case transcript.KindNote:
+		cw.SetNote(r.Text)
+	case transcript.KindAbandon:
+		cw.AbandonNote()
+	case transcript.KindCompact:
+		cw.Compact()
+	case transcript.KindOverflow:
+		if r.Overflow != nil {
+			p := cw.Overflow(r.Overflow.PromptTokens, r.Overflow.Window)
+			rp.last = &p
+		}
+	case transcript.KindRecapEdit:
+		cw.EditRecap(r.Text)
+	case transcript.KindMapUpdate:
+		rp.s.replayMaps = append(rp.s.replayMaps, r.Text) // for the fold of the next plan
+	case transcript.KindWarmup:
+		if u := r.Usage; u != nil {
+			cw.ObservePrefix(len(warmupMessage)+warmupOverhead, u.PromptTokens)
+		}
+	case transcript.KindUsage:
+		if u := r.Usage; u != nil {
+			cw.Observe(contextwin.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, FinishReason: u.FinishReason})
+		}
+	}
+}
+
+// comparePlan notes the first plan record whose event the replay did not
+// plan.
+func (rp *replayer) comparePlan(i int, r transcript.Record, got contextwin.Event) {
+	if rp.divergedAt != "" {
+		return
+	}
+	want, err := r.PlanEvent()
+	switch {
+	case err != nil:
+		rp.divergedAt = fmt.Sprintf("record %d planned what this version does not know (%v), the replay %s", i+1, err, got)
+	case want != got:
+		rp.divergedAt = fmt.Sprintf("record %d planned %s, the replay %s", i+1, want, got)
+	}
+}
+
+// outcome is the line for the log that says how the transcript resumed.
+func (rp *replayer) outcome() string {
+	switch {
+	case !rp.driven:
+		return fmt.Sprintf("resumed %d messages from a transcript that does not record how they were sent, shed or folded: "+
+			"they all count as unsent (best effort), and the next request rebuilds the prefix", rp.messages)
+	case rp.divergedAt != "":
+		return fmt.Sprintf("resumed %d messages, replaying how they were sent, shed and folded; the replay differs from the recording (%s): planning goes on from the replay", rp.messages, rp.divergedAt)
+	case rp.early > 0:
+		return fmt.Sprintf("resumed %d messages, replaying how they were sent, shed and folded (the first %d from an older transcript, best effort)", rp.messages, rp.early)
+	}
+	return fmt.Sprintf("resumed %d messages, replaying how they were sent, shed and folded: the next request continues the last one", rp.messages)
 }

@@ -89,6 +89,7 @@ type run struct {
 	proposals []*tools.Proposal
 }
 
+// loop runs the rounds of one instruction until the run ends.
 func (r *run) loop(ctx context.Context, instruction string) Result {
 	s := r.s
 	s.Prefix() // built before the first plan, which prices it
@@ -107,17 +108,9 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 		for _, text := range s.takeSaid() {
 			s.record(contextwin.Message{Role: contextwin.User, Content: text}, "")
 		}
-		s.mu.Lock()
-		p := s.plan()
-		s.mu.Unlock()
-		if p.TooSmall {
+		p, ok := r.planRound(ctx)
+		if !ok {
 			return Result{End: TooSmall, Rounds: r.rounds, Err: errors.New(p.Problem)}
-		}
-		if p.Event == contextwin.Note {
-			p = r.noteRound(ctx, p)
-			if p.TooSmall {
-				return Result{End: TooSmall, Rounds: r.rounds, Err: errors.New(p.Problem)}
-			}
 		}
 		r.rounds++
 		r.report(Event{Kind: RoundStarted, Round: r.rounds, Chip: p.Chip})
@@ -128,47 +121,80 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 		// whole window. Only a compaction the user asks for rebuilds it.
 
 		resp, err := r.send(ctx, p)
-		if err != nil {
-			if errors.Is(err, engine.Canceled) || ctx.Err() != nil {
-				return Result{End: Canceled, Rounds: r.rounds}
-			}
-			if errors.Is(err, errTooSmall) {
-				return Result{End: TooSmall, Rounds: r.rounds, Err: err}
-			}
-			if resp == nil || !errors.Is(err, engine.BadToolCall) {
-				return Result{End: EngineFailed, Rounds: r.rounds, Err: err}
-			}
+		if end, failed := r.failure(ctx, resp, err); failed {
+			return end
 		}
 		r.report(Event{Kind: ChipChanged, Round: r.rounds, Chip: s.Chip()})
-
-		reply := Assistant(resp)
-		switch {
-		case len(resp.ToolCalls) == 0 && resp.FinishReason == "length" && continuations < maxContinuations:
-			continuations++
-			reply.Continuation = true
-			s.record(reply, resp.Reasoning)
-			s.record(contextwin.Message{Role: contextwin.User, Content: continuePrompt, Continuation: true}, "")
-			s.sync()
-			continue
-		case len(resp.ToolCalls) == 0:
-			s.record(reply, resp.Reasoning)
-			s.sync()
-			if !s.endUnlessSaid() {
-				// The user said more while the model answered: the run
-				// goes on with it, and the user reads this answer now.
-				r.report(Event{Kind: Replied, Round: r.rounds, Text: resp.Content})
-				continue
-			}
-			return Result{End: Answered, Answer: resp.Content, Rounds: r.rounds}
+		if end, done := r.take(ctx, resp, err, &continuations); done {
+			return end
 		}
-		continuations = 0
-		s.record(reply, resp.Reasoning)
-		for _, call := range resp.ToolCalls {
-			res := r.runTool(ctx, call, err)
-			s.record(contextwin.Message{Role: contextwin.Tool, ToolCallID: call.ID, Content: res.Content, Payload: res.Payload}, "")
-		}
-		s.sync()
 	}
+}
+
+// planRound plans the next request, after the note round a fold asks for;
+// it reports false when the window is too small for one (p.Problem says
+// why).
+func (r *run) planRound(ctx context.Context) (contextwin.Plan, bool) {
+	s := r.s
+	s.mu.Lock()
+	p := s.plan()
+	s.mu.Unlock()
+	if !p.TooSmall && p.Event == contextwin.Note {
+		p = r.noteRound(ctx, p)
+	}
+	return p, !p.TooSmall
+}
+
+// failure is how the run ends when a round's request failed; a reply with
+// a malformed tool call is no failure: the model is told.
+func (r *run) failure(ctx context.Context, resp *engine.Response, err error) (Result, bool) {
+	switch {
+	case err == nil:
+		return Result{}, false
+	case errors.Is(err, engine.Canceled) || ctx.Err() != nil:
+		return Result{End: Canceled, Rounds: r.rounds}, true
+	case errors.Is(err, errTooSmall):
+		return Result{End: TooSmall, Rounds: r.rounds, Err: err}, true
+	case resp == nil || !errors.Is(err, engine.BadToolCall):
+		return Result{End: EngineFailed, Rounds: r.rounds, Err: err}, true
+	}
+	return Result{}, false
+}
+
+// take records the model's reply: an answer ends the run (unless the user
+// said more meanwhile), a reply cut by the length limit is asked to go on,
+// and tool calls are run, their results recorded. sendErr is the
+// request's error, a malformed tool call or nil.
+func (r *run) take(ctx context.Context, resp *engine.Response, sendErr error, continuations *int) (Result, bool) {
+	s := r.s
+	reply := Assistant(resp)
+	switch {
+	case len(resp.ToolCalls) == 0 && resp.FinishReason == "length" && *continuations < maxContinuations:
+		*continuations++
+		reply.Continuation = true
+		s.record(reply, resp.Reasoning)
+		s.record(contextwin.Message{Role: contextwin.User, Content: continuePrompt, Continuation: true}, "")
+		s.sync()
+		return Result{}, false
+	case len(resp.ToolCalls) == 0:
+		s.record(reply, resp.Reasoning)
+		s.sync()
+		if !s.endUnlessSaid() {
+			// The user said more while the model answered: the run
+			// goes on with it, and the user reads this answer now.
+			r.report(Event{Kind: Replied, Round: r.rounds, Text: resp.Content})
+			return Result{}, false
+		}
+		return Result{End: Answered, Answer: resp.Content, Rounds: r.rounds}, true
+	}
+	*continuations = 0
+	s.record(reply, resp.Reasoning)
+	for _, call := range resp.ToolCalls {
+		res := r.runTool(ctx, call, sendErr)
+		s.record(contextwin.Message{Role: contextwin.Tool, ToolCallID: call.ID, Content: res.Content, Payload: res.Payload}, "")
+	}
+	s.sync()
+	return Result{}, false
 }
 
 // runTool runs one call, or explains to the model why it could not.
@@ -176,9 +202,9 @@ func (r *run) runTool(ctx context.Context, call engine.ToolCall, sendErr error) 
 	var res tools.Result
 	if sendErr != nil && !validJSON(call.Arguments) {
 		res = tools.Result{Error: true, Content: fmt.Sprintf("error: the arguments of this %s call are not valid JSON (%q); call it again with a JSON object",
-			call.Name, clipText(call.Arguments, 200))}
+			call.Name, clipWithEllipsis(call.Arguments, 200))}
 	} else {
-		stop := r.watchTool(ctx, clipText(call.Name+" "+toolSubject(call), 60))
+		stop := r.watchTool(ctx, clipWithEllipsis(call.Name+" "+toolSubject(call), 60))
 		res = r.s.cfg.Tools.Run(ctx, call)
 		stop()
 	}
@@ -264,10 +290,10 @@ var errTooSmall = errors.New("window too small")
 func emergencyText(promptTokens, window int, p contextwin.Plan) string {
 	var did []string
 	if n := len(p.Shed); n > 0 {
-		did = append(did, fmt.Sprintf("shed %d result%s", n, pluralS(n)))
+		did = append(did, fmt.Sprintf("shed %d result%s", n, pluralSuffix(n)))
 	}
 	if p.Folded > 0 {
-		did = append(did, fmt.Sprintf("folded %d message%s", p.Folded, pluralS(p.Folded)))
+		did = append(did, fmt.Sprintf("folded %d message%s", p.Folded, pluralSuffix(p.Folded)))
 	}
 	if len(did) == 0 {
 		did = append(did, "cut the newest results")
@@ -290,7 +316,8 @@ func retriesFor(k engine.Kind) int {
 	return retries
 }
 
-func pluralS(n int) string {
+// pluralSuffix is the "s" a count of n takes in English: none for one.
+func pluralSuffix(n int) string {
 	if n == 1 {
 		return ""
 	}
@@ -372,7 +399,7 @@ func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (
 		if s.tr != nil {
 			s.tr.Append(transcript.Record{Kind: transcript.KindUsage, Usage: &transcript.Usage{
 				PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-				CachedTokens: reused, PromptMS: ms, Event: p.Event.String(), FinishReason: resp.FinishReason}})
+				CachedTokens: reused, PromptMS: ms, Event: &p.Event, FinishReason: resp.FinishReason}})
 		}
 	}
 	s.mu.Unlock()
@@ -389,19 +416,23 @@ func engineFigures(r *engine.Response) (reprocessed, reused int, ms float64) {
 	return r.Usage.PromptTokens - cached, cached, 0
 }
 
+// validJSON reports whether tool-call arguments are empty or a JSON object.
 func validJSON(s string) bool {
 	s = strings.TrimSpace(s)
 	return s == "" || (strings.HasPrefix(s, "{") && jsonValid(s))
 }
 
+// firstLine is the first line of s, clipped for an event's detail.
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	return clipText(s, 160)
+	return clipWithEllipsis(s, 160)
 }
 
-func clipText(s string, n int) string {
+// clipWithEllipsis cuts s to at most n bytes, on a character's boundary,
+// and marks the cut with "…"; a shorter s is returned as it is.
+func clipWithEllipsis(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -92,7 +92,7 @@ func TestRunToAnAnswer(t *testing.T) {
 		return tools.Result{Content: "     1\tpackage a\n", Payload: contextwin.Payload{Kind: contextwin.Read, Path: "a.go", From: 1, To: 1, Total: 1}}
 	}}
 	dir := t.TempDir()
-	s, err := NewSession(Config{Engine: client, Tools: box, Window: 8192, TranscriptDir: dir, Debug: true})
+	s, err := newSession(sessionConfig{Engine: client, Tools: box, TranscriptDir: dir, Debug: true, Context: contextwin.Config{Window: 8192}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestResume(t *testing.T) {
 	srv.AppendScript(readTurn("a.go"), sim.Turn{Content: "first answer"}, sim.Turn{Content: "second answer"})
 	box := &agenttest.Toolbox{Names: []string{"read"}}
 	dir := t.TempDir()
-	s, _ := NewSession(Config{Engine: client, Tools: box, Window: 8192, TranscriptDir: dir})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: box, TranscriptDir: dir, Context: contextwin.Config{Window: 8192}})
 	if _, err := s.Run(context.Background(), "one", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestResume(t *testing.T) {
 	path := s.TranscriptPath()
 	s.Close() // the process goes away
 
-	s2, err := NewSession(Config{Engine: client, Tools: box, Window: 8192, Resume: path})
+	s2, err := newSession(sessionConfig{Engine: client, Tools: box, Resume: path, Context: contextwin.Config{Window: 8192}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestOverflowFoldsAndRetries(t *testing.T) {
 		return tools.Result{Content: big, Payload: contextwin.Payload{Kind: contextwin.Read, Path: "f.go"}}
 	}}
 	// The session believes the window is far larger than the engine's.
-	s, _ := NewSession(Config{Engine: client, Tools: box, Window: 64000})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: box, Context: contextwin.Config{Window: 64000}})
 	var c collect
 	res, err := s.Run(context.Background(), "read them all", c.add)
 	if err != nil || res.End != Answered {
@@ -218,7 +218,7 @@ func TestOverflowFoldsAndRetries(t *testing.T) {
 func TestCancelStopsTheStream(t *testing.T) {
 	srv, client := simEngine(t, sim.Config{Ctx: 8192})
 	srv.AppendScript(sim.Turn{Content: strings.Repeat("word ", 2000), Fault: &sim.Fault{ChunkLatency: 20 * time.Millisecond}})
-	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Context: contextwin.Config{Window: 8192}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan Result, 1)
 	go func() {
@@ -257,7 +257,7 @@ func TestCancelStopsTheStream(t *testing.T) {
 func TestBusy(t *testing.T) {
 	srv, client := simEngine(t, sim.Config{Ctx: 8192})
 	srv.AppendScript(sim.Turn{Content: "slow", Fault: &sim.Fault{Latency: 300 * time.Millisecond}})
-	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Context: contextwin.Config{Window: 8192}})
 	first := make(chan struct{})
 	go func() {
 		defer close(first)
@@ -275,7 +275,7 @@ func TestBusy(t *testing.T) {
 func TestEngineFailureEndsTheRun(t *testing.T) {
 	srv, client := simEngine(t, sim.Config{Ctx: 8192, Faults: []sim.FaultRule{{Fault: sim.Fault{Status: 500}}}})
 	_ = srv
-	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Context: contextwin.Config{Window: 8192}})
 	s.retryWait = [retries]time.Duration{time.Millisecond, time.Millisecond}
 	var c collect
 	res, err := s.Run(context.Background(), "x", c.add)
@@ -298,7 +298,7 @@ func TestMalformedToolCall(t *testing.T) {
 	bad.Fault = &sim.Fault{MalformedToolCalls: true}
 	srv.AppendScript(bad, sim.Turn{Content: "done"})
 	box := &agenttest.Toolbox{Names: []string{"read"}}
-	s, _ := NewSession(Config{Engine: client, Tools: box, Window: 8192})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: box, Context: contextwin.Config{Window: 8192}})
 	res, err := s.Run(context.Background(), "x", nil)
 	if err != nil || res.End != Answered {
 		t.Fatalf("Run = %+v, %v", res, err)
@@ -315,7 +315,7 @@ func TestMalformedToolCall(t *testing.T) {
 func TestContinuation(t *testing.T) {
 	srv, client := simEngine(t, sim.Config{Ctx: 8192})
 	srv.AppendScript(sim.Turn{Content: "part one", FinishReason: "length"}, sim.Turn{Content: "part two"})
-	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Context: contextwin.Config{Window: 8192}})
 	res, err := s.Run(context.Background(), "write a lot", nil)
 	if err != nil || res.Answer != "part two" {
 		t.Fatalf("Run = %+v, %v", res, err)
@@ -329,7 +329,7 @@ func TestContinuation(t *testing.T) {
 func TestWarmup(t *testing.T) {
 	srv, client := simEngine(t, sim.Config{Ctx: 8192})
 	srv.AppendScript(sim.Turn{Content: "warm"}, sim.Turn{Content: "answer"})
-	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read", "grep"}}, Window: 8192})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read", "grep"}}, Context: contextwin.Config{Window: 8192}})
 	if err := s.Warmup(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +381,7 @@ func TestCompact(t *testing.T) {
 	box := &agenttest.Toolbox{Names: []string{"read"}, Answer: func(c engine.ToolCall) tools.Result {
 		return tools.Result{Content: body, Payload: contextwin.Payload{Kind: contextwin.Read, Path: "f.go"}}
 	}}
-	s, _ := NewSession(Config{Engine: client, Tools: box, Window: 32768})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: box, Context: contextwin.Config{Window: 32768}})
 	if _, _, err := s.Compact(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "nothing to fold") {
 		t.Errorf("Compact on an empty session = %v, want nothing to fold", err)
 	}
@@ -399,7 +399,7 @@ func TestCompact(t *testing.T) {
 	if s.Recap() == nil || !s.EditRecap("my recap") {
 		t.Fatalf("no recap to edit after Compact")
 	}
-	noWindow, _ := NewSession(Config{Engine: client, Tools: box})
+	noWindow, _ := newSession(sessionConfig{Engine: client, Tools: box})
 	if _, _, err := noWindow.Compact(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "no known window") {
 		t.Errorf("Compact with no window = %v, want no known window", err)
 	}
@@ -455,7 +455,7 @@ func TestResumeOldAndNewTranscripts(t *testing.T) {
 	srv, client := simEngine(t, sim.Config{Ctx: 8192})
 	srv.AppendScript(sim.Turn{Content: "answer one"}, sim.Turn{Content: "answer two"})
 	box := &agenttest.Toolbox{Names: []string{"read"}}
-	s, err := NewSession(Config{Engine: client, Tools: box, Window: 8192, Resume: w.Path()})
+	s, err := newSession(sessionConfig{Engine: client, Tools: box, Resume: w.Path(), Context: contextwin.Config{Window: 8192}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +468,7 @@ func TestResumeOldAndNewTranscripts(t *testing.T) {
 	s.Close()
 
 	// Written by this session, the transcript now records the planner.
-	s2, err := NewSession(Config{Engine: client, Tools: box, Window: 8192, Resume: w.Path()})
+	s2, err := newSession(sessionConfig{Engine: client, Tools: box, Resume: w.Path(), Context: contextwin.Config{Window: 8192}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +502,7 @@ func TestSilenceIsReported(t *testing.T) {
 	quietAfter, quietEvery, quietTick = 150*time.Millisecond, 150*time.Millisecond, 10*time.Millisecond
 	t.Cleanup(func() { quietAfter, quietEvery, quietTick = 20*time.Second, 10*time.Second, time.Second })
 	_, client := simEngine(t, sim.Config{Ctx: 8192, Script: []sim.Turn{{Content: "late", Fault: &sim.Fault{Latency: 600 * time.Millisecond}}}})
-	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Context: contextwin.Config{Window: 8192}})
 	if d := s.firstByte(10000); d != 0 {
 		t.Errorf("firstByte before any measure = %v, want 0 (the idle timeout)", d)
 	}
@@ -545,7 +545,7 @@ func TestInstructionOnDiskBeforeTheRequest(t *testing.T) {
 	}))
 	t.Cleanup(func() { srv.Close(); ts.Close() })
 	client := engine.NewClient(engine.Options{BaseURL: ts.URL + "/v1", Flavor: engine.LlamaCpp})
-	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192, TranscriptDir: t.TempDir()})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, TranscriptDir: t.TempDir(), Context: contextwin.Config{Window: 8192}})
 	defer s.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -573,7 +573,7 @@ func TestSilentEngineRetriedOnce(t *testing.T) {
 	t.Cleanup(func() { srv.Close(); ts.Close() })
 	client := engine.NewClient(engine.Options{BaseURL: ts.URL + "/v1", Flavor: engine.LlamaCpp,
 		Timeouts: engine.Timeouts{Idle: 100 * time.Millisecond}})
-	s, _ := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Context: contextwin.Config{Window: 8192}})
 	s.retryWait = [retries]time.Duration{time.Millisecond, time.Millisecond}
 	_, err = s.Run(context.Background(), "x", nil)
 	if !errors.Is(err, engine.Timeout) {

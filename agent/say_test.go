@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"github.com/reika-lsp/reika/contextwin"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 func TestSayJoinsTheRun(t *testing.T) {
 	srv, client := simEngine(t, sim.Config{Ctx: 8192})
 	srv.AppendScript(sim.Turn{Content: "first answer"}, sim.Turn{Content: "second answer"})
-	s, err := NewSession(Config{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Window: 8192})
+	s, err := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}}, Context: contextwin.Config{Window: 8192}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,23 +32,17 @@ type Toolbox interface {
 	Run(ctx context.Context, call engine.ToolCall) tools.Result
 }
 
-// Config sets up a Session.
-type Config struct {
+// sessionConfig is what a Session is built from; Start derives it from a
+// Setup, the same way for every front end.
+type sessionConfig struct {
 	Engine Engine
 	Tools  Toolbox
 
-	// Context window figures, as discovery and the settings give them.
-	Window          int // 0: no known window
-	Reserve         int // pinned reply reserve (REIKA_MIN_GEN_TOKENS)
-	MaxTokens       int // REIKA_MAX_TOKENS
-	OutputLimit     int // the catalog's output limit
-	ReasoningRounds int
-	Minimal         bool // no repo map, no project instructions
-
-	// MapChars, when MapCharsSet, fixes the repo map's size in characters
-	// (REIKA_REPO_MAP_BUDGET); unset, contextwin gives the window's share.
-	MapChars    int
-	MapCharsSet bool
+	// Context configures the planner: the window and the figures that
+	// divide it, as discovery and the settings give them (contextwin.Config
+	// documents each); its Minimal also leaves the project instructions out
+	// of the bootstrap. The session sets its MapUpdate.
+	Context contextwin.Config
 
 	// Workspace is the root whose AGENTS.md joins the bootstrap.
 	Workspace string
@@ -87,7 +81,7 @@ type RepoMap interface {
 // Session is one conversation with the engine. Runs take turns: one at a
 // time. Its methods are safe for concurrent use.
 type Session struct {
-	cfg    Config
+	cfg    sessionConfig
 	tools  []engine.Tool // the definitions, in their fixed order and bytes
 	prefix *Prefix       // built at the first request; guarded by mu
 	tr     *transcript.Writer
@@ -119,7 +113,7 @@ type Session struct {
 	resumedSlot, resumedSave *transcript.Slot
 	resumeReq                *engine.Request
 
-	info    *Info  // how Start built it; nil for NewSession
+	info    *Info  // how Start built it; nil for a session a test built
 	cleanup func() // removes what Start made for the session alone
 }
 
@@ -139,8 +133,9 @@ type Stats struct {
 	LastPrompt        int
 }
 
-// NewSession starts a session, or resumes the one cfg.Resume names.
-func NewSession(cfg Config) (*Session, error) {
+// newSession starts a session, or resumes the one cfg.Resume names. Start
+// is the way in for front ends; tests call it with the parts they fake.
+func newSession(cfg sessionConfig) (*Session, error) {
 	if cfg.Engine == nil || cfg.Tools == nil {
 		return nil, errors.New("agent: a session needs an engine and tools")
 	}
@@ -151,11 +146,9 @@ func NewSession(cfg Config) (*Session, error) {
 	s.tools = cfg.Tools.Definitions()
 	// The prefix is built at the first request (Prefix), so that the repo
 	// map it carries sees the documents opened meanwhile.
-	s.cw = contextwin.NewPlanner(contextwin.Config{
-		Window: cfg.Window, Reserve: cfg.Reserve, MaxTokens: cfg.MaxTokens, OutputLimit: cfg.OutputLimit,
-		ReasoningRounds: cfg.ReasoningRounds, Minimal: cfg.Minimal, MapChars: cfg.MapChars, MapCharsSet: cfg.MapCharsSet,
-		MapUpdate: s.mapUpdate,
-	})
+	planner := cfg.Context
+	planner.MapUpdate = s.mapUpdate
+	s.cw = contextwin.NewPlanner(planner)
 	switch {
 	case cfg.Resume != "":
 		w, recs, err := transcript.Open(cfg.Resume)
@@ -166,7 +159,7 @@ func NewSession(cfg Config) (*Session, error) {
 		s.resumed = s.replay(recs)
 	case cfg.TranscriptDir != "":
 		meta := cfg.Meta
-		meta.Workspace, meta.Window = cfg.Workspace, cfg.Window
+		meta.Workspace, meta.Window = cfg.Workspace, cfg.Context.Window
 		w, err := transcript.Create(cfg.TranscriptDir, meta)
 		if err != nil {
 			return nil, err
@@ -291,7 +284,7 @@ func (s *Session) systemPrompt() (system, repoMap string) {
 	} else {
 		b.WriteString(defaultSystem)
 	}
-	if s.cfg.Minimal {
+	if s.cfg.Context.Minimal {
 		return b.String(), ""
 	}
 	if s.cfg.Workspace != "" {
@@ -355,7 +348,7 @@ func (s *Session) drove(r transcript.Record) {
 // The caller holds mu.
 func (s *Session) plan() contextwin.Plan {
 	p := s.cw.Plan()
-	s.drove(transcript.Record{Kind: transcript.KindPlan, Text: p.Event.String()})
+	s.drove(transcript.Record{Kind: transcript.KindPlan, Plan: &transcript.Plan{Event: p.Event}})
 	return p
 }
 
@@ -420,7 +413,7 @@ func (s *Session) mapUpdate() string {
 		return m
 	}
 	m := ""
-	if n := s.cw.Budget().RepoMapChars; s.cfg.RepoMap != nil && s.prefix != nil && !s.cfg.Minimal && n > 0 {
+	if n := s.cw.Budget().RepoMapChars; s.cfg.RepoMap != nil && s.prefix != nil && !s.cfg.Context.Minimal && n > 0 {
 		m = mapDelta(s.prefix.Map, s.cfg.RepoMap.Render(n), n/4)
 	}
 	s.drove(transcript.Record{Kind: transcript.KindMapUpdate, Text: m})

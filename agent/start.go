@@ -14,6 +14,7 @@ import (
 	"github.com/reika-lsp/reika/agent/engine"
 	"github.com/reika-lsp/reika/agent/tools"
 	"github.com/reika-lsp/reika/agent/transcript"
+	"github.com/reika-lsp/reika/contextwin"
 	"github.com/reika-lsp/reika/repomap"
 )
 
@@ -157,22 +158,81 @@ func (st Setup) getenv() func(string) string {
 // the prefix. It makes no request to the model: the prefix is built at the
 // first request (Warmup or Run).
 func Start(ctx context.Context, st Setup) (*Session, error) {
-	getenv := st.getenv()
 	settings, path, err := st.Resolve()
 	if err != nil {
 		return nil, err
 	}
 	info := &Info{Settings: settings, ConfigFile: path}
 	for _, w := range settings.Warnings {
-		info.Notices = append(info.Notices, Notice{Warning: true, Text: w})
+		info.notice(true, w)
 	}
+	conn, err := st.connect(ctx, settings, info)
+	if err != nil {
+		return nil, err
+	}
+	info.StateDir = st.stateDir()
+	spill, cleanup, err := spillDir(info.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	toolbox := st.Toolbox
+	if toolbox == nil {
+		toolbox, cleanup, err = st.builtinTools(settings, path, spill, info, cleanup)
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+	}
+	eng := st.Engine
+	if eng == nil {
+		eng = engine.NewClient(conn.Options)
+	}
+	s, err := newSession(sessionConfig{
+		Engine:        eng,
+		Tools:         toolbox,
+		Context:       plannerConfig(settings, conn.Discovery),
+		Workspace:     st.root(),
+		RepoMap:       st.RepoMap,
+		System:        st.System,
+		MaxSteps:      st.MaxSteps,
+		Temperature:   st.Temperature,
+		TranscriptDir: info.StateDir,
+		Resume:        st.Resume,
+		Meta:          transcript.Meta{Endpoint: conn.Options.BaseURL, Model: conn.Options.Model},
+		Debug:         settings.Debug.Value,
+	})
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	if s.resumed != "" {
+		info.notice(false, s.resumed)
+	}
+	s.info, s.cleanup = info, cleanup
+	if st.Engine == nil {
+		s.setupSlot(ctx, conn, info.StateDir, &info.Notices)
+	}
+	if w := s.RoomWarning(); w != "" {
+		info.notice(true, w)
+	}
+	return s, nil
+}
+
+// notice adds a notice: a warning, or information for the log.
+func (i *Info) notice(warning bool, text string) {
+	i.Notices = append(i.Notices, Notice{Warning: warning, Text: text})
+}
+
+// connect finds the engine the settings name and discovers its model and
+// window, noting what it learnt in info.
+func (st Setup) connect(ctx context.Context, settings *config.Settings, info *Info) (*engine.Connection, error) {
 	var conf engine.Configured
 	if settings.ContextWindow.IsSet() && settings.ContextWindow.Value > 0 {
-		conf = engine.Configured{Window: settings.ContextWindow.Value, WindowSource: settings.ContextWindow.Source.String()}
+		conf = engine.Configured{Window: settings.ContextWindow.Value, WindowSource: sourceOf(settings.ContextWindow.Source)}
 	}
 	conn, err := engine.Connect(ctx, engine.Target{
-		Endpoint: settings.Endpoint.Value, EndpointSource: settings.Endpoint.Source.String(),
-		Model: settings.Model.Value, APIKey: settings.APIKey(getenv), APIKeyEnv: settings.APIKeyEnv.Value,
+		Endpoint: settings.Endpoint.Value, EndpointSource: sourceOf(settings.Endpoint.Source),
+		Model: settings.Model.Value, APIKey: settings.APIKey(st.getenv()), APIKeyEnv: settings.APIKeyEnv.Value,
 		Extra: settings.Extra.Value, Configured: conf,
 	}, engine.Options{HTTPClient: st.HTTPClient})
 	if err != nil {
@@ -181,110 +241,91 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 	info.Connection = conn
 	d := conn.Discovery
 	for _, w := range d.Warnings {
-		info.Notices = append(info.Notices, Notice{Warning: true, Text: w})
+		info.notice(true, w)
 	}
 	if d.TruncationRisk != "" {
-		info.Notices = append(info.Notices, Notice{Warning: true, Text: d.TruncationRisk})
+		info.notice(true, d.TruncationRisk)
 	}
-	info.Notices = append(info.Notices, Notice{Text: fmt.Sprintf("%s at %s (%s), model %s, window %d (%s)",
-		d.Flavor.Name(), conn.Options.BaseURL, conn.EndpointSource, conn.Options.Model, d.Window, d.WindowSource)})
+	info.notice(false, fmt.Sprintf("%s at %s (%s), model %s, window %d (%s)",
+		d.Flavor.Name(), conn.Options.BaseURL, conn.EndpointSource, conn.Options.Model, d.Window, d.WindowSource))
+	return conn, nil
+}
 
-	root := ""
-	if len(st.Folders) > 0 {
-		root = st.Folders[0]
-	}
-	keep := st.StateDir != NoTranscript
-	if keep {
-		info.StateDir = st.StateDir
-		if info.StateDir == "" {
-			info.StateDir = transcript.Dir(getenv)
-		}
-	}
-	spill, cleanup, err := spillDir(info.StateDir)
-	if err != nil {
-		return nil, err
-	}
-	toolbox := st.Toolbox
-	if toolbox == nil {
-		var box tools.Sandbox
-		// Commands get a temporary directory of their own: the system's
-		// is shared with every other program of the user.
-		if temp, err := os.MkdirTemp("", "reika-cmd-"); err != nil {
-			info.Sandbox = Sandboxing{Line: fmt.Sprintf("no sandbox: no temporary directory for commands (%v); commands ask", err)}
-		} else {
-			done := cleanup
-			cleanup = func() { os.RemoveAll(temp); done() }
-			c, sb := newContainer(st.Folders, temp, settings.APIKeyEnv.Value, getenv)
-			info.Sandbox = sb
-			if c != nil {
-				box = c
-			}
-		}
-		ts, err := tools.New(tools.Config{
-			Sandbox:      box,
-			Folders:      st.Folders,
-			Buffers:      st.Buffers,
-			Proposer:     st.Proposer,
-			Ask:          st.Ask,
-			Remember:     remember(path),
-			BashAllow:    settings.BashAllow.Value,
-			FetchEnabled: settings.Fetch.Value,
-			SpillDir:     spill,
-		})
-		if err != nil {
-			cleanup()
-			return nil, err
-		}
-		toolbox = ts
-	}
-	eng := st.Engine
-	if eng == nil {
-		eng = engine.NewClient(conn.Options)
-	}
-	reserve := 0
-	if settings.MinGenTokens.IsSet() {
-		reserve = settings.MinGenTokens.Value
-	}
-	cfg := Config{
-		Engine:          eng,
-		Tools:           toolbox,
+// plannerConfig is the planner's configuration: the window discovery
+// found, divided as the settings say.
+func plannerConfig(settings *config.Settings, d *engine.Discovery) contextwin.Config {
+	c := contextwin.Config{
 		Window:          d.Window,
-		Reserve:         reserve,
 		MaxTokens:       settings.MaxTokens.Value,
 		OutputLimit:     d.OutputLimit,
 		ReasoningRounds: settings.ReasoningRounds.Value,
 		Minimal:         settings.Minimal.Value,
 		MapChars:        settings.RepoMapBudget.Value,
 		MapCharsSet:     settings.RepoMapBudget.IsSet(),
-		Workspace:       root,
-		RepoMap:         st.RepoMap,
-		System:          st.System,
-		MaxSteps:        st.MaxSteps,
-		Temperature:     st.Temperature,
-		Resume:          st.Resume,
-		Meta:            transcript.Meta{Endpoint: conn.Options.BaseURL, Model: conn.Options.Model},
-		Debug:           settings.Debug.Value,
 	}
-	if keep {
-		cfg.TranscriptDir = info.StateDir
+	if settings.MinGenTokens.IsSet() {
+		c.Reserve = settings.MinGenTokens.Value
 	}
-	s, err := NewSession(cfg)
-	if err != nil {
-		cleanup()
-		return nil, err
-	}
-	if s.resumed != "" {
-		info.Notices = append(info.Notices, Notice{Text: s.resumed})
-	}
-	s.info, s.cleanup = info, cleanup
-	if st.Engine == nil {
-		s.setupSlot(ctx, conn, info.StateDir, &info.Notices)
-	}
-	if w := s.RoomWarning(); w != "" {
-		info.Notices = append(info.Notices, Notice{Warning: true, Text: w})
-	}
-	return s, nil
+	return c
 }
+
+// root is the workspace's root: its first folder, "" for none.
+func (st Setup) root() string {
+	if len(st.Folders) > 0 {
+		return st.Folders[0]
+	}
+	return ""
+}
+
+// stateDir is where the session's transcript goes; "" for none.
+func (st Setup) stateDir() string {
+	switch st.StateDir {
+	case NoTranscript:
+		return ""
+	case "":
+		return transcript.Dir(st.getenv())
+	}
+	return st.StateDir
+}
+
+// builtinTools sets up the built-in tools, confined to the workspace, with their
+// commands contained when the system allows it (info.Sandbox says how).
+// The cleanup it returns removes the commands' temporary directory, then
+// does what done did.
+func (st Setup) builtinTools(settings *config.Settings, configPath, spill string, info *Info, done func()) (Toolbox, func(), error) {
+	var box tools.Sandbox
+	cleanup := done
+	// Commands get a temporary directory of their own: the system's is
+	// shared with every other program of the user.
+	if temp, err := os.MkdirTemp("", "reika-cmd-"); err != nil {
+		info.Sandbox = Sandboxing{Line: fmt.Sprintf("no sandbox: no temporary directory for commands (%v); commands ask", err)}
+	} else {
+		cleanup = func() { os.RemoveAll(temp); done() }
+		c, sb := newContainer(st.Folders, temp, settings.APIKeyEnv.Value, st.getenv())
+		info.Sandbox = sb
+		if c != nil {
+			box = c
+		}
+	}
+	ts, err := tools.New(tools.Config{
+		Sandbox:      box,
+		Folders:      st.Folders,
+		Buffers:      st.Buffers,
+		Proposer:     st.Proposer,
+		Ask:          st.Ask,
+		Remember:     remember(configPath),
+		BashAllow:    settings.BashAllow.Value,
+		FetchEnabled: settings.Fetch.Value,
+		SpillDir:     spill,
+	})
+	if err != nil {
+		return nil, cleanup, err
+	}
+	return ts, cleanup, nil
+}
+
+// sourceOf is the engine's form of a setting's source.
+func sourceOf(s config.Source) engine.Source { return engine.Source{ID: s.ID(), Text: s.String()} }
 
 // remember keeps an "always" of the user in the user-level config file;
 // nil when there is none to keep it in.
@@ -309,7 +350,7 @@ func (s *Session) RoomWarning() string {
 	}
 	prefix := (NewPrefix(system, s.tools).Chars + 3) / 4
 	fix := "set a larger window (REIKA_CONTEXT_WINDOW and the engine's context size)"
-	if !s.cfg.Minimal {
+	if !s.cfg.Context.Minimal {
 		fix += " or minimal mode (REIKA_MINIMAL=1), which leaves the repo map and AGENTS.md out"
 	}
 	switch {
@@ -345,8 +386,8 @@ func spillDir(stateDir string) (dir string, cleanup func(), err error) {
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
-// Info describes how the session was started; nil for one built with
-// NewSession.
+// Info describes how the session was started; nil for one a test built
+// without Start.
 func (s *Session) Info() *Info { return s.info }
 
 // Debug reports whether the prefix-cache line is on (REIKA_DEBUG).

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"github.com/reika-lsp/reika/contextwin"
 	"strings"
 	"testing"
 
@@ -37,8 +38,8 @@ func TestRoomWarning(t *testing.T) {
 		{window: 1400, want: "window too small"},
 		{window: 700, minimal: true, want: "window too small"},
 	} {
-		s, err := NewSession(Config{Engine: noEngine{}, Tools: box, Window: tc.window, Reserve: 256, Minimal: tc.minimal,
-			RepoMap: mapOf(strings.Repeat("pkg/file.go: func F()\n", 1000))})
+		s, err := newSession(sessionConfig{Engine: noEngine{}, Tools: box,
+			RepoMap: mapOf(strings.Repeat("pkg/file.go: func F()\n", 1000)), Context: contextwin.Config{Window: tc.window, Reserve: 256, Minimal: tc.minimal}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,7 +63,11 @@ func planEvents(t *testing.T, dir string) map[string]int {
 		}
 		for _, r := range recs {
 			if r.Kind == transcript.KindPlan {
-				out[r.Text]++
+				ev, err := r.PlanEvent()
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[ev.String()]++
 			}
 		}
 	}

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -108,8 +108,11 @@ func (s *Server) closeConn() {
 // stop.
 const exitGrace = 500 * time.Millisecond
 
+// isClosed reports whether err says the connection's stream was closed,
+// at this end (closeConn) or the editor's: a pipe (io.ErrClosedPipe), a
+// socket (net.ErrClosed) or a file, stdin among them (os.ErrClosed).
 func isClosed(err error) bool {
-	return strings.Contains(err.Error(), "use of closed") || strings.Contains(err.Error(), "closed pipe")
+	return errors.Is(err, io.ErrClosedPipe) || errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed)
 }
 
 // Server is one connection's state.

@@ -42,7 +42,8 @@ type Source struct {
 // Layer is one of the places a setting can come from, weakest first.
 type Layer int
 
-// A Layer is never persisted: reports print a Source's String.
+// A Layer is never persisted: reports print a Source's String, and for
+// programs its ID.
 const (
 	Default Layer = iota
 	File
@@ -59,6 +60,24 @@ const (
 	Flag
 )
 
+// layerIDs are the layers' stable identifiers.
+var layerIDs = [...]string{Default: "default", File: "config-file", Env: "env", EditorStartup: "editor-startup", EditorPush: "editor-push", Flag: "flag"}
+
+// ID is the layer's stable identifier ("default", "config-file", "env",
+// "editor-startup", "editor-push", "flag"), which check --json reports as
+// a value's source.
+func (l Layer) ID() string {
+	if l < 0 || int(l) >= len(layerIDs) {
+		return "unknown"
+	}
+	return layerIDs[l]
+}
+
+// ID is the stable identifier of the layer the value came from.
+func (s Source) ID() string { return s.Layer.ID() }
+
+// String says in words where the value came from: the layer and, for a
+// file or a variable, which one ("env REIKA_CONTEXT_WINDOW").
 func (s Source) String() string {
 	name := ""
 	switch s.Layer {
@@ -86,7 +105,8 @@ func (l Layer) IsEditor() bool { return l == EditorStartup || l == EditorPush }
 // profile, which chooses the user's endpoint, key and allow list), the key
 // sent with it, the commands that run unasked and web fetches. They come
 // from the defaults, the user's config file, REIKA_* and the editor's
-// startup options only, never from a settings push (SPEC §5a).
+// startup options only, never from a settings push (README.md,
+// "Configuration").
 var TrustKeys = []string{"profile", "endpoint", "api_key_env", "fetch", "bash_allow"}
 
 // IsTrustKey reports whether key (snake_case) is one of TrustKeys.
@@ -278,12 +298,42 @@ func Resolve(in Inputs) *Settings {
 	s := r.s
 	s.ReasoningRounds = Value[int]{DefaultReasoningRounds, Source{Layer: Default}}
 	s.Warmup = Value[bool]{true, Source{Layer: Default}}
-
 	editor := normaliseKeys(in.Editor)
 	pushed, spelt := normaliseKeysSpelt(in.Pushed)
 
 	// The profile comes first: it decides which file section and which
 	// per-profile variables apply.
+	chosen := r.chooseProfile(in, env, editor, pushed, spelt)
+	profile := s.Profile.Value
+	// File layers: top level, then the active profile.
+	if in.File != nil {
+		r.applyProfile(in.File.Profile, fileSource(in.FilePath, ""))
+		if p, ok := in.File.Profiles[profile]; ok {
+			r.applyProfile(p, fileSource(in.FilePath, "profile "+profile))
+		}
+	}
+	// Environment: the global variable, then the profile's own.
+	for _, st := range settingsTable {
+		names := []string{st.env}
+		if profile != "" {
+			names = append(names, st.env+"_"+envSuffix(profile))
+		}
+		for _, name := range names {
+			if v := env(name); v != "" {
+				r.setText(st, v, Source{Env, "env " + name})
+			}
+		}
+	}
+	r.applyEditor(in.FilePath, editor, pushed, spelt, chosen)
+	return s
+}
+
+// chooseProfile sets the active profile — the file's, then REIKA_PROFILE,
+// then the editor's startup options; never a push's — and warns when it
+// names none the file defines. It returns the profile chosen without the
+// editor.
+func (r *resolver) chooseProfile(in Inputs, env func(string) string, editor, pushed map[string]any, spelt map[string]string) Value[string] {
+	s := r.s
 	s.Profile = Value[string]{"", Source{Layer: Default}}
 	if in.File != nil {
 		for name := range in.File.Profiles {
@@ -302,7 +352,7 @@ func Resolve(in Inputs) *Settings {
 	if v := env("REIKA_PROFILE"); v != "" {
 		s.Profile = Value[string]{v, Source{Env, "env REIKA_PROFILE"}}
 	}
-	chosen := s.Profile // the profile without the editor's say
+	chosen := s.Profile
 	if v, ok := editor["profile"].(string); ok && v != "" {
 		s.Profile = Value[string]{v, Source{Layer: EditorStartup}}
 	}
@@ -316,29 +366,15 @@ func Resolve(in Inputs) *Settings {
 	} else if profile != "" && in.File == nil && s.Profile.Source.Layer != Default {
 		r.warn("profile %q is selected but there is no config file at %s", profile, displayPath(in.FilePath))
 	}
+	return chosen
+}
 
-	// File layers: top level, then the active profile.
-	if in.File != nil {
-		r.applyProfile(in.File.Profile, fileSource(in.FilePath, ""))
-		if p, ok := in.File.Profiles[profile]; ok {
-			r.applyProfile(p, fileSource(in.FilePath, "profile "+profile))
-		}
-	}
-
-	// Environment: the global variable, then the profile's own.
-	for _, st := range settingsTable {
-		names := []string{st.env}
-		if profile != "" {
-			names = append(names, st.env+"_"+envSuffix(profile))
-		}
-		for _, name := range names {
-			if v := env(name); v != "" {
-				r.setText(st, v, Source{Env, "env " + name})
-			}
-		}
-	}
-
-	// Editor.
+// applyEditor applies the editor's layers, its startup options then its
+// pushes (but for the trust keys, which a push never gives), and records
+// where the editor overrides the file or the environment. chosen is the
+// profile the layers below the editor chose.
+func (r *resolver) applyEditor(filePath string, editor, pushed map[string]any, spelt map[string]string, chosen Value[string]) {
+	s := r.s
 	before := map[string]Source{}
 	values := map[string]any{}
 	s.Each(func(key string, v any, src Source) { before[key], values[key] = src, v })
@@ -357,7 +393,7 @@ func Resolve(in Inputs) *Settings {
 		}
 		if IsTrustKey(st.key) {
 			if r.wouldChange(st, v) {
-				r.ignore(st.key, spelt[st.key], v, in.FilePath)
+				r.ignore(st.key, spelt[st.key], v, filePath)
 			}
 			continue
 		}
@@ -381,7 +417,6 @@ func Resolve(in Inputs) *Settings {
 			}
 		}
 	}
-	return s
 }
 
 func hasProfile(f *FileContents, name string) bool {

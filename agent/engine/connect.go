@@ -8,9 +8,10 @@ import (
 // Target is the endpoint the settings name, in plain values: what Connect
 // needs to find a working engine.
 type Target struct {
-	// Endpoint is the base URL; "" probes the usual local ports. Source
-	// says where it came from, for messages.
-	Endpoint, EndpointSource string
+	// Endpoint is the base URL; "" probes the usual local ports.
+	// EndpointSource says where it came from.
+	Endpoint       string
+	EndpointSource Source
 	// Model is the configured model; "" takes the engine's first.
 	Model string
 	// APIKey is the key itself, read from the environment variable the
@@ -29,7 +30,7 @@ type Connection struct {
 	Options Options
 	// EndpointSource says where the endpoint came from: a setting, or the
 	// probe of the usual local ports.
-	EndpointSource string
+	EndpointSource Source
 	Discovery      *Discovery
 }
 
@@ -47,7 +48,7 @@ func Connect(ctx context.Context, t Target, base Options) (*Connection, error) {
 			return nil, err
 		}
 		opts.BaseURL = found
-		source = "probe (first engine to answer on the usual local ports)"
+		source = SourceProbe
 	}
 	if t.APIKeyEnv != "" && opts.APIKey == "" {
 		return nil, fmt.Errorf("the profile names %s for the API key, but it is not set in the environment: export it, or remove api_key_env",

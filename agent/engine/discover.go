@@ -24,16 +24,16 @@ type Discovery struct {
 
 	Models      []string // what the engine serves, in its order
 	Model       string   // the model requests will name
-	ModelSource string
+	ModelSource Source
 
 	// Window is the context window in tokens, 0 when nothing gave one;
 	// WindowSource says where it came from.
 	Window       int
-	WindowSource string
+	WindowSource Source
 	// EngineWindow is what the engine itself reported, even when a
 	// configured window takes precedence.
 	EngineWindow       int
-	EngineWindowSource string
+	EngineWindowSource Source
 	// TrainedWindow is the model's trained length, for information only:
 	// it is not the usable window.
 	TrainedWindow int
@@ -51,7 +51,7 @@ type Discovery struct {
 // Configured is what the user's settings already say about the window.
 type Configured struct {
 	Window       int    // 0: not configured
-	WindowSource string // e.g. "env REIKA_CONTEXT_WINDOW"
+	WindowSource Source // the setting's layer, e.g. "env REIKA_CONTEXT_WINDOW"
 }
 
 // NoWindowWarning is the startup warning when no source gives a window.
@@ -61,9 +61,10 @@ func NoWindowWarning(endpoint string) string {
 }
 
 // Discover asks the endpoint what it is, which models it serves and how
-// large its window is, in SPEC.md §1's order: the configured window, then
-// the engine's own figure, then — for a hosted endpoint only — the
-// embedded models.dev catalog. Only opts.BaseURL's host is ever contacted.
+// large its window is, taking the window from the first source that
+// gives one (README.md, "Engines"): the configured window, then the
+// engine's own figure, then — for a hosted endpoint only — the embedded
+// models.dev catalog. Only opts.BaseURL's host is ever contacted.
 //
 // It fails only when the endpoint cannot be used at all (unreachable,
 // refusing the key, not an OpenAI-compatible server, still loading); lesser
@@ -73,99 +74,18 @@ func Discover(ctx context.Context, opts Options, conf Configured) (*Discovery, e
 	base := strings.TrimRight(opts.BaseURL, "/")
 	out := &Discovery{Endpoint: base}
 	local := IsLocalHost(hostOf(base))
-
-	var ml modelList
-	err := d.getJSON(ctx, base+"/models", "GET /models", &ml)
-	switch {
-	case err == nil:
-	case !local && isKind(err, NotFound):
-		// Some hosted services do not list models; the catalog may still
-		// know the window.
-		out.Warnings = append(out.Warnings, fmt.Sprintf("%s does not list its models (GET /models: 404)", base))
-	default:
+	ml, err := d.listModels(ctx, base, local, out)
+	if err != nil {
 		return nil, err
 	}
-	for _, m := range ml.Data {
-		if m.ID != "" {
-			out.Models = append(out.Models, m.ID)
-		}
-	}
-
-	out.Flavor = ml.flavor()
-	if out.Flavor == FlavorUnknown {
-		if local {
-			out.Flavor = d.sniffLocal(ctx, base)
-		} else {
-			out.Flavor = Hosted
-		}
-	}
-
-	// The model.
-	switch {
-	case opts.Model != "":
-		out.Model, out.ModelSource = opts.Model, "configured"
-		if len(out.Models) > 0 && !containsFold(out.Models, opts.Model) && out.Flavor != LlamaCpp {
-			// llama.cpp serves its one model under any name; others refuse
-			// names they do not know.
-			out.Warnings = append(out.Warnings, fmt.Sprintf("model %q is not among those %s serves (%s); set REIKA_MODEL to one of them",
-				opts.Model, base, strings.Join(firstN(out.Models, 8), ", ")))
-		}
-	case len(out.Models) == 1:
-		out.Model, out.ModelSource = out.Models[0], "the engine's only model"
-	case len(out.Models) > 1:
-		out.Model, out.ModelSource = out.Models[0], "the engine's first model"
-		out.Warnings = append(out.Warnings, fmt.Sprintf("%s serves %d models and none is configured; using %q (set REIKA_MODEL to choose)",
-			base, len(out.Models), out.Models[0]))
-	default:
-		out.Warnings = append(out.Warnings, fmt.Sprintf("%s lists no models; set REIKA_MODEL", base))
-	}
-
-	// The engine's own window.
+	chooseModel(opts.Model, out)
 	entry := ml.entry(out.Model)
-	switch out.Flavor {
-	case LlamaCpp:
-		d.llamaWindow(ctx, base, entry, out)
-	case VLLM, SGLang:
-		if entry != nil && entry.MaxModelLen > 0 {
-			out.EngineWindow, out.EngineWindowSource = entry.MaxModelLen, out.Flavor.Name()+" /v1/models max_model_len"
-		}
-	case Ollama:
-		d.ollamaWindow(ctx, base, out)
-	case LMStudio:
-		d.lmstudioWindow(ctx, base, out)
-	}
-	if out.EngineWindow == 0 && entry != nil {
-		// Any server that copies one of the known fields.
-		switch {
-		case entry.Meta != nil && entry.Meta.NCtx > 0:
-			out.EngineWindow, out.EngineWindowSource = entry.Meta.NCtx, "/v1/models meta.n_ctx"
-		case entry.MaxModelLen > 0:
-			out.EngineWindow, out.EngineWindowSource = entry.MaxModelLen, "/v1/models max_model_len"
-		case entry.ContextLength > 0:
-			out.EngineWindow, out.EngineWindowSource = entry.ContextLength, "/v1/models context_length"
-		}
-	}
-	if out.EngineWindow != 0 && !plausibleWindow(out.EngineWindow) {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("the engine reports a window of %d tokens (%s), which cannot be right; ignored: set REIKA_CONTEXT_WINDOW",
-			out.EngineWindow, out.EngineWindowSource))
-		out.EngineWindow, out.EngineWindowSource = 0, ""
-	}
-	if entry != nil && entry.Meta != nil && entry.Meta.NCtxTrain > 0 && out.TrainedWindow == 0 {
-		out.TrainedWindow = entry.Meta.NCtxTrain
-	}
-
-	// The catalog, for hosted endpoints only.
+	d.engineWindow(ctx, base, entry, out)
 	var catalogWindow int
-	var catalogSource string
+	var catalogSource Source
 	if !local {
-		if m, ok := catalog.Lookup(hostOf(base), out.Model); ok && plausibleWindow(m.Limits.Context) {
-			catalogWindow = m.Limits.Context
-			catalogSource = fmt.Sprintf("models.dev catalog (%s/%s)", m.Provider, m.Model)
-			out.OutputLimit = m.Limits.Output
-		}
+		catalogWindow, catalogSource = catalogLookup(base, out)
 	}
-
-	// The window, in order.
 	switch {
 	case conf.Window > 0:
 		out.Window, out.WindowSource = conf.Window, conf.WindowSource
@@ -180,11 +100,112 @@ func Discover(ctx context.Context, opts Options, conf Configured) (*Discovery, e
 	default:
 		out.Warnings = append(out.Warnings, NoWindowWarning(base))
 	}
-
 	if out.Flavor == Ollama {
 		out.TruncationRisk = ollamaRisk(out)
 	}
 	return out, nil
+}
+
+// listModels asks the endpoint for its models and tells its flavour from
+// the answer, or from the local engines' own endpoints.
+func (d *discoverer) listModels(ctx context.Context, base string, local bool, out *Discovery) (modelList, error) {
+	var ml modelList
+	err := d.getJSON(ctx, base+"/models", "GET /models", &ml)
+	switch {
+	case err == nil:
+	case !local && isKind(err, NotFound):
+		// Some hosted services do not list models; the catalog may still
+		// know the window.
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s does not list its models (GET /models: 404)", base))
+	default:
+		return ml, err
+	}
+	for _, m := range ml.Data {
+		if m.ID != "" {
+			out.Models = append(out.Models, m.ID)
+		}
+	}
+	out.Flavor = ml.flavor()
+	if out.Flavor == FlavorUnknown {
+		if local {
+			out.Flavor = d.sniffLocal(ctx, base)
+		} else {
+			out.Flavor = Hosted
+		}
+	}
+	return ml, nil
+}
+
+// chooseModel takes the configured model, else the engine's only or first
+// one, and warns when the choice is doubtful.
+func chooseModel(configured string, out *Discovery) {
+	base := out.Endpoint
+	switch {
+	case configured != "":
+		out.Model, out.ModelSource = configured, SourceConfiguredModel
+		if len(out.Models) > 0 && !containsFold(out.Models, configured) && out.Flavor != LlamaCpp {
+			// llama.cpp serves its one model under any name; others refuse
+			// names they do not know.
+			out.Warnings = append(out.Warnings, fmt.Sprintf("model %q is not among those %s serves (%s); set REIKA_MODEL to one of them",
+				configured, base, strings.Join(firstN(out.Models, 8), ", ")))
+		}
+	case len(out.Models) == 1:
+		out.Model, out.ModelSource = out.Models[0], SourceOnlyModel
+	case len(out.Models) > 1:
+		out.Model, out.ModelSource = out.Models[0], SourceFirstModel
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s serves %d models and none is configured; using %q (set REIKA_MODEL to choose)",
+			base, len(out.Models), out.Models[0]))
+	default:
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s lists no models; set REIKA_MODEL", base))
+	}
+}
+
+// engineWindow finds the window the engine itself reports: by its
+// flavour's own endpoints, then any known field of its model entry. An
+// implausible figure is dropped with a warning.
+func (d *discoverer) engineWindow(ctx context.Context, base string, entry *modelEntry, out *Discovery) {
+	switch out.Flavor {
+	case LlamaCpp:
+		d.llamaWindow(ctx, base, entry, out)
+	case VLLM, SGLang:
+		if entry != nil && entry.MaxModelLen > 0 {
+			out.EngineWindow, out.EngineWindowSource = entry.MaxModelLen, maxModelLenSource(out.Flavor)
+		}
+	case Ollama:
+		d.ollamaWindow(ctx, base, out)
+	case LMStudio:
+		d.lmstudioWindow(ctx, base, out)
+	}
+	if out.EngineWindow == 0 && entry != nil {
+		// Any server that copies one of the known fields.
+		switch {
+		case entry.Meta != nil && entry.Meta.NCtx > 0:
+			out.EngineWindow, out.EngineWindowSource = entry.Meta.NCtx, sourceModelsNCtx
+		case entry.MaxModelLen > 0:
+			out.EngineWindow, out.EngineWindowSource = entry.MaxModelLen, sourceModelsMaxModelLen
+		case entry.ContextLength > 0:
+			out.EngineWindow, out.EngineWindowSource = entry.ContextLength, sourceModelsContextLen
+		}
+	}
+	if out.EngineWindow != 0 && !plausibleWindow(out.EngineWindow) {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("the engine reports a window of %d tokens (%s), which cannot be right; ignored: set REIKA_CONTEXT_WINDOW",
+			out.EngineWindow, out.EngineWindowSource))
+		out.EngineWindow, out.EngineWindowSource = 0, Source{}
+	}
+	if entry != nil && entry.Meta != nil && entry.Meta.NCtxTrain > 0 && out.TrainedWindow == 0 {
+		out.TrainedWindow = entry.Meta.NCtxTrain
+	}
+}
+
+// catalogLookup is a hosted model's window in the embedded catalog, and
+// its output limit (set in out); 0 when the catalog does not know it.
+func catalogLookup(base string, out *Discovery) (int, Source) {
+	m, ok := catalog.Lookup(hostOf(base), out.Model)
+	if !ok || !plausibleWindow(m.Limits.Context) {
+		return 0, Source{}
+	}
+	out.OutputLimit = m.Limits.Output
+	return m.Limits.Context, Source{sourceCatalogID, fmt.Sprintf("models.dev catalog (%s/%s)", m.Provider, m.Model)}
 }
 
 // plausibleWindow reports whether n tokens can be a real window: the same
@@ -362,7 +383,7 @@ func (p llamaProps) window() int {
 // builds, then from /props; /props also gives the slot count and build.
 func (d *discoverer) llamaWindow(ctx context.Context, base string, entry *modelEntry, out *Discovery) {
 	if entry != nil && entry.Meta != nil && entry.Meta.NCtx > 0 {
-		out.EngineWindow, out.EngineWindowSource = entry.Meta.NCtx, "llama.cpp /v1/models meta.n_ctx"
+		out.EngineWindow, out.EngineWindowSource = entry.Meta.NCtx, sourceLlamaModelsNCtx
 	}
 	var props llamaProps
 	if err := d.getJSON(ctx, rootOf(base)+"/props", "GET /props", &props); err != nil {
@@ -373,7 +394,7 @@ func (d *discoverer) llamaWindow(ctx context.Context, base string, entry *modelE
 	}
 	out.Slots, out.Version = props.TotalSlots, props.BuildInfo
 	if out.EngineWindow == 0 && props.window() > 0 {
-		out.EngineWindow, out.EngineWindowSource = props.window(), "llama.cpp /props n_ctx"
+		out.EngineWindow, out.EngineWindowSource = props.window(), sourceLlamaPropsNCtx
 	}
 }
 
@@ -397,7 +418,7 @@ func (d *discoverer) ollamaWindow(ctx context.Context, base string, out *Discove
 	if d.getJSON(ctx, root+"/api/ps", "GET /api/ps", &ps) == nil {
 		for _, m := range ps.Models {
 			if (sameOllamaModel(m.Name, out.Model) || sameOllamaModel(m.Model, out.Model)) && m.ContextLength > 0 {
-				out.EngineWindow, out.EngineWindowSource = m.ContextLength, "Ollama /api/ps context_length"
+				out.EngineWindow, out.EngineWindowSource = m.ContextLength, sourceOllamaPS
 				break
 			}
 		}
@@ -415,7 +436,7 @@ func (d *discoverer) ollamaWindow(ctx context.Context, base string, out *Discove
 	}
 	if out.EngineWindow == 0 {
 		if n := numCtx(show.Parameters); n > 0 {
-			out.EngineWindow, out.EngineWindowSource = n, "Ollama /api/show num_ctx"
+			out.EngineWindow, out.EngineWindowSource = n, sourceOllamaShow
 		}
 	}
 	if arch, ok := show.ModelInfo["general.architecture"].(string); ok {
@@ -478,7 +499,7 @@ func (d *discoverer) lmstudioWindow(ctx context.Context, base string, out *Disco
 		for _, m := range v1.Models {
 			for _, inst := range m.LoadedInstances {
 				if (inst.ID == out.Model || m.Key == out.Model) && inst.Config.ContextLength > 0 {
-					out.EngineWindow, out.EngineWindowSource = inst.Config.ContextLength, "LM Studio /api/v1/models loaded context_length"
+					out.EngineWindow, out.EngineWindowSource = inst.Config.ContextLength, sourceLMStudioV1
 					out.TrainedWindow = m.MaxContextLength
 					return
 				}
@@ -496,7 +517,7 @@ func (d *discoverer) lmstudioWindow(ctx context.Context, base string, out *Disco
 			}
 			out.TrainedWindow = m.MaxContextLength
 			if m.LoadedContextLength > 0 {
-				out.EngineWindow, out.EngineWindowSource = m.LoadedContextLength, "LM Studio /api/v0/models loaded_context_length"
+				out.EngineWindow, out.EngineWindowSource = m.LoadedContextLength, sourceLMStudioV0
 				return
 			}
 			if m.State != "loaded" {

@@ -108,7 +108,7 @@ func TestDiscoverLlamaCpp(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Discover: %v", err)
 			}
-			if d.Flavor != LlamaCpp || d.Window != tc.window || d.WindowSource != tc.source || d.Slots != tc.slots || d.TrainedWindow != tc.trained {
+			if d.Flavor != LlamaCpp || d.Window != tc.window || d.WindowSource.Text != tc.source || d.Slots != tc.slots || d.TrainedWindow != tc.trained {
 				t.Errorf("Discover = flavor %q window %d (%s) slots %d trained %d; want llamacpp %d (%s) %d %d",
 					d.Flavor, d.Window, d.WindowSource, d.Slots, d.TrainedWindow, tc.window, tc.source, tc.slots, tc.trained)
 			}
@@ -144,7 +144,7 @@ func TestDiscoverVLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Flavor != VLLM || d.Window != 32768 || d.WindowSource != "vLLM /v1/models max_model_len" || d.Model != "Qwen/Qwen2.5-Coder-7B-Instruct" {
+	if d.Flavor != VLLM || d.Window != 32768 || d.WindowSource != (Source{"vllm-max-model-len", "vLLM /v1/models max_model_len"}) || d.Model != "Qwen/Qwen2.5-Coder-7B-Instruct" {
 		t.Errorf("Discover = %q %d (%s) model %q; want vllm 32768 from max_model_len", d.Flavor, d.Window, d.WindowSource, d.Model)
 	}
 }
@@ -179,7 +179,7 @@ func TestDiscoverOllama(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Flavor != Ollama || d.Window != tc.window || d.WindowSource != tc.source || d.Version != "0.12.3" {
+			if d.Flavor != Ollama || d.Window != tc.window || d.WindowSource.Text != tc.source || d.Version != "0.12.3" {
 				t.Errorf("Discover = %q %d (%s) version %q; want ollama %d (%s)", d.Flavor, d.Window, d.WindowSource, d.Version, tc.window, tc.source)
 			}
 			if !strings.Contains(d.TruncationRisk, "silently drops") {
@@ -240,14 +240,14 @@ func TestDiscoverConfiguredWindowWins(t *testing.T) {
 		"GET /v1/models": {body: readCapture(t, "llama.cpp/c8192-np1/02-v1-models.json")},
 		"GET /props":     {body: readCapture(t, "llama.cpp/c8192-np1/04-props.json")},
 	})
-	d, err := Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{Window: 4096, WindowSource: "env REIKA_CONTEXT_WINDOW"})
+	d, err := Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{Window: 4096, WindowSource: Source{"env", "env REIKA_CONTEXT_WINDOW"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Window != 4096 || d.WindowSource != "env REIKA_CONTEXT_WINDOW" || d.EngineWindow != 8192 || len(d.Warnings) != 0 {
+	if d.Window != 4096 || d.WindowSource.Text != "env REIKA_CONTEXT_WINDOW" || d.EngineWindow != 8192 || len(d.Warnings) != 0 {
 		t.Errorf("Discover = %d (%s), engine %d, warnings %q; want 4096 from env, engine 8192, no warning", d.Window, d.WindowSource, d.EngineWindow, d.Warnings)
 	}
-	d, err = Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{Window: 24000, WindowSource: "env REIKA_CONTEXT_WINDOW"})
+	d, err = Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{Window: 24000, WindowSource: Source{"env", "env REIKA_CONTEXT_WINDOW"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestDiscoverCatalogOnlyForHostedHosts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Window != tc.window || d.WindowSource != tc.source || d.OutputLimit != tc.output || d.Flavor != tc.flavor {
+			if d.Window != tc.window || d.WindowSource.Text != tc.source || d.OutputLimit != tc.output || d.Flavor != tc.flavor {
 				t.Errorf("Discover(%s) = %q window %d (%q) output %d; want %q %d (%q) %d", tc.base, d.Flavor, d.Window, d.WindowSource, d.OutputLimit,
 					tc.flavor, tc.window, tc.source, tc.output)
 			}

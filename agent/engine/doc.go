@@ -10,8 +10,9 @@
 //     figures that go-openai cannot see (llama.cpp `timings`, vLLM cached
 //     tokens) by wrapping the HTTP client;
 //   - discovery ([Discover]): which engine answers at an endpoint, which model
-//     it serves, and how large its context window is, in the order SPEC.md §1
-//     gives;
+//     it serves, and how large its context window is: the setting, then the
+//     engine's own figure, then for a hosted endpoint the embedded catalog
+//     (README.md, "Engines");
 //   - typed failures ([Error], classified by [Kind]) that say what happened
 //     and what the user can do about it.
 //

@@ -20,14 +20,40 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // it believes are OpenAI reasoning models, a check that means nothing for a
 // local engine.
 func buildRequest(opts Options, req Request, stream bool) (openai.ChatCompletionRequest, *bodyPatch, error) {
-	or := openai.ChatCompletionRequest{
-		Messages: make([]openai.ChatCompletionMessage, len(req.Messages)),
-	}
 	p := &bodyPatch{
 		defaults: map[string]json.RawMessage{},
 		typed:    map[string]json.RawMessage{},
 	}
-	for i, m := range req.Messages {
+	or := openai.ChatCompletionRequest{Messages: wireMessages(req.Messages, p)}
+	tools, err := wireTools(req.Tools)
+	if err != nil {
+		return or, nil, err
+	}
+	or.Tools = tools
+	switch req.ToolChoice {
+	case "":
+	case "auto", "none", "required":
+		or.ToolChoice = req.ToolChoice
+	default:
+		return or, nil, fmt.Errorf("tool choice %q: want auto, none or required", req.ToolChoice)
+	}
+	if stream {
+		or.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	}
+	if err := p.addFields(opts, req); err != nil {
+		return or, nil, err
+	}
+	for _, i := range p.emptyContent {
+		p.roles = append(p.roles, req.Messages[i].Role)
+	}
+	return or, p, nil
+}
+
+// wireMessages converts the messages for go-openai, noting in p those
+// whose empty content it would omit.
+func wireMessages(msgs []Message, p *bodyPatch) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, len(msgs))
+	for i, m := range msgs {
 		om := openai.ChatCompletionMessage{
 			Role:       m.Role,
 			Content:    m.Content,
@@ -49,16 +75,23 @@ func buildRequest(opts Options, req Request, stream bool) (openai.ChatCompletion
 		if m.Content == "" && len(om.ToolCalls) == 0 {
 			p.emptyContent = append(p.emptyContent, i)
 		}
-		or.Messages[i] = om
+		out[i] = om
 	}
-	for _, t := range req.Tools {
+	return out
+}
+
+// wireTools converts the tool definitions for go-openai; parameters that
+// are not JSON are an error, none an empty schema.
+func wireTools(tools []Tool) ([]openai.Tool, error) {
+	var out []openai.Tool
+	for _, t := range tools {
 		params := t.Parameters
 		if len(bytes.TrimSpace(params)) == 0 {
 			params = emptySchema
 		} else if !json.Valid(params) {
-			return or, nil, fmt.Errorf("tool %s: parameters are not valid JSON", t.Name)
+			return nil, fmt.Errorf("tool %s: parameters are not valid JSON", t.Name)
 		}
-		or.Tools = append(or.Tools, openai.Tool{
+		out = append(out, openai.Tool{
 			Type: openai.ToolTypeFunction,
 			Function: &openai.FunctionDefinition{
 				Name:        t.Name,
@@ -67,17 +100,13 @@ func buildRequest(opts Options, req Request, stream bool) (openai.ChatCompletion
 			},
 		})
 	}
-	switch req.ToolChoice {
-	case "":
-	case "auto", "none", "required":
-		or.ToolChoice = req.ToolChoice
-	default:
-		return or, nil, fmt.Errorf("tool choice %q: want auto, none or required", req.ToolChoice)
-	}
-	if stream {
-		or.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
-	}
+	return out, nil
+}
 
+// addFields puts in p the body fields go-openai does not send as they
+// must be: llama.cpp's cache_prompt and slot, the extra fields, and the
+// model, max_tokens and temperature as given.
+func (p *bodyPatch) addFields(opts Options, req Request) error {
 	if opts.Flavor == LlamaCpp {
 		p.defaults["cache_prompt"] = json.RawMessage("true")
 		if req.Slot != nil {
@@ -88,7 +117,7 @@ func buildRequest(opts Options, req Request, stream bool) (openai.ChatCompletion
 		for k, v := range extra {
 			b, err := json.Marshal(v)
 			if err != nil {
-				return or, nil, fmt.Errorf("extra field %s: %w", k, err)
+				return fmt.Errorf("extra field %s: %w", k, err)
 			}
 			p.defaults[k] = b
 		}
@@ -102,14 +131,11 @@ func buildRequest(opts Options, req Request, stream bool) (openai.ChatCompletion
 	if req.Temperature != nil {
 		b, err := json.Marshal(*req.Temperature)
 		if err != nil {
-			return or, nil, fmt.Errorf("temperature: %w", err)
+			return fmt.Errorf("temperature: %w", err)
 		}
 		p.typed["temperature"] = b
 	}
-	for _, i := range p.emptyContent {
-		p.roles = append(p.roles, req.Messages[i].Role)
-	}
-	return or, p, nil
+	return nil
 }
 
 // argumentsOrEmpty sends "{}" for a call without arguments: llama.cpp

@@ -48,7 +48,7 @@ const (
 	// notes and usages they are every call the session made on it, in
 	// order, so that a resumed session plans like the one it continues.
 	KindPrefix    Kind = "prefix"     // the fixed prefix, when built or rebuilt
-	KindPlan      Kind = "plan"       // a plan made before a request (Text: its event)
+	KindPlan      Kind = "plan"       // a plan made before a request (Plan: its event)
 	KindCompact   Kind = "compact"    // a fold the user asked for (reika.compact)
 	KindAbandon   Kind = "abandon"    // a note round cancelled before its answer
 	KindOverflow  Kind = "overflow"   // the engine refused a request as too long
@@ -75,6 +75,27 @@ type Record struct {
 	Prefix   *Prefix   `json:"prefix,omitempty"`
 	Overflow *Overflow `json:"overflow,omitempty"`
 	Slot     *Slot     `json:"slot,omitempty"`
+	// Plan is a KindPlan record's plan; read it with PlanEvent, which
+	// also reads the transcripts written before it.
+	Plan *Plan `json:"plan,omitempty"`
+}
+
+// Plan is what a KindPlan record says of the plan: its event, as its
+// identifier ("append", "fold", "emergency", …).
+type Plan struct {
+	Event contextwin.Event `json:"event"`
+}
+
+// PlanEvent is the event of a KindPlan record: its Plan's, or in a
+// transcript written before plan records held a Plan, the one its Text
+// names (the event's display text then).
+func (r Record) PlanEvent() (contextwin.Event, error) {
+	if r.Plan != nil {
+		return r.Plan.Event, nil
+	}
+	var e contextwin.Event
+	err := e.UnmarshalText([]byte(r.Text))
+	return e, err
 }
 
 // Slot is the llama.cpp slot a session pinned its requests to and, after a
@@ -137,8 +158,10 @@ type Usage struct {
 	CompletionTokens int     `json:"completion_tokens"`
 	CachedTokens     int     `json:"cached_tokens"`
 	PromptMS         float64 `json:"prompt_ms,omitempty"`
-	Event            string  `json:"event,omitempty"`
-	FinishReason     string  `json:"finish_reason,omitempty"`
+	// Event is the event of the plan the request was sent under; nil for
+	// a request no plan made (the warm-up).
+	Event        *contextwin.Event `json:"event,omitempty"`
+	FinishReason string            `json:"finish_reason,omitempty"`
 }
 
 // Dir is where transcripts live: $XDG_STATE_HOME/reika/sessions, else

@@ -106,3 +106,28 @@ func TestMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// A plan record's event reads from either format: the Plan of this
+// version, or the display text of the transcripts written before it.
+func TestPlanEvent(t *testing.T) {
+	recs, err := Parse([]byte(`{"kind":"plan","at":"2026-01-01T10:00:00Z","text":"emergency fold"}
+{"kind":"plan","at":"2026-01-01T10:00:01Z","text":"fold"}
+{"kind":"plan","at":"2026-01-01T10:00:02Z","plan":{"event":"emergency"}}
+{"kind":"plan","at":"2026-01-01T10:00:03Z","plan":{"event":"append"}}
+{"kind":"usage","at":"2026-01-01T10:00:04Z","usage":{"prompt_tokens":1,"completion_tokens":1,"cached_tokens":0,"event":"emergency fold"}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []contextwin.Event{contextwin.Emergency, contextwin.Fold, contextwin.Emergency, contextwin.Append} {
+		if got, err := recs[i].PlanEvent(); err != nil || got != want {
+			t.Errorf("record %d: PlanEvent = %v, %v; want %v", i+1, got, err, want)
+		}
+	}
+	if u := recs[4].Usage; u.Event == nil || *u.Event != contextwin.Emergency {
+		t.Errorf("usage event = %v, want the emergency", u.Event)
+	}
+	if _, err := (Record{Kind: KindPlan, Text: "sideways"}).PlanEvent(); err == nil {
+		t.Errorf("PlanEvent(sideways) gave an event")
+	}
+}

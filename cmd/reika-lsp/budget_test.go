@@ -10,8 +10,8 @@ import (
 	"github.com/reika-lsp/reika/contextwin"
 )
 
-// The five golden rows of SPEC.md §1 through the command, as a user sees
-// them and as JSON.
+// The five golden rows of the budget (contextwin/budget_test.go) through
+// the command, as a user sees them and as JSON.
 func TestBudgetCommand(t *testing.T) {
 	for _, tc := range []struct {
 		args []string

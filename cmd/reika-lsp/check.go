@@ -20,26 +20,34 @@ import (
 	"github.com/reika-lsp/reika/contextwin"
 )
 
-// checkReport is what `reika-lsp check --json` prints.
+// checkReport is what `reika-lsp check --json` prints. Each *_source
+// field is a stable identifier of where the value came from (a settings
+// layer such as "env" or "config-file", or discovery's "probe",
+// "engine-only-model", "vllm-max-model-len", …: engine.Source.ID), and the
+// *_source_text field beside it says the same in words, as the text
+// report prints it.
 type checkReport struct {
 	OK    bool   `json:"ok"`
 	Error string `json:"error,omitempty"` // the one line that says what to fix
 
-	Config         string   `json:"config"`
-	Profile        string   `json:"profile"`
-	Endpoint       string   `json:"endpoint"`
-	EndpointSource string   `json:"endpoint_source"`
-	Flavor         string   `json:"flavor"`
-	Version        string   `json:"version,omitempty"`
-	Model          string   `json:"model"`
-	ModelSource    string   `json:"model_source"`
-	Models         []string `json:"models,omitempty"`
+	Config             string   `json:"config"`
+	Profile            string   `json:"profile"`
+	Endpoint           string   `json:"endpoint"`
+	EndpointSource     string   `json:"endpoint_source"`
+	EndpointSourceText string   `json:"endpoint_source_text"`
+	Flavor             string   `json:"flavor"`
+	Version            string   `json:"version,omitempty"`
+	Model              string   `json:"model"`
+	ModelSource        string   `json:"model_source"`
+	ModelSourceText    string   `json:"model_source_text"`
+	Models             []string `json:"models,omitempty"`
 
-	Window        int    `json:"window"`
-	WindowSource  string `json:"window_source"`
-	EngineWindow  int    `json:"engine_window,omitempty"`
-	TrainedWindow int    `json:"trained_window,omitempty"`
-	Slots         int    `json:"slots,omitempty"`
+	Window           int    `json:"window"`
+	WindowSource     string `json:"window_source"`
+	WindowSourceText string `json:"window_source_text"`
+	EngineWindow     int    `json:"engine_window,omitempty"`
+	TrainedWindow    int    `json:"trained_window,omitempty"`
+	Slots            int    `json:"slots,omitempty"`
 	// Slot is the llama.cpp slot a session pins, -1 for none; Cache says
 	// what keeps the engine's prompt cache and how to keep it longer.
 	Slot  *int   `json:"slot,omitempty"`
@@ -208,21 +216,14 @@ func doCheck(ctx context.Context, getenv func(string) string, editor agent.Setup
 	sess, err := agent.Start(ctx, setup)
 	if err != nil {
 		rep.Endpoint = s.Endpoint.Value
-		rep.EndpointSource = s.Endpoint.Source.String()
+		rep.EndpointSource, rep.EndpointSourceText = s.Endpoint.Source.ID(), s.Endpoint.Source.String()
 		rep.Error = err.Error()
 		return rep
 	}
 	defer sess.Close()
 	conn := sess.Info().Connection
 	d := conn.Discovery
-	rep.Endpoint, rep.EndpointSource = conn.Options.BaseURL, conn.EndpointSource
-	rep.Flavor, rep.Version = string(d.Flavor), d.Version
-	rep.Model, rep.ModelSource, rep.Models = conn.Options.Model, d.ModelSource, d.Models
-	if s.Model.IsSet() {
-		rep.ModelSource = s.Model.Source.String()
-	}
-	rep.Window, rep.WindowSource = d.Window, d.WindowSource
-	rep.EngineWindow, rep.TrainedWindow = d.EngineWindow, d.TrainedWindow
+	rep.takeConnection(conn, s.Model)
 	rep.Slots, rep.OutputLimit = d.Slots, d.OutputLimit
 	rep.Cache = cacheAdvice(d.Flavor, sess.Slot())
 	rep.Sandbox = sess.Info().Sandbox.Line
@@ -253,6 +254,24 @@ func doCheck(ctx context.Context, getenv func(string) string, editor agent.Setup
 	}
 	rep.OK = true
 	return rep
+}
+
+// takeConnection takes in what the connection found: the endpoint, the
+// engine, the model (model, when set, is the setting that named it) and
+// the window, each with its source.
+func (rep *checkReport) takeConnection(conn *engine.Connection, model config.Value[string]) {
+	d := conn.Discovery
+	rep.Endpoint = conn.Options.BaseURL
+	rep.EndpointSource, rep.EndpointSourceText = conn.EndpointSource.ID, conn.EndpointSource.Text
+	rep.Flavor, rep.Version = string(d.Flavor), d.Version
+	rep.Model, rep.Models = conn.Options.Model, d.Models
+	rep.ModelSource, rep.ModelSourceText = d.ModelSource.ID, d.ModelSource.Text
+	if model.IsSet() {
+		rep.ModelSource, rep.ModelSourceText = model.Source.ID(), model.Source.String()
+	}
+	rep.Window = d.Window
+	rep.WindowSource, rep.WindowSourceText = d.WindowSource.ID, d.WindowSource.Text
+	rep.EngineWindow, rep.TrainedWindow = d.EngineWindow, d.TrainedWindow
 }
 
 // The tool the doctor asks the model to call.
@@ -325,7 +344,29 @@ func toolHint(f engine.Flavor) string {
 	return "use a model and server that support OpenAI tool calls"
 }
 
+// printCheck prints the report for people: the facts with their sources,
+// the budget, the settings, then what the user should know.
 func printCheck(w io.Writer, r *checkReport) {
+	printFacts(w, r)
+	if b := r.Budget; b != nil {
+		fmt.Fprintln(w, "\nbudget (tokens; the map in characters)")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "window\treserve\tusable\tshed point\tshed target\tfold keeps\trecap\tmap chars\t")
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", b.Window, b.Reserve, b.Usable, b.ShedPoint, b.ShedTarget, b.FoldKeeps, b.Recap, b.RepoMapChars)
+		tw.Flush()
+	}
+	fmt.Fprintln(w, "\nsettings")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, s := range r.Settings {
+		fmt.Fprintf(tw, "  %s\t%v\t(%s)\n", s.Name, valueText(s.Value), s.Source)
+	}
+	tw.Flush()
+	printNotes(w, r)
+}
+
+// printFacts prints the first table: the config, the endpoint and the
+// engine, the model, the window and the reserve, each with its source.
+func printFacts(w io.Writer, r *checkReport) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(k, v, src string) {
 		if src != "" {
@@ -338,14 +379,14 @@ func printCheck(w io.Writer, r *checkReport) {
 	if r.Profile != "" {
 		row("profile", r.Profile, "")
 	}
-	row("endpoint", orDash(r.Endpoint), r.EndpointSource)
+	row("endpoint", orDash(r.Endpoint), r.EndpointSourceText)
 	if r.Flavor != "" {
 		eng := engine.Flavor(r.Flavor).Name()
 		if r.Version != "" {
 			eng += " " + r.Version
 		}
 		if r.Slots > 0 {
-			eng += fmt.Sprintf(", %d slot%s", r.Slots, plural(r.Slots))
+			eng += fmt.Sprintf(", %d slot%s", r.Slots, pluralSuffix(r.Slots))
 		}
 		row("engine", eng, "")
 		if r.Slot != nil {
@@ -357,9 +398,9 @@ func printCheck(w io.Writer, r *checkReport) {
 		if r.Sandbox != "" {
 			row("sandbox", r.Sandbox, "")
 		}
-		row("model", orDash(r.Model), r.ModelSource)
+		row("model", orDash(r.Model), r.ModelSourceText)
 		if r.Window > 0 {
-			row("window", fmt.Sprintf("%d tokens", r.Window), r.WindowSource)
+			row("window", fmt.Sprintf("%d tokens", r.Window), r.WindowSourceText)
 		} else {
 			row("window", "unknown", "set REIKA_CONTEXT_WINDOW")
 		}
@@ -382,22 +423,11 @@ func printCheck(w io.Writer, r *checkReport) {
 		row("tool calls", status, fmt.Sprintf("%.1fs", r.ToolCalls.Took))
 	}
 	tw.Flush()
+}
 
-	if b := r.Budget; b != nil {
-		fmt.Fprintln(w, "\nbudget (tokens; the map in characters)")
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "window\treserve\tusable\tshed point\tshed target\tfold keeps\trecap\tmap chars\t")
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", b.Window, b.Reserve, b.Usable, b.ShedPoint, b.ShedTarget, b.FoldKeeps, b.Recap, b.RepoMapChars)
-		tw.Flush()
-	}
-
-	fmt.Fprintln(w, "\nsettings")
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, s := range r.Settings {
-		fmt.Fprintf(tw, "  %s\t%v\t(%s)\n", s.Name, valueText(s.Value), s.Source)
-	}
-	tw.Flush()
-
+// printNotes prints what the user should know: the ignored pushes, the
+// editor's overrides, the truncation risk, the warnings, and "ok".
+func printNotes(w io.Writer, r *checkReport) {
 	if len(r.Ignored) > 0 {
 		fmt.Fprintln(w, "\nignored: the settings push widens trust")
 		for _, ig := range r.Ignored {
@@ -449,7 +479,8 @@ func orDash(s string) string {
 	return s
 }
 
-func plural(n int) string {
+// pluralSuffix is the "s" a count of n takes in English: none for one.
+func pluralSuffix(n int) string {
 	if n == 1 {
 		return ""
 	}

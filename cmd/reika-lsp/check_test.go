@@ -60,25 +60,26 @@ func TestCheckAgainstTheSimulatedEngine(t *testing.T) {
 		flavor       string
 		window       int
 		windowSource string
+		windowID     string
 		truncation   bool
 		warning      string
 	}{
-		{"llama.cpp", []string{"REIKA_ENDPOINT", llama}, "llamacpp", 8192, "llama.cpp /v1/models meta.n_ctx", false, ""},
-		{"the environment wins", []string{"REIKA_ENDPOINT", llama, "REIKA_CONTEXT_WINDOW", "24000"}, "llamacpp", 24000, "env REIKA_CONTEXT_WINDOW", false,
+		{"llama.cpp", []string{"REIKA_ENDPOINT", llama}, "llamacpp", 8192, "llama.cpp /v1/models meta.n_ctx", "llamacpp-models-n-ctx", false, ""},
+		{"the environment wins", []string{"REIKA_ENDPOINT", llama, "REIKA_CONTEXT_WINDOW", "24000"}, "llamacpp", 24000, "env REIKA_CONTEXT_WINDOW", "env", false,
 			"larger than the engine's (8192"},
-		{"vLLM", []string{"REIKA_ENDPOINT", vllm}, "vllm", 16384, "vLLM /v1/models max_model_len", false, ""},
-		{"Ollama", []string{"REIKA_ENDPOINT", ollama}, "ollama", 4096, "Ollama /api/ps context_length", true, ""},
+		{"vLLM", []string{"REIKA_ENDPOINT", vllm}, "vllm", 16384, "vLLM /v1/models max_model_len", "vllm-max-model-len", false, ""},
+		{"Ollama", []string{"REIKA_ENDPOINT", ollama}, "ollama", 4096, "Ollama /api/ps context_length", "ollama-ps-context-length", true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, code, stderr := runCheckJSON(t, checkEnv(t, tc.env...))
 			if code != 0 || !rep.OK {
 				t.Fatalf("check exit %d, ok %v, error %q, stderr %q; want success", code, rep.OK, rep.Error, stderr)
 			}
-			if rep.Flavor != tc.flavor || rep.Window != tc.window || rep.WindowSource != tc.windowSource {
-				t.Errorf("check = %s window %d (%s); want %s %d (%s)", rep.Flavor, rep.Window, rep.WindowSource, tc.flavor, tc.window, tc.windowSource)
+			if rep.Flavor != tc.flavor || rep.Window != tc.window || rep.WindowSourceText != tc.windowSource || rep.WindowSource != tc.windowID {
+				t.Errorf("check = %s window %d (%s: %s); want %s %d (%s: %s)", rep.Flavor, rep.Window, rep.WindowSource, rep.WindowSourceText, tc.flavor, tc.window, tc.windowID, tc.windowSource)
 			}
-			if rep.Endpoint != tc.env[1] || rep.EndpointSource != "env REIKA_ENDPOINT" || rep.Model == "" || rep.Reserve != 2048 {
-				t.Errorf("check endpoint %q (%s), model %q, reserve %d; want %s from env, a model, 2048", rep.Endpoint, rep.EndpointSource, rep.Model, rep.Reserve, tc.env[1])
+			if rep.Endpoint != tc.env[1] || rep.EndpointSourceText != "env REIKA_ENDPOINT" || rep.EndpointSource != "env" || rep.Model == "" || rep.Reserve != 2048 {
+				t.Errorf("check endpoint %q (%s: %s), model %q, reserve %d; want %s from env, a model, 2048", rep.Endpoint, rep.EndpointSource, rep.EndpointSourceText, rep.Model, rep.Reserve, tc.env[1])
 			}
 			if rep.Budget == nil || rep.Budget.Window != tc.window {
 				t.Errorf("check budget = %+v, want one for window %d", rep.Budget, tc.window)
@@ -171,8 +172,8 @@ func TestCheckReadsTheConfigFile(t *testing.T) {
 		return ""
 	}
 	rep, code, _ := runCheckJSON(t, env, "--no-tools")
-	if code != 0 || rep.Profile != "sim" || rep.Window != 6000 || !strings.HasSuffix(rep.WindowSource, "(profile sim)") {
-		t.Errorf("check = exit %d profile %q window %d (%s); want the profile's 6000", code, rep.Profile, rep.Window, rep.WindowSource)
+	if code != 0 || rep.Profile != "sim" || rep.Window != 6000 || !strings.HasSuffix(rep.WindowSourceText, "(profile sim)") || rep.WindowSource != "config-file" {
+		t.Errorf("check = exit %d profile %q window %d (%s: %s); want the profile's 6000", code, rep.Profile, rep.Window, rep.WindowSource, rep.WindowSourceText)
 	}
 
 	// The editor's settings, as a health check passes them, override the
@@ -251,8 +252,8 @@ func TestCheckText(t *testing.T) {
 
 func TestCheckSim(t *testing.T) {
 	rep, code, stderr := runCheckJSON(t, checkEnv(t), "--sim")
-	if code != 0 || rep.EndpointSource != "--sim: the built-in simulated engine" || rep.Window != 16384 || !rep.ToolCalls.OK {
-		t.Errorf("check --sim = exit %d, endpoint %s (%s), window %d, tools %+v, stderr %q", code, rep.Endpoint, rep.EndpointSource, rep.Window, rep.ToolCalls, stderr)
+	if code != 0 || rep.EndpointSourceText != "--sim: the built-in simulated engine" || rep.EndpointSource != "flag" || rep.Window != 16384 || !rep.ToolCalls.OK {
+		t.Errorf("check --sim = exit %d, endpoint %s (%s: %s), window %d, tools %+v, stderr %q", code, rep.Endpoint, rep.EndpointSource, rep.EndpointSourceText, rep.Window, rep.ToolCalls, stderr)
 	}
 }
 

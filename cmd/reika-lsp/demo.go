@@ -150,10 +150,10 @@ func (d *demo) run(ctx context.Context, rounds int, debug bool, stdout, stderr i
 		case agent.ChipChanged:
 			chip = e.Chip
 		case agent.ToolRan:
-			line = append(line, e.Tool+" "+clipLine(e.Detail, 48))
+			line = append(line, e.Tool+" "+clipWithEllipsis(e.Detail, 48))
 		case agent.NoteWritten:
 			flush()
-			fmt.Fprintf(stdout, "      note: %s\n", clipLine(strings.ReplaceAll(e.Text, "\n", " "), 110))
+			fmt.Fprintf(stdout, "      note: %s\n", clipWithEllipsis(strings.ReplaceAll(e.Text, "\n", " "), 110))
 		case agent.Shed:
 			events++
 			fmt.Fprintf(stdout, "      ▸ %s\n", e)
@@ -179,7 +179,7 @@ func (d *demo) run(ctx context.Context, rounds int, debug bool, stdout, stderr i
 	lower := d.lowerBound()
 	fmt.Fprintln(stdout)
 	if err == nil {
-		fmt.Fprintf(stdout, "answer: %s\n\n", clipLine(strings.ReplaceAll(res.Answer, "\n", " "), 300))
+		fmt.Fprintf(stdout, "answer: %s\n\n", clipWithEllipsis(strings.ReplaceAll(res.Answer, "\n", " "), 300))
 	}
 	fmt.Fprintf(stdout, "rounds            %d\n", res.Rounds)
 	fmt.Fprintf(stdout, "requests          %d (%d notes)\n", st.Requests, st.Notes)
@@ -238,7 +238,9 @@ func budgetLine(b contextwin.Budget) string {
 		b.Window, b.Reserve, b.ShedPoint, b.ShedTarget, b.FoldKeeps, b.Recap)
 }
 
-func clipLine(s string, n int) string {
+// clipWithEllipsis cuts s to at most n bytes, on a character's boundary,
+// and marks the cut with "…"; a shorter s is returned as it is.
+func clipWithEllipsis(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

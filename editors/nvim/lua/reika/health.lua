@@ -74,13 +74,13 @@ function M.check()
   end
   if s(rep.endpoint) ~= "" then
     local engine = s(rep.flavor) .. (s(rep.version) ~= "" and " " .. s(rep.version) or "")
-    h.info(string.format("engine: %s at %s", engine, from(s(rep.endpoint), s(rep.endpoint_source))))
+    h.info(string.format("engine: %s at %s", engine, from(s(rep.endpoint), s(rep.endpoint_source_text))))
   end
   if s(rep.model) ~= "" then
-    h.info("model: " .. from(s(rep.model), s(rep.model_source)))
+    h.info("model: " .. from(s(rep.model), s(rep.model_source_text)))
   end
   if tonumber(rep.window) and rep.window > 0 then
-    h.info("context window: " .. from(s(rep.window) .. " tokens", s(rep.window_source)))
+    h.info("context window: " .. from(s(rep.window) .. " tokens", s(rep.window_source_text)))
   end
   if type(rep.overrides) == "table" then
     for _, o in ipairs(rep.overrides) do
