@@ -297,7 +297,7 @@ func (st Setup) builtinTools(settings *config.Settings, configPath, spill string
 	cleanup := done
 	// Commands get a temporary directory of their own: the system's is
 	// shared with every other program of the user.
-	if temp, err := os.MkdirTemp("", "reika-cmd-"); err != nil {
+	if temp, err := tempDir("reika-cmd-"); err != nil {
 		info.Sandbox = Sandboxing{Line: fmt.Sprintf("no sandbox: no temporary directory for commands (%v); commands ask", err)}
 	} else {
 		cleanup = func() { os.RemoveAll(temp); done() }
@@ -379,7 +379,7 @@ func spillDir(stateDir string) (dir string, cleanup func(), err error) {
 		}
 		return dir, func() {}, nil
 	}
-	dir, err = os.MkdirTemp("", "reika-spill-")
+	dir, err = tempDir("reika-spill-")
 	if err != nil {
 		return "", nil, fmt.Errorf("spill directory: %w", err)
 	}
