@@ -53,7 +53,7 @@ func (x *extractor) text(n *ts.Node) string {
 func (x *extractor) head(n *ts.Node, end uint) string {
 	s := collapse(stripComments(x.l.lex, x.src[n.StartByte():max(end, n.StartByte())]))
 	s = strings.TrimSpace(strings.TrimRight(s, ";, "))
-	return clip(clean(s))
+	return shortenSignature(clean(s))
 }
 
 // headBody is head up to n's body field, or all of n without one.
@@ -75,7 +75,7 @@ func (x *extractor) firstLine(n *ts.Node) string {
 	if more {
 		s += " …"
 	}
-	return clip(clean(collapse([]byte(s))))
+	return shortenSignature(clean(collapse([]byte(s))))
 }
 
 // add records a definition and returns its index.
@@ -229,8 +229,10 @@ func collapse(b []byte) string {
 	return string(out)
 }
 
-// clip cuts s to maxSignature bytes on a rune boundary, ending in "…".
-func clip(s string) string {
+// shortenSignature cuts a signature longer than maxSignature bytes to at
+// most maxSignature bytes ending in "…", cut on a rune boundary with the
+// spaces before the "…" dropped; a shorter one comes back as it is.
+func shortenSignature(s string) string {
 	if len(s) <= maxSignature {
 		return s
 	}
@@ -323,7 +325,7 @@ func (x *extractor) goType(spec *ts.Node) {
 	if k == Type {
 		sig = "type " + x.firstLine(spec)
 	}
-	x.add(spec, k, x.text(name), -1, clip(sig))
+	x.add(spec, k, x.text(name), -1, shortenSignature(sig))
 }
 
 // goValue records a const_spec or var_spec with all its names.
@@ -338,7 +340,7 @@ func (x *extractor) goValue(spec *ts.Node, k Kind, kw string) {
 	if len(names) == 0 {
 		return
 	}
-	x.add(spec, k, strings.Join(names, ", "), -1, clip(kw+x.firstLine(spec)))
+	x.add(spec, k, strings.Join(names, ", "), -1, shortenSignature(kw+x.firstLine(spec)))
 }
 
 // Python: classes with their methods and nested classes, functions, and
@@ -559,7 +561,7 @@ func (x *extractor) jsBindings(d *ts.Node, container int) {
 			}
 			sig = kw + " " + x.head(&v, end)
 		}
-		x.add(&v, k, x.text(name), container, clip(sig))
+		x.add(&v, k, x.text(name), container, shortenSignature(sig))
 	}
 }
 

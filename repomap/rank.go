@@ -66,10 +66,21 @@ type def struct {
 // rounds every product explicitly (float64(…) forbids fused
 // multiply-adds), so the scores are the same bits on every platform.
 func rank(files []*file, focus map[string]bool) (fileRank []float64, symScore [][]float64) {
-	n := len(files)
-	if n == 0 {
+	if len(files) == 0 {
 		return nil, nil
 	}
+	defs := definitions(files)
+	edges, out := referenceEdges(files, defs, usersOf(files, defs), newVisibility(files))
+	p := teleport(files, focus)
+	r := pageRank(edges, out, p)
+	flow := symbolInflow(files, edges, out, r)
+	return r, symbolScores(files, focus, flow, r, p)
+}
+
+// definitions maps each name to the files that define it, in file order,
+// one def per file: callable only when every symbol of that file that
+// defines the name is a function, method or macro.
+func definitions(files []*file) map[string][]def {
 	defs := make(map[string][]def)
 	for i, f := range files {
 		for _, s := range f.syms {
@@ -84,6 +95,12 @@ func rank(files []*file, focus map[string]bool) (fileRank []float64, symScore []
 			}
 		}
 	}
+	return defs
+}
+
+// usersOf counts, for each defined name, the files that use it: how
+// common the name is.
+func usersOf(files []*file, defs map[string][]def) map[string]int {
 	users := make(map[string]int, len(defs))
 	for _, f := range files {
 		for _, r := range f.refs {
@@ -92,27 +109,46 @@ func rank(files []*file, focus map[string]bool) (fileRank []float64, symScore []
 			}
 		}
 	}
-	dirs := make([]string, n)
-	goTest := make([]bool, n)
+	return users
+}
+
+// visibility is what Go lets one file use of another's: per file, its
+// directory (its package) and whether it is a Go test file.
+type visibility struct {
+	files  []*file
+	dirs   []string
+	goTest []bool
+}
+
+func newVisibility(files []*file) visibility {
+	v := visibility{files: files, dirs: make([]string, len(files)), goTest: make([]bool, len(files))}
 	for i, f := range files {
-		dirs[i] = path.Dir(f.path)
-		goTest[i] = f.lang == langGo && strings.HasSuffix(f.path, "_test.go")
+		v.dirs[i] = path.Dir(f.path)
+		v.goTest[i] = f.lang == langGo && strings.HasSuffix(f.path, "_test.go")
 	}
-	// visible reports whether file a can use what file b defines as name:
-	// in Go, an unexported name only within its package's directory, and
-	// anything in a test file only from the package's test files.
-	visible := func(a, b int, name string) bool {
-		if files[b].lang != langGo {
-			return true
-		}
-		if goTest[b] && !goTest[a] || (goTest[b] || !exported(name)) && dirs[a] != dirs[b] {
-			return false
-		}
+	return v
+}
+
+// visible reports whether file a can use what file b defines as name: in
+// Go, an unexported name only within its package's directory, and
+// anything in a test file only from the package's test files.
+func (v visibility) visible(a, b int, name string) bool {
+	if v.files[b].lang != langGo {
 		return true
 	}
+	if v.goTest[b] && !v.goTest[a] || (v.goTest[b] || !exported(name)) && v.dirs[a] != v.dirs[b] {
+		return false
+	}
+	return true
+}
 
-	var edges []edge
-	out := make([]float64, n)
+// referenceEdges are the graph's edges: from each file to each other file
+// that defines a name it uses and that it can see, weighted √uses (calls
+// only, for a callable definition) over √(files using the name) times
+// the number of files defining it. out is each file's total outgoing
+// weight.
+func referenceEdges(files []*file, defs map[string][]def, users map[string]int, vis visibility) (edges []edge, out []float64) {
+	out = make([]float64, len(files))
 	type target struct {
 		file int32
 		uses int
@@ -122,7 +158,7 @@ func rank(files []*file, focus map[string]bool) (fileRank []float64, symScore []
 		for _, r := range f.refs {
 			to = to[:0]
 			for _, d := range defs[r.Name] {
-				if int(d.file) == a || !visible(a, int(d.file), r.Name) {
+				if int(d.file) == a || !vis.visible(a, int(d.file), r.Name) {
 					continue
 				}
 				uses := r.Count
@@ -144,8 +180,15 @@ func rank(files []*file, focus map[string]bool) (fileRank []float64, symScore []
 			}
 		}
 	}
+	return edges, out
+}
 
-	p := teleport(files, focus)
+// pageRank iterates the walk from the teleport distribution p until the
+// ranks move less than tolerance (at most maxIterations times): damping
+// of a file's rank flows along its edges by weight, the rest and all the
+// rank of a file with no edges teleports by p.
+func pageRank(edges []edge, out, p []float64) []float64 {
+	n := len(p)
 	r := make([]float64, n)
 	copy(r, p)
 	next := make([]float64, n)
@@ -174,11 +217,15 @@ func rank(files []*file, focus map[string]bool) (fileRank []float64, symScore []
 			break
 		}
 	}
+	return r
+}
 
-	// The rank that flowed in along each edge goes to the symbols of the
-	// target file that define the edge's name.
-	flow := make([][]float64, n)
-	byName := make([]map[string][]int, n)
+// symbolInflow is, per file and symbol, the rank that flowed in along
+// edges: each edge's rank goes to the symbols of its target file that
+// define the edge's name, in equal parts. A file no edge reaches has nil.
+func symbolInflow(files []*file, edges []edge, out, r []float64) [][]float64 {
+	flow := make([][]float64, len(files))
+	byName := make([]map[string][]int, len(files))
 	for _, e := range edges {
 		b := e.to
 		if byName[b] == nil {
@@ -196,7 +243,14 @@ func rank(files []*file, focus map[string]bool) (fileRank []float64, symScore []
 			flow[b][j] += f
 		}
 	}
-	symScore = make([][]float64, n)
+	return flow
+}
+
+// symbolScores is each symbol's inflow plus an even share of what its
+// file has otherwise: spread times the rank not owed to inflow, or for a
+// focus file its whole teleport weight.
+func symbolScores(files []*file, focus map[string]bool, flow [][]float64, r, p []float64) [][]float64 {
+	symScore := make([][]float64, len(files))
 	for b, f := range files {
 		ns := len(f.syms)
 		if ns == 0 {
@@ -219,7 +273,7 @@ func rank(files []*file, focus map[string]bool) (fileRank []float64, symScore []
 		}
 		symScore[b] = sc
 	}
-	return r, symScore
+	return symScore
 }
 
 // teleport is where a random walk restarts: every file alike, or with

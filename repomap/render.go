@@ -136,10 +136,12 @@ func trailer(files, syms int) string {
 	if files == 0 && syms == 0 {
 		return ""
 	}
-	return fmt.Sprintf("(not shown: %s, %s)\n", plural(files, "file"), plural(syms, "symbol"))
+	return fmt.Sprintf("(not shown: %s, %s)\n", countNoun(files, "file"), countNoun(syms, "symbol"))
 }
 
-func plural(n int, noun string) string {
+// countNoun is n and noun, in the plural unless n is 1: "1 file",
+// "3 files".
+func countNoun(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

@@ -34,7 +34,10 @@ func (s *Server) figures(promptTokens, cacheN, predicted int) figures {
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
-// handleChat answers POST /v1/chat/completions.
+// handleChat answers POST /v1/chat/completions: it reads the request,
+// applies its fault, fits the prompt to the window, chooses the reply
+// (whose script turn may bring a fault of its own) and answers it
+// (serveAnswer). Every chat request is recorded once.
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if s.loading() {
@@ -43,11 +46,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeLoading(w)
 		return
 	}
-	body, readErr := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	c, err := parseChat(body)
-	if readErr != nil {
-		c, err = nil, fmt.Errorf("could not read the request body: %v", readErr)
-	}
+	body, c, err := readChat(w, r)
 	if err != nil {
 		seq, _ := s.nextChat()
 		rec := &RequestRecord{Seq: seq, Body: body, Slot: -1, MaxTokens: -1}
@@ -55,6 +54,40 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	seq, fault := s.nextChat()
+	rec := newRecord(seq, body, c)
+	rec.Fault = fault.String()
+	if s.faulted(ctx, w, rec, fault.Latency, fault) {
+		return
+	}
+	fit, ok := s.fitWindow(w, rec, c)
+	if !ok {
+		return
+	}
+	rp, turnFault := s.chooseReply(c)
+	rec.Source = rp.Source
+	if turnFault != nil {
+		fault = fault.merge(*turnFault)
+		rec.Fault = fault.String()
+		if s.faulted(ctx, w, rec, turnFault.Latency, fault) {
+			return
+		}
+	}
+	s.serveAnswer(ctx, w, rec, c, fit, rp, fault)
+}
+
+// readChat reads and parses a chat request. The body comes back even when
+// it does not parse, for the record.
+func readChat(w http.ResponseWriter, r *http.Request) ([]byte, *chat, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		return body, nil, fmt.Errorf("could not read the request body: %v", err)
+	}
+	c, err := parseChat(body)
+	return body, c, err
+}
+
+// newRecord is the record of chat request seq as it arrived.
+func newRecord(seq int, body []byte, c *chat) *RequestRecord {
 	rec := &RequestRecord{
 		Seq: seq, Body: body, Stream: c.req.Stream, ToolChoice: c.toolChoice,
 		Messages: len(c.messages), MaxTokens: c.maxTokens, Slot: -1, Status: 200,
@@ -63,78 +96,58 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	for _, t := range c.tools {
 		rec.Tools = append(rec.Tools, t.Name)
 	}
-	rec.Fault = fault.String()
-	if !s.sleep(ctx, fault.Latency) {
+	return rec
+}
+
+// faulted waits wait, then sends f if it fails the request. It reports
+// whether the request ended there (the client went away, the server
+// closed, or the fault was sent), in which case it is recorded.
+func (s *Server) faulted(ctx context.Context, w http.ResponseWriter, rec *RequestRecord, wait time.Duration, f Fault) bool {
+	if !s.sleep(ctx, wait) {
 		rec.Cancelled = true
 		s.record(rec)
-		return
+		return true
 	}
-	if fault.failing() {
-		s.writeFault(w, rec, fault)
-		return
+	if f.failing() {
+		s.writeFault(w, rec, f)
+		return true
 	}
+	return false
+}
 
-	// The prompt, and whether the window takes it.
+// fitWindow renders the prompt and has the flavour fit it to the window.
+// A refusal is sent and recorded, and reported as false.
+func (s *Server) fitWindow(w http.ResponseWriter, rec *RequestRecord, c *chat) (fitting, bool) {
 	rec.Prompt = renderPrompt(c.messages, c.tools)
 	toks := PromptTokens(rec.Prompt)
 	rec.PromptTokens, rec.EvalTokens = len(toks), len(toks)
-	window := s.cfg.Ctx
-	limit := -1
-	switch s.cfg.Flavor {
-	case LlamaCpp:
-		if len(toks) >= window {
-			s.overflowLlama(w, rec, len(toks))
-			return
-		}
-		limit = window - len(toks)
-		if c.maxTokens >= 0 {
-			limit = min(limit, c.maxTokens)
-		}
-	case VLLM:
-		if msg := vllmOverflow(len(toks), c.maxTokens, window); msg != "" {
-			s.fail(w, rec, http.StatusBadRequest, msg)
-			return
-		}
-		limit = window - len(toks)
-		if c.maxTokens >= 0 {
-			limit = c.maxTokens
-		}
-	case Ollama:
-		toks, rec.DroppedMessages = ollamaFit(c, window)
-		rec.EvalTokens = len(toks)
-		limit = c.maxTokens
+	fit, ref := s.fl.fit(c, toks, s.cfg.Ctx)
+	if ref != nil {
+		s.refuse(w, rec, ref)
+		return fitting{}, false
 	}
+	rec.EvalTokens, rec.DroppedMessages = len(fit.tokens), fit.dropped
+	return fit, true
+}
 
-	// What the model says.
-	rp, turnFault := s.chooseReply(c)
-	rec.Source = rp.Source
-	if turnFault != nil {
-		fault = fault.merge(*turnFault)
-		rec.Fault = fault.String()
-		if !s.sleep(ctx, turnFault.Latency) {
-			rec.Cancelled = true
-			s.record(rec)
-			return
-		}
-		if turnFault.failing() {
-			s.writeFault(w, rec, fault)
-			return
-		}
-	}
-
+// serveAnswer takes a prompt cache for the fitted prompt (waiting for a
+// free slot), generates rp within the limit and sends it, streamed or not.
+// The cache keeps the prompt and what was sent; the request is recorded
+// when it ends.
+func (s *Server) serveAnswer(ctx context.Context, w http.ResponseWriter, rec *RequestRecord, c *chat, fit fitting, rp reply, fault Fault) {
 	idSlot := -1
 	if c.req.IDSlot != nil {
 		idSlot = *c.req.IDSlot
 	}
 	reuse := c.req.CachePrompt == nil || *c.req.CachePrompt
-	h, err := s.cache.acquire(ctx, toks, idSlot, reuse)
+	h, err := s.cache.acquire(ctx, fit.tokens, idSlot, reuse)
 	if err != nil {
 		rec.Cancelled = true
 		s.record(rec)
 		return
 	}
-	gen := generate(rp, limit, fault.MalformedToolCalls)
-	fig := s.figures(len(toks), h.cacheN, len(gen.Tokens))
+	gen := generate(rp, fit.limit, fault.MalformedToolCalls)
+	fig := s.figures(len(fit.tokens), h.cacheN, len(gen.Tokens))
 	rec.Slot, rec.CacheN, rec.PromptN = h.slot, fig.cacheN, fig.promptN
 	rec.CompletionTokens, rec.FinishReason = len(gen.Tokens), gen.Finish
 	for _, tc := range gen.ToolCalls {
@@ -143,14 +156,15 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	sent := 0
 	defer func() {
 		rec.SentTokens = sent
-		h.done(slices.Concat(toks, gen.Tokens[:sent]), sent)
+		h.done(slices.Concat(fit.tokens, gen.Tokens[:sent]), sent)
 		s.record(rec)
 	}()
 	if s.cfg.Realtime && !s.sleep(ctx, msDuration(fig.promptMS)) {
 		rec.Cancelled = true
 		return
 	}
-	a := answer{c: c, gen: gen, fig: fig, id: completionID(s.cfg.Flavor, seq), created: time.Now().Unix(), fault: fault}
+	a := answer{c: c, gen: gen, fig: fig, id: s.fl.completionID(rec.Seq), model: s.cfg.Model,
+		created: time.Now().Unix(), fault: fault}
 	if c.req.Stream {
 		sent, rec.Cancelled = s.stream(ctx, w, a)
 	} else {
@@ -164,6 +178,7 @@ type answer struct {
 	gen     generation
 	fig     figures
 	id      string
+	model   string
 	created int64
 	fault   Fault
 }
@@ -177,15 +192,15 @@ func (s *Server) fail(w http.ResponseWriter, rec *RequestRecord, status int, msg
 	s.writeError(w, status, msg)
 }
 
-// overflowLlama is llama.cpp's refusal of a prompt that does not fit.
-func (s *Server) overflowLlama(w http.ResponseWriter, rec *RequestRecord, n int) {
-	msg := fmt.Sprintf("request (%d tokens) exceeds the available context size (%d tokens), try increasing it", n, s.cfg.Ctx)
-	rec.Status, rec.Error = http.StatusBadRequest, msg
+// refuse sends a flavour's refusal and records it.
+func (s *Server) refuse(w http.ResponseWriter, rec *RequestRecord, ref *refusal) {
+	if ref.body == nil {
+		s.fail(w, rec, ref.status, ref.msg)
+		return
+	}
+	rec.Status, rec.Error = ref.status, ref.msg
 	s.record(rec)
-	s.writeJSON(w, http.StatusBadRequest, obj{{"error", obj{
-		{"code", 400}, {"message", msg}, {"type", "exceed_context_size_error"},
-		{"n_prompt_tokens", n}, {"n_ctx", s.cfg.Ctx},
-	}}})
+	s.writeJSON(w, ref.status, ref.body)
 }
 
 // writeFault answers with a failing fault: a JSON error, or an HTML page.
@@ -204,7 +219,7 @@ func (s *Server) writeFault(w http.ResponseWriter, rec *RequestRecord, f Fault) 
 		io.WriteString(w, page)
 		return
 	}
-	if f.Status == http.StatusServiceUnavailable && s.cfg.Flavor == LlamaCpp {
+	if f.Status == http.StatusServiceUnavailable && s.fl.loads() {
 		rec.Status, rec.Error = 503, "Loading model"
 		s.record(rec)
 		s.writeLoading(w)
@@ -222,11 +237,10 @@ func (s *Server) writeFault(w http.ResponseWriter, rec *RequestRecord, f Fault) 
 	s.fail(w, rec, f.Status, msg)
 }
 
-// completionID is a chat-completion id, deterministic per request number.
-func completionID(f Flavor, seq int) string {
-	if f == Ollama {
-		return "chatcmpl-" + strconv.Itoa(100+seq)
-	}
+// randomCompletionID is a chat-completion id of 32 random letters and
+// digits, as llama.cpp and vLLM make them, but the same for the same
+// request number seq.
+func randomCompletionID(seq int) string {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	rng := rand.New(rand.NewPCG(uint64(seq), 0x5eed))
 	b := make([]byte, 32)
@@ -245,7 +259,7 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, a answer) (
 	}
 	body := mustEncode(s.completionBody(a))
 	if a.fault.CutAfter == 0 && a.fault.StallAfter == 0 {
-		w.Header().Set("Content-Type", s.jsonContentType())
+		w.Header().Set("Content-Type", s.fl.jsonContentType())
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)
 		if _, err := w.Write(body); err != nil {
@@ -253,7 +267,7 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, a answer) (
 		}
 		return len(a.gen.Tokens), false
 	}
-	w.Header().Set("Content-Type", s.jsonContentType())
+	w.Header().Set("Content-Type", s.fl.jsonContentType())
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(body[:len(body)/2])
@@ -281,39 +295,10 @@ func cutConnection(w http.ResponseWriter) {
 
 // completionBody is the flavour's non-streamed chat completion.
 func (s *Server) completionBody(a answer) obj {
-	msg := s.messageObj(a.gen)
-	switch s.cfg.Flavor {
-	case VLLM:
-		return obj{
-			{"id", a.id}, {"object", "chat.completion"}, {"created", a.created}, {"model", s.cfg.Model},
-			{"choices", []any{obj{{"index", 0}, {"message", msg}, {"logprobs", nil},
-				{"finish_reason", a.gen.Finish}, {"stop_reason", nil}}}},
-			{"service_tier", nil}, {"system_fingerprint", nil},
-			{"usage", s.usageObj(a.fig)}, {"prompt_logprobs", nil}, {"kv_transfer_params", nil},
-		}
-	case Ollama:
-		return obj{
-			{"id", a.id}, {"object", "chat.completion"}, {"created", a.created}, {"model", s.cfg.Model},
-			{"system_fingerprint", "fp_ollama"},
-			{"choices", []any{obj{{"index", 0}, {"message", msg}, {"finish_reason", a.gen.Finish}}}},
-			{"usage", s.usageObj(a.fig)},
-		}
-	}
-	return obj{
-		{"choices", []any{obj{{"finish_reason", a.gen.Finish}, {"index", 0}, {"message", msg}}}},
-		{"created", a.created}, {"model", s.cfg.Model}, {"system_fingerprint", buildInfo},
-		{"object", "chat.completion"}, {"usage", s.usageObj(a.fig)}, {"id", a.id},
-		{"timings", timingsObj(a.fig)},
-	}
+	return s.fl.completionBody(a, s.messageObj(a.gen))
 }
 
-func (s *Server) reasoningKey() string {
-	if s.cfg.Flavor == LlamaCpp {
-		return "reasoning_content"
-	}
-	return "reasoning"
-}
-
+// messageObj is the assistant message of a reply in the flavour's shape.
 func (s *Server) messageObj(g generation) obj {
 	var content any = g.Content
 	if g.Content == "" && len(g.ToolCalls) > 0 {
@@ -321,50 +306,14 @@ func (s *Server) messageObj(g generation) obj {
 	}
 	msg := obj{{"role", "assistant"}, {"content", content}}
 	if g.Reasoning != "" {
-		msg = append(msg, kv{s.reasoningKey(), g.Reasoning})
+		msg = append(msg, kv{s.fl.reasoningKey(), g.Reasoning})
 	}
 	if len(g.ToolCalls) > 0 {
 		calls := make([]any, len(g.ToolCalls))
 		for i, tc := range g.ToolCalls {
-			fn := obj{{"name", tc.Name}, {"arguments", tc.Arguments}}
-			if s.cfg.Flavor == LlamaCpp {
-				calls[i] = obj{{"type", "function"}, {"function", fn}, {"id", tc.ID}}
-			} else {
-				calls[i] = obj{{"id", tc.ID}, {"type", "function"}, {"function", fn}}
-			}
+			calls[i] = s.fl.toolCallObj(tc, obj{{"name", tc.Name}, {"arguments", tc.Arguments}})
 		}
 		msg = append(msg, kv{"tool_calls", calls})
 	}
 	return msg
-}
-
-func (s *Server) usageObj(f figures) obj {
-	total := f.promptTokens + f.predictedN
-	switch s.cfg.Flavor {
-	case VLLM:
-		return obj{{"prompt_tokens", f.promptTokens}, {"total_tokens", total},
-			{"completion_tokens", f.predictedN}, {"prompt_tokens_details", obj{{"cached_tokens", f.cacheN}}}}
-	case Ollama:
-		return obj{{"prompt_tokens", f.promptTokens}, {"completion_tokens", f.predictedN}, {"total_tokens", total}}
-	}
-	return obj{{"completion_tokens", f.predictedN}, {"prompt_tokens", f.promptTokens}, {"total_tokens", total},
-		{"prompt_tokens_details", obj{{"cached_tokens", f.cacheN}}}}
-}
-
-// timingsObj is llama.cpp's timings object.
-func timingsObj(f figures) obj {
-	perToken := func(ms float64, n int) (float64, float64) {
-		if n == 0 || ms == 0 {
-			return 0, 0
-		}
-		return ms / float64(n), 1e3 * float64(n) / ms
-	}
-	ppt, pps := perToken(f.promptMS, f.promptN)
-	dpt, dps := perToken(f.predictedMS, f.predictedN)
-	return obj{
-		{"cache_n", f.cacheN}, {"prompt_n", f.promptN}, {"prompt_ms", f.promptMS},
-		{"prompt_per_token_ms", ppt}, {"prompt_per_second", pps},
-		{"predicted_n", f.predictedN}, {"predicted_ms", f.predictedMS},
-		{"predicted_per_token_ms", dpt}, {"predicted_per_second", dps},
-	}
 }

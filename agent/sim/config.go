@@ -121,16 +121,6 @@ func (c Config) withDefaults() (Config, error) {
 	if c.DecodeMSPerToken == 0 {
 		c.DecodeMSPerToken = DefaultDecodeMSPerToken
 	}
-	if c.Model == "" {
-		switch c.Flavor {
-		case VLLM:
-			c.Model = "reika/sim-coder-7b"
-		case Ollama:
-			c.Model = "reika-sim:7b"
-		default:
-			c.Model = "models/reika-sim-7b-q4_k_m.gguf"
-		}
-	}
 	for i, r := range c.Faults {
 		if r.Every < 0 || r.First < 0 {
 			return c, fmt.Errorf("fault rule %d: every and first must not be negative", i)

@@ -186,5 +186,5 @@ func malformArguments(args string) string {
 	}
 	// At least the brace, even when the middle falls in a run of bytes
 	// that start no rune.
-	return args[:max(len(clip(args, len(args)/2)), 1)]
+	return args[:max(len(truncateUTF8(args, len(args)/2)), 1)]
 }

@@ -354,17 +354,19 @@ func listSome(items []string, n int) string {
 	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
 }
 
+// excerpt is s with its whitespace collapsed to single spaces, cut to n
+// bytes and an ellipsis when longer.
 func excerpt(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
 		return s
 	}
-	return clip(s, n) + "…"
+	return truncateUTF8(s, n) + "…"
 }
 
-// clip returns the longest prefix of s that is at most n bytes and ends
-// on a rune boundary: the package's one rune-safe cut.
-func clip(s string, n int) string {
+// truncateUTF8 returns the longest prefix of s that is at most n bytes and
+// ends on a rune boundary: the package's one rune-safe cut.
+func truncateUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

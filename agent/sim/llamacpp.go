@@ -16,7 +16,16 @@ const buildInfo = "b9928-reikasim"
 // as it usually is, so that a client mistaking it for the window is caught.
 func (s *Server) trainedCtx() int { return max(32768, 2*s.cfg.Ctx) }
 
-func (s *Server) llamaRoutes(mux *http.ServeMux) {
+// llamaCpp is the flavour of llama.cpp's llama-server: the window in
+// /v1/models meta and /props, one prompt cache per slot, timings in every
+// answer, a prompt that does not fit refused.
+type llamaCpp struct{}
+
+func (llamaCpp) defaultModel() string { return "models/reika-sim-7b-q4_k_m.gguf" }
+
+// routes mounts llama-server's endpoints; all but the health, models and
+// chat endpoints wait for the model to load.
+func (llamaCpp) routes(s *Server, mux *http.ServeMux) {
 	mux.HandleFunc("GET /health", s.llamaHealth)
 	mux.HandleFunc("GET /v1/health", s.llamaHealth)
 	mux.HandleFunc("GET /v1/models", s.llamaModels)
@@ -33,6 +42,113 @@ func (s *Server) llamaRoutes(mux *http.ServeMux) {
 		s.writeJSON(w, http.StatusNotFound,
 			obj{{"error", obj{{"code", 404}, {"message", "File Not Found"}, {"type", "not_found_error"}}}})
 	})
+}
+
+func (llamaCpp) newCache(n int) (promptCache, *slotPool) {
+	p := newSlotPool(n)
+	return p, p
+}
+
+func (llamaCpp) loads() bool { return true }
+
+func (llamaCpp) serverHeader() string    { return "llama.cpp" }
+func (llamaCpp) jsonContentType() string { return "application/json; charset=utf-8" }
+
+func (llamaCpp) errorBody(status int, msg string) obj {
+	return obj{{"error", obj{{"code", status}, {"message", msg}, {"type", llamaErrorType(status)}}}}
+}
+
+func llamaErrorType(status int) string {
+	switch status {
+	case 400:
+		return "invalid_request_error"
+	case 401, 403:
+		return "authentication_error"
+	case 404:
+		return "not_found_error"
+	case 429:
+		return "rate_limit_error"
+	case 501:
+		return "not_supported_error"
+	case 503:
+		return "unavailable_error"
+	}
+	return "server_error"
+}
+
+// writeLoading is llama.cpp's answer while its model loads.
+func (s *Server) writeLoading(w http.ResponseWriter) {
+	s.writeJSON(w, http.StatusServiceUnavailable,
+		obj{{"error", obj{{"code", 503}, {"message", "Loading model"}, {"type", "unavailable_error"}}}})
+}
+
+// fit refuses a prompt that fills the window, as llama.cpp does, and
+// otherwise lets the reply run to the window's end or max_tokens.
+func (llamaCpp) fit(c *chat, toks []string, window int) (fitting, *refusal) {
+	n := len(toks)
+	if n >= window {
+		msg := fmt.Sprintf("request (%d tokens) exceeds the available context size (%d tokens), try increasing it", n, window)
+		return fitting{}, &refusal{status: http.StatusBadRequest, msg: msg, body: obj{{"error", obj{
+			{"code", 400}, {"message", msg}, {"type", "exceed_context_size_error"},
+			{"n_prompt_tokens", n}, {"n_ctx", window},
+		}}}}
+	}
+	limit := window - n
+	if c.maxTokens >= 0 {
+		limit = min(limit, c.maxTokens)
+	}
+	return fitting{tokens: toks, limit: limit}, nil
+}
+
+func (llamaCpp) completionID(seq int) string { return randomCompletionID(seq) }
+
+func (f llamaCpp) completionBody(a answer, msg obj) obj {
+	return obj{
+		{"choices", []any{obj{{"finish_reason", a.gen.Finish}, {"index", 0}, {"message", msg}}}},
+		{"created", a.created}, {"model", a.model}, {"system_fingerprint", buildInfo},
+		{"object", "chat.completion"}, {"usage", f.usageObj(a.fig)}, {"id", a.id},
+		{"timings", f.timingsObj(a.fig)},
+	}
+}
+
+func (llamaCpp) reasoningKey() string { return "reasoning_content" }
+
+func (llamaCpp) toolCallObj(tc toolCall, fn obj) obj {
+	return obj{{"type", "function"}, {"function", fn}, {"id", tc.ID}}
+}
+
+func (llamaCpp) usageObj(f figures) obj {
+	return obj{{"completion_tokens", f.predictedN}, {"prompt_tokens", f.promptTokens},
+		{"total_tokens", f.promptTokens + f.predictedN}, {"prompt_tokens_details", obj{{"cached_tokens", f.cacheN}}}}
+}
+
+// timingsObj is llama.cpp's timings object.
+func (llamaCpp) timingsObj(f figures) obj {
+	perToken := func(ms float64, n int) (float64, float64) {
+		if n == 0 || ms == 0 {
+			return 0, 0
+		}
+		return ms / float64(n), 1e3 * float64(n) / ms
+	}
+	ppt, pps := perToken(f.promptMS, f.promptN)
+	dpt, dps := perToken(f.predictedMS, f.predictedN)
+	return obj{
+		{"cache_n", f.cacheN}, {"prompt_n", f.promptN}, {"prompt_ms", f.promptMS},
+		{"prompt_per_token_ms", ppt}, {"prompt_per_second", pps},
+		{"predicted_n", f.predictedN}, {"predicted_ms", f.predictedMS},
+		{"predicted_per_token_ms", dpt}, {"predicted_per_second", dps},
+	}
+}
+
+func (llamaCpp) roleDelta() obj { return obj{{"role", "assistant"}, {"content", nil}} }
+
+func (llamaCpp) chunkObj(a answer, choices []any) obj {
+	return obj{{"choices", choices}, {"created", a.created}, {"id", a.id}, {"model", a.model},
+		{"system_fingerprint", buildInfo}, {"object", "chat.completion.chunk"}}
+}
+
+func (llamaCpp) choiceObj(delta obj, finish any) obj {
+	return obj{{"finish_reason", finish}, {"index", 0}, {"delta", delta}}
 }
 
 // whenLoaded answers 503 "Loading model" while the model loads.

@@ -62,7 +62,7 @@ func mustEncode(v any) []byte {
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	body := mustEncode(v)
 	h := w.Header()
-	h.Set("Content-Type", s.jsonContentType())
+	h.Set("Content-Type", s.fl.jsonContentType())
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	w.Write(body)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -16,7 +17,16 @@ const ollamaVersion = "0.12.6"
 // prompt must be cut inside its last message.
 const ollamaKeep = 4
 
-func (s *Server) ollamaRoutes(mux *http.ServeMux) {
+// ollama is the flavour of Ollama's OpenAI compatibility layer: no window
+// in /v1/models (it is in /api/show and /api/ps), one prompt cache per
+// slot reported without cached tokens, an overlong chat silently
+// truncated (ollamaFit).
+type ollama struct{}
+
+func (ollama) defaultModel() string { return "reika-sim:7b" }
+
+// routes mounts Ollama's native endpoints and its OpenAI layer.
+func (ollama) routes(s *Server, mux *http.ServeMux) {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "Ollama is running")
@@ -34,6 +44,73 @@ func (s *Server) ollamaRoutes(mux *http.ServeMux) {
 		w.WriteHeader(http.StatusNotFound)
 		io.WriteString(w, "404 page not found")
 	})
+}
+
+func (ollama) newCache(n int) (promptCache, *slotPool) {
+	p := newSlotPool(n)
+	return p, p
+}
+
+func (ollama) loads() bool { return false }
+
+func (ollama) serverHeader() string    { return "ollama" }
+func (ollama) jsonContentType() string { return "application/json; charset=utf-8" }
+
+func (ollama) errorBody(status int, msg string) obj {
+	return obj{{"error", obj{{"message", msg}, {"type", ollamaErrorType(status)}, {"param", nil}, {"code", nil}}}}
+}
+
+func ollamaErrorType(status int) string {
+	switch {
+	case status == 429:
+		return "rate_limit_error"
+	case status < 500:
+		return "invalid_request_error"
+	}
+	return "api_error"
+}
+
+// fit never refuses: it truncates the chat to the window (ollamaFit), and
+// the reply runs to max_tokens or without a limit.
+func (ollama) fit(c *chat, _ []string, window int) (fitting, *refusal) {
+	toks, dropped := ollamaFit(c, window)
+	return fitting{tokens: toks, dropped: dropped, limit: c.maxTokens}, nil
+}
+
+// completionID counts up from chatcmpl-101, as Ollama's ids do.
+func (ollama) completionID(seq int) string { return "chatcmpl-" + strconv.Itoa(100+seq) }
+
+func (f ollama) completionBody(a answer, msg obj) obj {
+	return obj{
+		{"id", a.id}, {"object", "chat.completion"}, {"created", a.created}, {"model", a.model},
+		{"system_fingerprint", "fp_ollama"},
+		{"choices", []any{obj{{"index", 0}, {"message", msg}, {"finish_reason", a.gen.Finish}}}},
+		{"usage", f.usageObj(a.fig)},
+	}
+}
+
+func (ollama) reasoningKey() string { return "reasoning" }
+
+func (ollama) toolCallObj(tc toolCall, fn obj) obj {
+	return obj{{"id", tc.ID}, {"type", "function"}, {"function", fn}}
+}
+
+func (ollama) usageObj(f figures) obj {
+	return obj{{"prompt_tokens", f.promptTokens}, {"completion_tokens", f.predictedN},
+		{"total_tokens", f.promptTokens + f.predictedN}}
+}
+
+func (ollama) timingsObj(figures) obj { return nil }
+
+func (ollama) roleDelta() obj { return obj{{"role", "assistant"}, {"content", ""}} }
+
+func (ollama) chunkObj(a answer, choices []any) obj {
+	return obj{{"id", a.id}, {"object", "chat.completion.chunk"}, {"created", a.created},
+		{"model", a.model}, {"system_fingerprint", "fp_ollama"}, {"choices", choices}}
+}
+
+func (ollama) choiceObj(delta obj, finish any) obj {
+	return obj{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}
 }
 
 func (s *Server) ollamaDetails() obj {

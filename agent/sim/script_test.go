@@ -126,7 +126,7 @@ func TestScriptReplies(t *testing.T) {
 // TestStreamToolCalls: tool calls stream OpenAI-style, with arguments in
 // several pieces that reassemble to the original.
 func TestStreamToolCalls(t *testing.T) {
-	args := `{"path": "agent/engine/sim/server.go", "offset": 10, "limit": 40}`
+	args := `{"path": "agent/sim/server.go", "offset": 10, "limit": 40}`
 	_, url := start(t, Config{Script: []Turn{{
 		Reasoning: "Read the server first, then the template.",
 		ToolCalls: []ScriptCall{{Name: "read", Arguments: json.RawMessage(args)}, {Name: "grep", Arguments: json.RawMessage(`{"pattern": "renderPrompt"}`)}},

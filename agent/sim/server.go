@@ -15,6 +15,7 @@ import (
 // or mount Handler in an httptest.Server.
 type Server struct {
 	cfg     Config
+	fl      flavor // the engine imitated, picked from cfg.Flavor
 	handler http.Handler
 	cache   promptCache
 	slots   *slotPool // nil for vLLM, whose cache is shared
@@ -78,20 +79,20 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	fl := flavorFor(cfg.Flavor)
+	if cfg.Model == "" {
+		cfg.Model = fl.defaultModel()
+	}
 	s := &Server{
 		cfg:     cfg,
+		fl:      fl,
 		created: time.Now().Unix(),
 		script:  slices.Clone(cfg.Script),
 		readyAt: time.Now().Add(cfg.LoadTime),
 		vocab:   map[int]string{},
 		closing: make(chan struct{}),
 	}
-	if cfg.Flavor == VLLM {
-		s.cache = &sharedCache{}
-	} else {
-		s.slots = newSlotPool(cfg.Slots)
-		s.cache = s.slots
-	}
+	s.cache, s.slots = fl.newCache(cfg.Slots)
 	if cfg.Root != "" {
 		s.policy = newPolicy(cfg.Root, cfg.PolicyRounds)
 	}
@@ -188,7 +189,7 @@ func (s *Server) Requests() []RequestRecord {
 }
 
 func (s *Server) loading() bool {
-	if s.cfg.Flavor != LlamaCpp {
+	if !s.fl.loads() {
 		return false
 	}
 	s.mu.Lock()
@@ -301,100 +302,18 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 				s.writeError(w, http.StatusInternalServerError, fmt.Sprintf("simulator internal error: %v", v))
 			}
 		}()
-		w.Header().Set("Server", s.serverHeader())
+		w.Header().Set("Server", s.fl.serverHeader())
 		next.ServeHTTP(w, r)
 	})
 }
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	switch s.cfg.Flavor {
-	case VLLM:
-		s.vllmRoutes(mux)
-	case Ollama:
-		s.ollamaRoutes(mux)
-	default:
-		s.llamaRoutes(mux)
-	}
+	s.fl.routes(s, mux)
 	return mux
-}
-
-func (s *Server) serverHeader() string {
-	switch s.cfg.Flavor {
-	case VLLM:
-		return "uvicorn"
-	case Ollama:
-		return "ollama"
-	}
-	return "llama.cpp"
-}
-
-func (s *Server) jsonContentType() string {
-	if s.cfg.Flavor == VLLM {
-		return "application/json"
-	}
-	return "application/json; charset=utf-8"
 }
 
 // writeError sends the flavour's JSON error envelope.
 func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
-	s.writeJSON(w, status, s.errorBody(status, msg))
-}
-
-func (s *Server) errorBody(status int, msg string) obj {
-	switch s.cfg.Flavor {
-	case VLLM:
-		return obj{{"error", obj{{"message", msg}, {"type", vllmErrorType(status)}, {"param", nil}, {"code", status}}}}
-	case Ollama:
-		return obj{{"error", obj{{"message", msg}, {"type", ollamaErrorType(status)}, {"param", nil}, {"code", nil}}}}
-	}
-	return obj{{"error", obj{{"code", status}, {"message", msg}, {"type", llamaErrorType(status)}}}}
-}
-
-func llamaErrorType(status int) string {
-	switch status {
-	case 400:
-		return "invalid_request_error"
-	case 401, 403:
-		return "authentication_error"
-	case 404:
-		return "not_found_error"
-	case 429:
-		return "rate_limit_error"
-	case 501:
-		return "not_supported_error"
-	case 503:
-		return "unavailable_error"
-	}
-	return "server_error"
-}
-
-func vllmErrorType(status int) string {
-	switch status {
-	case 400:
-		return "BadRequestError"
-	case 404:
-		return "NotFoundError"
-	case 429:
-		return "RateLimitError"
-	case 503:
-		return "ServiceUnavailableError"
-	}
-	return "InternalServerError"
-}
-
-func ollamaErrorType(status int) string {
-	switch {
-	case status == 429:
-		return "rate_limit_error"
-	case status < 500:
-		return "invalid_request_error"
-	}
-	return "api_error"
-}
-
-// writeLoading is llama.cpp's answer while its model loads.
-func (s *Server) writeLoading(w http.ResponseWriter) {
-	s.writeJSON(w, http.StatusServiceUnavailable,
-		obj{{"error", obj{{"code", 503}, {"message", "Loading model"}, {"type", "unavailable_error"}}}})
+	s.writeJSON(w, status, s.fl.errorBody(status, msg))
 }

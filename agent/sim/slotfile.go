@@ -54,27 +54,8 @@ func (s *Server) slotAction(w http.ResponseWriter, r *http.Request) {
 	}
 	filename := ""
 	if action != "erase" {
-		body, err := readBody(w, r)
-		if err != nil {
-			s.writeError(w, http.StatusInternalServerError, err.Error())
-			return
-		}
-		var req map[string]json.RawMessage
-		if err := json.Unmarshal(body, &req); err != nil {
-			s.writeError(w, http.StatusInternalServerError, "[json.exception.parse_error.101] parse error: "+err.Error())
-			return
-		}
-		raw, ok := req["filename"]
-		if !ok {
-			s.writeError(w, http.StatusInternalServerError, "[json.exception.out_of_range.403] key 'filename' not found")
-			return
-		}
-		if err := json.Unmarshal(raw, &filename); err != nil {
-			s.writeError(w, http.StatusInternalServerError, "[json.exception.type_error.302] type must be string")
-			return
-		}
-		if !validFilename(filename) {
-			s.writeError(w, http.StatusBadRequest, "Invalid filename")
+		var ok bool
+		if filename, ok = s.slotFilename(w, r); !ok {
 			return
 		}
 	}
@@ -83,37 +64,19 @@ func (s *Server) slotAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	ms := func() float64 { return float64(time.Since(start).Microseconds()) / 1000 }
 	path := filepath.Join(s.cfg.SlotSavePath, filename)
 	var out obj
 	err = s.slots.idle(r.Context(), id, func(sl *slot) error {
+		var err error
 		switch action {
 		case "save":
-			data := mustEncode(slotFile{Format: slotFileFormat, Model: s.cfg.Model, Tokens: sl.tokens})
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				return fmt.Errorf("failed to save slot: %v", err)
-			}
-			out = obj{{"id_slot", id}, {"filename", filename}, {"n_saved", len(sl.tokens)}, {"n_written", len(data)},
-				{"timings", obj{{"save_ms", ms()}}}}
+			out, err = s.saveSlot(sl, path, filename, start)
 		case "restore":
-			data, err := os.ReadFile(path)
-			var f slotFile
-			if err == nil {
-				err = json.Unmarshal(data, &f)
-			}
-			if err != nil || f.Format != slotFileFormat || f.Model != s.cfg.Model || len(f.Tokens) > s.cfg.Ctx {
-				sl.tokens = nil
-				return errBadSlotFile
-			}
-			sl.tokens, sl.used = f.Tokens, true
-			out = obj{{"id_slot", id}, {"filename", filename}, {"n_restored", len(f.Tokens)}, {"n_read", len(data)},
-				{"timings", obj{{"restore_ms", ms()}}}}
+			out, err = s.restoreSlot(sl, path, filename, start)
 		case "erase":
-			n := len(sl.tokens)
-			sl.tokens = nil
-			out = obj{{"id_slot", id}, {"n_erased", n}}
+			out = eraseSlot(sl)
 		}
-		return nil
+		return err
 	})
 	switch {
 	case r.Context().Err() != nil:
@@ -125,6 +88,75 @@ func (s *Server) slotAction(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.writeJSON(w, http.StatusOK, out)
 	}
+}
+
+// slotFilename reads the "filename" of a save or restore body, answering
+// llama.cpp's error (its JSON library's wording included) and reporting
+// false when there is none or it is not a plain file name.
+func (s *Server) slotFilename(w http.ResponseWriter, r *http.Request) (string, bool) {
+	body, err := readBody(w, r)
+	if err != nil {
+		s.writeError(w, http.StatusInternalServerError, err.Error())
+		return "", false
+	}
+	var req map[string]json.RawMessage
+	if err := json.Unmarshal(body, &req); err != nil {
+		s.writeError(w, http.StatusInternalServerError, "[json.exception.parse_error.101] parse error: "+err.Error())
+		return "", false
+	}
+	raw, ok := req["filename"]
+	if !ok {
+		s.writeError(w, http.StatusInternalServerError, "[json.exception.out_of_range.403] key 'filename' not found")
+		return "", false
+	}
+	var filename string
+	if err := json.Unmarshal(raw, &filename); err != nil {
+		s.writeError(w, http.StatusInternalServerError, "[json.exception.type_error.302] type must be string")
+		return "", false
+	}
+	if !validFilename(filename) {
+		s.writeError(w, http.StatusBadRequest, "Invalid filename")
+		return "", false
+	}
+	return filename, true
+}
+
+// sinceMS is the time since start in milliseconds, to the microsecond.
+func sinceMS(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }
+
+// saveSlot writes sl's tokens to path and answers as action=save does.
+func (s *Server) saveSlot(sl *slot, path, filename string, start time.Time) (obj, error) {
+	data := mustEncode(slotFile{Format: slotFileFormat, Model: s.cfg.Model, Tokens: sl.tokens})
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return nil, fmt.Errorf("failed to save slot: %v", err)
+	}
+	return obj{{"id_slot", sl.id}, {"filename", filename}, {"n_saved", len(sl.tokens)}, {"n_written", len(data)},
+		{"timings", obj{{"save_ms", sinceMS(start)}}}}, nil
+}
+
+// restoreSlot loads sl's tokens from path and answers as action=restore
+// does. A file it cannot take (missing, not a slot file, another model's,
+// larger than the window) empties the slot and is errBadSlotFile.
+func (s *Server) restoreSlot(sl *slot, path, filename string, start time.Time) (obj, error) {
+	data, err := os.ReadFile(path)
+	var f slotFile
+	if err == nil {
+		err = json.Unmarshal(data, &f)
+	}
+	if err != nil || f.Format != slotFileFormat || f.Model != s.cfg.Model || len(f.Tokens) > s.cfg.Ctx {
+		sl.tokens = nil
+		return nil, errBadSlotFile
+	}
+	sl.tokens, sl.used = f.Tokens, true
+	return obj{{"id_slot", sl.id}, {"filename", filename}, {"n_restored", len(f.Tokens)}, {"n_read", len(data)},
+		{"timings", obj{{"restore_ms", sinceMS(start)}}}}, nil
+}
+
+// eraseSlot empties sl's cache and answers as action=erase does.
+func eraseSlot(sl *slot) obj {
+	n := len(sl.tokens)
+	sl.tokens = nil
+	return obj{{"id_slot", sl.id}, {"n_erased", n}}
 }
 
 // validFilename is llama.cpp's fs_validate_filename in short: a plain

@@ -79,19 +79,13 @@ func (s *Server) streamChunks(a answer) []sseChunk {
 		out = append(out, sseChunk{data: mustEncode(s.chunkObj(a, []any{s.choiceObj(delta, finish)}, nil)), tokens: tokens})
 	}
 	g := a.gen
-	var role obj
-	if s.cfg.Flavor == LlamaCpp {
-		role = obj{{"role", "assistant"}, {"content", nil}}
-	} else {
-		role = obj{{"role", "assistant"}, {"content", ""}}
-	}
-	add(role, nil, 0)
+	add(s.fl.roleDelta(), nil, 0)
 
 	if g.Reasoning != "" {
 		pieces := pieces(g.Reasoning)
 		counts := spread(g.ReasoningN, pieces)
 		for i, p := range pieces {
-			add(obj{{s.reasoningKey(), p.text}}, nil, counts[i])
+			add(obj{{s.fl.reasoningKey(), p.text}}, nil, counts[i])
 		}
 	}
 	if g.Content != "" {
@@ -114,51 +108,37 @@ func (s *Server) streamChunks(a answer) []sseChunk {
 	}
 
 	includeUsage := a.c.req.StreamOptions != nil && a.c.req.StreamOptions.IncludeUsage
+	timings := s.fl.timingsObj(a.fig) // nil where the engine reports none
 	var extra obj
-	if s.cfg.Flavor == LlamaCpp && !includeUsage {
-		extra = obj{{"timings", timingsObj(a.fig)}}
+	if timings != nil && !includeUsage {
+		extra = obj{{"timings", timings}}
 	}
 	out = append(out, sseChunk{
 		data:   mustEncode(s.chunkObj(a, []any{s.choiceObj(obj{}, g.Finish)}, extra)),
 		tokens: g.TailN,
 	})
 	if includeUsage {
-		extra := obj{{"usage", s.usageObj(a.fig)}}
-		if s.cfg.Flavor == LlamaCpp {
-			extra = append(extra, kv{"timings", timingsObj(a.fig)})
+		extra := obj{{"usage", s.fl.usageObj(a.fig)}}
+		if timings != nil {
+			extra = append(extra, kv{"timings", timings})
 		}
 		out = append(out, sseChunk{data: mustEncode(s.chunkObj(a, []any{}, extra))})
 	}
 	return out
 }
 
+// chunkObj is one streamed chunk in the flavour's shape, with extra
+// fields (usage, timings) after its own.
 func (s *Server) chunkObj(a answer, choices []any, extra obj) obj {
-	var o obj
-	switch s.cfg.Flavor {
-	case VLLM:
-		o = obj{{"id", a.id}, {"object", "chat.completion.chunk"}, {"created", a.created},
-			{"model", s.cfg.Model}, {"choices", choices}}
-	case Ollama:
-		o = obj{{"id", a.id}, {"object", "chat.completion.chunk"}, {"created", a.created},
-			{"model", s.cfg.Model}, {"system_fingerprint", "fp_ollama"}, {"choices", choices}}
-	default:
-		o = obj{{"choices", choices}, {"created", a.created}, {"id", a.id}, {"model", s.cfg.Model},
-			{"system_fingerprint", buildInfo}, {"object", "chat.completion.chunk"}}
-	}
-	return append(o, extra...)
+	return append(s.fl.chunkObj(a, choices), extra...)
 }
 
+// choiceObj is one streamed choice; an empty finish is sent as null.
 func (s *Server) choiceObj(delta obj, finish any) obj {
 	if finish == "" {
 		finish = nil
 	}
-	switch s.cfg.Flavor {
-	case VLLM:
-		return obj{{"index", 0}, {"delta", delta}, {"logprobs", nil}, {"finish_reason", finish}}
-	case Ollama:
-		return obj{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}
-	}
-	return obj{{"finish_reason", finish}, {"index", 0}, {"delta", delta}}
+	return s.fl.choiceObj(delta, finish)
 }
 
 // piece is a few tokens of text streamed in one chunk.

@@ -54,102 +54,145 @@ const (
 // of a chat request is [PromptTokens] of it (a BOS token plus the rendered
 // template).
 func Tokenize(text string) []string {
-	toks := make([]string, 0, len(text)/3+1)
-	pend := -1 // index of a single space waiting to join the next token
-	emit := func(from, to int) {
-		if pend >= 0 {
-			from = pend
-			pend = -1
-		}
-		toks = append(toks, text[from:to])
+	t := tokenizer{text: text, toks: make([]string, 0, len(text)/3+1), pend: -1}
+	for i := 0; i < len(text); {
+		i = t.next(i)
 	}
-	flushSpace := func() {
-		if pend >= 0 {
-			toks = append(toks, text[pend:pend+1])
-			pend = -1
-		}
+	t.flushSpace()
+	return t.toks
+}
+
+// tokenizer is one pass of Tokenize: the text, the tokens so far, and a
+// single space held back to join the token that follows it.
+type tokenizer struct {
+	text string
+	toks []string
+	pend int // index of the held-back space, or -1
+}
+
+// emit appends text[from:to] as a token, the held-back space in front.
+func (t *tokenizer) emit(from, to int) {
+	if t.pend >= 0 {
+		from = t.pend
+		t.pend = -1
 	}
-	i := 0
-	for i < len(text) {
-		c := text[i]
-		switch {
-		case c == '<':
-			if sp := matchSpecial(text[i:]); sp != "" {
-				flushSpace()
-				toks = append(toks, text[i:i+len(sp)])
-				i += len(sp)
-				continue
-			}
-			emit(i, i+1)
-			i++
-		case c == '\n' || c == '\r':
-			j := i
-			for j < len(text) && isSpace(text[j]) {
-				j++
-			}
-			emit(i, j)
-			i = j
-		case c == ' ' || c == '\t':
-			j := i
-			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
-				j++
-			}
-			switch {
-			case j < len(text) && (text[j] == '\n' || text[j] == '\r'):
-				// Trailing blanks belong to the line break that follows.
-				for j < len(text) && isSpace(text[j]) {
-					j++
-				}
-				emit(i, j)
-			case j == len(text) || matchSpecial(text[j:]) != "":
-				// At the end, or before a marker: the run stands alone,
-				// so appending a marker never re-splits it.
-				emit(i, j)
-			case j-i == 1 && c == ' ':
-				flushSpace()
-				pend = i
-			case text[j-1] == ' ':
-				emit(i, j-1)
-				pend = j - 1
-			default:
-				emit(i, j)
-			}
-			i = j
-		case isLetter(c):
-			j := i
-			for j < len(text) && isLetter(text[j]) {
-				j++
-			}
-			seg, n := i, 0
-			for k := i; k < j; k++ {
-				if k > seg && (n == maxLetters || caseBoundary(text, k, j)) {
-					emit(seg, k)
-					seg, n = k, 0
-				}
-				n++
-			}
-			emit(seg, j)
-			i = j
-		case isDigit(c):
-			j := i
-			for j < len(text) && isDigit(text[j]) {
-				j++
-			}
-			for k := i; k < j; k += 3 {
-				emit(k, min(k+3, j))
-			}
-			i = j
-		case c < utf8.RuneSelf:
-			emit(i, i+1)
-			i++
-		default:
-			_, size := utf8.DecodeRuneInString(text[i:])
-			emit(i, i+size)
-			i += size
-		}
+	t.toks = append(t.toks, t.text[from:to])
+}
+
+// flushSpace makes the held-back space a token of its own.
+func (t *tokenizer) flushSpace() {
+	if t.pend >= 0 {
+		t.toks = append(t.toks, t.text[t.pend:t.pend+1])
+		t.pend = -1
 	}
-	flushSpace()
-	return toks
+}
+
+// next tokenizes what starts at text[i] by its first byte and returns
+// where the rest starts.
+func (t *tokenizer) next(i int) int {
+	c := t.text[i]
+	switch {
+	case c == '<':
+		return t.marker(i)
+	case c == '\n' || c == '\r':
+		j := skipSpace(t.text, i)
+		t.emit(i, j)
+		return j
+	case c == ' ' || c == '\t':
+		return t.blanks(i)
+	case isLetter(c):
+		return t.letters(i)
+	case isDigit(c):
+		return t.digits(i)
+	case c < utf8.RuneSelf:
+		t.emit(i, i+1)
+		return i + 1
+	}
+	_, size := utf8.DecodeRuneInString(t.text[i:])
+	t.emit(i, i+size)
+	return i + size
+}
+
+// marker takes a special marker at text[i] as one token (never joined to
+// a held-back space), or else the '<' alone.
+func (t *tokenizer) marker(i int) int {
+	if sp := matchSpecial(t.text[i:]); sp != "" {
+		t.flushSpace()
+		t.toks = append(t.toks, t.text[i:i+len(sp)])
+		return i + len(sp)
+	}
+	t.emit(i, i+1)
+	return i + 1
+}
+
+// blanks takes the run of spaces and tabs at text[i].
+func (t *tokenizer) blanks(i int) int {
+	text := t.text
+	j := i
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+		j++
+	}
+	switch {
+	case j < len(text) && (text[j] == '\n' || text[j] == '\r'):
+		// Trailing blanks belong to the line break that follows.
+		j = skipSpace(text, j)
+		t.emit(i, j)
+	case j == len(text) || matchSpecial(text[j:]) != "":
+		// At the end, or before a marker: the run stands alone, so
+		// appending a marker never re-splits it.
+		t.emit(i, j)
+	case j-i == 1 && text[i] == ' ':
+		t.flushSpace()
+		t.pend = i
+	case text[j-1] == ' ':
+		// The run but its last space, which joins the next token.
+		t.emit(i, j-1)
+		t.pend = j - 1
+	default:
+		t.emit(i, j)
+	}
+	return j
+}
+
+// letters takes the run of letters at text[i], split at camelCase
+// boundaries and every maxLetters letters.
+func (t *tokenizer) letters(i int) int {
+	text := t.text
+	j := i
+	for j < len(text) && isLetter(text[j]) {
+		j++
+	}
+	seg, n := i, 0
+	for k := i; k < j; k++ {
+		if k > seg && (n == maxLetters || caseBoundary(text, k, j)) {
+			t.emit(seg, k)
+			seg, n = k, 0
+		}
+		n++
+	}
+	t.emit(seg, j)
+	return j
+}
+
+// digits takes the run of digits at text[i], three to a token.
+func (t *tokenizer) digits(i int) int {
+	text := t.text
+	j := i
+	for j < len(text) && isDigit(text[j]) {
+		j++
+	}
+	for k := i; k < j; k += 3 {
+		t.emit(k, min(k+3, j))
+	}
+	return j
+}
+
+// skipSpace is the end of the run of whitespace that starts at text[i].
+func skipSpace(text string, i int) int {
+	for i < len(text) && isSpace(text[i]) {
+		i++
+	}
+	return i
 }
 
 // CountTokens is len(Tokenize(text)) without keeping the tokens.

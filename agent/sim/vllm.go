@@ -9,7 +9,15 @@ import (
 // vllmVersion is the vLLM version the simulator reports.
 const vllmVersion = "0.11.0"
 
-func (s *Server) vllmRoutes(mux *http.ServeMux) {
+// vllm is the flavour of vLLM's OpenAI server: the window as
+// max_model_len, one block prefix cache shared by all requests and
+// reported as cached_tokens, no timings, an overflowing request refused.
+type vllm struct{}
+
+func (vllm) defaultModel() string { return "reika/sim-coder-7b" }
+
+// routes mounts vLLM's endpoints.
+func (vllm) routes(s *Server, mux *http.ServeMux) {
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 	})
@@ -22,6 +30,82 @@ func (s *Server) vllmRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusNotFound, obj{{"detail", "Not Found"}})
 	})
+}
+
+// newCache is vLLM's shared prefix cache; vLLM has no slots.
+func (vllm) newCache(int) (promptCache, *slotPool) { return &sharedCache{}, nil }
+
+func (vllm) loads() bool { return false }
+
+func (vllm) serverHeader() string    { return "uvicorn" }
+func (vllm) jsonContentType() string { return "application/json" }
+
+func (vllm) errorBody(status int, msg string) obj {
+	return obj{{"error", obj{{"message", msg}, {"type", vllmErrorType(status)}, {"param", nil}, {"code", status}}}}
+}
+
+func vllmErrorType(status int) string {
+	switch status {
+	case 400:
+		return "BadRequestError"
+	case 404:
+		return "NotFoundError"
+	case 429:
+		return "RateLimitError"
+	case 503:
+		return "ServiceUnavailableError"
+	}
+	return "InternalServerError"
+}
+
+// fit refuses a request whose prompt, or prompt plus max_tokens, does not
+// fit the window (vllmOverflow); the reply may run to max_tokens, else to
+// the window's end.
+func (vllm) fit(c *chat, toks []string, window int) (fitting, *refusal) {
+	if msg := vllmOverflow(len(toks), c.maxTokens, window); msg != "" {
+		return fitting{}, &refusal{status: http.StatusBadRequest, msg: msg}
+	}
+	limit := window - len(toks)
+	if c.maxTokens >= 0 {
+		limit = c.maxTokens
+	}
+	return fitting{tokens: toks, limit: limit}, nil
+}
+
+func (vllm) completionID(seq int) string { return randomCompletionID(seq) }
+
+func (f vllm) completionBody(a answer, msg obj) obj {
+	return obj{
+		{"id", a.id}, {"object", "chat.completion"}, {"created", a.created}, {"model", a.model},
+		{"choices", []any{obj{{"index", 0}, {"message", msg}, {"logprobs", nil},
+			{"finish_reason", a.gen.Finish}, {"stop_reason", nil}}}},
+		{"service_tier", nil}, {"system_fingerprint", nil},
+		{"usage", f.usageObj(a.fig)}, {"prompt_logprobs", nil}, {"kv_transfer_params", nil},
+	}
+}
+
+func (vllm) reasoningKey() string { return "reasoning" }
+
+func (vllm) toolCallObj(tc toolCall, fn obj) obj {
+	return obj{{"id", tc.ID}, {"type", "function"}, {"function", fn}}
+}
+
+func (vllm) usageObj(f figures) obj {
+	return obj{{"prompt_tokens", f.promptTokens}, {"total_tokens", f.promptTokens + f.predictedN},
+		{"completion_tokens", f.predictedN}, {"prompt_tokens_details", obj{{"cached_tokens", f.cacheN}}}}
+}
+
+func (vllm) timingsObj(figures) obj { return nil }
+
+func (vllm) roleDelta() obj { return obj{{"role", "assistant"}, {"content", ""}} }
+
+func (vllm) chunkObj(a answer, choices []any) obj {
+	return obj{{"id", a.id}, {"object", "chat.completion.chunk"}, {"created", a.created},
+		{"model", a.model}, {"choices", choices}}
+}
+
+func (vllm) choiceObj(delta obj, finish any) obj {
+	return obj{{"index", 0}, {"delta", delta}, {"logprobs", nil}, {"finish_reason", finish}}
 }
 
 // vllmModels is GET /v1/models with the window as max_model_len.

@@ -24,10 +24,11 @@ type Model struct {
 
 // TinyModel is 32 wide, one block of 2 heads, a feed-forward of 64, a
 // trained length of 131072: about 80 KB. It is half as wide and half as
-// deep as ENGINES.md's example, because the cost of a prefill grows with
-// the width times the square of the prompt: on one thread of a busy
-// machine it prefills 7000 tokens in under 2 s (with flash attention),
-// where the wider one takes 3.5 s.
+// deep as the model of the llama.cpp captures
+// (testdata/engine-captures/llama.cpp/README.md), because the cost of a
+// prefill grows with the width times the square of the prompt: on one
+// thread of a busy machine it prefills 7000 tokens in under 2 s (with
+// flash attention), where the wider one takes 3.5 s.
 var TinyModel = Model{Embd: 32, Blocks: 1, Heads: 2, FF: 64, Context: 131072, Seed: 1}
 
 // The vocabulary: <unk>, <s>, </s>, then the 256 byte tokens <0x00>…<0xFF>
@@ -89,6 +90,20 @@ func WriteModel(w io.Writer, m Model) error {
 	if m.Embd <= 0 || m.Blocks <= 0 || m.Heads <= 0 || m.FF <= 0 || m.Embd%m.Heads != 0 {
 		return fmt.Errorf("model %+v: want positive sizes and a width divisible by the heads", m)
 	}
+	meta, tensors := modelMeta(m), modelTensors(m)
+	bw := bufio.NewWriter(w)
+	gw := &ggufWriter{w: bw}
+	gw.header(meta, tensors)
+	gw.weights(tensors, m.Seed)
+	if gw.err != nil {
+		return gw.err
+	}
+	return bw.Flush()
+}
+
+// modelMeta is m's metadata: a llama architecture of m's sizes, and the
+// byte vocabulary.
+func modelMeta(m Model) []kv {
 	tokens := make([]string, 0, vocabSize)
 	types := make([]int32, 0, vocabSize)
 	tokens = append(tokens, "<unk>", "<s>", "</s>")
@@ -97,7 +112,7 @@ func WriteModel(w io.Writer, m Model) error {
 		tokens = append(tokens, fmt.Sprintf("<0x%02X>", b))
 		types = append(types, tokenByte)
 	}
-	meta := []kv{
+	return []kv{
 		{"general.architecture", "llama"},
 		{"general.name", "reika-llamatest-tiny"},
 		{"general.alignment", uint32(ggufAlignment)},
@@ -119,6 +134,11 @@ func WriteModel(w io.Writer, m Model) error {
 		{"tokenizer.ggml.add_bos_token", false},
 		{"tokenizer.ggml.add_eos_token", false},
 	}
+}
+
+// modelTensors are m's weights in file order: the token embedding, each
+// block's norms, attention and feed-forward, the output norm and output.
+func modelTensors(m Model) []tensor {
 	e, ff, v := uint64(m.Embd), uint64(m.FF), uint64(vocabSize)
 	tensors := []tensor{{"token_embd.weight", []uint64{e, v}}}
 	for i := range m.Blocks {
@@ -131,31 +151,39 @@ func WriteModel(w io.Writer, m Model) error {
 			blk("ffn_norm", e),
 			blk("ffn_gate", e, ff), blk("ffn_up", e, ff), blk("ffn_down", ff, e))
 	}
-	tensors = append(tensors, tensor{"output_norm.weight", []uint64{e}}, tensor{"output.weight", []uint64{e, v}})
+	return append(tensors, tensor{"output_norm.weight", []uint64{e}}, tensor{"output.weight", []uint64{e, v}})
+}
 
-	bw := bufio.NewWriter(w)
-	gw := &ggufWriter{w: bw}
-	gw.raw([]byte("GGUF"))
-	gw.u32(3)
-	gw.u64(uint64(len(tensors)))
-	gw.u64(uint64(len(meta)))
+// header writes the magic, the version, the metadata and the tensor
+// infos (each tensor's data offset aligned), padded to the alignment.
+func (g *ggufWriter) header(meta []kv, tensors []tensor) {
+	g.raw([]byte("GGUF"))
+	g.u32(3)
+	g.u64(uint64(len(tensors)))
+	g.u64(uint64(len(meta)))
 	for _, m := range meta {
-		gw.str(m.key)
-		gw.value(m.value)
+		g.str(m.key)
+		g.value(m.value)
 	}
 	offset := uint64(0)
 	for _, t := range tensors {
-		gw.str(t.name)
-		gw.u32(uint32(len(t.dims)))
+		g.str(t.name)
+		g.u32(uint32(len(t.dims)))
 		for _, d := range t.dims {
-			gw.u64(d)
+			g.u64(d)
 		}
-		gw.u32(ggmlF32)
-		gw.u64(offset)
+		g.u32(ggmlF32)
+		g.u64(offset)
 		offset = align(offset + 4*t.elems())
 	}
-	gw.pad()
-	rng := rand.New(rand.NewPCG(m.Seed, 0x5265696b61)) // "Reika"
+	g.pad()
+}
+
+// weights writes every tensor's data, each padded to the alignment: 1 for
+// a norm (one dimension), else uniform in ±1/√in from a PCG seeded with
+// seed.
+func (g *ggufWriter) weights(tensors []tensor, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 0x5265696b61)) // "Reika"
 	for _, t := range tensors {
 		norm := len(t.dims) == 1
 		limit := 1 / math.Sqrt(float64(t.dims[0]))
@@ -164,14 +192,10 @@ func WriteModel(w io.Writer, m Model) error {
 			if !norm {
 				x = float32((2*rng.Float64() - 1) * limit)
 			}
-			gw.u32(math.Float32bits(x))
+			g.u32(math.Float32bits(x))
 		}
-		gw.pad()
+		g.pad()
 	}
-	if gw.err != nil {
-		return gw.err
-	}
-	return bw.Flush()
 }
 
 func align(n uint64) uint64 { return (n + ggufAlignment - 1) / ggufAlignment * ggufAlignment }

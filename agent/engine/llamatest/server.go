@@ -62,9 +62,9 @@ func Need(t testing.TB) string {
 
 // Start writes the model into the test's temporary directory, starts
 // llama-server on a free loopback port with one slot, one thread, the
-// ChatML template and Jinja (as ENGINES.md's recipe) and flash attention
-// (twice as fast a prefill on the CPU; the cache is the same), and waits
-// until its /health answers 200.
+// ChatML template and Jinja (the --jinja that README.md's table of
+// engines asks for) and flash attention (twice as fast a prefill on the
+// CPU; the cache is the same), and waits until its /health answers 200.
 //
 // ChatML renders only the messages' roles and contents: tool definitions
 // and tool calls do not reach the prompt, so the engine counts fewer
