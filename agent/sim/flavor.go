@@ -11,6 +11,8 @@ import "net/http"
 type flavor interface {
 	// defaultModel is the model id reported when Config.Model is empty.
 	defaultModel() string
+	// defaultListen is the address the real engine listens on by default.
+	defaultListen() string
 	// routes mounts the engine's endpoints, chat completions included.
 	routes(s *Server, mux *http.ServeMux)
 	// newCache is the engine's prompt cache for a server of n slots, and
@@ -57,6 +59,11 @@ type flavor interface {
 
 // flavorFor is the one place that maps a Flavor to its implementation; f
 // has been through ParseFlavor.
+// DefaultListen is the address the real engine of flavour f listens on
+// by default (llama-server's 8080, vLLM's 8000, Ollama's 11434), where
+// `reika-lsp sim` stands in for it.
+func (f Flavor) DefaultListen() string { return flavorFor(f).defaultListen() }
+
 func flavorFor(f Flavor) flavor {
 	switch f {
 	case VLLM:

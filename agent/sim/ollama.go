@@ -46,6 +46,8 @@ func (ollama) routes(s *Server, mux *http.ServeMux) {
 	})
 }
 
+func (ollama) defaultListen() string { return "127.0.0.1:11434" }
+
 func (ollama) newCache(n int) (promptCache, *slotPool) {
 	p := newSlotPool(n)
 	return p, p

@@ -32,6 +32,8 @@ func (vllm) routes(s *Server, mux *http.ServeMux) {
 	})
 }
 
+func (vllm) defaultListen() string { return "127.0.0.1:8000" }
+
 // newCache is vLLM's shared prefix cache; vLLM has no slots.
 func (vllm) newCache(int) (promptCache, *slotPool) { return &sharedCache{}, nil }
 

@@ -151,21 +151,10 @@ func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) 
 		cfg.Log = stderr
 	}
 	if *listen == "" {
-		*listen = defaultListen(cfg.Flavor)
+		*listen = cfg.Flavor.DefaultListen()
 	}
 	if !strings.Contains(*listen, ":") {
 		return cfg, "", fmt.Errorf("--listen %q: want HOST:PORT", *listen)
 	}
 	return cfg, *listen, nil
-}
-
-// defaultListen is where the real engine listens by default.
-func defaultListen(f sim.Flavor) string {
-	switch f {
-	case sim.VLLM:
-		return "127.0.0.1:8000"
-	case sim.Ollama:
-		return "127.0.0.1:11434"
-	}
-	return "127.0.0.1:8080"
 }
