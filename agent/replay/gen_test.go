@@ -51,7 +51,7 @@ func TestGenerateSessions(t *testing.T) {
 		s := buildSession(src, spec)
 		var buf bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		if err := WriteSession(zw, s); err != nil {
+		if err := WriteRecording(zw, s); err != nil {
 			t.Fatal(err)
 		}
 		if err := zw.Close(); err != nil {
@@ -401,7 +401,7 @@ type builder struct {
 	cur Round
 }
 
-func buildSession(src *source, spec sessionSpec) *Session {
+func buildSession(src *source, spec sessionSpec) *Recording {
 	b := &builder{src: src, spec: spec, rng: rand.New(rand.NewPCG(spec.seed, 0x7265696b61)), files: map[string]string{}}
 	for k, v := range src.files {
 		b.files[k] = v
@@ -432,7 +432,7 @@ func buildSession(src *source, spec sessionSpec) *Session {
 		}
 		b.rounds = append(b.rounds, b.cur)
 	}
-	return &Session{
+	return &Recording{
 		Name: spec.name, Source: src.rev, System: systemPrompt, RepoMap: repoMap(src), Tools: toolDefs,
 		Facts: b.facts, Rounds: b.rounds,
 	}

@@ -11,8 +11,8 @@ import (
 // Helpers only the tests use: the generator writes sessions, and the
 // acceptance checks the peers' token count against the engine's.
 
-// WriteSession encodes s in its JSONL form.
-func WriteSession(w io.Writer, s *Session) error {
+// WriteRecording encodes s in its JSONL form.
+func WriteRecording(w io.Writer, s *Recording) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)

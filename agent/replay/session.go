@@ -16,10 +16,11 @@ import (
 	"github.com/reika-lsp/reika/contextwin"
 )
 
-// Session is a recorded agent session: the fixed prefix it ran with and its
-// rounds, in order. Its file format is described in
-// testdata/sessions/README.md.
-type Session struct {
+// Recording is a recorded agent session, one file of testdata/sessions:
+// the fixed prefix it ran with and its rounds, in order. Its file format is
+// described in testdata/sessions/README.md. (agent.Session is the live
+// session a Recording was, or could have been, made from.)
+type Recording struct {
 	Name string
 	// Source is the commit whose files the session's content was taken from.
 	Source string
@@ -123,9 +124,9 @@ var kinds = map[string]contextwin.Kind{
 	"command": contextwin.Command, "fetch": contextwin.Fetch, "report": contextwin.Report,
 }
 
-// LoadSession reads a session file: JSONL, gzipped when its name ends in
+// LoadRecording reads a session file: JSONL, gzipped when its name ends in
 // ".gz".
-func LoadSession(path string) (*Session, error) {
+func LoadRecording(path string) (*Recording, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -140,7 +141,7 @@ func LoadSession(path string) (*Session, error) {
 		defer zr.Close()
 		r = zr
 	}
-	s, err := ReadSession(r)
+	s, err := ReadRecording(r)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", path, err)
 	}
@@ -150,11 +151,11 @@ func LoadSession(path string) (*Session, error) {
 	return s, nil
 }
 
-// ReadSession decodes a session from its JSONL form.
-func ReadSession(r io.Reader) (*Session, error) {
+// ReadRecording decodes a session from its JSONL form.
+func ReadRecording(r io.Reader) (*Recording, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	s := &Session{}
+	s := &Recording{}
 	line := 0
 	for sc.Scan() {
 		line++
@@ -235,7 +236,7 @@ func strictUnmarshal(data []byte, v any) error {
 
 // Prefix is the session's system prompt with the repo map cut to a
 // window's share (contextwin.RepoMapChars), at a line end.
-func (s *Session) Prefix(window int) string {
+func (s *Recording) Prefix(window int) string {
 	m := s.RepoMap
 	if n := contextwin.RepoMapChars(window); len(m) > n {
 		m = m[:n]
