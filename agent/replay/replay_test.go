@@ -56,6 +56,9 @@ var (
 	replayResult = map[string]Result{}
 )
 
+// sessionsDir holds the recorded sessions, from this package.
+const sessionsDir = "../../testdata/sessions"
+
 // testSessions are the recorded sessions of testdata/sessions.
 func testSessions(t *testing.T) []*Recording {
 	t.Helper()
