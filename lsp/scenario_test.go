@@ -25,7 +25,7 @@ import (
 	"github.com/reika-lsp/reika/lsp/lsptest"
 )
 
-// -update rewrites the golden sections of testdata/lsp/scenarios/*.txtar.
+// -update rewrites the golden sections of lsp/testdata/scenarios/*.txtar.
 // The package's own tests declare the flag too: the first one wins.
 func init() {
 	if flag.Lookup("update") == nil {
@@ -38,7 +38,7 @@ func updating() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-// TestScenarios runs every testdata/lsp/scenarios/*.txtar against the real
+// TestScenarios runs every lsp/testdata/scenarios/*.txtar against the real
 // server over a real transport, with a fake editor and a scripted engine.
 //
 // A scenario holds:
@@ -60,7 +60,7 @@ func updating() bool {
 // by line numbers; temp paths, the engine's address and the ctx chip are
 // normalized.
 func TestScenarios(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "lsp", "scenarios", "*.txtar"))
+	files, err := filepath.Glob(filepath.Join("testdata", "scenarios", "*.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
