@@ -95,7 +95,8 @@ package lsp_test
 //	                                 goes to want/results); it cancels a run under way
 //	raw "BYTES"                      write BYTES (Go-quoted) to the server as they are
 //	raw-body TEXT                    the rest of the line as one message's body, framed
-//	                                 with its Content-Length
+//	                                 with its Content-Length (the server's answers to
+//	                                 raw and raw-body show as "answer id …" lines)
 //
 // Waits look from the start of the last step that was not a wait or an
 // expectation.
