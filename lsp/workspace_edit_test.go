@@ -266,7 +266,7 @@ func TestWorkspaceEditGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			golden := filepath.Join("..", "testdata", "lsp", "workspace_edit", tt.file+".golden")
+			golden := filepath.Join("testdata", "workspace_edit", tt.file+".golden")
 			if updating() {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 					t.Fatal(err)

@@ -13,9 +13,9 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected sections of the golden files under testdata/repomap")
+var update = flag.Bool("update", false, "rewrite the expected sections of the golden files under repomap/testdata")
 
-// An archive is a golden file under testdata/repomap: input files as
+// An archive is a golden file under repomap/testdata: input files as
 // sections named by their paths, and expected sections, which -update
 // rewrites. In inputs «NUL» stands for a NUL byte, which a text file
 // cannot hold.
@@ -24,12 +24,12 @@ type archive struct {
 	ar   *txtar.Archive
 }
 
-// archives reads testdata/repomap/dir/*.txtar.
+// archives reads repomap/testdata/dir/*.txtar.
 func archives(t testing.TB, dir string) []*archive {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "testdata", "repomap", dir, "*.txtar"))
+	paths, err := filepath.Glob(filepath.Join("testdata", dir, "*.txtar"))
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no golden files in testdata/repomap/%s (%v)", dir, err)
+		t.Fatalf("no golden files in repomap/testdata/%s (%v)", dir, err)
 	}
 	var out []*archive
 	for _, p := range paths {
@@ -155,7 +155,7 @@ func describe(files []File) string {
 	return b.String()
 }
 
-// Each language's extraction: testdata/repomap/extract/*.txtar hold
+// Each language's extraction: repomap/testdata/extract/*.txtar hold
 // source files; -- symbols -- is what the map finds in them.
 func TestGoldenExtract(t *testing.T) {
 	for _, a := range archives(t, "extract") {
@@ -170,7 +170,7 @@ func TestGoldenExtract(t *testing.T) {
 	}
 }
 
-// The rendered map: testdata/repomap/render/*.txtar hold a project and
+// The rendered map: repomap/testdata/render/*.txtar hold a project and
 // -- render N -- sections, the map at a budget of N bytes, or
 // -- render N focus PATH… -- with those files in focus.
 func TestGoldenRender(t *testing.T) {

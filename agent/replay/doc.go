@@ -6,8 +6,8 @@
 // with the real engine client, and reads the engine's own figures: what it
 // prefilled, what its cache kept, what it refused.
 //
-//	s, _ := replay.LoadSession("testdata/sessions/fold-orphans.jsonl.gz")
-//	rows, err := replay.Run(ctx, replay.Options{Sessions: []*replay.Session{s}, Windows: []int{16000, 32000}})
+//	s, _ := replay.LoadRecording("testdata/sessions/fold-orphans.jsonl.gz")
+//	rows, err := replay.Run(ctx, replay.Options{Recordings: []*replay.Recording{s}, Windows: []int{16000, 32000}})
 //
 // A Strategy (Append the conversation's messages, Turn to get the model's
 // next turn through a Model) is what is compared; Strategies lists them.

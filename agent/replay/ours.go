@@ -26,7 +26,7 @@ import (
 // A run that ends before the recording's last round (the agent stopped:
 // the window too small, the engine failed) stalls the replay: the rest is
 // not replayed, and the row says where.
-func replayOurs(ctx context.Context, s *Session, base string, m *meter) (stalled int, err error) {
+func replayOurs(ctx context.Context, s *Recording, base string, m *meter) (stalled int, err error) {
 	e := &oursEngine{s: s, m: m}
 	repo := repomap.New()
 	defer repo.Close()
@@ -80,7 +80,7 @@ func replayOurs(ctx context.Context, s *Session, base string, m *meter) (stalled
 // oursEngine is the agent's engine in a replay: each turn request is
 // scripted with the recording's next reply and sent through the meter.
 type oursEngine struct {
-	s *Session
+	s *Recording
 	m *meter
 	// next is the recorded round whose reply the next turn request gets;
 	// begun is set once a request of it was sent.
@@ -150,7 +150,7 @@ func (e *oursEngine) Chat(ctx context.Context, req engine.Request, _ func(engine
 // oursTools answers the agent's tool calls with the recording's results
 // for the round just sent, in call order.
 type oursTools struct {
-	s *Session
+	s *Recording
 	e *oursEngine
 }
 

@@ -40,7 +40,7 @@ func replayCases(t *testing.T) []replayCase {
 }
 
 type replayCase struct {
-	s      *Session
+	s      *Recording
 	window int
 }
 
@@ -50,14 +50,17 @@ var acceptanceSession = map[string]bool{"fold-orphans": true, "engine-cached-tok
 
 var (
 	loadOnce     sync.Once
-	loaded       []*Session
+	loaded       []*Recording
 	loadErr      error
 	replayMu     sync.Mutex
 	replayResult = map[string]Result{}
 )
 
+// sessionsDir holds the recorded sessions, from this package.
+const sessionsDir = "../../testdata/sessions"
+
 // testSessions are the recorded sessions of testdata/sessions.
-func testSessions(t *testing.T) []*Session {
+func testSessions(t *testing.T) []*Recording {
 	t.Helper()
 	loadOnce.Do(func() {
 		names, err := filepath.Glob(filepath.Join(sessionsDir, "*.jsonl.gz"))
@@ -66,7 +69,7 @@ func testSessions(t *testing.T) []*Session {
 			return
 		}
 		for _, n := range names {
-			s, err := LoadSession(n)
+			s, err := LoadRecording(n)
 			if err != nil {
 				loadErr = err
 				return
@@ -83,7 +86,7 @@ func testSessions(t *testing.T) []*Session {
 // replayed returns the replay of s in window with a strategy, replaying
 // every strategy the tests compare (all of them unless -short) in every
 // acceptance window the first time, in parallel.
-func replayed(t *testing.T, s *Session, window int, name string) Result {
+func replayed(t *testing.T, s *Recording, window int, name string) Result {
 	t.Helper()
 	if testing.Short() {
 		// The README's test command runs these under -race -short, and
@@ -103,7 +106,7 @@ func replayed(t *testing.T, s *Session, window int, name string) Result {
 			}
 		}
 		type job struct {
-			s      *Session
+			s      *Recording
 			window int
 			name   string
 		}
@@ -147,12 +150,12 @@ func replayed(t *testing.T, s *Session, window int, name string) Result {
 	return r
 }
 
-func replayKey(s *Session, window int, name string) string {
+func replayKey(s *Recording, window int, name string) string {
 	return fmt.Sprintf("%s/%d/%s", s.Name, window, name)
 }
 
 // forEach runs f for every session and window of replayCases.
-func forEach(t *testing.T, f func(t *testing.T, s *Session, window int)) {
+func forEach(t *testing.T, f func(t *testing.T, s *Recording, window int)) {
 	for _, c := range replayCases(t) {
 		t.Run(fmt.Sprintf("%s/%d", c.s.Name, c.window), func(t *testing.T) { f(t, c.s, c.window) })
 	}
@@ -279,7 +282,7 @@ func splitLines(s string) []string {
 
 // Ours is never refused by the engine, and never has a problem to report.
 func TestOursNoOverflow(t *testing.T) {
-	forEach(t, func(t *testing.T, s *Session, w int) {
+	forEach(t, func(t *testing.T, s *Recording, w int) {
 		r := replayed(t, s, w, "ours")
 		if r.Row.Overflows != 0 {
 			t.Errorf("overflows(ours) = %d, want 0", r.Row.Overflows)
@@ -302,7 +305,7 @@ func TestOursNoOverflow(t *testing.T) {
 var closeEvents = map[string]int{"many-small": 1, "long-logs": 1}
 
 func TestOursEventSpacing(t *testing.T) {
-	forEach(t, func(t *testing.T, s *Session, w int) {
+	forEach(t, func(t *testing.T, s *Recording, w int) {
 		r := replayed(t, s, w, "ours")
 		want := usable(w) / 4
 		allowed := closeEvents[s.Name]
@@ -337,7 +340,7 @@ func TestOursEventSpacing(t *testing.T) {
 // tokens for all, and a sliding window that drops a round drops a whole
 // one — ours measured 2.8× less at 16k when the rule came in.
 func TestOursPrefill(t *testing.T) {
-	forEach(t, func(t *testing.T, s *Session, w int) {
+	forEach(t, func(t *testing.T, s *Recording, w int) {
 		ours := replayed(t, s, w, "ours").Row
 		sliding := replayed(t, s, w, "sliding").Row
 		mask := replayed(t, s, w, "mask").Row
@@ -369,7 +372,7 @@ func folds(r Result) int {
 // After at least five folds, at least 95% of the planted facts are still
 // visible in ours' last request.
 func TestOursFacts(t *testing.T) {
-	forEach(t, func(t *testing.T, s *Session, w int) {
+	forEach(t, func(t *testing.T, s *Recording, w int) {
 		r := replayed(t, s, w, "ours")
 		if n := folds(r); n < 5 {
 			t.Fatalf("folds(ours) = %d, want at least 5", n)
@@ -397,7 +400,7 @@ func TestOursFacts(t *testing.T) {
 // ours' last request, whatever was folded; and the model works with more
 // than half the usable window on average.
 func TestOursKeepsTheUserAndALiveContext(t *testing.T) {
-	forEach(t, func(t *testing.T, s *Session, w int) {
+	forEach(t, func(t *testing.T, s *Recording, w int) {
 		r := replayed(t, s, w, "ours")
 		var text strings.Builder
 		for _, m := range r.Last.Messages {
@@ -420,7 +423,7 @@ func TestOursCheapestOfTheFaithful(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays every strategy")
 	}
-	forEach(t, func(t *testing.T, s *Session, w int) {
+	forEach(t, func(t *testing.T, s *Recording, w int) {
 		ours := replayed(t, s, w, "ours").Row
 		for _, st := range Strategies {
 			if st.Name == "ours" {
@@ -439,7 +442,7 @@ func TestOursCheapestOfTheFaithful(t *testing.T) {
 // agrees: an append reuses at least the whole previous prompt from its
 // cache.
 func TestOursAppendsArePrefixes(t *testing.T) {
-	forEach(t, func(t *testing.T, s *Session, w int) {
+	forEach(t, func(t *testing.T, s *Recording, w int) {
 		r := replayed(t, s, w, "ours")
 		checked, prevPrompt := 0, 0
 		for i, q := range r.Requests {
@@ -529,7 +532,7 @@ func TestStrategiesRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays every strategy: slow under -race")
 	}
-	forEach(t, func(t *testing.T, s *Session, w int) {
+	forEach(t, func(t *testing.T, s *Recording, w int) {
 		for _, st := range Strategies {
 			row := replayed(t, s, w, st.Name).Row
 			if row.Failed() {
@@ -574,15 +577,15 @@ func TestCapOutput(t *testing.T) {
 func TestSessionRoundTrip(t *testing.T) {
 	s := testSessions(t)[0]
 	var b bytes.Buffer
-	if err := WriteSession(&b, s); err != nil {
+	if err := WriteRecording(&b, s); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadSession(&b)
+	got, err := ReadRecording(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Rounds) != len(s.Rounds) || len(got.Facts) != len(s.Facts) || got.RepoMap != s.RepoMap {
-		t.Fatalf("ReadSession(WriteSession(s)) = %d rounds, %d facts, want %d, %d", len(got.Rounds), len(got.Facts), len(s.Rounds), len(s.Facts))
+		t.Fatalf("ReadRecording(WriteRecording(s)) = %d rounds, %d facts, want %d, %d", len(got.Rounds), len(got.Facts), len(s.Rounds), len(s.Facts))
 	}
 	for i := range s.Rounds {
 		a, b := s.Rounds[i].Messages(), got.Rounds[i].Messages()
@@ -595,7 +598,7 @@ func TestSessionRoundTrip(t *testing.T) {
 // One replay of a whole session: the figure behind the command's speed
 // (the default run is 20 of them, on as many cores as there are).
 func BenchmarkReplay(b *testing.B) {
-	s, err := LoadSession(filepath.Join(sessionsDir, "fold-orphans.jsonl.gz"))
+	s, err := LoadRecording(filepath.Join(sessionsDir, "fold-orphans.jsonl.gz"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -613,7 +616,7 @@ func BenchmarkReplay(b *testing.B) {
 // A turn a peer gives up fails its row: in a window where the newest
 // round alone does not fit, sliding skips turns, and the row says so.
 func TestSkippedTurnFailsRow(t *testing.T) {
-	var s *Session
+	var s *Recording
 	for _, ts := range testSessions(t) {
 		if ts.Name == "long-logs" {
 			short := *ts
@@ -640,7 +643,7 @@ func TestSkippedTurnFailsRow(t *testing.T) {
 // The prefill ratio the planner issue accepts: at most 1.12 of the growth
 // on the sessions of large results, 1.30 on the one of many small ones.
 func TestOursRatio(t *testing.T) {
-	forEach(t, func(t *testing.T, s *Session, w int) {
+	forEach(t, func(t *testing.T, s *Recording, w int) {
 		row := replayed(t, s, w, "ours").Row
 		limit := 1.12
 		if s.Name == "many-small" {

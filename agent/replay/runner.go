@@ -107,7 +107,7 @@ type Result struct {
 
 // Options select what Run replays.
 type Options struct {
-	Sessions   []*Session
+	Recordings []*Recording
 	Windows    []int
 	Strategies []string // names; empty means all
 	// Parallel replays at once; 0 means GOMAXPROCS.
@@ -144,13 +144,13 @@ func Results(ctx context.Context, opt Options) ([]Result, error) {
 	}
 	type job struct {
 		i      int
-		s      *Session
+		s      *Recording
 		window int
 		name   string
 	}
 	var jobs []job
 	for _, w := range opt.Windows {
-		for _, s := range opt.Sessions {
+		for _, s := range opt.Recordings {
 			for _, n := range names {
 				jobs = append(jobs, job{len(jobs), s, w, n})
 			}
@@ -191,7 +191,7 @@ func Results(ctx context.Context, opt Options) ([]Result, error) {
 // message itself (its call ids, which the template does not render, are
 // the recording's). Side calls (tool_choice "none") find no script turn
 // and get the engine's own note, which the strategy uses.
-func Replay(ctx context.Context, s *Session, window int, name string) (Result, error) {
+func Replay(ctx context.Context, s *Recording, window int, name string) (Result, error) {
 	info, err := strategy(name)
 	if err != nil {
 		return Result{}, err
@@ -258,7 +258,7 @@ func Replay(ctx context.Context, s *Session, window int, name string) (Result, e
 
 // replayPeer replays s through a peer strategy, round by round, and
 // returns how many turns the strategy gave up.
-func replayPeer(ctx context.Context, s *Session, st Strategy, m *meter) (skipped int, err error) {
+func replayPeer(ctx context.Context, s *Recording, st Strategy, m *meter) (skipped int, err error) {
 	var fresh []contextwin.Message
 	for i, r := range s.Rounds {
 		if r.User != "" {

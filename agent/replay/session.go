@@ -16,10 +16,11 @@ import (
 	"github.com/reika-lsp/reika/contextwin"
 )
 
-// Session is a recorded agent session: the fixed prefix it ran with and its
-// rounds, in order. Its file format is described in
-// testdata/sessions/README.md.
-type Session struct {
+// Recording is a recorded agent session, one file of testdata/sessions:
+// the fixed prefix it ran with and its rounds, in order. Its file format is
+// described in testdata/sessions/README.md. (agent.Session is the live
+// session a Recording was, or could have been, made from.)
+type Recording struct {
 	Name string
 	// Source is the commit whose files the session's content was taken from.
 	Source string
@@ -123,9 +124,9 @@ var kinds = map[string]contextwin.Kind{
 	"command": contextwin.Command, "fetch": contextwin.Fetch, "report": contextwin.Report,
 }
 
-// LoadSession reads a session file: JSONL, gzipped when its name ends in
+// LoadRecording reads a session file: JSONL, gzipped when its name ends in
 // ".gz".
-func LoadSession(path string) (*Session, error) {
+func LoadRecording(path string) (*Recording, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -140,7 +141,7 @@ func LoadSession(path string) (*Session, error) {
 		defer zr.Close()
 		r = zr
 	}
-	s, err := ReadSession(r)
+	s, err := ReadRecording(r)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", path, err)
 	}
@@ -150,11 +151,11 @@ func LoadSession(path string) (*Session, error) {
 	return s, nil
 }
 
-// ReadSession decodes a session from its JSONL form.
-func ReadSession(r io.Reader) (*Session, error) {
+// ReadRecording decodes a session from its JSONL form.
+func ReadRecording(r io.Reader) (*Recording, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	s := &Session{}
+	s := &Recording{}
 	line := 0
 	for sc.Scan() {
 		line++
@@ -235,7 +236,7 @@ func strictUnmarshal(data []byte, v any) error {
 
 // Prefix is the session's system prompt with the repo map cut to a
 // window's share (contextwin.RepoMapChars), at a line end.
-func (s *Session) Prefix(window int) string {
+func (s *Recording) Prefix(window int) string {
 	m := s.RepoMap
 	if n := contextwin.RepoMapChars(window); len(m) > n {
 		m = m[:n]
@@ -247,4 +248,37 @@ func (s *Session) Prefix(window int) string {
 		return s.System
 	}
 	return s.System + "\n\n# Repository map\n\n" + m
+}
+
+// WriteRecording encodes s in its JSONL form, the form ReadRecording
+// reads: ReadRecording(WriteRecording(s)) equals s.
+func WriteRecording(w io.Writer, s *Recording) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	h := headerLine{Type: "session", Name: s.Name, Source: s.Source, System: s.System, RepoMap: s.RepoMap}
+	for _, t := range s.Tools {
+		h.Tools = append(h.Tools, toolLine{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+	}
+	for _, f := range s.Facts {
+		h.Facts = append(h.Facts, factLine(f))
+	}
+	if err := enc.Encode(h); err != nil {
+		return err
+	}
+	for i, r := range s.Rounds {
+		rl := roundLine{Type: "round", N: i + 1, User: r.User, Assistant: replyLine{Content: r.Assistant.Content}}
+		for _, c := range r.Assistant.ToolCalls {
+			rl.Assistant.ToolCalls = append(rl.Assistant.ToolCalls, callLine{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		}
+		for _, m := range r.Results {
+			p := m.Payload
+			rl.Results = append(rl.Results, resultLine{CallID: m.ToolCallID, Content: m.Content,
+				Payload: payloadLine{Kind: p.Kind.String(), Path: p.Path, From: p.From, To: p.To, Total: p.Total}})
+		}
+		if err := enc.Encode(rl); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
 }

@@ -76,16 +76,16 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		sessions = found
 	}
-	var loaded []*replay.Session
+	var loaded []*replay.Recording
 	for _, name := range sessions {
-		s, err := replay.LoadSession(name)
+		s, err := replay.LoadRecording(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
 			return 1
 		}
 		loaded = append(loaded, s)
 	}
-	results, err := replay.Results(ctx, replay.Options{Sessions: loaded, Windows: windows, Strategies: strategies})
+	results, err := replay.Results(ctx, replay.Options{Recordings: loaded, Windows: windows, Strategies: strategies})
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
 		return 1

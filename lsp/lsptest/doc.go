@@ -31,4 +31,14 @@
 // Options.Getenv (or the process environment), and a temp state directory.
 // Methods are for the test's goroutine; ApplyAnswer.Before runs on the
 // editor's.
+//
+// The files follow the editor's concerns: editor.go (Config, Caps, Start,
+// initialize and shutdown), transport.go (the connection: framing reader,
+// dispatcher, calls, notifications, raw bytes), events.go (the record of
+// what the server sent and the waits on it), requests.go (the server's
+// requests to the client: applyEdit, showMessageRequest, showDocument,
+// progress tokens), buffers.go (open documents, typing, saving, finding
+// text), code_actions.go, uris.go, apply.go (applying workspace edits),
+// positions.go, engine.go (the simulated engine) and injection.go (the
+// prompt-injection attack).
 package lsptest
