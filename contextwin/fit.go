@@ -60,7 +60,7 @@ func (s *Planner) fit(results []int, limit int) []Cut {
 	}
 	turn := s.turnStart()
 	for _, i := range results {
-		if s.definesTask(i, turn) || i == s.taskPayload {
+		if s.definesTask(i, turn) || i == s.task.payload {
 			give(i, room)
 		}
 	}
@@ -136,7 +136,7 @@ func contentLen(s *Planner, i int) int {
 func (s *Planner) cutTo(i, n int) {
 	e := &s.entries[i]
 	e.form, e.text = cutToFit, cutMiddle(s.log[i].Content, max(n, minCut), s.log[i].Payload)
-	s.change(i, s.slotOf(i), true)
+	s.change(i, true)
 }
 
 // cutMiddle keeps the head and the tail of s within n bytes, with a marker

@@ -195,7 +195,7 @@ func (h *harness) check(p Plan) {
 			}
 		}
 	}
-	if r := s.recap; r != nil {
+	if r := s.fold.recap; r != nil {
 		if limit := s.est.NewChars(b.Recap); b.Window > 0 && len(r.Text) > max(limit, 0) {
 			t.Fatalf("recap of %d bytes is over its budget of %d", len(r.Text), limit)
 		}
@@ -223,7 +223,7 @@ func (h *harness) check(p Plan) {
 // task payload) and the current round.
 func (h *harness) mustStay() int {
 	s := h.s
-	n := s.cfg.PrefixChars + s.recapVerbatim
+	n := s.cfg.PrefixChars + s.fold.front.verbatim
 	for i := s.currentStart(); i < len(s.entries); i++ {
 		n += s.entries[i].size
 	}
@@ -277,7 +277,7 @@ func (h *harness) checkCurrentRound(p Plan) {
 			t.Fatalf("the current round's message %d (%s, %d bytes) is not in the request", i, s.log[i].Role, len(s.log[i].Content))
 		}
 	}
-	if tp := s.taskPayload; tp >= 0 && s.entries[tp].form != cutToFit && s.turnStart() == s.taskTurn {
+	if tp := s.task.payload; tp >= 0 && s.entries[tp].form != cutToFit && s.turnStart() == s.task.turn {
 		if !containsContent(p.Messages, s.log[tp].Content) {
 			t.Fatalf("the task payload (message %d) is not in the request byte for byte", tp)
 		}

@@ -99,7 +99,7 @@ func TestShedLate(t *testing.T) {
 	if !shed[large2] || (shed[large1] && first != large1) || (!shed[large1] && first != large2) {
 		t.Errorf("shed = %q, want the newest large results from some point on", order)
 	}
-	k := b.s.slotOf(first)
+	k := b.s.view.find(first)
 	for i := 0; i < k; i++ {
 		if !sameMessage(prev[i], p.Messages[i]) {
 			t.Errorf("message %d, before the first shed result, changed", i)
@@ -264,8 +264,8 @@ func TestNoteThenFold(t *testing.T) {
 	if !containsContent(p.Messages, "Review internal/spec.md and implement it.") {
 		t.Errorf("the request lacks the task verbatim")
 	}
-	if s.recap == nil || len(s.recap.Text) > s.est.NewChars(s.Budget().Recap) {
-		t.Errorf("recap %d bytes over its budget %d", len(s.recap.Text), s.est.NewChars(s.Budget().Recap))
+	if s.fold.recap == nil || len(s.fold.recap.Text) > s.est.NewChars(s.Budget().Recap) {
+		t.Errorf("recap %d bytes over its budget %d", len(s.fold.recap.Text), s.est.NewChars(s.Budget().Recap))
 	}
 	checkPairs(t, p.Messages)
 }
@@ -303,8 +303,8 @@ func TestTaskPayloadSurvives(t *testing.T) {
 	b.answerAsEstimated(p)
 	b.s.SetNote("")
 	p = b.s.Plan()
-	if b.s.taskPayload != 2 {
-		t.Fatalf("task payload elected = %d, want the read of internal/spec.md (2)", b.s.taskPayload)
+	if b.s.task.payload != 2 {
+		t.Fatalf("task payload elected = %d, want the read of internal/spec.md (2)", b.s.task.payload)
 	}
 	if !containsContent(p.Messages, spec) {
 		t.Errorf("the fold did not carry the task's spec verbatim")

@@ -11,7 +11,7 @@ import "sort"
 // next event at least minGap of growth away, within the budget's bounds.
 //
 // The options are
-//   - a shed after view slot k: every shed candidate from k on goes to its
+//   - a shed after view item k: every shed candidate from k on goes to its
 //     summary; the request changes at k, and everything before it stays
 //     byte for byte (the fixed prefix, the recap, older turns);
 //   - a fold at group start g: the turns before g go into the recap, which
@@ -50,8 +50,8 @@ const liveFloorShare = 0.23
 
 // option is one way to shrink the request.
 type option struct {
-	// shedFrom is the view slot from which every shed candidate is shed;
-	// len(slots) when nothing is shed (beyond a fold's kept part).
+	// shedFrom is the view item from which every shed candidate is shed;
+	// the view's length when nothing is shed (beyond a fold's kept part).
 	shedFrom int
 	// fold is the group start up to which turns are folded; 0 for none.
 	fold int
@@ -85,20 +85,21 @@ func candidateAt(cands []shedCandidate) map[int][]shedCandidate {
 	return at
 }
 
-// shedOptions prices a shed after each view slot that holds a candidate,
+// shedOptions prices a shed after each view item that holds a candidate,
 // walking the view backwards from its end.
 func (s *Planner) shedOptions(b Budget, at map[int][]shedCandidate) []option {
 	var out []option
-	size, fresh := s.size, s.fresh
-	// tail: bytes of the view from slot k on as they would be after the
+	size, fresh := s.view.size, s.view.fresh
+	// tail: bytes of the view from item k on as they would be after the
 	// shed; kept: fresh bytes among them not touched by it (new content
 	// the request carries anyway).
 	tail, kept := 0, 0
-	for k := len(s.slots) - 1; k >= 0; k-- {
-		i := s.slots[k]
-		if i == midSlot {
-			tail += s.midSize
-			kept += s.midFresh
+	for k := s.view.len() - 1; k >= 0; k-- {
+		it := &s.view.items[k]
+		i := it.of
+		if i == middleRecap {
+			tail += it.size
+			kept += it.fresh
 			continue
 		}
 		if i < 0 {
@@ -143,11 +144,11 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 	keep, keepFresh := 0, 0 // the kept entries as they stand
 	shedKeep, shedFresh := 0, 0
 	verbatimAll := s.verbatimBytes(cur)
-	verbatimOld := s.verbatimBytes(s.foldedUpTo) // already in the recap
-	verbatimAfter := 0                           // verbatim bytes of user messages at or after the boundary
-	low := s.foldedUpTo + 1
-	if s.midTo > 0 {
-		low = s.midTo // a fold of the front takes the middle recap in
+	verbatimOld := s.verbatimBytes(s.fold.upTo) // already in the recap
+	verbatimAfter := 0                          // verbatim bytes of user messages at or after the boundary
+	low := s.fold.upTo + 1
+	if s.fold.midTo > 0 {
+		low = s.fold.midTo // a fold of the front takes the middle recap in
 	}
 	for g := len(s.entries) - 1; g >= low; g-- {
 		e := &s.entries[g]
@@ -168,17 +169,17 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 		// keeps the old recap, and the request's cache with it, up to its
 		// end.
 		recap, cached := len(foldPreamble)+recapChars*3/4+verbatimAll-verbatimAfter, 0
-		if s.recapMsg.Content != "" {
-			cached = s.recapFront
+		if s.fold.front.msg.Content != "" {
+			cached = s.fold.front.steady
 		}
 		if s.canAppend(recapChars) {
-			cached = len(s.recapMsg.Content)
-			recap = cached + recapChars - s.recapText + verbatimAll - verbatimAfter - verbatimOld
+			cached = len(s.fold.front.msg.Content)
+			recap = cached + recapChars - s.fold.front.text + verbatimAll - verbatimAfter - verbatimOld
 		}
 		for _, k := range s.keptForms(b, g < cur, keep, keepFresh, shedKeep, shedFresh) {
 			kb, kf, shed := k.bytes, k.fresh, k.shed
 			size := recap + kb
-			o := option{shedFrom: len(s.slots), fold: g, shedKept: shed}
+			o := option{shedFrom: s.view.len(), fold: g, shedKept: shed}
 			o.after = s.est.Known(size + s.cfg.PrefixChars)
 			o.est = s.price(size, kf+recap)
 			o.cost = s.est.Known(max(size-kf-cached, 0))
@@ -202,9 +203,9 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 		return nil
 	}
 	cur := s.currentStart()
-	lo := s.foldedUpTo
-	if s.midTo > 0 {
-		lo = s.midTo
+	lo := s.fold.upTo
+	if s.fold.midTo > 0 {
+		lo = s.fold.midTo
 	}
 	n := len(s.entries)
 	// suf[i-lo] is the bytes of entries [i, n) as they stand; verb[i-lo]
@@ -219,15 +220,15 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 		if s.isVerbatimUser(i) {
 			v = s.verbatimLen(i)
 		}
-		if i == s.taskPayload {
+		if i == s.task.payload {
 			v += len(s.sentContent(i)) + 120
 		}
 		verb[i+1-lo] = verb[i-lo] + v
 	}
 	part := s.midRoom(budget)
 	head, cached := len(midPreamble), 0
-	if s.midTo > 0 {
-		cached = len(s.midMsg.Content)
+	if s.fold.midTo > 0 {
+		cached = len(s.fold.mid.msg.Content)
 		head = cached + len(appendHeading) + 2
 	}
 	keepTo := int(float64(b.Usable) * max(liveFloorShare, midKeepShare))
@@ -235,7 +236,7 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 	// starts after a message not the user's (two user messages in a row
 	// are not valid roles).
 	var starts []int
-	if s.midTo == 0 {
+	if s.fold.midTo == 0 {
 		for i := lo + 1; i < cur; i++ {
 			if s.log[i].Role != Tool && s.log[i-1].Role != User {
 				starts = append(starts, i)
@@ -256,8 +257,8 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 		for _, k := range s.keptForms(b, g < cur, suf[g-lo], kf, shedKeep, shedFresh) {
 			kb, kf, shed := k.bytes, k.fresh, k.shed
 			from := lo
-			before := s.size - suf[0] - s.midSize // the recap and the older turns
-			if s.midTo == 0 {
+			before := s.view.size - suf[0] - s.view.sizeAt(middleRecap) // the recap and the older turns
+			if s.fold.midTo == 0 {
 				// The fewest older turns that keep the request at the
 				// share it aims for (the most room for the same cost), but
 				// not so many that it stays over the shed target.
@@ -265,7 +266,7 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 				sizeAt := func(j int) (size, mid int) {
 					f := starts[j]
 					mid = head + part + verb[g-lo] - verb[f-lo] + msgOverhead
-					return s.size - suf[f-lo] + mid + kb, mid
+					return s.view.size - suf[f-lo] + mid + kb, mid
 				}
 				j := sort.Search(m, func(j int) bool {
 					size, _ := sizeAt(j)
@@ -280,11 +281,11 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 					continue
 				}
 				from = starts[j]
-				before = s.size - suf[from-lo]
+				before = s.view.size - suf[from-lo]
 			}
 			mid := head + part + verb[g-lo] - verb[from-lo] + msgOverhead
 			size := before + mid + kb
-			o := option{shedFrom: len(s.slots), fold: g, mid: from, shedKept: shed}
+			o := option{shedFrom: s.view.len(), fold: g, mid: from, shedKept: shed}
 			o.after = s.est.Known(size + s.cfg.PrefixChars)
 			o.est = s.price(size, kf+mid-cached)
 			o.cost = s.est.Known(max(mid-cached+kb-kf, 0))
@@ -355,7 +356,7 @@ func (s *Planner) verbatimBytes(end int) int {
 			n += s.verbatimLen(i)
 		}
 	}
-	if p := s.taskPayload; p >= 0 && p < end {
+	if p := s.task.payload; p >= 0 && p < end {
 		n += len(s.sentContent(p)) + 120
 	}
 	return n
