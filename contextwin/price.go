@@ -203,49 +203,10 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 		return nil
 	}
 	cur := s.currentStart()
-	lo := s.fold.upTo
-	if s.fold.midTo > 0 {
-		lo = s.fold.midTo
-	}
-	n := len(s.entries)
-	// suf[i-lo] is the bytes of entries [i, n) as they stand; verb[i-lo]
-	// what of the entries [lo, i) a recap carries verbatim.
-	suf := make([]int, n-lo+1)
-	for i := n - 1; i >= lo; i-- {
-		suf[i-lo] = suf[i+1-lo] + s.entries[i].size
-	}
-	verb := make([]int, n-lo+1)
-	for i := lo; i < n; i++ {
-		v := 0
-		if s.isVerbatimUser(i) {
-			v = s.verbatimLen(i)
-		}
-		if i == s.task.payload {
-			v += len(s.sentContent(i)) + 120
-		}
-		verb[i+1-lo] = verb[i-lo] + v
-	}
-	part := s.midRoom(budget)
-	head, cached := len(midPreamble), 0
-	if s.fold.midTo > 0 {
-		cached = len(s.fold.mid.msg.Content)
-		head = cached + len(appendHeading) + 2
-	}
-	keepTo := int(float64(b.Usable) * max(liveFloorShare, midKeepShare))
-	// starts are the places a new middle recap may begin, in order: group
-	// starts after a message not the user's (two user messages in a row
-	// are not valid roles).
-	var starts []int
-	if s.fold.midTo == 0 {
-		for i := lo + 1; i < cur; i++ {
-			if s.log[i].Role != Tool && s.log[i-1].Role != User {
-				starts = append(starts, i)
-			}
-		}
-	}
+	m := s.midPricing(b, budget, cur)
 	var out []option
 	kf, shedKeep, shedFresh := 0, 0, 0
-	for g := n - 1; g > lo; g-- {
+	for g := m.n - 1; g > m.lo; g-- {
 		e := &s.entries[g]
 		kf += e.fresh
 		sn, sf := s.shedEntry(g, cur, at)
@@ -254,46 +215,121 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 		if g > cur || s.log[g].Role != Assistant {
 			continue // inside the current round, or not followed by a recap validly
 		}
-		for _, k := range s.keptForms(b, g < cur, suf[g-lo], kf, shedKeep, shedFresh) {
-			kb, kf, shed := k.bytes, k.fresh, k.shed
-			from := lo
-			before := s.view.size - suf[0] - s.view.sizeAt(middleRecap) // the recap and the older turns
-			if s.fold.midTo == 0 {
-				// The fewest older turns that keep the request at the
-				// share it aims for (the most room for the same cost), but
-				// not so many that it stays over the shed target.
-				m := sort.SearchInts(starts, g)
-				sizeAt := func(j int) (size, mid int) {
-					f := starts[j]
-					mid = head + part + verb[g-lo] - verb[f-lo] + msgOverhead
-					return s.view.size - suf[f-lo] + mid + kb, mid
-				}
-				j := sort.Search(m, func(j int) bool {
-					size, _ := sizeAt(j)
-					return s.est.Known(size+s.cfg.PrefixChars) >= keepTo
-				})
-				over := sort.Search(m, func(j int) bool {
-					size, mid := sizeAt(j)
-					return s.price(size, kf+mid) > b.ShedTarget
-				})
-				j = min(j, over-1, m-1)
-				if j < 0 {
-					continue
-				}
-				from = starts[j]
-				before = s.view.size - suf[from-lo]
+		for _, k := range s.keptForms(b, g < cur, m.suf[g-m.lo], kf, shedKeep, shedFresh) {
+			if o, ok := s.midOption(b, &m, g, k); ok {
+				out = append(out, o)
 			}
-			mid := head + part + verb[g-lo] - verb[from-lo] + msgOverhead
-			size := before + mid + kb
-			o := option{shedFrom: s.view.len(), fold: g, mid: from, shedKept: shed}
-			o.after = s.est.Known(size + s.cfg.PrefixChars)
-			o.est = s.price(size, kf+mid-cached)
-			o.cost = s.est.Known(max(mid-cached+kb-kf, 0))
-			o.room = b.ShedPoint - o.after
-			out = append(out, o)
 		}
 	}
 	return out
+}
+
+// midTables is what pricing folds into the middle recap needs at every
+// boundary, computed once per event.
+type midTables struct {
+	// lo is the first entry a fold into the middle recap may take, n the
+	// number of entries. suf[i-lo] is the bytes of entries [i, n) as they
+	// stand; verb[i-lo] what of the entries [lo, i) a recap carries
+	// verbatim.
+	lo, n     int
+	suf, verb []int
+	// part is the room of the middle recap's next part; head what opens
+	// it (its preamble, or the middle recap it is appended to, cached of
+	// it carried before); keepTo the size, in tokens, a new middle recap
+	// aims to leave the request at.
+	part, head, cached, keepTo int
+	// starts are the places a new middle recap may begin, in order: group
+	// starts after a message not the user's (two user messages in a row
+	// are not valid roles).
+	starts []int
+}
+
+// midPricing builds the tables for a recap budget of so many bytes.
+func (s *Planner) midPricing(b Budget, budget, cur int) midTables {
+	m := midTables{lo: s.fold.upTo, n: len(s.entries)}
+	if s.fold.midTo > 0 {
+		m.lo = s.fold.midTo
+	}
+	lo, n := m.lo, m.n
+	m.suf = make([]int, n-lo+1)
+	for i := n - 1; i >= lo; i-- {
+		m.suf[i-lo] = m.suf[i+1-lo] + s.entries[i].size
+	}
+	m.verb = make([]int, n-lo+1)
+	for i := lo; i < n; i++ {
+		v := 0
+		if s.isVerbatimUser(i) {
+			v = s.verbatimLen(i)
+		}
+		if i == s.task.payload {
+			v += len(s.sentContent(i)) + 120
+		}
+		m.verb[i+1-lo] = m.verb[i-lo] + v
+	}
+	m.part = s.midRoom(budget)
+	m.head = len(midPreamble)
+	if s.fold.midTo > 0 {
+		m.cached = len(s.fold.mid.msg.Content)
+		m.head = m.cached + len(appendHeading) + 2
+	}
+	m.keepTo = int(float64(b.Usable) * max(liveFloorShare, midKeepShare))
+	if s.fold.midTo == 0 {
+		for i := lo + 1; i < cur; i++ {
+			if s.log[i].Role != Tool && s.log[i-1].Role != User {
+				m.starts = append(m.starts, i)
+			}
+		}
+	}
+	return m
+}
+
+// midOption prices the fold into the middle recap up to boundary g that
+// keeps the turns from g on in form k. With no middle recap yet, it
+// starts the new one where midStart says; ok is false when no start will
+// do.
+func (s *Planner) midOption(b Budget, m *midTables, g int, k kept) (o option, ok bool) {
+	kb, kf, shed := k.bytes, k.fresh, k.shed
+	from := m.lo
+	before := s.view.size - m.suf[0] - s.view.sizeAt(middleRecap) // the recap and the older turns
+	if s.fold.midTo == 0 {
+		j := s.midStart(b, m, g, kb, kf)
+		if j < 0 {
+			return option{}, false
+		}
+		from = m.starts[j]
+		before = s.view.size - m.suf[from-m.lo]
+	}
+	mid := m.head + m.part + m.verb[g-m.lo] - m.verb[from-m.lo] + msgOverhead
+	size := before + mid + kb
+	o = option{shedFrom: s.view.len(), fold: g, mid: from, shedKept: shed}
+	o.after = s.est.Known(size + s.cfg.PrefixChars)
+	o.est = s.price(size, kf+mid-m.cached)
+	o.cost = s.est.Known(max(mid-m.cached+kb-kf, 0))
+	o.room = b.ShedPoint - o.after
+	return o, true
+}
+
+// midStart is the index in m.starts of where a new middle recap up to g
+// begins, kb bytes (kf of them fresh) kept after it: the fewest older
+// turns that keep the request at the share it aims for (the most room for
+// the same cost), but not so many that it stays over the shed target; -1
+// when there is no such start.
+func (s *Planner) midStart(b Budget, m *midTables, g, kb, kf int) int {
+	n := sort.SearchInts(m.starts, g)
+	sizeAt := func(j int) (size, mid int) {
+		f := m.starts[j]
+		mid = m.head + m.part + m.verb[g-m.lo] - m.verb[f-m.lo] + msgOverhead
+		return s.view.size - m.suf[f-m.lo] + mid + kb, mid
+	}
+	j := sort.Search(n, func(j int) bool {
+		size, _ := sizeAt(j)
+		return s.est.Known(size+s.cfg.PrefixChars) >= m.keepTo
+	})
+	over := sort.Search(n, func(j int) bool {
+		size, mid := sizeAt(j)
+		return s.price(size, kf+mid) > b.ShedTarget
+	})
+	return max(min(j, over-1, n-1), -1)
 }
 
 // kept is what a fold keeps after its boundary: bytes, fresh bytes, and
