@@ -170,7 +170,7 @@ func cutMiddle(s string, n int, p Payload) string {
 	}
 	m := len(marker(len(s)))
 	body := max(n-m, 0)
-	head := clip(s, body*3/5)
-	tail := clipTail(s, body-len(head))
+	head := headUpTo(s, body*3/5)
+	tail := tailUpTo(s, body-len(head))
 	return head + marker(len(s)-len(head)-len(tail)) + tail
 }

@@ -190,7 +190,7 @@ func (h *harness) check(p Plan) {
 		if h.prev != nil && !p.TooSmall && b.Window > 0 {
 			for i := range h.prev {
 				if i >= len(p.Messages) || !sameMessage(h.prev[i], p.Messages[i]) {
-					t.Fatalf("an append plan changed message %d of the previous request (%d messages then, %d now): %q became %q", i, len(h.prev), len(p.Messages), clip(h.prev[i].Content, 60), clip(p.Messages[min(i, len(p.Messages)-1)].Content, 60))
+					t.Fatalf("an append plan changed message %d of the previous request (%d messages then, %d now): %q became %q", i, len(h.prev), len(p.Messages), headUpTo(h.prev[i].Content, 60), headUpTo(p.Messages[min(i, len(p.Messages)-1)].Content, 60))
 				}
 			}
 		}
@@ -209,7 +209,7 @@ func (h *harness) check(p Plan) {
 		// whatever was folded.
 		for i, m := range s.log {
 			if s.isVerbatimUser(i) && !containsContent(p.Messages, m.Content) {
-				t.Fatalf("the user's message %d (%q) is not in the request verbatim", i, clip(m.Content, 60))
+				t.Fatalf("the user's message %d (%q) is not in the request verbatim", i, headUpTo(m.Content, 60))
 			}
 		}
 	}
@@ -271,7 +271,7 @@ func (h *harness) checkCurrentRound(p Plan) {
 		e := &s.entries[i]
 		want := s.log[i].Content
 		if cut[i] || e.form == cutToFit {
-			want = clip(want, 100)
+			want = headUpTo(want, 100)
 		}
 		if !containsContent(p.Messages, want) {
 			t.Fatalf("the current round's message %d (%s, %d bytes) is not in the request", i, s.log[i].Role, len(s.log[i].Content))

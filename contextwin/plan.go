@@ -571,7 +571,7 @@ func describe(log []Message, i int) string {
 		name = m.Payload.Kind.String()
 	}
 	if m.Payload.Path != "" {
-		return name + " " + clip(m.Payload.Path, 120)
+		return name + " " + headUpTo(m.Payload.Path, 120)
 	}
 	return name
 }
@@ -618,7 +618,7 @@ func (s *Planner) attachNotice(p Plan, emergency, mid bool) {
 	}
 	notice := b.String()
 	if len(notice) > noticeRoom {
-		notice = clip(notice, noticeRoom-2) + "…]"
+		notice = headUpTo(notice, noticeRoom-2) + "…]"
 	}
 	last := len(s.entries) - 1
 	s.entries[last].notice += notice

@@ -234,7 +234,7 @@ func cutNote(note string, n int) string {
 	if len(note) <= n {
 		return note
 	}
-	head := clip(note, n-len("\n"+ellipsis))
+	head := headUpTo(note, n-len("\n"+ellipsis))
 	if i := strings.LastIndexByte(head, '\n'); i >= len(head)/2 {
 		return strings.TrimRight(head[:i], " \t\r\n") + "\n" + ellipsis
 	}
@@ -711,7 +711,7 @@ func firstSentence(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	s = clip(s, 4*maxEntry)
+	s = headUpTo(s, 4*maxEntry)
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '.', '!', '?':
