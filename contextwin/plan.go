@@ -33,8 +33,8 @@ func (e Event) String() string { return eventNames[e] }
 // Plan is what the next request carries and what happened to get there.
 type Plan struct {
 	Event Event
-	// Messages follow the fixed prefix. They are shared with the session:
-	// do not modify them.
+	// Messages follow the fixed prefix. They are a copy the caller owns:
+	// changing them changes nothing in the planner.
 	Messages []Message
 	// MaxTokens for the request; 0 leaves it to the engine.
 	MaxTokens int

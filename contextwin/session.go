@@ -4,7 +4,7 @@ package contextwin
 // markers, separators), in bytes at the baseline: about four tokens.
 const msgOverhead = 16
 
-// Config sets up a Session.
+// Config sets up a Planner.
 type Config struct {
 	// Window is W in tokens; 0 means no known window: nothing is shed, cut
 	// or folded, and older tool results collapse to their summaries every
