@@ -399,7 +399,7 @@ var scaffolding = map[string]bool{
 
 // factID is what makes two keys the same fact: case aside, and a count
 // in parentheses aside — "Edits made (13)" and "edits made (14)" are one
-// slot, whose newest value wins.
+// fact, whose newest value wins.
 func factID(key string) string {
 	k := strings.ToLower(strings.TrimSpace(key))
 	if i := strings.LastIndexByte(k, '('); i > 0 && strings.HasSuffix(k, ")") && isCount(k[i+1:len(k)-1]) {

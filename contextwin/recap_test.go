@@ -441,7 +441,7 @@ func TestFactIDIgnoresCounts(t *testing.T) {
 		{"files read (2)", "files read"},
 	} {
 		if factID(tc.a) != factID(tc.b) {
-			t.Errorf("factID(%q) = %q, factID(%q) = %q; want the same slot", tc.a, factID(tc.a), tc.b, factID(tc.b))
+			t.Errorf("factID(%q) = %q, factID(%q) = %q; want the same fact", tc.a, factID(tc.a), tc.b, factID(tc.b))
 		}
 	}
 	if factID("port (http)") == factID("port") {
