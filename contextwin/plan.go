@@ -299,7 +299,7 @@ func (s *Planner) finish(p Plan) Plan {
 	}
 	p.Estimate = s.estimate()
 	if p.Event != Note {
-		s.last.chars = s.cfg.PrefixChars + s.view.size
+		s.last.chars = s.cfg.PrefixChars + s.countedSize()
 		s.last.carriedUpTo = len(s.entries)
 	}
 	b := s.Budget()
@@ -528,7 +528,7 @@ func (s *Planner) noteMessages(b Budget) ([]Message, int) {
 	// When the whole view and the question do not fit, the round's other
 	// results give way too: the note would have no room to be written.
 	msgs := s.view.messages()
-	size, fresh := s.view.size, s.view.fresh
+	size, fresh := s.counted()
 	over := s.price(size+sizeOf(q), fresh+sizeOf(q)) > b.Usable
 	for k := s.view.len() - 1; k >= 0 && s.view.items[k].of >= cur; k-- {
 		it := &s.view.items[k]

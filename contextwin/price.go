@@ -89,7 +89,7 @@ func candidateAt(cands []shedCandidate) map[int][]shedCandidate {
 // walking the view backwards from its end.
 func (s *Planner) shedOptions(b Budget, at map[int][]shedCandidate) []option {
 	var out []option
-	size, fresh := s.view.size, s.view.fresh
+	size, fresh := s.counted()
 	// tail: bytes of the view from item k on as they would be after the
 	// shed; kept: fresh bytes among them not touched by it (new content
 	// the request carries anyway).
@@ -290,14 +290,14 @@ func (s *Planner) midPricing(b Budget, budget, cur int) midTables {
 func (s *Planner) midOption(b Budget, m *midTables, g int, k kept) (o option, ok bool) {
 	kb, kf, shed := k.bytes, k.fresh, k.shed
 	from := m.lo
-	before := s.view.size - m.suf[0] - s.view.sizeAt(middleRecap) // the recap and the older turns
+	before := s.countedSize() - m.suf[0] - s.view.sizeAt(middleRecap) // the recap and the older turns
 	if s.fold.midTo == 0 {
 		j := s.midStart(b, m, g, kb, kf)
 		if j < 0 {
 			return option{}, false
 		}
 		from = m.starts[j]
-		before = s.view.size - m.suf[from-m.lo]
+		before = s.countedSize() - m.suf[from-m.lo]
 	}
 	mid := m.head + m.part + m.verb[g-m.lo] - m.verb[from-m.lo] + msgOverhead
 	size := before + mid + kb
@@ -319,7 +319,7 @@ func (s *Planner) midStart(b Budget, m *midTables, g, kb, kf int) int {
 	sizeAt := func(j int) (size, mid int) {
 		f := m.starts[j]
 		mid = m.head + m.part + m.verb[g-m.lo] - m.verb[f-m.lo] + msgOverhead
-		return s.view.size - m.suf[f-m.lo] + mid + kb, mid
+		return s.countedSize() - m.suf[f-m.lo] + mid + kb, mid
 	}
 	j := sort.Search(n, func(j int) bool {
 		size, _ := sizeAt(j)

@@ -73,7 +73,28 @@ type Planner struct {
 	task   taskElection // the result that defines the task
 	last   lastRequest  // the last request planned, and its answer
 	prefix prefixState  // the fixed prefix, as the engine knows it
+	drift  drift        // what the planner counts beyond the view's totals
 }
+
+// drift is what the planner counts of the view beyond its totals, until
+// the next rebuild: a change to an entry the view no longer holds (the
+// task's payload cut after a fold took it into the recap) and, when a
+// request carried such an entry, its fresh bytes taken off. It keeps the
+// planner's figures what they were before the view kept its own totals;
+// whether these bytes should count at all is a question for a change of
+// behaviour, not for this one.
+type drift struct {
+	size, fresh int
+}
+
+// counted is the view's size and fresh bytes as the planner counts them:
+// its totals, and the drift.
+func (s *Planner) counted() (size, fresh int) {
+	return s.view.size + s.drift.size, s.view.fresh + s.drift.fresh
+}
+
+// countedSize is the view's size as the planner counts it.
+func (s *Planner) countedSize() int { return s.view.size + s.drift.size }
 
 // transcript is every message appended and how each stands: log is
 // append-only and entries is in step with it.
@@ -276,10 +297,12 @@ func (s *Planner) Observe(u Usage) (truncated bool) {
 	kept := s.dirty[:0]
 	for _, i := range s.dirty {
 		if i < bound {
-			s.entries[i].fresh = 0
 			if k := s.view.find(i); k >= 0 {
 				s.view.carry(k)
+			} else {
+				s.drift.fresh -= s.entries[i].fresh
 			}
+			s.entries[i].fresh = 0
 		} else if s.entries[i].fresh > 0 {
 			kept = append(kept, i)
 		}
@@ -360,13 +383,17 @@ func (s *Planner) change(i int, contentNew bool) {
 	e := &s.entries[i]
 	m := s.render(i)
 	size := sizeOf(m)
-	fresh := freshAfter(e.size, e.fresh, size, len(m.Content), contentNew)
+	oldSize, oldFresh := e.size, e.fresh
+	fresh := freshAfter(oldSize, oldFresh, size, len(m.Content), contentNew)
 	e.size, e.fresh = size, fresh
 	if fresh > 0 {
 		s.dirty = append(s.dirty, i)
 	}
 	if k := s.view.find(i); k >= 0 {
 		s.view.replace(k, m, fresh)
+	} else {
+		s.drift.size += size - oldSize
+		s.drift.fresh += fresh - oldFresh
 	}
 }
 
@@ -385,7 +412,7 @@ func freshAfter(oldSize, oldFresh, size, content int, contentNew bool) int {
 
 // estimate is the decision estimate, in tokens, of the next request.
 func (s *Planner) estimate() int {
-	return s.price(s.view.size, s.view.fresh)
+	return s.price(s.counted())
 }
 
 // price is the estimate of a view of size bytes, fresh of them new, with
@@ -403,7 +430,7 @@ func (s *Planner) price(size, fresh int) int {
 // likely is the estimate with every byte at the learned ratio: what the
 // engine will most likely count.
 func (s *Planner) likely() int {
-	return s.est.Known(s.view.size + s.cfg.PrefixChars)
+	return s.est.Known(s.countedSize() + s.cfg.PrefixChars)
 }
 
 // prefixTokens is the fixed prefix's share of the estimate.
@@ -421,6 +448,7 @@ func (s *Planner) prefixTokens() int {
 func (s *Planner) rebuild() {
 	midFresh := s.view.freshAt(middleRecap)
 	s.view.truncate(0)
+	s.drift = drift{}
 	if s.fold.lead >= 0 {
 		s.entries[s.fold.lead].lead = ""
 		s.fold.lead = -1
