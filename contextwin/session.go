@@ -56,9 +56,10 @@ type Usage struct {
 // how each message stands), the view (what the next request carries, with
 // its totals), the folds (what the recaps stand for), the note round, the
 // task election, the last request and the fixed prefix. The view keeps
-// its own totals (see view); what no type holds — that an entry's figures
-// match its item's, that a request is an append of the one before except
-// at an event — the planner keeps and the invariant test checks.
+// its own totals (see view), and the planner counts them with its drift;
+// what no type holds — that an entry's figures match its item's, that a
+// request is an append of the one before except at an event — the
+// planner keeps and the invariant test checks.
 //
 // A Planner is not safe for concurrent use.
 type Planner struct {
@@ -376,7 +377,8 @@ func (s *Planner) sync() {
 }
 
 // change re-renders entry i after its form, reasoning or notice changed,
-// and puts it in its place in the view. contentNew says the content was
+// and puts it in its place in the view (or, when the view no longer holds
+// it, counts the change as drift). contentNew says the content was
 // replaced: its bytes are new to the engine; otherwise only bytes added
 // (a notice) are new.
 func (s *Planner) change(i int, contentNew bool) {
