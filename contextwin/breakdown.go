@@ -68,10 +68,10 @@ func Divide(size int, p Parts, b Budget) Breakdown {
 // messages.
 func (s *Planner) Breakdown(repoMapChars int) Breakdown {
 	p := Parts{RepoMap: repoMapChars, Prefix: max(s.cfg.PrefixChars-repoMapChars, 0)}
-	for k, m := range s.view() {
-		n := sizeOf(m)
+	for _, it := range s.view.items {
+		n, m := it.size, it.msg
 		switch {
-		case s.slots[k] == recapSlot || s.slots[k] == midSlot:
+		case it.of < 0: // a recap
 			p.Recap += n
 		case m.Role == Tool:
 			p.Tools += n

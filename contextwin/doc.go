@@ -5,7 +5,7 @@
 // shed and folded so that requests stay byte-for-byte appends of each
 // other for as long as possible and shrink in as few events as possible.
 //
-// The agent drives a Session:
+// The agent drives a Planner:
 //
 //	s := contextwin.NewPlanner(contextwin.Config{Window: 24000, PrefixChars: len(prefix)})
 //	s.Append(contextwin.Message{Role: contextwin.User, Content: task})
@@ -21,10 +21,25 @@
 //		s.Append(reply); s.Append(results…)
 //	}
 //
+// Inside, the Planner keeps the transcript (every message appended, and
+// how each stands: whole, shed to its summary, cut to fit), the view and
+// the recaps. The view is what the next request carries after the fixed
+// prefix: its messages, each naming what it stands for (an entry of the
+// transcript, the front recap or the middle recap), with its size and how
+// many of its bytes no request has carried; the view's totals are the
+// sums of those by construction, changed only as messages are pushed,
+// truncated, replaced or carried. A recap is one value of one type as the
+// request carries it — its message, the bytes of it carried before
+// (verbatim) and the size of its own text, which the recap budget bounds
+// — and the planner holds two: the front recap, after the fixed prefix,
+// and the middle one, between older turns left as they were sent and the
+// newest. Plan hands out a copy of the view's messages, which the caller
+// owns.
+//
 // Summarize and BuildRecap are the pieces a shed and a fold use; NewBudget
 // and NewChip are the figures a status line shows.
 //
 // The package is pure: no I/O, no clock, no goroutines, no randomness, no
 // LSP or HTTP types; the same inputs always give the same bytes. Functions
-// are safe for concurrent use; a Session is not.
+// are safe for concurrent use; a Planner is not.
 package contextwin

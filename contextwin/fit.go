@@ -22,17 +22,33 @@ func ShouldSpill(p Payload, chars int) bool {
 
 // fit cuts the given new results so that the request's estimate comes to
 // at most limit tokens. The room they share is what the rest of the
-// request leaves, given by priority: the result that defines the task,
-// then the newest read, then the rest — small ones whole, the others
-// splitting what remains. A cut keeps the head and the tail, with a marker
-// between them that says the result hit the context limit.
+// request leaves, given by priority (allocate). A cut keeps the head and
+// the tail, with a marker between them that says the result hit the
+// context limit.
 func (s *Planner) fit(results []int, limit int) []Cut {
 	if len(results) == 0 || s.estimate() <= limit {
 		return nil
 	}
-	// Every result keeps at least minCut bytes; the room above that is
-	// shared by priority.
-	need := make(map[int]int, len(results))
+	need, alloc := s.allocate(results, limit)
+	before := make(map[int]int, len(results)) // the content's length before the cut
+	for _, i := range results {
+		if alloc[i] < need[i] {
+			e := &s.entries[i]
+			before[i] = len(s.log[i].Content)
+			s.cutTo(i, s.est.NewChars(alloc[i])-(e.size-len(s.log[i].Content)))
+		}
+	}
+	s.trimOver(results, limit, before)
+	return s.cutsOf(results, before)
+}
+
+// allocate shares the room limit leaves the given results, in tokens:
+// every result keeps at least minCut bytes, and the room above that goes
+// by priority — the result that defines the task, then the newest read,
+// then the rest, small ones whole, the others splitting what remains. It
+// returns what each result needs whole and what it is given.
+func (s *Planner) allocate(results []int, limit int) (need, alloc map[int]int) {
+	need = make(map[int]int, len(results))
 	floor := make(map[int]int, len(results))
 	total := 0
 	for _, i := range results {
@@ -46,7 +62,7 @@ func (s *Planner) fit(results []int, limit int) []Cut {
 		room -= floor[i]
 	}
 	room = max(room, 0)
-	alloc := make(map[int]int, len(results))
+	alloc = make(map[int]int, len(results))
 	give := func(i int, share int) {
 		a := min(need[i]-floor[i], share)
 		alloc[i] = floor[i] + a
@@ -60,7 +76,7 @@ func (s *Planner) fit(results []int, limit int) []Cut {
 	}
 	turn := s.turnStart()
 	for _, i := range results {
-		if s.definesTask(i, turn) || i == s.taskPayload {
+		if s.definesTask(i, turn) || i == s.task.payload {
 			give(i, room)
 		}
 	}
@@ -79,17 +95,13 @@ func (s *Planner) fit(results []int, limit int) []Cut {
 	for k, i := range rest {
 		give(i, room/(len(rest)-k))
 	}
+	return need, alloc
+}
 
-	before := make(map[int]int, len(results))
-	for _, i := range results {
-		if alloc[i] < need[i] {
-			e := &s.entries[i]
-			before[i] = len(s.log[i].Content)
-			s.cutTo(i, s.est.NewChars(alloc[i])-(e.size-len(s.log[i].Content)))
-		}
-	}
-	// Rounding can leave the estimate a little over: take it from the
-	// largest result that can still give.
+// trimOver takes what rounding left of the estimate over limit from the
+// largest result that can still give, noting in before the length of a
+// result's content before its first cut.
+func (s *Planner) trimOver(results []int, limit int, before map[int]int) {
 	for over := s.estimate() - limit; over > 0; over = s.estimate() - limit {
 		big, bigLen := -1, minCut
 		for _, i := range results {
@@ -108,7 +120,11 @@ func (s *Planner) fit(results []int, limit int) []Cut {
 			break
 		}
 	}
+}
 
+// cutsOf reports the results that were cut, before giving each one's
+// length before the cut.
+func (s *Planner) cutsOf(results []int, before map[int]int) []Cut {
 	var cuts []Cut
 	for _, i := range results {
 		if n, ok := before[i]; ok {
@@ -136,7 +152,7 @@ func contentLen(s *Planner, i int) int {
 func (s *Planner) cutTo(i, n int) {
 	e := &s.entries[i]
 	e.form, e.text = cutToFit, cutMiddle(s.log[i].Content, max(n, minCut), s.log[i].Payload)
-	s.change(i, s.slotOf(i), true)
+	s.change(i, true)
 }
 
 // cutMiddle keeps the head and the tail of s within n bytes, with a marker
@@ -154,7 +170,7 @@ func cutMiddle(s string, n int, p Payload) string {
 	}
 	m := len(marker(len(s)))
 	body := max(n-m, 0)
-	head := clip(s, body*3/5)
-	tail := clipTail(s, body-len(head))
+	head := headUpTo(s, body*3/5)
+	tail := tailUpTo(s, body-len(head))
 	return head + marker(len(s)-len(head)-len(tail)) + tail
 }

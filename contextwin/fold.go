@@ -14,7 +14,7 @@ const foldPreamble = "[The conversation before this point was folded to stay ins
 // between the recap and the current round.
 func (s *Planner) foldable() bool {
 	cur := s.currentStart()
-	for i := s.foldedUpTo + 1; i < cur; i++ {
+	for i := s.fold.upTo + 1; i < cur; i++ {
 		if s.log[i].Role != Tool {
 			return true
 		}
@@ -38,19 +38,19 @@ func (s *Planner) entryTokens(i int) int {
 // so that the next folds can append again. It returns how many messages it
 // folded and the recap message's size.
 func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
-	if boundary <= s.foldedUpTo {
+	if boundary <= s.fold.upTo {
 		return 0, 0
 	}
 	budget := s.est.NewChars(b.Recap)
-	turns := s.log[s.foldedUpTo:boundary]
-	if s.midTo > 0 {
-		// The middle recap's turns are in s.recap already: the fold takes
+	turns := s.log[s.fold.upTo:boundary]
+	if s.fold.midTo > 0 {
+		// The middle recap's turns are in s.fold.recap already: the fold takes
 		// the turns on either side of them, and the middle recap goes.
-		turns = append(slices.Clip(s.log[s.foldedUpTo:s.midFrom]), s.log[s.midTo:boundary]...)
+		turns = append(slices.Clip(s.log[s.fold.upTo:s.fold.midFrom]), s.log[s.fold.midTo:boundary]...)
 	}
 	// The recap's fields merge the old one's, for the document the user
 	// may edit and for the next rewrite.
-	r := BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: turns, Budget: budget * 3 / 4})
+	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
 	var text strings.Builder
 	verbatim := 0
 	mapNews := ""
@@ -63,46 +63,45 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		// Its room is small: the note's exact facts go first, then what
 		// happened; the note's prose waits for the next rewrite, which
 		// carries it (r.Note).
-		part := BuildRecap(RecapInput{Note: factsOf(s.note), Folded: turns, Budget: budget - s.recapText - len(appendHeading) - 2})
-		s.recapText += appendPart(&text, s.recapMsg.Content, part.Text)
-		verbatim = len(s.recapMsg.Content)
-		v, n := s.verbatimText(s.foldedUpTo, boundary)
+		part := BuildRecap(RecapInput{Note: factsOf(s.note.text), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2})
+		s.fold.front.text += appendPart(&text, s.fold.front.msg.Content, part.Text)
+		verbatim = len(s.fold.front.msg.Content)
+		v, n := s.verbatimText(s.fold.upTo, boundary)
 		text.WriteString(v)
 		verbatim += n
-		if mapNews == s.mapSent {
+		if mapNews == s.fold.mapSent {
 			mapNews = "" // carried already
 		} else {
-			s.mapSent = mapNews
-			mapNews = newBlocks(mapNews, s.recapMsg.Content)
+			s.fold.mapSent = mapNews
+			mapNews = newBlocks(mapNews, s.fold.front.msg.Content)
 		}
 	} else {
 		// What the user said comes first, word for word: it is the same
 		// from one rewrite to the next, so a rewrite changes the request
 		// only after it (the engine keeps it cached).
 		v, n := s.verbatimText(0, boundary)
-		s.recapFront = writeFront(&text, v)
+		s.fold.front.steady = writeFront(&text, v)
 		text.WriteString(r.Text)
-		s.recapText = len(r.Text)
+		s.fold.front.text = len(r.Text)
 		verbatim = n
 	}
 	if mapNews != "" {
 		text.WriteString("\n\n" + mapHeading)
 		text.WriteString(mapNews)
 		if !appended {
-			s.mapSent = mapNews
+			s.fold.mapSent = mapNews
 		}
 	}
 
-	s.recap = &r
-	s.recapMsg = Message{Role: User, Content: text.String()}
-	s.recapVerbatim = verbatim
-	folded = boundary - s.foldedUpTo
-	if s.midTo > 0 {
-		folded -= s.midTo - s.midFrom
-		s.midFrom, s.midTo, s.midMsg, s.midText = 0, 0, Message{}, 0
-		s.midSize, s.midFresh, s.midVerbatim = 0, 0, 0
+	s.fold.recap = &r
+	s.fold.front.msg = Message{Role: User, Content: text.String()}
+	s.fold.front.verbatim = verbatim
+	folded = boundary - s.fold.upTo
+	if s.fold.midTo > 0 {
+		folded -= s.fold.midTo - s.fold.midFrom
+		s.fold.midFrom, s.fold.midTo, s.fold.mid = 0, 0, carriedRecap{}
 	}
-	s.foldedUpTo = boundary
+	s.fold.upTo = boundary
 	s.rebuild()
 	return folded, text.Len()
 }
@@ -114,14 +113,14 @@ const midPreamble = "[The turns between the messages above and the ones below we
 // canMid reports whether the recaps have room, in a budget of so many
 // bytes, for a fold into the middle recap.
 func (s *Planner) canMid(budget int) bool {
-	return s.recapText+s.midText+len(appendHeading)+2+budget/8 <= budget
+	return s.fold.front.text+s.fold.mid.text+len(appendHeading)+2+budget/8 <= budget
 }
 
 // midRoom is the room the middle recap's next part has, in bytes: what
 // the recaps leave of the budget, at most a share of it, so that several
 // folds into the middle recap go before the front one must be rewritten.
 func (s *Planner) midRoom(budget int) int {
-	return min(budget/midParts, budget-s.recapText-s.midText-len(appendHeading)-2)
+	return min(budget/midParts, budget-s.fold.front.text-s.fold.mid.text-len(appendHeading)-2)
 }
 
 // midParts is how many parts of the most room the recap budget holds.
@@ -132,39 +131,39 @@ const midParts = 8
 // sent: the request changes only after them. When there is a middle
 // recap already, the turns from its end on are appended to it and from
 // is its end. Like an appended recap, it carries the note's exact facts
-// and the user's messages word for word; s.recap takes in the turns for
+// and the user's messages word for word; s.fold.recap takes in the turns for
 // the next rewrite of the front recap. It returns how many messages it
 // folded and the middle recap's size.
 func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	budget := s.est.NewChars(b.Recap)
-	k := s.slotOf(midSlot)
-	if s.midTo > 0 {
-		from = s.midTo
+	k := s.view.find(middleRecap)
+	if s.fold.midTo > 0 {
+		from = s.fold.midTo
 	} else {
-		k = s.slotOf(from)
+		k = s.view.find(from)
 	}
 	if k < 0 || boundary <= from {
 		return 0, 0
 	}
 	turns := s.log[from:boundary]
-	r := BuildRecap(RecapInput{Note: s.note, Previous: s.recap, Folded: turns, Budget: budget * 3 / 4})
-	part := BuildRecap(RecapInput{Note: factsOf(s.note), Folded: turns, Budget: s.midRoom(budget)})
+	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
+	part := BuildRecap(RecapInput{Note: factsOf(s.note.text), Folded: turns, Budget: s.midRoom(budget)})
 	var text strings.Builder
 	verbatim := 0
-	if s.midTo > 0 {
-		s.midText += appendPart(&text, s.midMsg.Content, part.Text)
-		verbatim = len(s.midMsg.Content)
+	if s.fold.midTo > 0 {
+		s.fold.mid.text += appendPart(&text, s.fold.mid.msg.Content, part.Text)
+		verbatim = len(s.fold.mid.msg.Content)
 	} else {
 		text.WriteString(midPreamble)
 		text.WriteString(part.Text)
-		s.midText = len(part.Text)
-		s.midFrom = from
+		s.fold.mid.text = len(part.Text)
+		s.fold.midFrom = from
 	}
 	v, n := s.verbatimText(from, boundary)
 	text.WriteString(v)
 	verbatim += n
-	s.recap = &r
-	s.midTo = boundary
+	s.fold.recap = &r
+	s.fold.midTo = boundary
 	s.rebuildFrom(k, Message{Role: User, Content: text.String()}, verbatim)
 	return boundary - from, text.Len()
 }
@@ -200,7 +199,7 @@ func (s *Planner) verbatimText(from, to int) (text string, n int) {
 		}
 		first = false
 	}
-	if p := s.taskPayload; p >= from && p < to {
+	if p := s.task.payload; p >= from && p < to {
 		sent := s.sentContent(p)
 		b.WriteString("\n\nThe payload that defines the task (" + describe(s.log, p) + "), verbatim:\n")
 		b.WriteString(sent)
@@ -269,7 +268,7 @@ const appendHeading = "Folded since:\n"
 // canAppend reports whether the recap has room, in a budget of so many
 // bytes, for another fold's turns after it.
 func (s *Planner) canAppend(budget int) bool {
-	return s.recapMsg.Content != "" && s.recapText+s.midText+len(appendHeading)+2+budget/8 <= budget
+	return s.fold.front.msg.Content != "" && s.fold.front.text+s.fold.mid.text+len(appendHeading)+2+budget/8 <= budget
 }
 
 // The headings of the user's messages in the recap: the task, then what
@@ -285,22 +284,22 @@ const (
 // verbatim.
 func (s *Planner) electTaskPayload() {
 	turn := s.turnStart()
-	if turn == s.taskTurn {
+	if turn == s.task.turn {
 		return
 	}
-	s.taskTurn, s.taskPayload = turn, -1
+	s.task.turn, s.task.payload = turn, -1
 	if turn < 0 {
 		return
 	}
 	for i := turn + 1; i < len(s.entries); i++ {
 		if m := s.log[i]; m.Role == Tool && m.Payload.Task {
-			s.taskPayload = i
+			s.task.payload = i
 			return
 		}
 	}
 	for i := turn + 1; i < len(s.entries); i++ {
 		if s.definesTask(i, turn) {
-			s.taskPayload = i
+			s.task.payload = i
 			return
 		}
 	}

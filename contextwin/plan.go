@@ -3,7 +3,6 @@ package contextwin
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -34,8 +33,8 @@ func (e Event) String() string { return eventNames[e] }
 // Plan is what the next request carries and what happened to get there.
 type Plan struct {
 	Event Event
-	// Messages follow the fixed prefix. They are shared with the session:
-	// do not modify them.
+	// Messages follow the fixed prefix. They are a copy the caller owns:
+	// changing them changes nothing in the planner.
 	Messages []Message
 	// MaxTokens for the request; 0 leaves it to the engine.
 	MaxTokens int
@@ -102,7 +101,7 @@ func (s *Planner) Plan() Plan {
 	// likely one prices them at the learned ratio, and decides when the
 	// history is due — so that one dense new result, priced as if it were
 	// the densest text there is, does not pull the next event forward.
-	if s.compact {
+	if s.note.compact {
 		return s.shrink(b, false)
 	}
 	e, likely := s.estimate(), s.likely()
@@ -110,7 +109,7 @@ func (s *Planner) Plan() Plan {
 		// A note asked for may have taught the estimator that the request
 		// is smaller than it looked: no fold after all. A later fold asks
 		// afresh.
-		s.note, s.noteAsked = "", false
+		s.note.text, s.note.asked = "", false
 		return s.finish(Plan{Event: Append})
 	}
 
@@ -135,7 +134,7 @@ func (s *Planner) Plan() Plan {
 	if need > 0 && (likely <= b.ShedPoint || rest <= b.ShedTarget && b.ShedPoint-rest >= min(needLikely, b.Usable/8)) {
 		p := Plan{Event: Append}
 		p.Cut = s.fit(fresh, limit)
-		s.note, s.noteAsked = "", false // a later fold asks afresh: this note would be stale
+		s.note.text, s.note.asked = "", false // a later fold asks afresh: this note would be stale
 		return s.finish(p)
 	}
 	return s.shrink(b, false)
@@ -156,7 +155,7 @@ func (s *Planner) Compact() error {
 	if n := s.foldableTokens(); n < minCompact {
 		return fmt.Errorf("nothing worth folding: the turns a fold would replace hold about %d tokens, less than a recap and the note take (%d)", n, minCompact)
 	}
-	s.compact = true
+	s.note.compact = true
 	return nil
 }
 
@@ -169,7 +168,7 @@ const minCompact = 1024
 // round would replace.
 func (s *Planner) foldableTokens() int {
 	n := 0
-	for i := s.foldedUpTo + 1; i < s.currentStart() && i < len(s.entries); i++ {
+	for i := s.fold.upTo + 1; i < s.currentStart() && i < len(s.entries); i++ {
 		n += s.entryTokens(i)
 	}
 	return n
@@ -181,24 +180,24 @@ func (s *Planner) foldableTokens() int {
 // and the next fold builds on the edited text (Recap.Earlier). It reports
 // false when there is no recap yet.
 func (s *Planner) EditRecap(text string) bool {
-	if s.recap == nil {
+	if s.fold.recap == nil {
 		return false
 	}
 	edited := EditedRecap(text)
 	// The edit replaces the recap's text — the first fold's and whatever
 	// later folds appended — and what the recap carries word for word
 	// stays: the user's messages, the task's payload, the map's news.
-	v, _ := s.verbatimText(0, s.foldedUpTo)
+	v, _ := s.verbatimText(0, s.fold.upTo)
 	var b strings.Builder
-	s.recapFront = writeFront(&b, v)
+	s.fold.front.steady = writeFront(&b, v)
 	content := b.String() + edited.Text
-	if s.mapSent != "" {
-		content += "\n\n" + mapHeading + s.mapSent
+	if s.fold.mapSent != "" {
+		content += "\n\n" + mapHeading + s.fold.mapSent
 	}
-	s.recap = &edited
-	s.recapText = len(edited.Text)
-	s.recapMsg.Content = content
-	s.recapVerbatim = 0
+	s.fold.recap = &edited
+	s.fold.front.text = len(edited.Text)
+	s.fold.front.msg.Content = content
+	s.fold.front.verbatim = 0
 	s.rebuild()
 	return true
 }
@@ -207,13 +206,13 @@ func (s *Planner) EditRecap(text string) bool {
 // answered (the user cancelled): no fold follows from it, and a
 // compaction asked for is dropped.
 func (s *Planner) AbandonNote() {
-	s.note, s.noteAsked, s.compact = "", false, false
+	s.note.text, s.note.asked, s.note.compact = "", false, false
 }
 
 // SetNote hands over the model's note for the coming fold; "" when the
 // note round failed or came back empty (the fold goes ahead without one).
 func (s *Planner) SetNote(note string) {
-	s.note = strings.TrimSpace(note)
+	s.note.text = strings.TrimSpace(note)
 }
 
 // NoteInstruction is the question of the note round.
@@ -226,20 +225,20 @@ const NoteInstruction = "Older turns are being folded into a recap. Note what yo
 // call and says in a gap notice what was removed. Retry the request once
 // with the returned plan; a second Overflow before an answer gives up.
 func (s *Planner) Overflow(promptTokens, window int) Plan {
-	if s.emergencyUsed {
-		return Plan{GiveUp: true, Messages: s.view(), Problem: fmt.Sprintf(
+	if s.last.emergency {
+		return Plan{GiveUp: true, Messages: s.view.messages(), Problem: fmt.Sprintf(
 			"the engine refused the request as too long again after an emergency fold (%d tokens, window %d)", promptTokens, window)}
 	}
-	s.emergencyUsed = true
+	s.last.emergency = true
 	if window >= 256 && (s.cfg.Window == 0 || window < s.cfg.Window) {
 		s.cfg.Window = window
 	}
-	if promptTokens > 0 && s.lastChars > 0 {
-		s.est.Ratio = float64(promptTokens) / (float64(s.lastChars) / charsPerToken)
+	if promptTokens > 0 && s.last.chars > 0 {
+		s.est.Ratio = float64(promptTokens) / (float64(s.last.chars) / charsPerToken)
 	}
 	s.sync()
 	if s.cfg.Window <= 0 {
-		return Plan{GiveUp: true, Messages: s.view(), Problem: "the engine refused the request as too long and did not say its window: set REIKA_CONTEXT_WINDOW"}
+		return Plan{GiveUp: true, Messages: s.view.messages(), Problem: "the engine refused the request as too long and did not say its window: set REIKA_CONTEXT_WINDOW"}
 	}
 	b := s.Budget()
 	if p, ok := s.tooSmall(b); !ok {
@@ -262,7 +261,7 @@ func (s *Planner) tooSmall(b Budget) (Plan, bool) {
 		if !s.cfg.Minimal {
 			fix += ", or minimal mode (REIKA_MINIMAL=1), which leaves the repo map and AGENTS.md out"
 		}
-		p := Plan{TooSmall: true, Messages: s.view(), Problem: fmt.Sprintf(
+		p := Plan{TooSmall: true, Messages: s.view.messages(), Problem: fmt.Sprintf(
 			"window too small: the fixed prefix (%d tokens) and the instruction (%d tokens) need more than the %d tokens "+
 				"a %d-token window leaves for the prompt; %s", prefix, instruction, b.Usable, b.Window, fix)}
 		return s.finish(p), false
@@ -277,8 +276,8 @@ func (s *Planner) tooSmall(b Budget) (Plan, bool) {
 func (s *Planner) ObservePrefix(extra, promptTokens int) {
 	if promptTokens > 0 {
 		s.est.Learn(s.cfg.PrefixChars+extra, promptTokens)
-		s.prefixSent = true // the engine holds it now: no longer new bytes
-		s.prefixReported = max(promptTokens-ceilTokens(float64(extra)/charsPerToken), 1)
+		s.prefix.sent = true // the engine holds it now: no longer new bytes
+		s.prefix.reported = max(promptTokens-ceilTokens(float64(extra)/charsPerToken), 1)
 	}
 }
 
@@ -287,8 +286,8 @@ func (s *Planner) ObservePrefix(extra, promptTokens int) {
 // estimate. Whether a request can be sent at all is decided on it; how
 // much to shed, never below 4 bytes a token, on the estimate.
 func (s *Planner) prefixCount() int {
-	if s.prefixReported > 0 {
-		return s.prefixReported
+	if s.prefix.reported > 0 {
+		return s.prefix.reported
 	}
 	return s.est.Known(s.cfg.PrefixChars)
 }
@@ -296,12 +295,12 @@ func (s *Planner) prefixCount() int {
 // finish fills in what every plan carries.
 func (s *Planner) finish(p Plan) Plan {
 	if p.Messages == nil {
-		p.Messages = s.view()
+		p.Messages = s.view.messages()
 	}
 	p.Estimate = s.estimate()
 	if p.Event != Note {
-		s.lastChars = s.cfg.PrefixChars + s.size
-		s.carriedUpTo = len(s.entries)
+		s.last.chars = s.cfg.PrefixChars + s.countedSize()
+		s.last.carriedUpTo = len(s.entries)
 	}
 	b := s.Budget()
 	limit := positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit)
@@ -333,7 +332,7 @@ func (s *Planner) currentStart() int {
 	for i > 0 && s.log[i].Role == Tool {
 		i--
 	}
-	return max(min(i, s.sent), s.foldedUpTo, s.midTo, 0)
+	return max(min(i, s.sent), s.fold.upTo, s.fold.midTo, 0)
 }
 
 // turnStart is the user message that opened the current turn, or -1.
@@ -358,7 +357,7 @@ func (s *Planner) freshResults() []int {
 func (s *Planner) roundResults() []int {
 	var out []int
 	for i := s.currentStart(); i < len(s.entries); i++ {
-		if s.log[i].Role == Tool && i != s.taskPayload {
+		if s.log[i].Role == Tool && i != s.task.payload {
 			out = append(out, i)
 		}
 	}
@@ -387,7 +386,7 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	at := candidateAt(cands)
 	var o option
 	switch {
-	case s.compact:
+	case s.note.compact:
 		o = s.deepest(b, at, true)
 	case emergency:
 		o = s.deepest(b, at, false)
@@ -398,16 +397,15 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 
 	// A fold is preceded by the model's note — unless the request is
 	// already too large to carry the question.
-	if o.fold > 0 && !emergency && !s.noteAsked && s.foldable() {
+	if o.fold > 0 && !emergency && !s.note.asked && s.foldable() {
 		msgs, est := s.noteMessages(b)
 		if est+noteReply <= b.Window {
-			s.noteAsked = true
+			s.note.asked = true
 			p := s.finish(Plan{Event: Note, Messages: msgs})
 			p.Estimate = est
 			p.MaxTokens = b.MaxTokens(est, positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit))
 			return p
 		}
-		s.restoreNote()
 	}
 
 	p := Plan{Event: Shed}
@@ -417,14 +415,14 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	if emergency {
 		p.Event = Emergency
 	}
-	s.compact = false
+	s.note.compact = false
 	switch {
 	case o.mid > 0:
 		p.Folded, p.RecapChars = s.foldMiddle(b, o.mid, o.fold)
 	case o.fold > 0:
 		p.Folded, p.RecapChars = s.foldAt(b, o.fold)
 	}
-	from, least := o.shedFrom, s.foldedUpTo
+	from, least := o.shedFrom, s.fold.upTo
 	if o.shedKept {
 		from = 0
 		if o.mid > 0 {
@@ -432,7 +430,7 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 		}
 	}
 	for _, c := range cands {
-		if k := s.slotOf(c.index); k < 0 || k < from || c.index < least {
+		if k := s.view.find(c.index); k < 0 || k < from || c.index < least {
 			continue
 		}
 		if c.what == shedPayload {
@@ -449,7 +447,7 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	if over := s.likely() - b.ShedTarget; over > 0 {
 		p.Short = over
 	}
-	s.note, s.noteAsked = "", false
+	s.note.text, s.note.asked = "", false
 	s.attachNotice(p, emergency, o.mid > 0)
 	s.degrade(b, &p)
 	return s.finish(p)
@@ -476,7 +474,7 @@ func (s *Planner) deepest(b Budget, at map[int][]shedCandidate, keepWhole bool) 
 		}
 	}
 	if !found {
-		best.shedFrom = len(s.slots)
+		best.shedFrom = s.view.len()
 	}
 	return best
 }
@@ -497,8 +495,8 @@ func (s *Planner) degrade(b Budget, p *Plan) {
 		return
 	}
 	p.Cut = append(p.Cut, s.fit(s.roundResults(), b.ShedPoint)...)
-	if s.estimate() > b.Usable && s.taskPayload >= 0 {
-		p.Cut = append(p.Cut, s.fit([]int{s.taskPayload}, b.Usable)...)
+	if s.estimate() > b.Usable && s.task.payload >= 0 {
+		p.Cut = append(p.Cut, s.fit([]int{s.task.payload}, b.Usable)...)
 	}
 	// The cautious estimate prices bytes the engine has not seen at 1.6 a
 	// token; whether to send at all is decided on the likely count, and
@@ -524,55 +522,35 @@ func (s *Planner) degrade(b Budget, p *Plan) {
 func (s *Planner) noteMessages(b Budget) ([]Message, int) {
 	cur := s.currentStart()
 	q := Message{Role: User, Content: NoteInstruction}
-	// The request is laid in the view itself, with the question in its
-	// spare room after it: no copy of a long conversation. The current
-	// round's results no request has carried stand as their summaries in
-	// it until the next sync puts them back: the fold re-prefills them
-	// whole after its change point anyway, so carrying them whole here
-	// would prefill them twice. When the whole view and the question do
-	// not fit, the round's other results give way too: the note would
-	// have no room to be written.
-	s.msgs = slices.Grow(s.msgs, 1)
-	size, fresh := s.size, s.fresh
+	// The current round's results no request has carried stand as their
+	// summaries in it: the fold re-prefills them whole after its change
+	// point anyway, so carrying them whole here would prefill them twice.
+	// When the whole view and the question do not fit, the round's other
+	// results give way too: the note would have no room to be written.
+	msgs := s.view.messages()
+	size, fresh := s.counted()
 	over := s.price(size+sizeOf(q), fresh+sizeOf(q)) > b.Usable
-	for k := len(s.slots) - 1; k >= 0 && s.slots[k] >= cur; k-- {
-		i, m := s.slots[k], s.msgs[k]
+	for k := s.view.len() - 1; k >= 0 && s.view.items[k].of >= cur; k-- {
+		it := &s.view.items[k]
+		i, m := it.of, it.msg
 		if m.Role != Tool || (i < s.sent && !over) {
 			continue
 		}
 		if sum, keep := s.summarize(i); !keep {
-			s.noteSaved = append(s.noteSaved, savedMsg{k, m})
-			e := &s.entries[i]
-			size -= e.size
-			fresh -= e.fresh
+			size -= it.size
+			fresh -= it.fresh
 			m.Content = sum
-			s.msgs[k] = m
+			msgs[k] = m
 			size += sizeOf(m)
 			fresh += sizeOf(m)
 		}
 	}
-	msgs := s.msgs[: len(s.msgs)+1 : len(s.msgs)+1]
-	msgs[len(msgs)-1] = q
+	msgs = append(msgs, q)
 	size += sizeOf(q)
 	fresh += sizeOf(q)
-	s.lastChars = s.cfg.PrefixChars + size
-	s.carriedUpTo = cur
+	s.last.chars = s.cfg.PrefixChars + size
+	s.last.carriedUpTo = cur
 	return msgs, s.price(size, fresh)
-}
-
-// savedMsg is a view message the note round's request replaced.
-type savedMsg struct {
-	k int
-	m Message
-}
-
-// restoreNote puts back the view messages the note round's request
-// replaced.
-func (s *Planner) restoreNote() {
-	for _, x := range s.noteSaved {
-		s.msgs[x.k] = x.m
-	}
-	s.noteSaved = s.noteSaved[:0]
 }
 
 // describe names a tool result for notices: its tool and what it was about.
@@ -593,7 +571,7 @@ func describe(log []Message, i int) string {
 		name = m.Payload.Kind.String()
 	}
 	if m.Payload.Path != "" {
-		return name + " " + clip(m.Payload.Path, 120)
+		return name + " " + headUpTo(m.Payload.Path, 120)
 	}
 	return name
 }
@@ -640,11 +618,11 @@ func (s *Planner) attachNotice(p Plan, emergency, mid bool) {
 	}
 	notice := b.String()
 	if len(notice) > noticeRoom {
-		notice = clip(notice, noticeRoom-2) + "…]"
+		notice = headUpTo(notice, noticeRoom-2) + "…]"
 	}
 	last := len(s.entries) - 1
 	s.entries[last].notice += notice
-	s.change(last, s.slotOf(last), false)
+	s.change(last, false)
 }
 
 func listShed(sh []Removed) string {
@@ -672,12 +650,12 @@ func (s *Planner) planNoWindow() Plan {
 		}
 		if sum, keep := s.summarize(i); !keep {
 			e.form, e.text = summarized, sum
-			s.change(i, s.slotOf(i), true)
+			s.change(i, true)
 		}
 	}
 	s.collapsed = max(s.collapsed, cur)
 	keep := s.cfg.ReasoningRounds
-	for i := len(s.entries) - 1; i >= s.foldedUpTo; i-- {
+	for i := len(s.entries) - 1; i >= s.fold.upTo; i-- {
 		e := &s.entries[i]
 		if s.log[i].Role != Assistant || s.log[i].Reasoning == "" {
 			continue
@@ -690,7 +668,7 @@ func (s *Planner) planNoWindow() Plan {
 			break // older ones were dropped already
 		}
 		e.reasoningShed = true
-		s.change(i, s.slotOf(i), false)
+		s.change(i, false)
 	}
 	return s.finish(Plan{Event: Append})
 }

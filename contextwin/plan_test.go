@@ -55,7 +55,7 @@ func (b *build) answer(p Plan) {
 // body is n bytes of function body: no top-level declarations, so a
 // read of it sheds to a short summary.
 func body(n int) string {
-	return clip(strings.Repeat("\tvalue = compute(value, 1)\n", n/27+1), n)
+	return headUpTo(strings.Repeat("\tvalue = compute(value, 1)\n", n/27+1), n)
 }
 
 // TestShedLate: a shed changes the request as late as the room it needs
@@ -99,7 +99,7 @@ func TestShedLate(t *testing.T) {
 	if !shed[large2] || (shed[large1] && first != large1) || (!shed[large1] && first != large2) {
 		t.Errorf("shed = %q, want the newest large results from some point on", order)
 	}
-	k := b.s.slotOf(first)
+	k := b.s.view.find(first)
 	for i := 0; i < k; i++ {
 		if !sameMessage(prev[i], p.Messages[i]) {
 			t.Errorf("message %d, before the first shed result, changed", i)
@@ -111,7 +111,7 @@ func TestShedLate(t *testing.T) {
 	}
 	last := p.Messages[len(p.Messages)-1].Content
 	if !strings.Contains(last, "were shed to their summaries") || !strings.Contains(last, "read large2.go") || !strings.Contains(last, "Run them again") {
-		t.Errorf("the newest message carries no shed notice: %q", clipTail(last, 300))
+		t.Errorf("the newest message carries no shed notice: %q", tailUpTo(last, 300))
 	}
 	// The shed result stands as its summary in the request.
 	found := false
@@ -166,7 +166,7 @@ func TestLargeResultIsCutNotTheHistory(t *testing.T) {
 	}
 	got := p.Messages[len(p.Messages)-1].Content
 	if !strings.HasPrefix(got, "BEGIN") || !strings.HasSuffix(got, "FAIL: TestX (0.01s)\n") || !strings.Contains(got, "hit the context limit") {
-		t.Errorf("the cut log lost its head, its tail or the marker: %q … %q", clip(got, 80), clipTail(got, 120))
+		t.Errorf("the cut log lost its head, its tail or the marker: %q … %q", headUpTo(got, 80), tailUpTo(got, 120))
 	}
 	if !p.Cut[0].Spill {
 		t.Errorf("a 200 KB command log is not marked for spilling")
@@ -258,14 +258,14 @@ func TestNoteThenFold(t *testing.T) {
 	recap := recapMessage(p.Messages)
 	for _, want := range []string{"decision: keep the v1 API", "folded to stay inside the context window"} {
 		if !strings.Contains(recap, want) {
-			t.Errorf("the recap message lacks %q:\n%s", want, clip(recap, 1500))
+			t.Errorf("the recap message lacks %q:\n%s", want, headUpTo(recap, 1500))
 		}
 	}
 	if !containsContent(p.Messages, "Review internal/spec.md and implement it.") {
 		t.Errorf("the request lacks the task verbatim")
 	}
-	if s.recap == nil || len(s.recap.Text) > s.est.NewChars(s.Budget().Recap) {
-		t.Errorf("recap %d bytes over its budget %d", len(s.recap.Text), s.est.NewChars(s.Budget().Recap))
+	if s.fold.recap == nil || len(s.fold.recap.Text) > s.est.NewChars(s.Budget().Recap) {
+		t.Errorf("recap %d bytes over its budget %d", len(s.fold.recap.Text), s.est.NewChars(s.Budget().Recap))
 	}
 	checkPairs(t, p.Messages)
 }
@@ -303,8 +303,8 @@ func TestTaskPayloadSurvives(t *testing.T) {
 	b.answerAsEstimated(p)
 	b.s.SetNote("")
 	p = b.s.Plan()
-	if b.s.taskPayload != 2 {
-		t.Fatalf("task payload elected = %d, want the read of internal/spec.md (2)", b.s.taskPayload)
+	if b.s.task.payload != 2 {
+		t.Fatalf("task payload elected = %d, want the read of internal/spec.md (2)", b.s.task.payload)
 	}
 	if !containsContent(p.Messages, spec) {
 		t.Errorf("the fold did not carry the task's spec verbatim")
@@ -341,7 +341,7 @@ func TestEmergency(t *testing.T) {
 	}
 	last := p.Messages[len(p.Messages)-1].Content
 	if !strings.Contains(last, "refused the last request as longer than its window") {
-		t.Errorf("no gap notice on the newest message: %q", clipTail(last, 300))
+		t.Errorf("no gap notice on the newest message: %q", tailUpTo(last, 300))
 	}
 	if q := b.s.Overflow(9000, 8192); !q.GiveUp {
 		t.Errorf("a second overflow before an answer = %s, want give up", q.Event)
@@ -461,7 +461,7 @@ func TestCompact(t *testing.T) {
 	}
 	p = b.s.Plan()
 	if !strings.Contains(p.Messages[0].Content, "the user's own recap") || strings.Contains(p.Messages[0].Content, "state: half done") {
-		t.Errorf("after EditRecap the first message = %q", clip(p.Messages[0].Content, 300))
+		t.Errorf("after EditRecap the first message = %q", headUpTo(p.Messages[0].Content, 300))
 	}
 }
 

@@ -11,7 +11,7 @@ import "sort"
 // next event at least minGap of growth away, within the budget's bounds.
 //
 // The options are
-//   - a shed after view slot k: every shed candidate from k on goes to its
+//   - a shed after view item k: every shed candidate from k on goes to its
 //     summary; the request changes at k, and everything before it stays
 //     byte for byte (the fixed prefix, the recap, older turns);
 //   - a fold at group start g: the turns before g go into the recap, which
@@ -50,8 +50,8 @@ const liveFloorShare = 0.23
 
 // option is one way to shrink the request.
 type option struct {
-	// shedFrom is the view slot from which every shed candidate is shed;
-	// len(slots) when nothing is shed (beyond a fold's kept part).
+	// shedFrom is the view item from which every shed candidate is shed;
+	// the view's length when nothing is shed (beyond a fold's kept part).
 	shedFrom int
 	// fold is the group start up to which turns are folded; 0 for none.
 	fold int
@@ -85,20 +85,21 @@ func candidateAt(cands []shedCandidate) map[int][]shedCandidate {
 	return at
 }
 
-// shedOptions prices a shed after each view slot that holds a candidate,
+// shedOptions prices a shed after each view item that holds a candidate,
 // walking the view backwards from its end.
 func (s *Planner) shedOptions(b Budget, at map[int][]shedCandidate) []option {
 	var out []option
-	size, fresh := s.size, s.fresh
-	// tail: bytes of the view from slot k on as they would be after the
+	size, fresh := s.counted()
+	// tail: bytes of the view from item k on as they would be after the
 	// shed; kept: fresh bytes among them not touched by it (new content
 	// the request carries anyway).
 	tail, kept := 0, 0
-	for k := len(s.slots) - 1; k >= 0; k-- {
-		i := s.slots[k]
-		if i == midSlot {
-			tail += s.midSize
-			kept += s.midFresh
+	for k := s.view.len() - 1; k >= 0; k-- {
+		it := &s.view.items[k]
+		i := it.of
+		if i == middleRecap {
+			tail += it.size
+			kept += it.fresh
 			continue
 		}
 		if i < 0 {
@@ -143,11 +144,11 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 	keep, keepFresh := 0, 0 // the kept entries as they stand
 	shedKeep, shedFresh := 0, 0
 	verbatimAll := s.verbatimBytes(cur)
-	verbatimOld := s.verbatimBytes(s.foldedUpTo) // already in the recap
-	verbatimAfter := 0                           // verbatim bytes of user messages at or after the boundary
-	low := s.foldedUpTo + 1
-	if s.midTo > 0 {
-		low = s.midTo // a fold of the front takes the middle recap in
+	verbatimOld := s.verbatimBytes(s.fold.upTo) // already in the recap
+	verbatimAfter := 0                          // verbatim bytes of user messages at or after the boundary
+	low := s.fold.upTo + 1
+	if s.fold.midTo > 0 {
+		low = s.fold.midTo // a fold of the front takes the middle recap in
 	}
 	for g := len(s.entries) - 1; g >= low; g-- {
 		e := &s.entries[g]
@@ -168,17 +169,17 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 		// keeps the old recap, and the request's cache with it, up to its
 		// end.
 		recap, cached := len(foldPreamble)+recapChars*3/4+verbatimAll-verbatimAfter, 0
-		if s.recapMsg.Content != "" {
-			cached = s.recapFront
+		if s.fold.front.msg.Content != "" {
+			cached = s.fold.front.steady
 		}
 		if s.canAppend(recapChars) {
-			cached = len(s.recapMsg.Content)
-			recap = cached + recapChars - s.recapText + verbatimAll - verbatimAfter - verbatimOld
+			cached = len(s.fold.front.msg.Content)
+			recap = cached + recapChars - s.fold.front.text + verbatimAll - verbatimAfter - verbatimOld
 		}
 		for _, k := range s.keptForms(b, g < cur, keep, keepFresh, shedKeep, shedFresh) {
 			kb, kf, shed := k.bytes, k.fresh, k.shed
 			size := recap + kb
-			o := option{shedFrom: len(s.slots), fold: g, shedKept: shed}
+			o := option{shedFrom: s.view.len(), fold: g, shedKept: shed}
 			o.after = s.est.Known(size + s.cfg.PrefixChars)
 			o.est = s.price(size, kf+recap)
 			o.cost = s.est.Known(max(size-kf-cached, 0))
@@ -202,49 +203,10 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 		return nil
 	}
 	cur := s.currentStart()
-	lo := s.foldedUpTo
-	if s.midTo > 0 {
-		lo = s.midTo
-	}
-	n := len(s.entries)
-	// suf[i-lo] is the bytes of entries [i, n) as they stand; verb[i-lo]
-	// what of the entries [lo, i) a recap carries verbatim.
-	suf := make([]int, n-lo+1)
-	for i := n - 1; i >= lo; i-- {
-		suf[i-lo] = suf[i+1-lo] + s.entries[i].size
-	}
-	verb := make([]int, n-lo+1)
-	for i := lo; i < n; i++ {
-		v := 0
-		if s.isVerbatimUser(i) {
-			v = s.verbatimLen(i)
-		}
-		if i == s.taskPayload {
-			v += len(s.sentContent(i)) + 120
-		}
-		verb[i+1-lo] = verb[i-lo] + v
-	}
-	part := s.midRoom(budget)
-	head, cached := len(midPreamble), 0
-	if s.midTo > 0 {
-		cached = len(s.midMsg.Content)
-		head = cached + len(appendHeading) + 2
-	}
-	keepTo := int(float64(b.Usable) * max(liveFloorShare, midKeepShare))
-	// starts are the places a new middle recap may begin, in order: group
-	// starts after a message not the user's (two user messages in a row
-	// are not valid roles).
-	var starts []int
-	if s.midTo == 0 {
-		for i := lo + 1; i < cur; i++ {
-			if s.log[i].Role != Tool && s.log[i-1].Role != User {
-				starts = append(starts, i)
-			}
-		}
-	}
+	m := s.midPricing(b, budget, cur)
 	var out []option
 	kf, shedKeep, shedFresh := 0, 0, 0
-	for g := n - 1; g > lo; g-- {
+	for g := m.n - 1; g > m.lo; g-- {
 		e := &s.entries[g]
 		kf += e.fresh
 		sn, sf := s.shedEntry(g, cur, at)
@@ -253,46 +215,121 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 		if g > cur || s.log[g].Role != Assistant {
 			continue // inside the current round, or not followed by a recap validly
 		}
-		for _, k := range s.keptForms(b, g < cur, suf[g-lo], kf, shedKeep, shedFresh) {
-			kb, kf, shed := k.bytes, k.fresh, k.shed
-			from := lo
-			before := s.size - suf[0] - s.midSize // the recap and the older turns
-			if s.midTo == 0 {
-				// The fewest older turns that keep the request at the
-				// share it aims for (the most room for the same cost), but
-				// not so many that it stays over the shed target.
-				m := sort.SearchInts(starts, g)
-				sizeAt := func(j int) (size, mid int) {
-					f := starts[j]
-					mid = head + part + verb[g-lo] - verb[f-lo] + msgOverhead
-					return s.size - suf[f-lo] + mid + kb, mid
-				}
-				j := sort.Search(m, func(j int) bool {
-					size, _ := sizeAt(j)
-					return s.est.Known(size+s.cfg.PrefixChars) >= keepTo
-				})
-				over := sort.Search(m, func(j int) bool {
-					size, mid := sizeAt(j)
-					return s.price(size, kf+mid) > b.ShedTarget
-				})
-				j = min(j, over-1, m-1)
-				if j < 0 {
-					continue
-				}
-				from = starts[j]
-				before = s.size - suf[from-lo]
+		for _, k := range s.keptForms(b, g < cur, m.suf[g-m.lo], kf, shedKeep, shedFresh) {
+			if o, ok := s.midOption(b, &m, g, k); ok {
+				out = append(out, o)
 			}
-			mid := head + part + verb[g-lo] - verb[from-lo] + msgOverhead
-			size := before + mid + kb
-			o := option{shedFrom: len(s.slots), fold: g, mid: from, shedKept: shed}
-			o.after = s.est.Known(size + s.cfg.PrefixChars)
-			o.est = s.price(size, kf+mid-cached)
-			o.cost = s.est.Known(max(mid-cached+kb-kf, 0))
-			o.room = b.ShedPoint - o.after
-			out = append(out, o)
 		}
 	}
 	return out
+}
+
+// midTables is what pricing folds into the middle recap needs at every
+// boundary, computed once per event.
+type midTables struct {
+	// lo is the first entry a fold into the middle recap may take, n the
+	// number of entries. suf[i-lo] is the bytes of entries [i, n) as they
+	// stand; verb[i-lo] what of the entries [lo, i) a recap carries
+	// verbatim.
+	lo, n     int
+	suf, verb []int
+	// part is the room of the middle recap's next part; head what opens
+	// it (its preamble, or the middle recap it is appended to, cached of
+	// it carried before); keepTo the size, in tokens, a new middle recap
+	// aims to leave the request at.
+	part, head, cached, keepTo int
+	// starts are the places a new middle recap may begin, in order: group
+	// starts after a message not the user's (two user messages in a row
+	// are not valid roles).
+	starts []int
+}
+
+// midPricing builds the tables for a recap budget of so many bytes.
+func (s *Planner) midPricing(b Budget, budget, cur int) midTables {
+	m := midTables{lo: s.fold.upTo, n: len(s.entries)}
+	if s.fold.midTo > 0 {
+		m.lo = s.fold.midTo
+	}
+	lo, n := m.lo, m.n
+	m.suf = make([]int, n-lo+1)
+	for i := n - 1; i >= lo; i-- {
+		m.suf[i-lo] = m.suf[i+1-lo] + s.entries[i].size
+	}
+	m.verb = make([]int, n-lo+1)
+	for i := lo; i < n; i++ {
+		v := 0
+		if s.isVerbatimUser(i) {
+			v = s.verbatimLen(i)
+		}
+		if i == s.task.payload {
+			v += len(s.sentContent(i)) + 120
+		}
+		m.verb[i+1-lo] = m.verb[i-lo] + v
+	}
+	m.part = s.midRoom(budget)
+	m.head = len(midPreamble)
+	if s.fold.midTo > 0 {
+		m.cached = len(s.fold.mid.msg.Content)
+		m.head = m.cached + len(appendHeading) + 2
+	}
+	m.keepTo = int(float64(b.Usable) * max(liveFloorShare, midKeepShare))
+	if s.fold.midTo == 0 {
+		for i := lo + 1; i < cur; i++ {
+			if s.log[i].Role != Tool && s.log[i-1].Role != User {
+				m.starts = append(m.starts, i)
+			}
+		}
+	}
+	return m
+}
+
+// midOption prices the fold into the middle recap up to boundary g that
+// keeps the turns from g on in form k. With no middle recap yet, it
+// starts the new one where midStart says; ok is false when no start will
+// do.
+func (s *Planner) midOption(b Budget, m *midTables, g int, k kept) (o option, ok bool) {
+	kb, kf, shed := k.bytes, k.fresh, k.shed
+	from := m.lo
+	before := s.countedSize() - m.suf[0] - s.view.sizeAt(middleRecap) // the recap and the older turns
+	if s.fold.midTo == 0 {
+		j := s.midStart(b, m, g, kb, kf)
+		if j < 0 {
+			return option{}, false
+		}
+		from = m.starts[j]
+		before = s.countedSize() - m.suf[from-m.lo]
+	}
+	mid := m.head + m.part + m.verb[g-m.lo] - m.verb[from-m.lo] + msgOverhead
+	size := before + mid + kb
+	o = option{shedFrom: s.view.len(), fold: g, mid: from, shedKept: shed}
+	o.after = s.est.Known(size + s.cfg.PrefixChars)
+	o.est = s.price(size, kf+mid-m.cached)
+	o.cost = s.est.Known(max(mid-m.cached+kb-kf, 0))
+	o.room = b.ShedPoint - o.after
+	return o, true
+}
+
+// midStart is the index in m.starts of where a new middle recap up to g
+// begins, kb bytes (kf of them fresh) kept after it: the fewest older
+// turns that keep the request at the share it aims for (the most room for
+// the same cost), but not so many that it stays over the shed target; -1
+// when there is no such start.
+func (s *Planner) midStart(b Budget, m *midTables, g, kb, kf int) int {
+	n := sort.SearchInts(m.starts, g)
+	sizeAt := func(j int) (size, mid int) {
+		f := m.starts[j]
+		mid = m.head + m.part + m.verb[g-m.lo] - m.verb[f-m.lo] + msgOverhead
+		return s.countedSize() - m.suf[f-m.lo] + mid + kb, mid
+	}
+	j := sort.Search(n, func(j int) bool {
+		size, _ := sizeAt(j)
+		return s.est.Known(size+s.cfg.PrefixChars) >= m.keepTo
+	})
+	over := sort.Search(n, func(j int) bool {
+		size, mid := sizeAt(j)
+		return s.price(size, kf+mid) > b.ShedTarget
+	})
+	return max(min(j, over-1, n-1), -1)
 }
 
 // kept is what a fold keeps after its boundary: bytes, fresh bytes, and
@@ -355,7 +392,7 @@ func (s *Planner) verbatimBytes(end int) int {
 			n += s.verbatimLen(i)
 		}
 	}
-	if p := s.taskPayload; p >= 0 && p < end {
+	if p := s.task.payload; p >= 0 && p < end {
 		n += len(s.sentContent(p)) + 120
 	}
 	return n

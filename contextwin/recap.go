@@ -234,7 +234,7 @@ func cutNote(note string, n int) string {
 	if len(note) <= n {
 		return note
 	}
-	head := clip(note, n-len("\n"+ellipsis))
+	head := headUpTo(note, n-len("\n"+ellipsis))
 	if i := strings.LastIndexByte(head, '\n'); i >= len(head)/2 {
 		return strings.TrimRight(head[:i], " \t\r\n") + "\n" + ellipsis
 	}
@@ -399,7 +399,7 @@ var scaffolding = map[string]bool{
 
 // factID is what makes two keys the same fact: case aside, and a count
 // in parentheses aside — "Edits made (13)" and "edits made (14)" are one
-// slot, whose newest value wins.
+// fact, whose newest value wins.
 func factID(key string) string {
 	k := strings.ToLower(strings.TrimSpace(key))
 	if i := strings.LastIndexByte(k, '('); i > 0 && strings.HasSuffix(k, ")") && isCount(k[i+1:len(k)-1]) {
@@ -711,7 +711,7 @@ func firstSentence(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	s = clip(s, 4*maxEntry)
+	s = headUpTo(s, 4*maxEntry)
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '.', '!', '?':

@@ -34,7 +34,7 @@ type Recap struct {
 	// Text is the rendered recap, at most the budget it was built for.
 	// It may leave out items the lists above still hold.
 	Text string
-	// Earlier is the user's edit of an earlier recap (Session.EditRecap),
+	// Earlier is the user's edit of an earlier recap (Planner.EditRecap),
 	// carried word for word into every later recap, after what the later
 	// folds add, until the user edits again. An edit replaces the lists
 	// above: what the user took out does not come back.

@@ -47,7 +47,7 @@ func TestEditedRecapSurvivesFolds(t *testing.T) {
 	}
 	p := b.s.Plan()
 	if first := p.Messages[0].Content; !strings.Contains(first, edit) || !strings.Contains(first, task) {
-		t.Fatalf("after the edit the recap message = %q, want the edit and the task", clip(first, 600))
+		t.Fatalf("after the edit the recap message = %q, want the edit and the task", headUpTo(first, 600))
 	}
 	b.answer(p)
 	for fold := 1; fold <= 2; fold++ {
@@ -56,7 +56,7 @@ func TestEditedRecapSurvivesFolds(t *testing.T) {
 		first := p.Messages[0].Content
 		for _, want := range []string{edit, task, fmt.Sprintf("state: fold %d", fold)} {
 			if !strings.Contains(first, want) {
-				t.Errorf("fold %d after the edit: the recap message lacks %q:\n%s", fold, want, clip(first, 1500))
+				t.Errorf("fold %d after the edit: the recap message lacks %q:\n%s", fold, want, headUpTo(first, 1500))
 			}
 		}
 		if r := b.s.Recap(); !strings.Contains(r.Text, edit) {

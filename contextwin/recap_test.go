@@ -318,7 +318,7 @@ func fuzzMessages(script string) []Message {
 				content = fmt.Sprintf("%6d\t%s\n%6d\t%s\n", len(body), body, len(body)+1, body)
 			}
 			ms = append(ms, Message{Role: Tool, ToolCallID: id, Content: content, Payload: Payload{
-				Kind: Kind(op / 3 % 7), Path: clip(body, int(op%40)), From: int(op % 4), To: int(op % 9), Total: int(op % 13), Spill: body,
+				Kind: Kind(op / 3 % 7), Path: headUpTo(body, int(op%40)), From: int(op % 4), To: int(op % 9), Total: int(op % 13), Spill: body,
 			}})
 		case 4:
 			ms = append(ms, Message{Role: System, Content: body})
@@ -441,7 +441,7 @@ func TestFactIDIgnoresCounts(t *testing.T) {
 		{"files read (2)", "files read"},
 	} {
 		if factID(tc.a) != factID(tc.b) {
-			t.Errorf("factID(%q) = %q, factID(%q) = %q; want the same slot", tc.a, factID(tc.a), tc.b, factID(tc.b))
+			t.Errorf("factID(%q) = %q, factID(%q) = %q; want the same fact", tc.a, factID(tc.a), tc.b, factID(tc.b))
 		}
 	}
 	if factID("port (http)") == factID("port") {

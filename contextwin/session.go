@@ -4,7 +4,7 @@ package contextwin
 // markers, separators), in bytes at the baseline: about four tokens.
 const msgOverhead = 16
 
-// Config sets up a Session.
+// Config sets up a Planner.
 type Config struct {
 	// Window is W in tokens; 0 means no known window: nothing is shed, cut
 	// or folded, and older tool results collapse to their summaries every
@@ -46,98 +46,130 @@ type Usage struct {
 	FinishReason     string
 }
 
-// Session is the context state of one agent session: every message it has
-// seen, how each stands in the request (whole, shed to its summary, cut to
-// fit), the recap, and what has been learned about the engine's tokens.
-// The agent appends messages, asks for a Plan before each request and
-// reports the engine's figures with Observe.
+// Planner is the context state of one agent session: every message it
+// has seen, how each stands in the request (whole, shed to its summary,
+// cut to fit), the recaps, and what has been learned about the engine's
+// tokens. The agent appends messages, asks for a Plan before each request
+// and reports the engine's figures with Observe.
 //
-// A Session is not safe for concurrent use.
+// Its state is grouped by concern: the transcript (what was appended and
+// how each message stands), the view (what the next request carries, with
+// its totals), the folds (what the recaps stand for), the note round, the
+// task election, the last request and the fixed prefix. The view keeps
+// its own totals (see view), and the planner counts them with its drift;
+// what no type holds — that an entry's figures match its item's, that a
+// request is an append of the one before except at an event — the
+// planner keeps and the invariant test checks.
+//
+// A Planner is not safe for concurrent use.
 type Planner struct {
 	cfg Config
 	est Estimator
 	res Reserve
 
-	log     []Message // the transcript, append-only
-	entries []entry   // how each message stands, in step with log
-	sent    int       // entries [0, sent) existed when the engine last answered
-
-	// The view: what the next request carries after the fixed prefix. It
-	// grows by appending until a shrink event rebuilds it.
-	slots  []int     // entry index per message; recapSlot for the recap
-	msgs   []Message // the messages, in step with slots
-	synced int       // entries [0, synced) have been placed
-
-	// Bytes of the view, and how many of them no request carried yet;
-	// dirty lists the entries that hold some of those.
-	size, fresh int
-	dirty       []int
-	prefixSent  bool
-	// prefixReported is the engine's count of the fixed prefix (from the
-	// warm-up), 0 when it gave none.
-	prefixReported int
-
-	foldedUpTo int    // entries before this are folded into the recap
-	recap      *Recap // the current recap, nil before the first fold
-	// recapMsg is the recap as a view message when it stands alone;
-	// recapSize and recapFresh are its bytes and its new bytes.
-	recapMsg              Message
-	recapSize, recapFresh int
-	leadEntry             int // the entry the recap leads, -1 when it stands alone
-	// recapVerbatim is how many bytes of the recap were carried before
-	// (the task and its payload, verbatim).
-	recapVerbatim int
-	// recapFront is how many bytes open the recap and stay the same when
-	// the next fold rewrites it: the preamble and what the user said.
-	recapFront int
-	// recapText is the size of the recap's own text in its message (the
-	// first recap's and what later folds appended), its verbatim parts
-	// aside: what the recap budget bounds.
-	recapText int
-	// The middle recap: entries [midFrom, midTo) are folded into midMsg,
-	// which stands in the view after the older turns [foldedUpTo,
-	// midFrom), left as they were sent, and before the newest; midTo is
-	// 0 when there is none. midSize and midFresh are its bytes and its
-	// new bytes, midVerbatim how many of them were carried before, and
-	// midText the size of its own text (what the recap budget bounds,
-	// with recapText).
-	midFrom, midTo                          int
-	midMsg                                  Message
-	midSize, midFresh, midVerbatim, midText int
-	noteSaved                               []savedMsg // view messages the note round's request replaced
-	mapSent                                 string     // the map update the recap carries
-	note                                    string     // the model's note for the coming fold
-	noteAsked                               bool
-	compact                                 bool // a fold was asked for (Compact)
-
-	lastUser    int // the newest user message, -1 none
-	taskPayload int // elected task payload entry, -1 none
-	taskTurn    int // the user entry that opened the turn it was elected in
-
-	lastChars     int  // bytes of the last request planned
-	carriedUpTo   int  // entries before this were in the last request planned
-	lastReported  int  // prompt tokens the engine reported for it
-	emergencyUsed bool // an emergency fold since the engine last answered
-	collapsed     int  // no window: entries before this have collapsed
+	transcript
+	view   view         // what the next request carries after the fixed prefix
+	fold   folds        // what the recaps stand for
+	note   noteRound    // the note asked for before a fold
+	task   taskElection // the result that defines the task
+	last   lastRequest  // the last request planned, and its answer
+	prefix prefixState  // the fixed prefix, as the engine knows it
+	drift  drift        // what the planner counts beyond the view's totals
 }
 
-// recapSlot stands in the view for the recap message, midSlot for the
-// middle recap.
-const (
-	recapSlot = -1
-	midSlot   = -2
-)
+// drift is what the planner counts of the view beyond its totals, until
+// the next rebuild: a change to an entry the view no longer holds (the
+// task's payload cut after a fold took it into the recap) and, when a
+// request carried such an entry, its fresh bytes taken off. It keeps the
+// planner's figures what they were before the view kept its own totals;
+// whether these bytes should count at all is a question for a change of
+// behaviour, not for this one.
+type drift struct {
+	size, fresh int
+}
 
-// slotKey orders view slots: the recap first, then the entries, the
-// middle recap between midFrom's and midTo's.
-func (s *Planner) slotKey(v int) int {
-	switch v {
-	case recapSlot:
-		return -1
-	case midSlot:
-		return 2*s.midTo - 1
-	}
-	return 2 * v
+// counted is the view's size and fresh bytes as the planner counts them:
+// its totals, and the drift.
+func (s *Planner) counted() (size, fresh int) {
+	return s.view.size + s.drift.size, s.view.fresh + s.drift.fresh
+}
+
+// countedSize is the view's size as the planner counts it.
+func (s *Planner) countedSize() int { return s.view.size + s.drift.size }
+
+// transcript is every message appended and how each stands: log is
+// append-only and entries is in step with it.
+type transcript struct {
+	log     []Message
+	entries []entry
+	sent    int // entries [0, sent) existed when the engine last answered
+	synced  int // entries [0, synced) have been placed in the view
+	// dirty lists the entries that hold bytes no request has carried.
+	dirty     []int
+	lastUser  int // the newest user message, -1 none
+	collapsed int // no window: entries before this have collapsed
+}
+
+// folds is what folding has done: which entries the recaps stand for, and
+// the recaps themselves. Entries before upTo are folded into the front
+// recap; entries [midFrom, midTo) into the middle recap, which stands in
+// the view after the older turns [upTo, midFrom), left as they were sent,
+// and before the newest (midTo is 0 when there is none).
+type folds struct {
+	upTo           int
+	midFrom, midTo int
+	lead           int // the entry the front recap leads, -1 when it stands alone
+	front, mid     carriedRecap
+	recap          *Recap // the current recap, nil before the first fold
+	mapSent        string // the map update the front recap carries
+}
+
+// carriedRecap is one recap as the request carries it: the front recap
+// (after the fixed prefix, alone or leading the first kept user message)
+// or the middle one; its message is empty when there is none. verbatim
+// is how many bytes of it were carried before (what the user said and the
+// task's payload, word for word, and for an appended recap the old one);
+// text is the size of its own text, its verbatim parts aside: what the
+// recap budget bounds, the two recaps together. steady (the front's only)
+// is how many bytes open it and stay the same when the next fold rewrites
+// it: the preamble and what the user said.
+type carriedRecap struct {
+	msg      Message
+	verbatim int
+	text     int
+	steady   int
+}
+
+// noteRound is the note asked for before a fold: text is the model's note
+// for the coming fold, asked that the note round was planned, compact that
+// a fold was asked for (Compact).
+type noteRound struct {
+	text    string
+	asked   bool
+	compact bool
+}
+
+// taskElection is the result elected as the one that defines the task:
+// payload is its entry (-1 none), turn the user entry that opened the turn
+// it was elected in.
+type taskElection struct {
+	payload, turn int
+}
+
+// lastRequest is what the planner remembers of the last request planned.
+type lastRequest struct {
+	chars       int  // bytes of it, the fixed prefix included
+	carriedUpTo int  // entries before this were in it
+	reported    int  // prompt tokens the engine reported for it
+	emergency   bool // an emergency fold since the engine last answered
+}
+
+// prefixState is the fixed prefix as the engine knows it: sent once a
+// request carried it; reported is the engine's count of it (from the
+// warm-up), 0 when it gave none.
+type prefixState struct {
+	sent     bool
+	reported int
 }
 
 // entry is how one transcript message stands.
@@ -177,7 +209,7 @@ const (
 	continuationShed
 )
 
-// NewSession starts a session.
+// NewPlanner starts the planner of a session.
 func NewPlanner(cfg Config) *Planner {
 	if cfg.Window < 0 {
 		cfg.Window = 0
@@ -186,7 +218,13 @@ func NewPlanner(cfg Config) *Planner {
 		cfg.TargetFraction = 0.7
 	}
 	cfg.TargetFraction = min(max(cfg.TargetFraction, 0.3), 0.95)
-	return &Planner{cfg: cfg, res: Reserve{Pinned: cfg.Reserve}, taskPayload: -1, taskTurn: -1, leadEntry: -1, lastUser: -1}
+	return &Planner{
+		cfg: cfg, res: Reserve{Pinned: cfg.Reserve},
+		transcript: transcript{lastUser: -1},
+		view:       newView(),
+		fold:       folds{lead: -1},
+		task:       taskElection{payload: -1, turn: -1},
+	}
 }
 
 // Append adds a message to the session. Tool results are appended after
@@ -236,8 +274,8 @@ func (s *Planner) Window() int { return s.cfg.Window }
 // it at a shrink event).
 func (s *Planner) SetPrefixChars(n int) {
 	s.cfg.PrefixChars = n
-	s.prefixSent = false
-	s.prefixReported = 0
+	s.prefix.sent = false
+	s.prefix.reported = 0
 }
 
 // Estimator returns what has been learned about the engine's tokens.
@@ -249,36 +287,43 @@ func (s *Planner) Estimator() Estimator { return s.est }
 // must have cost — an engine that silently dropped part of it — and then
 // learns nothing from it.
 func (s *Planner) Observe(u Usage) (truncated bool) {
-	truncated = s.est.Learn(s.lastChars, u.PromptTokens)
+	truncated = s.est.Learn(s.last.chars, u.PromptTokens)
 	if !truncated && u.PromptTokens > 0 {
-		s.lastReported = u.PromptTokens
+		s.last.reported = u.PromptTokens
 	}
 	s.res.Observe(u.CompletionTokens, u.FinishReason)
 	// What the request carried is no longer new: everything, or for a
 	// note round only what came before the current round.
-	bound := s.carriedUpTo
+	bound := s.last.carriedUpTo
 	kept := s.dirty[:0]
 	for _, i := range s.dirty {
 		if i < bound {
-			s.fresh -= s.entries[i].fresh
+			if k := s.view.find(i); k >= 0 {
+				s.view.carry(k)
+			} else {
+				s.drift.fresh -= s.entries[i].fresh
+			}
 			s.entries[i].fresh = 0
 		} else if s.entries[i].fresh > 0 {
 			kept = append(kept, i)
 		}
 	}
 	s.dirty = kept
-	s.fresh -= s.recapFresh + s.midFresh
-	s.recapFresh, s.midFresh = 0, 0
-	s.prefixSent = true
+	for _, r := range []int{frontRecap, middleRecap} {
+		if k := s.view.find(r); k >= 0 {
+			s.view.carry(k)
+		}
+	}
+	s.prefix.sent = true
 	s.sent = max(s.sent, bound)
-	s.emergencyUsed = false
+	s.last.emergency = false
 	return truncated
 }
 
 // Chip is the status line's view of the last request: the engine's own
 // count when it gave one, else the estimate.
 func (s *Planner) Chip() Chip {
-	size := s.lastReported
+	size := s.last.reported
 	if size == 0 {
 		size = s.estimate()
 	}
@@ -286,7 +331,7 @@ func (s *Planner) Chip() Chip {
 }
 
 // Recap returns the current recap, nil before the first fold.
-func (s *Planner) Recap() *Recap { return s.recap }
+func (s *Planner) Recap() *Recap { return s.fold.recap }
 
 // --- the view ---
 
@@ -321,37 +366,36 @@ func sizeOf(m Message) int {
 // sync places the entries appended since the last plan at the end of the
 // view, all fresh.
 func (s *Planner) sync() {
-	s.restoreNote()
 	for ; s.synced < len(s.entries); s.synced++ {
 		e := &s.entries[s.synced]
 		m := s.render(s.synced)
 		e.size = sizeOf(m)
 		e.fresh = e.size
 		s.dirty = append(s.dirty, s.synced)
-		s.slots = append(s.slots, s.synced)
-		s.msgs = append(s.msgs, m)
-		s.size += e.size
-		s.fresh += e.fresh
+		s.view.push(s.synced, m, e.fresh)
 	}
 }
 
 // change re-renders entry i after its form, reasoning or notice changed,
-// and updates its slot at view index k. contentNew says the content was
+// and puts it in its place in the view (or, when the view no longer holds
+// it, counts the change as drift). contentNew says the content was
 // replaced: its bytes are new to the engine; otherwise only bytes added
 // (a notice) are new.
-func (s *Planner) change(i, k int, contentNew bool) {
+func (s *Planner) change(i int, contentNew bool) {
 	e := &s.entries[i]
 	m := s.render(i)
 	size := sizeOf(m)
-	fresh := freshAfter(e.size, e.fresh, size, len(m.Content), contentNew)
-	s.size += size - e.size
-	s.fresh += fresh - e.fresh
+	oldSize, oldFresh := e.size, e.fresh
+	fresh := freshAfter(oldSize, oldFresh, size, len(m.Content), contentNew)
 	e.size, e.fresh = size, fresh
 	if fresh > 0 {
 		s.dirty = append(s.dirty, i)
 	}
-	if k >= 0 {
-		s.msgs[k] = m
+	if k := s.view.find(i); k >= 0 {
+		s.view.replace(k, m, fresh)
+	} else {
+		s.drift.size += size - oldSize
+		s.drift.fresh += fresh - oldFresh
 	}
 }
 
@@ -370,14 +414,14 @@ func freshAfter(oldSize, oldFresh, size, content int, contentNew bool) int {
 
 // estimate is the decision estimate, in tokens, of the next request.
 func (s *Planner) estimate() int {
-	return s.price(s.size, s.fresh)
+	return s.price(s.counted())
 }
 
 // price is the estimate of a view of size bytes, fresh of them new, with
 // the fixed prefix in front.
 func (s *Planner) price(size, fresh int) int {
 	known := size - fresh
-	if s.prefixSent {
+	if s.prefix.sent {
 		known += s.cfg.PrefixChars
 	} else {
 		fresh += s.cfg.PrefixChars
@@ -388,139 +432,96 @@ func (s *Planner) price(size, fresh int) int {
 // likely is the estimate with every byte at the learned ratio: what the
 // engine will most likely count.
 func (s *Planner) likely() int {
-	return s.est.Known(s.size + s.cfg.PrefixChars)
+	return s.est.Known(s.countedSize() + s.cfg.PrefixChars)
 }
 
 // prefixTokens is the fixed prefix's share of the estimate.
 func (s *Planner) prefixTokens() int {
-	if s.prefixSent {
+	if s.prefix.sent {
 		return s.est.Known(s.cfg.PrefixChars)
 	}
 	return s.est.New(s.cfg.PrefixChars)
 }
 
-// view returns the messages of the view; the caller must not modify them.
-func (s *Planner) view() []Message {
-	return s.msgs[:len(s.msgs):len(s.msgs)]
-}
-
-// slotOf returns the view index of entry i (or of midSlot), or -1.
-// Slots are in entry order (the recap first), so a binary search finds
-// it.
-func (s *Planner) slotOf(i int) int {
-	lo, hi := 0, len(s.slots)
-	key := s.slotKey(i)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if s.slotKey(s.slots[mid]) < key {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	if lo < len(s.slots) && s.slots[lo] == i {
-		return lo
-	}
-	return -1
-}
-
 // rebuild lays the view out anew after a fold: the recap, then every
-// entry from foldedUpTo on (the middle recap standing for the entries it
-// folded). When the first kept message is the user's, the
-// recap leads that message instead of standing alone, so that roles still
-// alternate.
+// entry from fold.upTo on (the middle recap standing for the entries it
+// folded). When the first kept message is the user's, the recap leads
+// that message instead of standing alone, so that roles still alternate.
 func (s *Planner) rebuild() {
-	s.slots, s.msgs = s.slots[:0], s.msgs[:0]
-	s.size, s.fresh = 0, 0
-	if s.leadEntry >= 0 {
-		s.entries[s.leadEntry].lead = ""
-		s.leadEntry = -1
+	midFresh := s.view.freshAt(middleRecap)
+	s.view.truncate(0)
+	s.drift = drift{}
+	if s.fold.lead >= 0 {
+		s.entries[s.fold.lead].lead = ""
+		s.fold.lead = -1
 	}
-	if s.recapMsg.Content != "" {
-		first := s.foldedUpTo
+	if front := s.fold.front; front.msg.Content != "" {
+		first := s.fold.upTo
 		if first < s.synced && s.log[first].Role == User {
-			e := &s.entries[first]
-			lead := s.recapMsg.Content + "\n\n"
-			oldSize, oldFresh := e.size, e.fresh
-			e.lead = lead
-			e.size = sizeOf(s.render(first))
-			if oldFresh >= oldSize {
-				e.fresh = e.size
-			} else {
-				e.fresh = min(e.size, oldFresh+len(lead)-s.recapVerbatim)
-			}
-			s.leadEntry = first
-			s.dirty = append(s.dirty, first)
+			s.leadWith(first, front)
 		} else {
-			s.recapSize = sizeOf(s.recapMsg)
-			s.recapFresh = s.recapSize - s.recapVerbatim
-			s.slots = append(s.slots, recapSlot)
-			s.msgs = append(s.msgs, s.recapMsg)
-			s.size += s.recapSize
-			s.fresh += s.recapFresh
+			s.view.push(frontRecap, front.msg, sizeOf(front.msg)-front.verbatim)
 		}
 	}
-	if s.midTo == 0 {
-		for i := s.foldedUpTo; i < s.synced; i++ {
+	if s.fold.midTo == 0 {
+		for i := s.fold.upTo; i < s.synced; i++ {
 			s.place(i)
 		}
 		return
 	}
-	for i := s.foldedUpTo; i < s.midFrom; i++ {
+	for i := s.fold.upTo; i < s.fold.midFrom; i++ {
 		s.place(i)
 	}
-	s.placeMid()
+	s.placeMid(midFresh)
 }
 
-// placeMid appends the middle recap to the view, then every entry from
-// midTo on.
-func (s *Planner) placeMid() {
-	s.slots = append(s.slots, midSlot)
-	s.msgs = append(s.msgs, s.midMsg)
-	s.size += s.midSize
-	s.fresh += s.midFresh
-	for i := s.midTo; i < s.synced; i++ {
+// leadWith makes the front recap lead entry first, a user message: its
+// bytes are new but for what the recap carries verbatim.
+func (s *Planner) leadWith(first int, front carriedRecap) {
+	e := &s.entries[first]
+	lead := front.msg.Content + "\n\n"
+	oldSize, oldFresh := e.size, e.fresh
+	e.lead = lead
+	e.size = sizeOf(s.render(first))
+	if oldFresh >= oldSize {
+		e.fresh = e.size
+	} else {
+		e.fresh = min(e.size, oldFresh+len(lead)-front.verbatim)
+	}
+	s.fold.lead = first
+	s.dirty = append(s.dirty, first)
+}
+
+// placeMid appends the middle recap to the view, fresh of its bytes new,
+// then every entry from fold.midTo on.
+func (s *Planner) placeMid(fresh int) {
+	s.view.push(middleRecap, s.fold.mid.msg, fresh)
+	for i := s.fold.midTo; i < s.synced; i++ {
 		s.place(i)
 	}
 }
 
-// rebuildFrom lays the view out anew from view slot k on, with mid as
-// the middle recap (verbatim of its bytes carried before), after a fold
-// into it: what comes before k stays as it was sent.
+// rebuildFrom lays the view out anew from its item k on, with mid as the
+// middle recap (verbatim of its bytes carried before), after a fold into
+// it: what comes before k stays as it was sent.
 func (s *Planner) rebuildFrom(k int, mid Message, verbatim int) {
-	for _, j := range s.slots[k:] {
-		if j == midSlot {
-			s.size -= s.midSize
-			s.fresh -= s.midFresh
-			continue
-		}
-		e := &s.entries[j]
-		s.size -= e.size
-		s.fresh -= e.fresh
-	}
-	s.slots, s.msgs = s.slots[:k], s.msgs[:k]
-	s.midMsg, s.midVerbatim = mid, verbatim
-	s.midSize = sizeOf(mid)
-	s.midFresh = s.midSize - verbatim
-	s.placeMid()
+	s.view.truncate(k)
+	s.fold.mid.msg, s.fold.mid.verbatim = mid, verbatim
+	s.placeMid(sizeOf(mid) - verbatim)
 }
 
 // place appends entry i to the view as it stands.
 func (s *Planner) place(i int) {
 	e := &s.entries[i]
 	m := s.render(i)
-	size := sizeOf(m)
-	if size != e.size {
+	if size := sizeOf(m); size != e.size {
 		e.fresh = freshAfter(e.size, e.fresh, size, len(m.Content), true)
 		e.size = size
 	}
 	if e.fresh > 0 {
 		s.dirty = append(s.dirty, i)
 	}
-	s.slots = append(s.slots, i)
-	s.msgs = append(s.msgs, m)
-	s.size += e.size
-	s.fresh += e.fresh
+	s.view.push(i, m, e.fresh)
 }
 
 // Messages returns every message appended so far, in order, whatever the

@@ -34,7 +34,8 @@ const (
 func (s *Planner) shedCandidates() []shedCandidate {
 	cur := s.currentStart()
 	var first, large, small []shedCandidate
-	for _, i := range s.slots {
+	for _, it := range s.view.items {
+		i := it.of
 		if i < 0 || i >= cur {
 			continue
 		}
@@ -44,7 +45,7 @@ func (s *Planner) shedCandidates() []shedCandidate {
 			first = append(first, shedCandidate{i, shedContinuation})
 		case s.log[i].Role == Assistant && s.log[i].Reasoning != "" && !e.reasoningShed:
 			first = append(first, shedCandidate{i, shedReasoning})
-		case s.log[i].Role == Tool && e.form != summarized && i != s.taskPayload && !s.log[i].Payload.Task:
+		case s.log[i].Role == Tool && e.form != summarized && i != s.task.payload && !s.log[i].Payload.Task:
 			// Whether a result is worth its summary is asked only when a
 			// shed reaches it; the tiny ones need not even ask.
 			if len(s.log[i].Content) < keepBelow {
@@ -104,7 +105,7 @@ func (s *Planner) applyShed(c shedCandidate) Removed {
 		e.form, e.text = summarized, sum
 		sh.What = describe(s.log, c.index)
 	}
-	s.change(c.index, s.slotOf(c.index), contentNew)
+	s.change(c.index, contentNew)
 	sh.Chars = before - e.size
 	return sh
 }

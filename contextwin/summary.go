@@ -114,7 +114,7 @@ func more(n int, what string) string {
 	return "  " + ellipsis + " and " + plural(n, "more "+what)
 }
 
-// plural is "1 line", "2 lines".
+// plural counts what in English: "1 line", "2 lines" (what takes an s).
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
@@ -189,14 +189,14 @@ func oneLineTail(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	l := oneLine(clipTail(s, 4*n), 16*n)
+	l := oneLine(tailUpTo(s, 4*n), 16*n)
 	if len(l) <= n {
 		return l
 	}
 	if n < len(ellipsis)+1 {
-		return clipTail(l, n)
+		return tailUpTo(l, n)
 	}
-	return ellipsis + clipTail(l, n-len(ellipsis))
+	return ellipsis + tailUpTo(l, n-len(ellipsis))
 }
 
 // plainLine reports whether oneLine would leave s as it is: printable
@@ -224,9 +224,9 @@ func shorten(s string, n int) string {
 		return s
 	}
 	if n < len(ellipsis)+1 {
-		return clip(s, n)
+		return headUpTo(s, n)
 	}
-	return clip(s, n-len(ellipsis)) + ellipsis
+	return headUpTo(s, n-len(ellipsis)) + ellipsis
 }
 
 // opening returns the start of s as a block of at most n bytes: valid
@@ -240,11 +240,11 @@ func opening(s string, n int) string {
 	if len(s) <= n && utf8.ValidString(s) {
 		return s
 	}
-	h := clip(s, n)
+	h := headUpTo(s, n)
 	if !utf8.ValidString(h) {
 		h = strings.ToValidUTF8(h, "\uFFFD")
 	}
-	return strings.TrimRight(clip(h, n-len(ellipsis)), ws) + ellipsis
+	return strings.TrimRight(headUpTo(h, n-len(ellipsis)), ws) + ellipsis
 }
 
 // firstParagraph is s up to its first blank line.

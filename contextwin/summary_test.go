@@ -181,7 +181,7 @@ func TestSummarizeBounded(t *testing.T) {
 			m := Message{Role: Tool, Content: content, Payload: Payload{Kind: kind, Path: long, Spill: long}}
 			s, _ := Summarize(m)
 			if len(s) > maxSummary || !utf8.ValidString(s) || !strings.HasSuffix(s, "]") {
-				t.Errorf("Summarize(%v, %d bytes) = %d bytes ending %q, want at most %d bytes of UTF-8 ending with the marker", kind, len(content), len(s), clipTail(s, 40), maxSummary)
+				t.Errorf("Summarize(%v, %d bytes) = %d bytes ending %q, want at most %d bytes of UTF-8 ending with the marker", kind, len(content), len(s), tailUpTo(s, 40), maxSummary)
 			}
 		}
 	}

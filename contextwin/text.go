@@ -6,9 +6,9 @@ import "unicode/utf8"
 // estimator's 4-chars-a-token baseline is measured in bytes, and so is
 // every character budget. Nothing here ever cuts a rune in two.
 
-// clip returns the longest prefix of s that is at most n bytes and ends on
-// a rune boundary.
-func clip(s string, n int) string {
+// headUpTo returns the longest prefix of s that is at most n bytes and
+// ends on a rune boundary: s cut to n bytes, with no marker.
+func headUpTo(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
@@ -21,9 +21,9 @@ func clip(s string, n int) string {
 	return s[:n]
 }
 
-// clipTail returns the longest suffix of s that is at most n bytes and
-// starts on a rune boundary.
-func clipTail(s string, n int) string {
+// tailUpTo returns the longest suffix of s that is at most n bytes and
+// starts on a rune boundary: the end of s kept in n bytes, with no marker.
+func tailUpTo(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}

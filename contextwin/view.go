@@ -1,0 +1,151 @@
+package contextwin
+
+// The view: what the next request carries after the fixed prefix.
+
+// What an item of the view stands for, besides an entry of the transcript
+// (its index, 0 or more).
+const (
+	frontRecap  = -1 // the recap after the fixed prefix, when it stands alone
+	middleRecap = -2 // the recap between the older turns and the newest
+)
+
+// item is one message of the view: what it stands for (an entry's index,
+// frontRecap or middleRecap), the message as the request carries it, its
+// size in bytes (sizeOf(msg), always) and how many of them no request has
+// carried yet (fresh, at most size).
+type item struct {
+	of    int
+	msg   Message
+	size  int
+	fresh int
+}
+
+// view is the request after the fixed prefix, as a list of items in
+// request order: the front recap first when it stands alone, then the
+// entries in transcript order, the middle recap among them between the
+// last entry before it and the first after it.
+//
+// Its totals are kept by construction: size and fresh are always the sums
+// of its items' size and fresh, and an item's size is always its
+// message's. Only push, truncate, replace and carry change the items, and
+// each changes the totals with them; nothing else writes either. The view
+// owns its messages: messages hands out a copy.
+type view struct {
+	items       []item
+	size, fresh int
+	mid         int // the index of the middle recap's item, -1 when there is none
+}
+
+// newView is an empty view.
+func newView() view { return view{mid: -1} }
+
+// len is the number of messages in the view.
+func (v *view) len() int { return len(v.items) }
+
+// push appends m, standing for of, with fresh of its bytes new to the
+// engine.
+func (v *view) push(of int, m Message, fresh int) {
+	size := sizeOf(m)
+	if of == middleRecap {
+		v.mid = len(v.items)
+	}
+	v.items = append(v.items, item{of: of, msg: m, size: size, fresh: fresh})
+	v.size += size
+	v.fresh += fresh
+}
+
+// truncate drops the items from index k on.
+func (v *view) truncate(k int) {
+	for _, it := range v.items[k:] {
+		v.size -= it.size
+		v.fresh -= it.fresh
+	}
+	clear(v.items[k:]) // let the dropped messages go
+	v.items = v.items[:k]
+	if v.mid >= k {
+		v.mid = -1
+	}
+}
+
+// replace puts m, with fresh of its bytes new, in place of item k's
+// message; the item stands for what it stood for.
+func (v *view) replace(k int, m Message, fresh int) {
+	it := &v.items[k]
+	size := sizeOf(m)
+	v.size += size - it.size
+	v.fresh += fresh - it.fresh
+	it.msg, it.size, it.fresh = m, size, fresh
+}
+
+// carry records that a request carried item k: none of its bytes is new
+// any more.
+func (v *view) carry(k int) {
+	v.fresh -= v.items[k].fresh
+	v.items[k].fresh = 0
+}
+
+// find returns the index of the item standing for of (an entry's index,
+// frontRecap or middleRecap), or -1 when the view does not hold it. Items
+// are in transcript order on either side of the middle recap, so a binary
+// search finds an entry.
+func (v *view) find(of int) int {
+	switch of {
+	case frontRecap:
+		if len(v.items) > 0 && v.items[0].of == frontRecap {
+			return 0
+		}
+		return -1
+	case middleRecap:
+		return v.mid
+	}
+	lo, hi := 0, len(v.items)
+	if lo < hi && v.items[0].of == frontRecap {
+		lo++
+	}
+	if v.mid >= 0 {
+		if v.mid+1 < hi && of >= v.items[v.mid+1].of {
+			lo = v.mid + 1
+		} else {
+			hi = v.mid
+		}
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if v.items[m].of < of {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(v.items) && v.items[lo].of == of {
+		return lo
+	}
+	return -1
+}
+
+// sizeAt is the size of the item standing for of, 0 when there is none.
+func (v *view) sizeAt(of int) int {
+	if k := v.find(of); k >= 0 {
+		return v.items[k].size
+	}
+	return 0
+}
+
+// freshAt is the fresh bytes of the item standing for of, 0 when there is
+// none.
+func (v *view) freshAt(of int) int {
+	if k := v.find(of); k >= 0 {
+		return v.items[k].fresh
+	}
+	return 0
+}
+
+// messages returns a copy of the view's messages, with room for one more
+// after them: the caller owns it.
+func (v *view) messages() []Message {
+	out := make([]Message, len(v.items), len(v.items)+1)
+	for k := range v.items {
+		out[k] = v.items[k].msg
+	}
+	return out
+}
