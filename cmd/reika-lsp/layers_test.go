@@ -28,6 +28,16 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s imports %s: only the engine client (agent/engine) does", pkg, imp)
 			case pkg == mod+"lsp" && strings.HasPrefix(imp, mod) && !lspMay[strings.TrimPrefix(imp, mod)]:
 				t.Errorf("lsp imports %s: it builds on agent and the tools' vocabulary (and keeps the repo map of open documents)", imp)
+			case (under(pkg, "contextwin") || under(pkg, "repomap") || under(pkg, "agent/sim")) && strings.HasPrefix(imp, mod) && !under(imp, "repomap/internal"):
+				t.Errorf("%s imports %s: contextwin, repomap and the simulator import nothing of ours (contextwin is the vocabulary the others share)", pkg, imp)
+			case imp == mod+"agent" && !under(pkg, "lsp") && !under(pkg, "cmd") && !under(pkg, "agent/replay"):
+				t.Errorf("%s imports agent: the parts agent composes (config, engine, tools, transcript) know nothing of it", pkg)
+			case imp == mod+"lsp" && !under(pkg, "cmd/reika-lsp") && !isTestSupport(pkg):
+				t.Errorf("%s imports lsp: only the binary (and test support) starts the server", pkg)
+			case isTestSupport(imp) && !isTestSupport(pkg):
+				t.Errorf("%s imports %s: a test-support package is for tests only", pkg, imp)
+			case imp == mod+"agent/replay/synth" && pkg != mod+"cmd/reika-gensessions":
+				t.Errorf("%s imports %s: the session generator is a developer's command, not part of the product", pkg, imp)
 			}
 		}
 		for _, dep := range deps {
@@ -44,6 +54,10 @@ func TestLayering(t *testing.T) {
 		}
 	}
 }
+
+// isTestSupport reports whether pkg is one of the packages that exist for
+// tests only (agenttest, lsptest, llamatest): the names end in "test".
+func isTestSupport(pkg string) bool { return strings.HasSuffix(pkg, "test") }
 
 // pure lists what contextwin and repomap may not import.
 var pure = map[string]bool{
