@@ -99,7 +99,7 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	folded = boundary - s.fold.upTo
 	if s.fold.midTo > 0 {
 		folded -= s.fold.midTo - s.fold.midFrom
-		s.fold.midFrom, s.fold.midTo, s.fold.mid = 0, 0, carriedRecap{}
+		s.fold.midFrom, s.fold.midTo, s.fold.mid = 0, 0, CarriedRecap{}
 	}
 	s.fold.upTo = boundary
 	s.rebuild()

@@ -226,7 +226,7 @@ const NoteInstruction = "Older turns are being folded into a recap. Note what yo
 // with the returned plan; a second Overflow before an answer gives up.
 func (s *Planner) Overflow(promptTokens, window int) Plan {
 	if s.last.emergency {
-		return Plan{GiveUp: true, Messages: s.view.messages(), Problem: fmt.Sprintf(
+		return Plan{GiveUp: true, Messages: s.view.Messages(), Problem: fmt.Sprintf(
 			"the engine refused the request as too long again after an emergency fold (%d tokens, window %d)", promptTokens, window)}
 	}
 	s.last.emergency = true
@@ -238,7 +238,7 @@ func (s *Planner) Overflow(promptTokens, window int) Plan {
 	}
 	s.sync()
 	if s.cfg.Window <= 0 {
-		return Plan{GiveUp: true, Messages: s.view.messages(), Problem: "the engine refused the request as too long and did not say its window: set REIKA_CONTEXT_WINDOW"}
+		return Plan{GiveUp: true, Messages: s.view.Messages(), Problem: "the engine refused the request as too long and did not say its window: set REIKA_CONTEXT_WINDOW"}
 	}
 	b := s.Budget()
 	if p, ok := s.tooSmall(b); !ok {
@@ -261,7 +261,7 @@ func (s *Planner) tooSmall(b Budget) (Plan, bool) {
 		if !s.cfg.Minimal {
 			fix += ", or minimal mode (REIKA_MINIMAL=1), which leaves the repo map and AGENTS.md out"
 		}
-		p := Plan{TooSmall: true, Messages: s.view.messages(), Problem: fmt.Sprintf(
+		p := Plan{TooSmall: true, Messages: s.view.Messages(), Problem: fmt.Sprintf(
 			"window too small: the fixed prefix (%d tokens) and the instruction (%d tokens) need more than the %d tokens "+
 				"a %d-token window leaves for the prompt; %s", prefix, instruction, b.Usable, b.Window, fix)}
 		return s.finish(p), false
@@ -295,7 +295,7 @@ func (s *Planner) prefixCount() int {
 // finish fills in what every plan carries.
 func (s *Planner) finish(p Plan) Plan {
 	if p.Messages == nil {
-		p.Messages = s.view.messages()
+		p.Messages = s.view.Messages()
 	}
 	p.Estimate = s.estimate()
 	if p.Event != Note {
@@ -474,7 +474,7 @@ func (s *Planner) deepest(b Budget, at map[int][]shedCandidate, keepWhole bool) 
 		}
 	}
 	if !found {
-		best.shedFrom = s.view.len()
+		best.shedFrom = s.view.Len()
 	}
 	return best
 }
@@ -527,10 +527,10 @@ func (s *Planner) noteMessages(b Budget) ([]Message, int) {
 	// point anyway, so carrying them whole here would prefill them twice.
 	// When the whole view and the question do not fit, the round's other
 	// results give way too: the note would have no room to be written.
-	msgs := s.view.messages()
+	msgs := s.view.Messages()
 	size, fresh := s.counted()
 	over := s.price(size+sizeOf(q), fresh+sizeOf(q)) > b.Usable
-	for k := s.view.len() - 1; k >= 0 && s.view.items[k].of >= cur; k-- {
+	for k := s.view.Len() - 1; k >= 0 && s.view.items[k].of >= cur; k-- {
 		it := &s.view.items[k]
 		i, m := it.of, it.msg
 		if m.Role != Tool || (i < s.sent && !over) {

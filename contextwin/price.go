@@ -94,7 +94,7 @@ func (s *Planner) shedOptions(b Budget, at map[int][]shedCandidate) []option {
 	// shed; kept: fresh bytes among them not touched by it (new content
 	// the request carries anyway).
 	tail, kept := 0, 0
-	for k := s.view.len() - 1; k >= 0; k-- {
+	for k := s.view.Len() - 1; k >= 0; k-- {
 		it := &s.view.items[k]
 		i := it.of
 		if i == middleRecap {
@@ -179,7 +179,7 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 		for _, k := range s.keptForms(b, g < cur, keep, keepFresh, shedKeep, shedFresh) {
 			kb, kf, shed := k.bytes, k.fresh, k.shed
 			size := recap + kb
-			o := option{shedFrom: s.view.len(), fold: g, shedKept: shed}
+			o := option{shedFrom: s.view.Len(), fold: g, shedKept: shed}
 			o.after = s.est.Known(size + s.cfg.PrefixChars)
 			o.est = s.price(size, kf+recap)
 			o.cost = s.est.Known(max(size-kf-cached, 0))
@@ -301,7 +301,7 @@ func (s *Planner) midOption(b Budget, m *midTables, g int, k kept) (o option, ok
 	}
 	mid := m.head + m.part + m.verb[g-m.lo] - m.verb[from-m.lo] + msgOverhead
 	size := before + mid + kb
-	o = option{shedFrom: s.view.len(), fold: g, mid: from, shedKept: shed}
+	o = option{shedFrom: s.view.Len(), fold: g, mid: from, shedKept: shed}
 	o.after = s.est.Known(size + s.cfg.PrefixChars)
 	o.est = s.price(size, kf+mid-m.cached)
 	o.cost = s.est.Known(max(mid-m.cached+kb-kf, 0))

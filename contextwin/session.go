@@ -68,7 +68,7 @@ type Planner struct {
 	res Reserve
 
 	transcript
-	view   view         // what the next request carries after the fixed prefix
+	view   View         // what the next request carries after the fixed prefix
 	fold   folds        // what the recaps stand for
 	note   noteRound    // the note asked for before a fold
 	task   taskElection // the result that defines the task
@@ -93,6 +93,11 @@ type drift struct {
 func (s *Planner) counted() (size, fresh int) {
 	return s.view.size + s.drift.size, s.view.fresh + s.drift.fresh
 }
+
+// View is what the next request carries after the fixed prefix, as the
+// planner stands now. It is read-only and changes with the planner's next
+// call; its Messages are a copy the caller owns.
+func (s *Planner) View() *View { return &s.view }
 
 // countedSize is the view's size as the planner counts it.
 func (s *Planner) countedSize() int { return s.view.size + s.drift.size }
@@ -119,12 +124,12 @@ type folds struct {
 	upTo           int
 	midFrom, midTo int
 	lead           int // the entry the front recap leads, -1 when it stands alone
-	front, mid     carriedRecap
+	front, mid     CarriedRecap
 	recap          *Recap // the current recap, nil before the first fold
 	mapSent        string // the map update the front recap carries
 }
 
-// carriedRecap is one recap as the request carries it: the front recap
+// CarriedRecap is one recap as the request carries it: the front recap
 // (after the fixed prefix, alone or leading the first kept user message)
 // or the middle one; its message is empty when there is none. verbatim
 // is how many bytes of it were carried before (what the user said and the
@@ -133,7 +138,7 @@ type folds struct {
 // recap budget bounds, the two recaps together. steady (the front's only)
 // is how many bytes open it and stay the same when the next fold rewrites
 // it: the preamble and what the user said.
-type carriedRecap struct {
+type CarriedRecap struct {
 	msg      Message
 	verbatim int
 	text     int
@@ -477,7 +482,7 @@ func (s *Planner) rebuild() {
 
 // leadWith makes the front recap lead entry first, a user message: its
 // bytes are new but for what the recap carries verbatim.
-func (s *Planner) leadWith(first int, front carriedRecap) {
+func (s *Planner) leadWith(first int, front CarriedRecap) {
 	e := &s.entries[first]
 	lead := front.msg.Content + "\n\n"
 	oldSize, oldFresh := e.size, e.fresh

@@ -20,31 +20,40 @@ type item struct {
 	fresh int
 }
 
-// view is the request after the fixed prefix, as a list of items in
+// View is the request after the fixed prefix, as a list of items in
 // request order: the front recap first when it stands alone, then the
 // entries in transcript order, the middle recap among them between the
 // last entry before it and the first after it.
 //
-// Its totals are kept by construction: size and fresh are always the sums
-// of its items' size and fresh, and an item's size is always its
+// Its totals are kept by construction: Size and Fresh are always the sums
+// of its items' sizes and fresh bytes, and an item's size is always its
 // message's. Only push, truncate, replace and carry change the items, and
-// each changes the totals with them; nothing else writes either. The view
-// owns its messages: messages hands out a copy.
-type view struct {
+// each changes the totals with them; nothing else writes either. The View
+// owns its messages: Messages hands out a copy. Outside the package a View
+// is read-only (Planner.View).
+type View struct {
 	items       []item
 	size, fresh int
 	mid         int // the index of the middle recap's item, -1 when there is none
 }
 
 // newView is an empty view.
-func newView() view { return view{mid: -1} }
+func newView() View { return View{mid: -1} }
 
-// len is the number of messages in the view.
-func (v *view) len() int { return len(v.items) }
+// Len is the number of messages in the view.
+func (v *View) Len() int { return len(v.items) }
+
+// Size is the view's bytes as the request carries them, msgOverhead per
+// message included.
+func (v *View) Size() int { return v.size }
+
+// Fresh is how many of the view's bytes no request has carried yet: what
+// the engine must prefill anew if the next request is sent as it stands.
+func (v *View) Fresh() int { return v.fresh }
 
 // push appends m, standing for of, with fresh of its bytes new to the
 // engine.
-func (v *view) push(of int, m Message, fresh int) {
+func (v *View) push(of int, m Message, fresh int) {
 	size := sizeOf(m)
 	if of == middleRecap {
 		v.mid = len(v.items)
@@ -55,7 +64,7 @@ func (v *view) push(of int, m Message, fresh int) {
 }
 
 // truncate drops the items from index k on.
-func (v *view) truncate(k int) {
+func (v *View) truncate(k int) {
 	for _, it := range v.items[k:] {
 		v.size -= it.size
 		v.fresh -= it.fresh
@@ -69,7 +78,7 @@ func (v *view) truncate(k int) {
 
 // replace puts m, with fresh of its bytes new, in place of item k's
 // message; the item stands for what it stood for.
-func (v *view) replace(k int, m Message, fresh int) {
+func (v *View) replace(k int, m Message, fresh int) {
 	it := &v.items[k]
 	size := sizeOf(m)
 	v.size += size - it.size
@@ -79,7 +88,7 @@ func (v *view) replace(k int, m Message, fresh int) {
 
 // carry records that a request carried item k: none of its bytes is new
 // any more.
-func (v *view) carry(k int) {
+func (v *View) carry(k int) {
 	v.fresh -= v.items[k].fresh
 	v.items[k].fresh = 0
 }
@@ -88,7 +97,7 @@ func (v *view) carry(k int) {
 // frontRecap or middleRecap), or -1 when the view does not hold it. Items
 // are in transcript order on either side of the middle recap, so a binary
 // search finds an entry.
-func (v *view) find(of int) int {
+func (v *View) find(of int) int {
 	switch of {
 	case frontRecap:
 		if len(v.items) > 0 && v.items[0].of == frontRecap {
@@ -124,7 +133,7 @@ func (v *view) find(of int) int {
 }
 
 // sizeAt is the size of the item standing for of, 0 when there is none.
-func (v *view) sizeAt(of int) int {
+func (v *View) sizeAt(of int) int {
 	if k := v.find(of); k >= 0 {
 		return v.items[k].size
 	}
@@ -133,16 +142,16 @@ func (v *view) sizeAt(of int) int {
 
 // freshAt is the fresh bytes of the item standing for of, 0 when there is
 // none.
-func (v *view) freshAt(of int) int {
+func (v *View) freshAt(of int) int {
 	if k := v.find(of); k >= 0 {
 		return v.items[k].fresh
 	}
 	return 0
 }
 
-// messages returns a copy of the view's messages, with room for one more
+// Messages returns a copy of the view's messages, with room for one more
 // after them: the caller owns it.
-func (v *view) messages() []Message {
+func (v *View) Messages() []Message {
 	out := make([]Message, len(v.items), len(v.items)+1)
 	for k := range v.items {
 		out[k] = v.items[k].msg
