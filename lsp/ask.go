@@ -180,7 +180,7 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 }
 
 // reporter turns the run's events into progress, status and messages.
-func (s *Server) reporter(r *activeRun, sess *session, prog *progress) func(agent.Event) {
+func (s *Server) reporter(r *activeRun, sess *agentConn, prog *progress) func(agent.Event) {
 	debug := sess.agent.Debug()
 	return func(e agent.Event) {
 		switch e.Kind {
@@ -235,7 +235,7 @@ func (s *Server) reporter(r *activeRun, sess *session, prog *progress) func(agen
 
 // tellEnd ends the run's progress and tells the user how the run ended:
 // its answer, or why it stopped, with the end line summary and the chip.
-func (s *Server) tellEnd(ctx context.Context, sess *session, prog *progress, res agent.Result, err error, summary, chip string) {
+func (s *Server) tellEnd(ctx context.Context, sess *agentConn, prog *progress, res agent.Result, err error, summary, chip string) {
 	switch res.End {
 	case agent.Answered:
 		prog.end("done")
@@ -252,9 +252,9 @@ func (s *Server) tellEnd(ctx context.Context, sess *session, prog *progress, res
 	}
 }
 
-// pluralS is the suffix a noun takes after the count n: "s", or "" when n
+// pluralSuffix is the suffix a noun takes after the count n: "s", or "" when n
 // is 1 ("%d change%s").
-func pluralS(n int) string {
+func pluralSuffix(n int) string {
 	if n == 1 {
 		return ""
 	}
@@ -267,7 +267,7 @@ const answerInline = 400
 
 // showAnswer shows the model's final answer: in a message when it is
 // short, else in a Markdown document the editor opens.
-func (s *Server) showAnswer(ctx context.Context, sess *session, answer, summary, chip string) {
+func (s *Server) showAnswer(ctx context.Context, sess *agentConn, answer, summary, chip string) {
 	answer = strings.TrimSpace(answer)
 	s.sendAnswer(answer, summary, chip)
 	if (len(answer) <= answerInline && !strings.Contains(answer, "\n")) || !s.canShowDocument() {
@@ -309,7 +309,7 @@ func (s *Server) showDocument(ctx context.Context, path string, takeFocus bool) 
 // cancelRun stops the run under way, if any, and the asks queued after it.
 func (s *Server) cancelRun() bool {
 	if n := s.runs.dropQueue(); n > 0 {
-		s.logMessage(protocol.MessageTypeInfo, "Reika: %d queued ask%s dropped", n, pluralS(n))
+		s.logMessage(protocol.MessageTypeInfo, "Reika: %d queued ask%s dropped", n, pluralSuffix(n))
 	}
 	return s.runs.cancel()
 }

@@ -131,7 +131,7 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 	}
 	overrides := sess.agent.Info().Settings.Overrides
 	if len(overrides) > 0 {
-		line += fmt.Sprintf(" · %d editor setting%s override%s your config (see the log)", len(overrides), pluralS(len(overrides)), map[bool]string{true: "s"}[len(overrides) == 1])
+		line += fmt.Sprintf(" · %d editor setting%s override%s your config (see the log)", len(overrides), pluralSuffix(len(overrides)), map[bool]string{true: "s"}[len(overrides) == 1])
 		for _, o := range overrides {
 			s.logMessage(protocol.MessageTypeInfo, "Reika: %s", o)
 		}
@@ -152,7 +152,7 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 	}
 	if len(ignored) > 0 {
 		line += fmt.Sprintf(" · %d setting%s of the editor's settings push ignored: %s widen%s trust (see the log)",
-			len(ignored), pluralS(len(ignored)), map[bool]string{true: "it", false: "they"}[len(ignored) == 1], map[bool]string{true: "s"}[len(ignored) == 1])
+			len(ignored), pluralSuffix(len(ignored)), map[bool]string{true: "it", false: "they"}[len(ignored) == 1], map[bool]string{true: "s"}[len(ignored) == 1])
 	}
 	sandbox := sess.agent.Info().Sandbox.Line
 	s.logMessage(protocol.MessageTypeInfo, "Reika: commands: %s", sandbox)

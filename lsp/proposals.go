@@ -464,7 +464,7 @@ func changeLabel(plan EditPlan) string {
 	if plan.Proposal.Create {
 		return "create " + plan.Proposal.Path
 	}
-	return fmt.Sprintf("%d change%s to %s", n, pluralS(n), plan.Proposal.Path)
+	return fmt.Sprintf("%d change%s to %s", n, pluralSuffix(n), plan.Proposal.Path)
 }
 
 // offer keeps a proposal for the code actions of its file and waits for

@@ -224,7 +224,7 @@ func (s *Server) applyUndo(ctx context.Context, edit WorkspaceEdit) string {
 // tellUndone tells the user what the undo reverted in files and what it
 // left alone.
 func (s *Server) tellUndone(res *UndoResult, files []string) {
-	line := fmt.Sprintf("Reika undid %d change%s of the last run in %s", res.Reverted, pluralS(res.Reverted), strings.Join(files, ", "))
+	line := fmt.Sprintf("Reika undid %d change%s of the last run in %s", res.Reverted, pluralSuffix(res.Reverted), strings.Join(files, ", "))
 	if res.Reverted == 0 {
 		line = "Reika undid nothing of the last run"
 	}

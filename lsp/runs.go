@@ -114,7 +114,7 @@ func (r *activeRun) landed() string {
 	if n := len(t.part); n > 0 {
 		p := fmt.Sprintf("%d partly applied (%s)", n, t.part[0].why)
 		if single {
-			p = fmt.Sprintf("%d change%s to %s partly applied (%s)", n, pluralS(n), files(t.part), t.part[0].why)
+			p = fmt.Sprintf("%d change%s to %s partly applied (%s)", n, pluralSuffix(n), files(t.part), t.part[0].why)
 		}
 		parts = append(parts, p)
 	}
@@ -124,7 +124,7 @@ func (r *activeRun) landed() string {
 	if n := len(t.undone); n > 0 {
 		p := fmt.Sprintf("%d undone by you", n)
 		if single {
-			p = fmt.Sprintf("%d change%s to %s undone by you", n, pluralS(n), files(t.undone))
+			p = fmt.Sprintf("%d change%s to %s undone by you", n, pluralSuffix(n), files(t.undone))
 		}
 		parts = append(parts, p)
 	}
@@ -177,7 +177,7 @@ func (t tally) kinds() int {
 // they are all the run made, so the part names their files.
 func (t tally) appliedPart(single bool) string {
 	n := len(t.ok)
-	p := fmt.Sprintf("%d change%s applied", n, pluralS(n))
+	p := fmt.Sprintf("%d change%s applied", n, pluralSuffix(n))
 	if single {
 		p += " to " + files(t.ok)
 	}
@@ -211,7 +211,7 @@ func notAppliedPart(not []change, single bool) string {
 		}
 		return fmt.Sprintf("%d not applied: %s", n, strings.Join(each, "; "))
 	case single:
-		return fmt.Sprintf("%d change%s to %s not applied: %s", n, pluralS(n), files(not), not[0].why)
+		return fmt.Sprintf("%d change%s to %s not applied: %s", n, pluralSuffix(n), files(not), not[0].why)
 	}
 	return fmt.Sprintf("%d not applied: %s", n, not[0].why)
 }

@@ -15,8 +15,9 @@ import (
 	"github.com/reika-lsp/reika/agent/tools"
 )
 
-// session is the agent session of this connection.
-type session struct {
+// agentConn is the agent session of this connection, with what the
+// connection keeps beside it.
+type agentConn struct {
 	agent *agent.Session
 	// recapURI is the document showRecap opened, "" before.
 	recapURI string
@@ -29,7 +30,7 @@ type session struct {
 // time (and after the settings changed). It tells the user, once, what
 // they must fix: a config file that does not parse, an engine that does
 // not answer, no known window.
-func (s *Server) session(ctx context.Context) (*session, error) {
+func (s *Server) session(ctx context.Context) (*agentConn, error) {
 	s.sessMu.Lock()
 	defer s.sessMu.Unlock()
 	s.mu.Lock()
@@ -76,7 +77,7 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 			s.logMessage(protocol.MessageTypeInfo, "Reika: %s", n.Text)
 		}
 	}
-	sess = &session{agent: a, stopWarm: func() {}}
+	sess = &agentConn{agent: a, stopWarm: func() {}}
 	warm := a.Info().Settings.Warmup.Value
 	var warmCtx context.Context
 	if warm {
