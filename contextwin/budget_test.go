@@ -2,8 +2,8 @@ package contextwin
 
 import "testing"
 
-// The golden rows of SPEC.md §1, in tokens (k = 1000), before rounding to
-// 0.1k.
+// The budget's figures for five windows, worked out by hand from the
+// formulas in budget.go, in tokens (k = 1000), before rounding to 0.1k.
 func TestBudgetGolden(t *testing.T) {
 	for _, tc := range []struct {
 		w, g                                  int

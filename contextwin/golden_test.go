@@ -13,16 +13,16 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected sections of the golden files under testdata/contextwin")
+var update = flag.Bool("update", false, "rewrite the expected sections of the golden files under contextwin/testdata")
 
 // golden runs check on each txtar archive in dir. check returns the
 // expected sections as they come out (name → text); with -update they are
 // written back into the archive, otherwise they must match it.
 func golden(t *testing.T, dir string, check func(t *testing.T, a *archive) map[string]string) {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "testdata", "contextwin", dir, "*.txtar"))
+	paths, err := filepath.Glob(filepath.Join("testdata", dir, "*.txtar"))
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no golden files in testdata/contextwin/%s (%v)", dir, err)
+		t.Fatalf("no golden files in contextwin/testdata/%s (%v)", dir, err)
 	}
 	for _, path := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {

@@ -18,7 +18,7 @@ type clientCaps struct {
 	// versioned: the client honours a TextDocumentEdit's version. Neovim
 	// does (it skips a stale edit) though it does not advertise
 	// documentChanges, and without a version its edits land on the
-	// user's newer text (CLIENTS.md, pitfall 6).
+	// user's newer text.
 	versioned bool
 	// zeroAsOne: Neovim without a plugin checks only versions above 0
 	// (EditOptions.VersionZeroAsOne). A client that advertises
@@ -31,7 +31,7 @@ type clientCaps struct {
 	// appliesStale: eglot after 1.9 (it sends clientInfo; 1.9 sends
 	// none) counts a document's versions only when it sends the user's
 	// typing, so it applies an edit over typing it has not sent yet
-	// (CLIENTS.md, pitfall 9).
+	// (the Emacs trials in editors/ show it).
 	appliesStale     bool
 	annotations      bool // workspace.workspaceEdit.changeAnnotationSupport
 	resourceCreate   bool // workspace.workspaceEdit.resourceOperations has "create"

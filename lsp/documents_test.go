@@ -108,7 +108,7 @@ func TestDidChangeNotOpen(t *testing.T) {
 }
 
 // The point of DecodeChanges: go.lsp.dev/protocol decodes a full
-// replacement and an insertion at 0:0 to the same value (ENGINES.md #3).
+// replacement and an insertion at 0:0 to the same value (doc.go, defect 3).
 func TestFullReplacementIsNotAnEditAt00(t *testing.T) {
 	const (
 		full = `[{"text":"x"}]`
@@ -122,7 +122,7 @@ func TestFullReplacementIsNotAnEditAt00(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !cmp.Equal(libFull, libAt00) {
-		t.Logf("go.lsp.dev/protocol now tells %s from %s: ENGINES.md #3 may be fixed", full, at00)
+		t.Logf("go.lsp.dev/protocol now tells %s from %s: defect 3 of doc.go may be fixed", full, at00)
 	}
 	for _, tc := range []struct {
 		name, payload, want string

@@ -18,7 +18,7 @@ import (
 
 // The chosen pair, go.lsp.dev/protocol v0.12.0 with jsonrpc2 v0.10.0 (v1
 // does not compile with it), carries an initialize round trip over a real
-// transport. It also pins the library's first known defect (ENGINES.md):
+// transport. It also pins the library's first known defect (doc.go, defect 1):
 // numeric request ids reach a handler as float64, which its cancellation
 // does not match, so the server must handle $/cancelRequest itself.
 func TestProtocolOverJSONRPC2(t *testing.T) {

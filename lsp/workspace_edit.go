@@ -10,7 +10,7 @@ import (
 )
 
 // The workspace edit of LSP 3.16, as Reika sends it. go.lsp.dev/protocol
-// v0.12.0 holds only plain text edits in documentChanges (ENGINES.md,
+// v0.12.0 holds only plain text edits in documentChanges (lsp/doc.go,
 // defect 6), so annotated edits and file creation have their own structs
 // here, sent with a raw workspace/applyEdit call.
 

@@ -7,7 +7,7 @@ import (
 )
 
 // The edit tool parses the model's unified diffs with go-diff v0.10.0
-// (udiff.go). These are the library's known gaps (ENGINES.md), pinned so
+// (udiff.go). These are the library's known gaps, pinned so
 // that the edit tool's own checks stay necessary and an upgrade that
 // changes them is noticed: hunk counts are not checked against the body, a
 // header without spaces parses to nothing, and a diff without file headers

@@ -22,7 +22,7 @@ import (
 // several places.
 //
 // repairDiff exists for the library's gaps, pinned in godiff_test.go and
-// listed in ENGINES.md: go-diff does not check a hunk's counts against its
+// listed here: go-diff does not check a hunk's counts against its
 // body (so the counts are written from the body), reads "@@-1,2 +1,2@@" as
 // no hunk and a diff without ---/+++ lines as no file (so every hunk gets
 // a canonical header and every file its header lines), takes a blank line
