@@ -88,6 +88,20 @@ func startHelix(t *testing.T, r *rig, file string, line string) *tmux {
 	return startHelixArgs(t, r, file+":"+line)
 }
 
+// withoutGopls is the search path path without the directories that hold
+// a gopls. The README's languages.toml starts gopls beside Reika; where it
+// is installed, Helix 25.01's :lsp-workspace-command picker lists gopls's
+// commands only, so the trials run on the machine CI has, where it is not.
+func withoutGopls(path string) string {
+	var keep []string
+	for _, dir := range filepath.SplitList(path) {
+		if _, err := os.Stat(filepath.Join(dir, "gopls")); err != nil {
+			keep = append(keep, dir)
+		}
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
+}
+
 // startHelixArgs is startHelix with hx's arguments (-v logs the LSP
 // traffic to helix.log).
 func startHelixArgs(t *testing.T, r *rig, args ...string) *tmux {
@@ -96,8 +110,11 @@ func startHelixArgs(t *testing.T, r *rig, args ...string) *tmux {
 	need(t, "tmux")
 	env := r.envNoEndpoint()
 	for i, e := range env {
-		if strings.HasPrefix(e, "TERM=") {
+		switch {
+		case strings.HasPrefix(e, "TERM="):
 			env[i] = "TERM=xterm-256color"
+		case strings.HasPrefix(e, "PATH="):
+			env[i] = "PATH=" + withoutGopls(strings.TrimPrefix(e, "PATH="))
 		}
 	}
 	conf := filepath.Join(r.Tmp, "xdg-config", "helix")
