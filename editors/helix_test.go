@@ -91,7 +91,8 @@ func startHelix(t *testing.T, r *rig, file string, line string) *tmux {
 // withoutGopls is the search path path without the directories that hold
 // a gopls. The README's languages.toml starts gopls beside Reika; where it
 // is installed, Helix 25.01's :lsp-workspace-command picker lists gopls's
-// commands only, so the trials run on the machine CI has, where it is not.
+// commands only (the README says so), so the trials run as on the machine
+// CI has, where it is not.
 func withoutGopls(path string) string {
 	var keep []string
 	for _, dir := range filepath.SplitList(path) {
