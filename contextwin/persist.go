@@ -39,11 +39,15 @@ func (k *Kind) UnmarshalText(text []byte) error {
 	return fmt.Errorf("contextwin: unknown kind %q", text)
 }
 
+// kindV1 reads the integers that transcripts written before the
+// identifiers held: the constants' positions as they were then. The table
+// fixes them, so the constants may move.
+var kindV1 = [...]Kind{0: Other, 1: Read, 2: Diff, 3: Search, 4: Command, 5: Fetch, 6: Report}
+
 // UnmarshalJSON reads a kind's identifier as a JSON string, or the integer
-// that transcripts written before the identifiers held: the position of
-// the constant as it was then (0 other, 1 read, 2 diff, 3 search,
-// 4 command, 5 fetch, 6 report), which the constants keep for that reason.
-// A JSON null leaves the kind as it is.
+// that transcripts written before the identifiers held (kindV1: 0 other,
+// 1 read, 2 diff, 3 search, 4 command, 5 fetch, 6 report). A JSON null
+// leaves the kind as it is.
 func (k *Kind) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if string(data) == "null" {
@@ -60,10 +64,10 @@ func (k *Kind) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("contextwin: kind %s is neither an identifier nor a number", data)
 	}
-	if _, ok := kindIDs[Kind(n)]; !ok {
+	if n < 0 || n >= len(kindV1) {
 		return fmt.Errorf("contextwin: unknown kind %d", n)
 	}
-	*k = Kind(n)
+	*k = kindV1[n]
 	return nil
 }
 
