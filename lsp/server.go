@@ -147,7 +147,7 @@ type Server struct {
 	// mu guards the session and what it is built from, and agentRead.
 	mu     sync.Mutex
 	editor editorSettings // the editor's settings: its startup options and its pushes
-	sess   *agentConn       // the agent session, nil until the first need
+	sess   *agentConn     // the agent session, nil until the first need
 	// ignoredTold holds the ignored trust-widening values of pushes the
 	// user was warned of ("bash_allow=[\"touch\"]"): once each.
 	ignoredTold map[string]bool
