@@ -106,7 +106,10 @@ class Browser {
     return this.evaluate(`[...document.querySelectorAll(".codelens-decoration a")].map((a) => a.innerText.trim())`);
   }
 
-  // Clicks the first CodeLens whose title contains text, as the user does.
+  // Clicks the first CodeLens whose title contains text, as the user does;
+  // false when none is shown. VS Code redraws the CodeLens when the layout
+  // changes (the panel opening beside the editor): for a moment none is
+  // in the DOM, and a user would click once it is back.
   clickCodeLens(text) {
     return this.evaluate(`(() => {
       const a = [...document.querySelectorAll(".codelens-decoration a")].find((a) => a.innerText.includes(${JSON.stringify(text)}));
@@ -299,7 +302,7 @@ async function run() {
   await sleep(3000); // the webview loads
   const conversation = api.conversation();
   await browser.screenshot("1-answer-and-review.png");
-  const clicked = await browser.clickCodeLens("Keep");
+  const clicked = await waitFor("a Keep CodeLens to click", () => browser.clickCodeLens("Keep"), 10000).catch(() => false);
   await waitFor("the change to leave the review", () => api.review().length === 0, 5000).catch(() => {});
   await waitFor("the CodeLens to go", async () => !(await browser.codeLenses()).some((t) => t.includes("Keep")), 20000).catch(() => {});
   await browser.screenshot("2-kept.png");
@@ -380,7 +383,7 @@ async function runGoBin() {
   await sleep(2000);
   await browser.screenshot("3-gobin-panel.png");
   const reviewed = api.review();
-  const clicked = await browser.clickCodeLens("Keep");
+  const clicked = await waitFor("a Keep CodeLens to click", () => browser.clickCodeLens("Keep"), 10000).catch(() => false);
   await waitFor("the change to leave the review", () => api.review().length === 0, 5000).catch(() => {});
   await waitFor("the CodeLens to go", async () => !(await browser.codeLenses()).some((t) => t.includes("Keep")), 20000).catch(() => {});
   await browser.screenshot("4-gobin-kept.png");
