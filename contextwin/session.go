@@ -37,6 +37,10 @@ type Config struct {
 	// means 0.7. It is held within 0.3…0.95: above that an event sheds
 	// almost nothing and fires again on the next round.
 	TargetFraction float64
+	// Cache is how the engine reuses its prompt cache, as far as it is
+	// known at the start (the class from the engine's own description);
+	// the engine's figures correct it.
+	Cache CacheModel
 }
 
 // Usage is what the engine reported for a request.
@@ -44,6 +48,11 @@ type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
 	FinishReason     string
+	// Cached is how many prompt tokens the engine reused from its cache
+	// (llama.cpp's timings.cache_n, usage.prompt_tokens_details.cached_tokens),
+	// when CachedKnown: the engine said.
+	Cached      int
+	CachedKnown bool
 }
 
 // Planner is the context state of one agent session: every message it
