@@ -119,11 +119,12 @@ func (rp *replayer) drive(i int, r transcript.Record) {
 		rp.s.replayMaps = append(rp.s.replayMaps, r.Text) // for the fold of the next plan
 	case transcript.KindWarmup:
 		if u := r.Usage; u != nil {
-			cw.ObservePrefix(len(warmupMessage)+warmupOverhead, u.PromptTokens)
+			cw.ObservePrefix(len(warmupMessage)+warmupOverhead, contextwin.Usage{PromptTokens: u.PromptTokens, Cached: u.CachedTokens, CachedKnown: u.CachedKnown})
 		}
 	case transcript.KindUsage:
 		if u := r.Usage; u != nil {
-			cw.Observe(contextwin.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, FinishReason: u.FinishReason})
+			cw.Observe(contextwin.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, FinishReason: u.FinishReason,
+				Cached: u.CachedTokens, CachedKnown: u.CachedKnown})
 		}
 	}
 }

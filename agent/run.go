@@ -381,7 +381,9 @@ func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (
 	s.stats.Requests++
 	if resp != nil && (err == nil || errors.Is(err, engine.BadToolCall)) {
 		s.prev = cur
-		if s.cw.Observe(contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, FinishReason: resp.FinishReason}) {
+		cached, known := cacheFigure(resp)
+		if s.cw.Observe(contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+			FinishReason: resp.FinishReason, Cached: cached, CachedKnown: known}) {
 			s.stats.Truncations++
 			defer r.report(Event{Kind: Warning, Round: r.rounds, Text: fmt.Sprintf(
 				"the engine counted %d prompt tokens for a request Reika estimated at %d: it silently dropped part of the prompt. "+
@@ -399,7 +401,7 @@ func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (
 		if s.tr != nil {
 			s.tr.Append(transcript.Record{Kind: transcript.KindUsage, Usage: &transcript.Usage{
 				PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-				CachedTokens: reused, PromptMS: ms, Event: &p.Event, FinishReason: resp.FinishReason}})
+				CachedTokens: reused, CachedKnown: known, PromptMS: ms, Event: &p.Event, FinishReason: resp.FinishReason}})
 		}
 	}
 	s.mu.Unlock()
@@ -414,6 +416,16 @@ func engineFigures(r *engine.Response) (reprocessed, reused int, ms float64) {
 	}
 	cached := max(r.Usage.CachedTokens, 0)
 	return r.Usage.PromptTokens - cached, cached, 0
+}
+
+// cacheFigure is how many prompt tokens the engine said it reused, and
+// whether it said: llama.cpp's timings.cache_n, else the usage's cached
+// tokens.
+func cacheFigure(r *engine.Response) (cached int, known bool) {
+	if t := r.Timings; t != nil {
+		return t.CacheN, true
+	}
+	return r.Usage.CachedTokens, r.Usage.CachedTokens >= 0
 }
 
 // validJSON reports whether tool-call arguments are empty or a JSON object.

@@ -93,8 +93,9 @@ func (s *Session) Warmup(ctx context.Context) error {
 	}
 	// The engine's own count teaches the estimate what the prefix costs
 	// before the first real request is planned.
-	s.cw.ObservePrefix(len(warmupMessage)+warmupOverhead, resp.Usage.PromptTokens)
-	s.drove(transcript.Record{Kind: transcript.KindWarmup, Usage: &transcript.Usage{PromptTokens: resp.Usage.PromptTokens}})
+	cached, known := cacheFigure(resp)
+	s.cw.ObservePrefix(len(warmupMessage)+warmupOverhead, contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, Cached: cached, CachedKnown: known})
+	s.drove(transcript.Record{Kind: transcript.KindWarmup, Usage: &transcript.Usage{PromptTokens: resp.Usage.PromptTokens, CachedTokens: cached, CachedKnown: known}})
 	return nil
 }
 

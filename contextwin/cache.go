@@ -2,6 +2,7 @@ package contextwin
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -142,7 +143,9 @@ func (m CacheModel) restart(c engineCache, common int) int {
 
 // processed records a prompt of n tokens the engine prefilled from
 // token from: checkpoints after from are gone, and new ones are taken at
-// n−4−ubatch and n−4.
+// from, n−4−ubatch and n−4. They are kept whatever the class, so that a
+// restart at one of them tells a checkpointed engine; only a
+// checkpointed one restarts at them.
 func (m CacheModel) processed(c engineCache, from, n int) engineCache {
 	keep := c.points[:0:0]
 	for _, p := range c.points {
@@ -150,15 +153,167 @@ func (m CacheModel) processed(c engineCache, from, n int) engineCache {
 			keep = append(keep, p)
 		}
 	}
-	if m.Class == CacheCheckpointed {
-		for _, at := range []int{n - checkpointBack - m.Ubatch, n - checkpointBack} {
-			if at >= from && at > 0 && (len(keep) == 0 || keep[len(keep)-1].at < at) {
-				keep = append(keep, checkpoint{at: at})
-			}
-		}
-		if over := len(keep) - m.Checkpoints; over > 0 {
-			keep = keep[over:]
+	for _, at := range []int{from, n - checkpointBack - m.Ubatch, n - checkpointBack} {
+		if at >= from && at > 0 && at < n && (len(keep) == 0 || keep[len(keep)-1].at < at) {
+			keep = append(keep, checkpoint{at: at})
 		}
 	}
+	if over := len(keep) - m.Checkpoints; over > 0 {
+		keep = keep[over:]
+	}
 	return engineCache{n: n, points: keep}
+}
+
+// isCheckpoint reports whether the engine restarting at from for a
+// change at common restarted at one of the checkpoints the mirror holds
+// (a sliding-window model resumes one token before it), or at 0 with
+// none before the change. (A dense engine that lost its cache to another
+// client restarts at 0 too; the next event at its change corrects that.)
+func (c engineCache) isCheckpoint(from, common int) bool {
+	before := false
+	for _, p := range c.points {
+		if from > 0 && (from == p.at || from == p.at-1) {
+			return true
+		}
+		before = before || p.at <= common
+	}
+	return from == 0 && !before
+}
+
+// cacheTrack is what the planner knows of the engine's cache: the model
+// it prices events with, the mirror of the engine's slot, and the last
+// request as sent, to find where the next one changes.
+type cacheTrack struct {
+	model  CacheModel
+	engine engineCache
+	// sent is the last request planned (its messages after the fixed
+	// prefix); warm is set when it was the warm-up, which shares only the
+	// prefix with what follows.
+	sent []Message
+	warm bool
+	// common is how many tokens the last request planned shares with the
+	// prompt the engine processed before it.
+	common int
+	// why says what taught the model, when the engine's figures did.
+	why string
+}
+
+// CacheModel is how the planner believes the engine reuses its cache,
+// and, when the engine's figures taught it, why.
+func (s *Planner) CacheModel() (m CacheModel, why string) {
+	return s.cache.model, s.cache.why
+}
+
+// commonTokens is how many tokens msgs, after the fixed prefix, share
+// with the request the engine processed last, as far as the planner can
+// tell: the bytes before the first message that differs, in tokens.
+func (s *Planner) commonTokens(msgs []Message) int {
+	t := &s.cache
+	if t.engine.n == 0 {
+		return 0
+	}
+	if t.warm {
+		return min(s.prefixCount(), t.engine.n)
+	}
+	bytes := s.cfg.PrefixChars
+	for i, m := range t.sent {
+		if i >= len(msgs) || !sameMessage(m, msgs[i]) {
+			if i < len(msgs) && m.Role == msgs[i].Role {
+				bytes += commonPrefix(m.Content, msgs[i].Content)
+			}
+			return min(s.est.Known(bytes), t.engine.n)
+		}
+		bytes += sizeOf(m)
+	}
+	return t.engine.n // an append of the last request
+}
+
+// sameMessage reports whether two messages render the same.
+func sameMessage(a, b Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.Reasoning == b.Reasoning &&
+		a.ToolCallID == b.ToolCallID && slices.Equal(a.ToolCalls, b.ToolCalls)
+}
+
+// commonPrefix is the length in bytes of the longest common prefix of a
+// and b.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// planned records the request about to be sent.
+func (s *Planner) planned(msgs []Message) {
+	t := &s.cache
+	t.common = s.commonTokens(msgs)
+	t.sent, t.warm = msgs, false
+}
+
+// restartExtra is how many tokens before a change at byte position at
+// (the fixed prefix included) the engine prefills again anyway: the
+// distance back to where it restarts.
+func (s *Planner) restartExtra(at int) int {
+	t := &s.cache
+	c := min(s.est.Known(at), t.engine.n)
+	return c - t.model.restart(t.engine, c)
+}
+
+// observeCache mirrors what the engine did with the last request: it
+// restarted at the figure it reported (else where the model says) and
+// took its checkpoints. A restart the model did not predict corrects the
+// model: an engine that restarts well before the change keeps
+// checkpoints; one that restarts at the change where the model said it
+// could not keeps any prefix.
+func (s *Planner) observeCache(u Usage) {
+	t := &s.cache
+	if u.PromptTokens <= 0 {
+		return
+	}
+	predicted := t.model.restart(t.engine, t.common)
+	from := predicted
+	if u.CachedKnown {
+		from = max(min(u.Cached, u.PromptTokens), 0)
+		s.learnCache(from, predicted)
+	}
+	t.engine = t.model.processed(t.engine, from, u.PromptTokens)
+}
+
+// learnCache compares where the engine restarted with the change point
+// and with what the model predicted. The change point is an estimate
+// (within a few percent, more where a recap's text is denser than the
+// rest), so a restart counts as before it only at one of the mirror's
+// checkpoints, exactly: a dense engine restarts at the change, which is
+// no checkpoint but by chance.
+func (s *Planner) learnCache(from, predicted int) {
+	t := &s.cache
+	if t.engine.n == 0 || t.common >= t.engine.n {
+		return // the first request, or an append: every class reuses it whole
+	}
+	tol := 64 + t.common*15/100
+	switch {
+	case from+tol < t.common && t.engine.isCheckpoint(from, t.common) && t.model.Class != CacheBlocks:
+		if t.model.Class != CacheCheckpointed {
+			t.model.Class = CacheCheckpointed
+			t.why = fmt.Sprintf("the engine restarted at its checkpoint at token %d for a change at about %d", from, t.common)
+		}
+	case from+tol >= t.common && predicted+tol < t.common && t.model.Class == CacheCheckpointed:
+		t.model.Class = CacheDense
+		t.why = fmt.Sprintf("the engine kept its cache up to token %d for a change at about %d, with no checkpoint there", from, t.common)
+	case from+tol >= t.common && t.model.Class == CacheUnknown:
+		t.model.Class = CacheDense
+		t.why = fmt.Sprintf("the engine kept its cache up to the change at about token %d", t.common)
+	}
+}
+
+// observeWarm mirrors the warm-up: the fixed prefix and a short message,
+// of which what follows shares only the prefix.
+func (s *Planner) observeWarm(u Usage) {
+	t := &s.cache
+	t.common = min(s.prefixCount(), t.engine.n)
+	s.observeCache(u)
+	t.sent, t.warm = nil, true
 }

@@ -168,18 +168,6 @@ func containsContent(msgs []Message, want string) bool {
 	return false
 }
 
-func sameMessage(a, b Message) bool {
-	if a.Role != b.Role || a.Content != b.Content || a.Reasoning != b.Reasoning || a.ToolCallID != b.ToolCallID || len(a.ToolCalls) != len(b.ToolCalls) {
-		return false
-	}
-	for i := range a.ToolCalls {
-		if a.ToolCalls[i] != b.ToolCalls[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // session builds a scripted session: a task, then rounds of reads, greps,
 // commands and edits whose sizes scale with the window, some far larger.
 func session(w, rounds, seed int) []step {

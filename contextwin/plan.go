@@ -213,6 +213,9 @@ func (s *Planner) AbandonNote() {
 // note round failed or came back empty (the fold goes ahead without one).
 func (s *Planner) SetNote(note string) {
 	s.note.text = strings.TrimSpace(note)
+	if s.note.text != "" {
+		s.note.tokens = s.est.Known(len(s.note.text))
+	}
 }
 
 // NoteInstruction is the question of the note round.
@@ -272,12 +275,14 @@ func (s *Planner) tooSmall(b Budget) (Plan, bool) {
 // ObservePrefix takes the engine's count for a request of the fixed prefix
 // and extra bytes of messages (the warm-up): from the first request on,
 // the prefix is priced as bytes the engine has seen, at its own ratio
-// (never sparser than 4 bytes a token).
-func (s *Planner) ObservePrefix(extra, promptTokens int) {
-	if promptTokens > 0 {
-		s.est.Learn(s.cfg.PrefixChars+extra, promptTokens)
+// (never sparser than 4 bytes a token). Its cache figures teach the
+// planner's mirror of the engine's cache, as Observe's do.
+func (s *Planner) ObservePrefix(extra int, u Usage) {
+	if u.PromptTokens > 0 {
+		s.est.Learn(s.cfg.PrefixChars+extra, u.PromptTokens)
 		s.prefix.sent = true // the engine holds it now: no longer new bytes
-		s.prefix.reported = max(promptTokens-ceilTokens(float64(extra)/charsPerToken), 1)
+		s.prefix.reported = max(u.PromptTokens-ceilTokens(float64(extra)/charsPerToken), 1)
+		s.observeWarm(u)
 	}
 }
 
@@ -298,6 +303,7 @@ func (s *Planner) finish(p Plan) Plan {
 		p.Messages = s.view.Messages()
 	}
 	p.Estimate = s.estimate()
+	s.planned(p.Messages)
 	if p.Event != Note {
 		s.last.chars = s.cfg.PrefixChars + s.countedSize()
 		s.last.carriedUpTo = len(s.entries)

@@ -506,7 +506,7 @@ func TestNeverAbortWhatFits(t *testing.T) {
 func TestObservePrefix(t *testing.T) {
 	s := NewPlanner(Config{Window: 4096, PrefixChars: 12000})
 	before := s.prefixTokens()
-	s.ObservePrefix(20, 1570) // the engine counted half the baseline
+	s.ObservePrefix(20, Usage{PromptTokens: 1570}) // the engine counted half the baseline
 	if after, want := s.prefixTokens(), 12000/4; after >= before || after != want {
 		t.Errorf("prefix tokens after ObservePrefix = %d (before %d), want %d: seen bytes, at the 4-byte floor", after, before, want)
 	}

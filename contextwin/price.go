@@ -66,6 +66,44 @@ type option struct {
 	after, est, cost, room int
 }
 
+// noteCost is what the note round before a fold costs, in tokens of
+// prefill: the note the model writes, at what a generated token costs
+// against a prefilled one. A fold with no note round to come (asked
+// already, or nothing to note) costs none.
+func (s *Planner) noteCost() int {
+	if s.note.asked || !s.foldable() {
+		return 0
+	}
+	tokens := s.note.tokens
+	if tokens == 0 {
+		tokens = noteGuess
+	}
+	return int(float64(tokens) * s.decodeCost())
+}
+
+// noteGuess is a note's length in tokens before the first note is seen.
+const noteGuess = 300
+
+// DefaultDecodeCost is what the planner counts a generated token at, in
+// prompt tokens. An engine prefills about 20 in the time it generates one
+// (800 against 40 a second for a 27–32B model on a consumer GPU at 32k),
+// but the note is asked before whichever fold comes, so its price only
+// weighs folds against sheds: counted at 20, the replay's sessions
+// prefilled up to a fifth more with no fewer folds, at 8 some more, at 3
+// the same or less.
+const DefaultDecodeCost = 3
+
+// decodeCost is Config.DecodeCost, its default for 0.
+func (s *Planner) decodeCost() float64 {
+	switch {
+	case s.cfg.DecodeCost < 0:
+		return 0
+	case s.cfg.DecodeCost == 0:
+		return DefaultDecodeCost
+	}
+	return s.cfg.DecodeCost
+}
+
 // better reports whether o is cheaper per token of room than p.
 func (o option) better(p option) bool {
 	// cost/room < p.cost/p.room, without division.
@@ -94,8 +132,10 @@ func (s *Planner) shedOptions(b Budget, at map[int][]shedCandidate) []option {
 	// shed; kept: fresh bytes among them not touched by it (new content
 	// the request carries anyway).
 	tail, kept := 0, 0
+	orig := 0 // bytes of the view from item k on as they stand
 	for k := s.view.Len() - 1; k >= 0; k-- {
 		it := &s.view.items[k]
+		orig += it.size
 		i := it.of
 		if i == middleRecap {
 			tail += it.size
@@ -124,7 +164,7 @@ func (s *Planner) shedOptions(b Budget, at map[int][]shedCandidate) []option {
 		tail += e.size + (n - size)
 		size, fresh = n, f
 		o := option{shedFrom: k, after: s.est.Known(size + s.cfg.PrefixChars), est: s.price(size, fresh)}
-		o.cost = s.est.Known(max(tail-kept, 0))
+		o.cost = s.est.Known(max(tail-kept, 0)) + s.restartExtra(s.cfg.PrefixChars+s.view.size-orig)
 		o.room = b.ShedPoint - o.after
 		out = append(out, o)
 	}
@@ -176,13 +216,14 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 			cached = len(s.fold.front.msg.Content)
 			recap = cached + recapChars - s.fold.front.text + verbatimAll - verbatimAfter - verbatimOld
 		}
+		extra := s.restartExtra(s.cfg.PrefixChars+cached) + s.noteCost()
 		for _, k := range s.keptForms(b, g < cur, keep, keepFresh, shedKeep, shedFresh) {
 			kb, kf, shed := k.bytes, k.fresh, k.shed
 			size := recap + kb
 			o := option{shedFrom: s.view.Len(), fold: g, shedKept: shed}
 			o.after = s.est.Known(size + s.cfg.PrefixChars)
 			o.est = s.price(size, kf+recap)
-			o.cost = s.est.Known(max(size-kf-cached, 0))
+			o.cost = s.est.Known(max(size-kf-cached, 0)) + extra
 			o.room = b.ShedPoint - o.after
 			out = append(out, o)
 		}
@@ -304,7 +345,7 @@ func (s *Planner) midOption(b Budget, m *midTables, g int, k kept) (o option, ok
 	o = option{shedFrom: s.view.Len(), fold: g, mid: from, shedKept: shed}
 	o.after = s.est.Known(size + s.cfg.PrefixChars)
 	o.est = s.price(size, kf+mid-m.cached)
-	o.cost = s.est.Known(max(mid-m.cached+kb-kf, 0))
+	o.cost = s.est.Known(max(mid-m.cached+kb-kf, 0)) + s.restartExtra(s.cfg.PrefixChars+before+m.cached) + s.noteCost()
 	o.room = b.ShedPoint - o.after
 	return o, true
 }

@@ -1,5 +1,6 @@
 package contextwin
 
+
 // msgOverhead is what a chat template adds around each message (role
 // markers, separators), in bytes at the baseline: about four tokens.
 const msgOverhead = 16
@@ -37,6 +38,10 @@ type Config struct {
 	// means 0.7. It is held within 0.3…0.95: above that an event sheds
 	// almost nothing and fires again on the next round.
 	TargetFraction float64
+	// DecodeCost is how many prompt tokens the engine prefills in the time
+	// it generates one; the planner counts a note round's note at it. 0
+	// means DefaultDecodeCost; negative counts generated tokens as free.
+	DecodeCost float64
 	// Cache is how the engine reuses its prompt cache, as far as it is
 	// known at the start (the class from the engine's own description);
 	// the engine's figures correct it.
@@ -84,6 +89,7 @@ type Planner struct {
 	last   lastRequest  // the last request planned, and its answer
 	prefix prefixState  // the fixed prefix, as the engine knows it
 	drift  drift        // what the planner counts beyond the view's totals
+	cache  cacheTrack   // how the engine reuses its cache, and what it holds
 }
 
 // drift is what the planner counts of the view beyond its totals, until
@@ -161,6 +167,7 @@ type noteRound struct {
 	text    string
 	asked   bool
 	compact bool
+	tokens  int // the last note's length in tokens, 0 before the first
 }
 
 // taskElection is the result elected as the one that defines the task:
@@ -238,6 +245,7 @@ func NewPlanner(cfg Config) *Planner {
 		view:       newView(),
 		fold:       folds{lead: -1},
 		task:       taskElection{payload: -1, turn: -1},
+		cache:      cacheTrack{model: cfg.Cache.withDefaults()},
 	}
 }
 
@@ -306,6 +314,7 @@ func (s *Planner) Observe(u Usage) (truncated bool) {
 		s.last.reported = u.PromptTokens
 	}
 	s.res.Observe(u.CompletionTokens, u.FinishReason)
+	s.observeCache(u)
 	// What the request carried is no longer new: everything, or for a
 	// note round only what came before the current round.
 	bound := s.last.carriedUpTo

@@ -154,10 +154,13 @@ type ToolCall struct {
 
 // Usage is the engine's figures for one request.
 type Usage struct {
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	CachedTokens     int     `json:"cached_tokens"`
-	PromptMS         float64 `json:"prompt_ms,omitempty"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	CachedTokens     int `json:"cached_tokens"`
+	// CachedKnown is set when the engine gave CachedTokens; older
+	// transcripts do not say, and their figures are not learned from.
+	CachedKnown bool    `json:"cached_known,omitempty"`
+	PromptMS    float64 `json:"prompt_ms,omitempty"`
 	// Event is the event of the plan the request was sent under; nil for
 	// a request no plan made (the warm-up).
 	Event        *contextwin.Event `json:"event,omitempty"`

@@ -1,0 +1,220 @@
+package contextwin
+
+import (
+	"slices"
+	"testing"
+)
+
+// ats is the positions of a mirror's checkpoints.
+func ats(c engineCache) []int {
+	var out []int
+	for _, p := range c.points {
+		out = append(out, p.at)
+	}
+	return out
+}
+
+func TestCheckpointsTakenAtTheEndOfEachPrompt(t *testing.T) {
+	m := CacheModel{Class: CacheCheckpointed}.withDefaults()
+	var c engineCache
+	c = m.processed(c, 0, 2000) // the first prompt, processed whole
+	if got, want := ats(c), []int{2000 - 4 - 512, 2000 - 4}; !slices.Equal(got, want) {
+		t.Fatalf("after a 2000-token prompt the checkpoints are %v, want %v", got, want)
+	}
+	c = m.processed(c, 2000, 2100) // an append of 100 tokens: only n−4 was processed
+	if got, want := ats(c), []int{1484, 1996, 2000, 2096}; !slices.Equal(got, want) {
+		t.Fatalf("after an append the checkpoints are %v, want %v", got, want)
+	}
+	c = m.processed(c, 1484, 1800)                                        // a change restarted at 1484: the later ones are gone
+	if got, want := ats(c), []int{1484, 1796}; !slices.Equal(got, want) { // 1484 is already one
+		t.Fatalf("after a restart at 1484 the checkpoints are %v, want %v", got, want)
+	}
+	small := CacheModel{Class: CacheCheckpointed, Checkpoints: 2}.withDefaults()
+	var d engineCache
+	for n := 1000; n <= 1400; n += 100 {
+		d = small.processed(d, d.n, n)
+	}
+	if got, want := ats(d), []int{1300, 1396}; !slices.Equal(got, want) {
+		t.Fatalf("with 2 checkpoints a slot keeps %v, want the newest %v", got, want)
+	}
+	// The mirror keeps them for a dense engine too (a restart at one tells
+	// a checkpointed engine), but a dense one never restarts at them.
+	dense := CacheModel{Class: CacheDense}.withDefaults()
+	if got := dense.restart(dense.processed(c, 0, 3000), 2500); got != 2500 {
+		t.Fatalf("a dense engine restarts a change at 2500 at %d", got)
+	}
+}
+
+func TestRestartByClass(t *testing.T) {
+	var c engineCache
+	ck := CacheModel{Class: CacheCheckpointed}.withDefaults()
+	c = ck.processed(c, 0, 4000)    // checkpoints at 3484, 3996
+	c = ck.processed(c, 4000, 4300) // and 4000, where it started, and 4296
+	cases := []struct {
+		m      CacheModel
+		common int
+		want   int
+	}{
+		{CacheModel{Class: CacheDense}, 2053, 2053},
+		{CacheModel{Class: CacheUnknown}, 2053, 2053},
+		{CacheModel{Class: CacheBlocks}, 2053, 2048},
+		{ck, 4300, 4300}, // an append
+		{ck, 2053, 0},    // before every checkpoint: from 0
+		{ck, 3600, 3484}, // the newest checkpoint at or before the change
+		{ck, 4296, 4296}, // one just at it
+		{ck, 4295, 4000}, // one token before it: the one before, where the append started
+		{CacheModel{Class: CacheCheckpointed, SWA: 512}, 3900, 3900}, // within the window of the end
+		{CacheModel{Class: CacheCheckpointed, SWA: 512}, 3700, 3484}, // beyond it
+	}
+	for _, tc := range cases {
+		m := tc.m.withDefaults()
+		if got := m.restart(c, tc.common); got != tc.want {
+			t.Errorf("%s, a change at %d of a %d-token prompt: restart at %d, want %d", m, tc.common, c.n, got, tc.want)
+		}
+	}
+}
+
+func TestParseCacheClass(t *testing.T) {
+	for in, want := range map[string]CacheClass{"": CacheUnknown, "Dense": CacheDense, " checkpointed ": CacheCheckpointed, "blocks": CacheBlocks} {
+		if got, err := ParseCacheClass(in); err != nil || got != want {
+			t.Errorf("ParseCacheClass(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseCacheClass("swa"); err == nil {
+		t.Error("ParseCacheClass(\"swa\") took a name that is no class")
+	}
+}
+
+// checkpointEngine is a test double of llama.cpp serving a recurrent
+// model, written apart from the planner's mirror: it finds where each
+// request really changes (token by token, from the rendered bytes),
+// restarts at its newest checkpoint at or before that, and takes
+// checkpoints at n−4−512 and n−4 of what it processed.
+type checkpointEngine struct {
+	dense     bool // restart at the change: the ideal
+	prev      []byte
+	points    []int
+	prefilled int
+	events    int // requests that restarted before their change
+	far       int // of them, those that restarted far before it
+}
+
+func (e *checkpointEngine) send(prefixChars int, msgs []Message) (promptTokens, cached int) {
+	var b []byte
+	b = append(b, make([]byte, prefixChars)...)
+	for _, m := range msgs {
+		b = append(b, string(m.Role)+"|"+m.Content+"|"+m.Reasoning+"|"...)
+		for _, c := range m.ToolCalls {
+			b = append(b, c.ID+c.Name+c.Arguments...)
+		}
+		b = append(b, '\n')
+	}
+	n := engineTokens(len(b))
+	common := 0
+	for common < len(b) && common < len(e.prev) && b[common] == e.prev[common] {
+		common++
+	}
+	c := engineTokens(common) - 1
+	from := c
+	if common < len(e.prev) && !e.dense { // not an append: the newest checkpoint at or before the change
+		from = 0
+		for _, p := range e.points {
+			if p <= c {
+				from = p
+			}
+		}
+		if from < c {
+			e.events++
+		}
+		if from+64+c*15/100 < c {
+			e.far++ // far enough before the change to tell from an estimate's error
+		}
+	}
+	keep := e.points[:0]
+	for _, p := range e.points {
+		if p <= from {
+			keep = append(keep, p)
+		}
+	}
+	for _, p := range []int{from, n - 4 - 512, n - 4} {
+		if p >= from && p > 0 && (len(keep) == 0 || keep[len(keep)-1] < p) {
+			keep = append(keep, p)
+		}
+	}
+	if len(keep) > 32 {
+		keep = keep[len(keep)-32:]
+	}
+	e.points, e.prev = keep, b
+	e.prefilled += n - from
+	return n, from
+}
+
+// runOn plays a session against a checkpointing engine and returns what
+// it prefilled, and the planner's model at the end.
+func runOn(t *testing.T, cfg Config, steps []step, dense bool) (prefilled, far int, m CacheModel) {
+	t.Helper()
+	s := NewPlanner(cfg)
+	e := &checkpointEngine{dense: dense}
+	request := func() bool {
+		p := s.Plan()
+		if p.Event == Note {
+			n, c := e.send(cfg.PrefixChars, p.Messages)
+			s.Observe(Usage{PromptTokens: n, CompletionTokens: 200, Cached: c, CachedKnown: true})
+			s.SetNote("state: working\nbuild: passes")
+			p = s.Plan()
+		}
+		if p.TooSmall {
+			return false
+		}
+		n, c := e.send(cfg.PrefixChars, p.Messages)
+		s.Observe(Usage{PromptTokens: n, CompletionTokens: 150, Cached: c, CachedKnown: true})
+		return true
+	}
+	for n, st := range steps {
+		if st.user != "" {
+			s.Append(Message{Role: User, Content: st.user})
+		} else {
+			h := harness{s: s}
+			h.round(n, st.results)
+		}
+		if !request() {
+			t.Fatalf("the run ended at step %d", n)
+		}
+	}
+	m, _ = s.CacheModel()
+	return e.prefilled, e.far, m
+}
+
+// On an engine that restarts from checkpoints, a planner that knows it
+// prefills less than one that prices every event as on a dense model,
+// and one that starts knowing nothing learns the class from the figures.
+func TestCheckpointedEngineIsPricedAsOne(t *testing.T) {
+	for _, w := range []int{16384, 32768} {
+		for seed := 1; seed <= 3; seed++ {
+			steps := session(w, 60, seed)
+			base := Config{Window: w, PrefixChars: 4000, Reserve: 1024}
+			dense := base
+			dense.Cache = CacheModel{Class: CacheDense}
+			known := base
+			known.Cache = CacheModel{Class: CacheCheckpointed}
+			ideal, _, _ := runOn(t, dense, steps, true)
+			pd, far, md := runOn(t, dense, steps, false)
+			pk, _, _ := runOn(t, known, steps, false)
+			pu, _, mu := runOn(t, base, steps, false)
+			t.Logf("ideal (a dense engine) %d", ideal)
+			t.Logf("window %d seed %d: prefilled %d priced as dense, %d knowing the checkpoints, %d learning them (%s)", w, seed, pd, pk, pu, mu)
+			if pk > pd {
+				t.Errorf("window %d seed %d: knowing the checkpoints prefilled %d, more than pricing as dense (%d)", w, seed, pk, pd)
+			}
+			if far == 0 {
+				continue // no restart said more than an estimate's error could
+			}
+			if mu.Class != CacheCheckpointed {
+				t.Errorf("window %d seed %d: starting unknown, the planner ended believing %s", w, seed, mu)
+			}
+			if md.Class != CacheCheckpointed {
+				t.Errorf("window %d seed %d: told dense, the planner was not corrected by the figures: %s", w, seed, md)
+			}
+		}
+	}
+}
