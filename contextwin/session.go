@@ -1,6 +1,5 @@
 package contextwin
 
-
 // msgOverhead is what a chat template adds around each message (role
 // markers, separators), in bytes at the baseline: about four tokens.
 const msgOverhead = 16
