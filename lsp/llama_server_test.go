@@ -55,7 +55,7 @@ func realSession(t *testing.T, class string, model llamatest.Model, n int) {
 		Files:   shortLogs("a", n),
 		Env:     map[string]string{"REIKA_CONTEXT_WINDOW": "16384"},
 		Engine:  sim.Config{Ctx: 16384, Script: script},
-		Timeout: 90 * time.Second,
+		Timeout: 180 * time.Second, // the dense session alone takes 90 s on one busy core
 		Front: func(simURL string) string {
 			proxy = llamatest.StartProxy(t, real.URL, simURL)
 			return proxy.URL
