@@ -9,18 +9,38 @@ import (
 	"math/rand/v2"
 )
 
-// Model is the shape of the tiny llama model WriteModel writes. Its
-// weights are random: the model answers gibberish, but llama-server loads
-// it, tokenizes, fills its KV cache and reuses the prompt cache exactly as
-// it does for a real model.
+// Model is the shape of the tiny model WriteModel writes. Its weights
+// are random: the model answers gibberish, but llama-server loads it,
+// tokenizes, fills its cache and reuses the prompt cache exactly as it
+// does for a real model of the same architecture.
 type Model struct {
+	// Arch is the architecture, which decides what the engine can reuse
+	// of a prompt that changed: ArchLlama (the zero value too: a dense
+	// transformer), ArchGemma3 (sliding-window attention) or ArchMamba
+	// (recurrent).
+	Arch string
+	// Embd is the width, Blocks the layers; Heads and FF are the
+	// attention heads and the feed-forward width (none in a mamba: its
+	// inner width is 2×Embd, its state 16, its convolution 4 wide and its
+	// time-step rank Embd/16, rounded up, as mamba's own defaults).
 	Embd, Blocks, Heads, FF int
-	// Context is the trained length the file declares (llama.context_length);
-	// the server's -c decides the window it serves.
+	// Window is gemma3's sliding window in tokens
+	// (gemma3.attention.sliding_window); only gemma3 has one.
+	Window int
+	// Context is the trained length the file declares
+	// (ARCH.context_length); the server's -c decides the window it serves.
 	Context int
 	// Seed makes the weights: the same seed writes the same bytes.
 	Seed uint64
 }
+
+// The architectures WriteModel writes, as general.architecture names
+// them.
+const (
+	ArchLlama  = "llama"
+	ArchGemma3 = "gemma3"
+	ArchMamba  = "mamba"
+)
 
 // TinyModel is 32 wide, one block of 2 heads, a feed-forward of 64, a
 // trained length of 131072: about 80 KB. It is half as wide and half as
@@ -30,6 +50,24 @@ type Model struct {
 // thread of a busy machine it prefills 7000 tokens in under 2 s (with
 // flash attention), where the wider one takes 3.5 s.
 var TinyModel = Model{Embd: 32, Blocks: 1, Heads: 2, FF: 64, Context: 131072, Seed: 1}
+
+// TinySWAModel is a gemma3 of TinyModel's size (one block) with a
+// sliding window of 512 tokens. llama.cpp 11669 makes every sixth layer
+// of a gemma3 global (layers 5, 11, …: swa pattern 6; it reads no
+// pattern from the file for gemma3), so its one layer is a sliding one
+// and the global cache is empty: the slot keeps the last 512 positions
+// (1024 cells), and a 16k prefill costs what a 1k one does (1.0 s on one
+// thread, against 8.6 s for TinyModel). With Blocks 6 it has five
+// sliding layers and one global (the mix of the real gemma3 models, and
+// the cost of a dense model on top); the cache rules are the same, as
+// only the sliding layers cannot go back (see TestCheckpointRules).
+var TinySWAModel = Model{Arch: ArchGemma3, Embd: 32, Blocks: 1, Heads: 2, FF: 64, Window: 512, Context: 131072, Seed: 1}
+
+// TinyRecurrentModel is a mamba of TinyModel's width and depth: one
+// block, an inner width of 64, a state of 16. Its memory is one state per
+// sequence, which only goes forward: the slot cannot go back at all
+// without a checkpoint.
+var TinyRecurrentModel = Model{Arch: ArchMamba, Embd: 32, Blocks: 1, Context: 131072, Seed: 1}
 
 // The vocabulary: <unk>, <s>, </s>, then the 256 byte tokens <0x00>…<0xFF>
 // (token type 6, "byte"), every score 0. llama.cpp's SentencePiece
@@ -72,6 +110,10 @@ type kv struct {
 type tensor struct {
 	name string
 	dims []uint64
+	// decay marks a mamba's A: -1, -2, … -state along each row (the
+	// decays a mamba starts from), where a random A could grow the state
+	// without bound.
+	decay bool
 }
 
 func (t tensor) elems() uint64 {
@@ -84,11 +126,12 @@ func (t tensor) elems() uint64 {
 
 // WriteModel writes m as a GGUF version 3 file: the header, the metadata,
 // the tensor infos, then every tensor's f32 data, each aligned to 32
-// bytes. Norm weights are 1; every other weight is uniform in ±1/√in,
-// drawn from a PCG seeded with m.Seed.
+// bytes. Norm weights and biases (one dimension) are 1, a mamba's A is
+// its decays, and every other weight is uniform in ±1/√in, drawn from a
+// PCG seeded with m.Seed.
 func WriteModel(w io.Writer, m Model) error {
-	if m.Embd <= 0 || m.Blocks <= 0 || m.Heads <= 0 || m.FF <= 0 || m.Embd%m.Heads != 0 {
-		return fmt.Errorf("model %+v: want positive sizes and a width divisible by the heads", m)
+	if err := m.check(); err != nil {
+		return err
 	}
 	meta, tensors := modelMeta(m), modelTensors(m)
 	bw := bufio.NewWriter(w)
@@ -101,8 +144,44 @@ func WriteModel(w io.Writer, m Model) error {
 	return bw.Flush()
 }
 
-// modelMeta is m's metadata: a llama architecture of m's sizes, and the
-// byte vocabulary.
+// arch is m's architecture, ArchLlama for the zero value.
+func (m Model) arch() string {
+	if m.Arch == "" {
+		return ArchLlama
+	}
+	return m.Arch
+}
+
+func (m Model) check() error {
+	switch m.arch() {
+	case ArchLlama, ArchGemma3:
+		if m.Embd <= 0 || m.Blocks <= 0 || m.Heads <= 0 || m.FF <= 0 || m.Embd%m.Heads != 0 {
+			return fmt.Errorf("model %+v: want positive sizes and a width divisible by the heads", m)
+		}
+		if m.arch() == ArchGemma3 && m.Window <= 0 {
+			return fmt.Errorf("model %+v: a gemma3 wants a positive sliding window", m)
+		}
+	case ArchMamba:
+		if m.Embd <= 0 || m.Blocks <= 0 {
+			return fmt.Errorf("model %+v: want positive sizes", m)
+		}
+	default:
+		return fmt.Errorf("model %+v: no architecture %q (want %s, %s or %s)", m, m.Arch, ArchLlama, ArchGemma3, ArchMamba)
+	}
+	return nil
+}
+
+// A mamba's sizes, derived from its width.
+const (
+	mambaState = 16
+	mambaConv  = 4
+)
+
+func (m Model) mambaInner() int  { return 2 * m.Embd }
+func (m Model) mambaDTRank() int { return (m.Embd + 15) / 16 }
+
+// modelMeta is m's metadata: its architecture's sizes, and the byte
+// vocabulary.
 func modelMeta(m Model) []kv {
 	tokens := make([]string, 0, vocabSize)
 	types := make([]int32, 0, vocabSize)
@@ -112,46 +191,100 @@ func modelMeta(m Model) []kv {
 		tokens = append(tokens, fmt.Sprintf("<0x%02X>", b))
 		types = append(types, tokenByte)
 	}
-	return []kv{
-		{"general.architecture", "llama"},
+	a := m.arch()
+	meta := []kv{
+		{"general.architecture", a},
 		{"general.name", "reika-llamatest-tiny"},
 		{"general.alignment", uint32(ggufAlignment)},
-		{"llama.context_length", uint32(m.Context)},
-		{"llama.embedding_length", uint32(m.Embd)},
-		{"llama.block_count", uint32(m.Blocks)},
-		{"llama.feed_forward_length", uint32(m.FF)},
-		{"llama.attention.head_count", uint32(m.Heads)},
-		{"llama.attention.head_count_kv", uint32(m.Heads)},
-		{"llama.rope.dimension_count", uint32(m.Embd / m.Heads)},
-		{"llama.attention.layer_norm_rms_epsilon", float32(1e-5)},
-		{"tokenizer.ggml.model", "llama"},
-		{"tokenizer.ggml.tokens", tokens},
-		{"tokenizer.ggml.scores", make([]float32, vocabSize)},
-		{"tokenizer.ggml.token_type", types},
-		{"tokenizer.ggml.unknown_token_id", uint32(0)},
-		{"tokenizer.ggml.bos_token_id", uint32(1)},
-		{"tokenizer.ggml.eos_token_id", uint32(2)},
-		{"tokenizer.ggml.add_bos_token", false},
-		{"tokenizer.ggml.add_eos_token", false},
+		{a + ".context_length", uint32(m.Context)},
+		{a + ".embedding_length", uint32(m.Embd)},
+		{a + ".block_count", uint32(m.Blocks)},
 	}
+	switch a {
+	case ArchLlama, ArchGemma3:
+		meta = append(meta,
+			kv{a + ".feed_forward_length", uint32(m.FF)},
+			kv{a + ".attention.head_count", uint32(m.Heads)},
+			kv{a + ".attention.head_count_kv", uint32(m.Heads)})
+		if a == ArchLlama {
+			meta = append(meta, kv{a + ".rope.dimension_count", uint32(m.Embd / m.Heads)})
+		} else {
+			meta = append(meta,
+				kv{a + ".attention.key_length", uint32(m.Embd / m.Heads)},
+				kv{a + ".attention.value_length", uint32(m.Embd / m.Heads)},
+				kv{a + ".attention.sliding_window", uint32(m.Window)})
+		}
+	case ArchMamba:
+		meta = append(meta,
+			kv{a + ".feed_forward_length", uint32(0)},
+			kv{a + ".attention.head_count", uint32(0)},
+			kv{a + ".attention.head_count_kv", uint32(0)},
+			kv{a + ".ssm.conv_kernel", uint32(mambaConv)},
+			kv{a + ".ssm.inner_size", uint32(m.mambaInner())},
+			kv{a + ".ssm.state_size", uint32(mambaState)},
+			kv{a + ".ssm.time_step_rank", uint32(m.mambaDTRank())})
+	}
+	return append(meta,
+		kv{a + ".attention.layer_norm_rms_epsilon", float32(1e-5)},
+		kv{"tokenizer.ggml.model", "llama"},
+		kv{"tokenizer.ggml.tokens", tokens},
+		kv{"tokenizer.ggml.scores", make([]float32, vocabSize)},
+		kv{"tokenizer.ggml.token_type", types},
+		kv{"tokenizer.ggml.unknown_token_id", uint32(0)},
+		kv{"tokenizer.ggml.bos_token_id", uint32(1)},
+		kv{"tokenizer.ggml.eos_token_id", uint32(2)},
+		kv{"tokenizer.ggml.add_bos_token", false},
+		kv{"tokenizer.ggml.add_eos_token", false},
+	)
 }
 
 // modelTensors are m's weights in file order: the token embedding, each
-// block's norms, attention and feed-forward, the output norm and output.
+// block's, the output norm and (in a llama; the others tie it to the
+// embedding) the output.
 func modelTensors(m Model) []tensor {
 	e, ff, v := uint64(m.Embd), uint64(m.FF), uint64(vocabSize)
-	tensors := []tensor{{"token_embd.weight", []uint64{e, v}}}
+	tensors := []tensor{{name: "token_embd.weight", dims: []uint64{e, v}}}
 	for i := range m.Blocks {
 		blk := func(name string, dims ...uint64) tensor {
-			return tensor{fmt.Sprintf("blk.%d.%s.weight", i, name), dims}
+			return tensor{name: fmt.Sprintf("blk.%d.%s", i, name), dims: dims}
 		}
-		tensors = append(tensors,
-			blk("attn_norm", e),
-			blk("attn_q", e, e), blk("attn_k", e, e), blk("attn_v", e, e), blk("attn_output", e, e),
-			blk("ffn_norm", e),
-			blk("ffn_gate", e, ff), blk("ffn_up", e, ff), blk("ffn_down", ff, e))
+		switch m.arch() {
+		case ArchLlama:
+			tensors = append(tensors,
+				blk("attn_norm.weight", e),
+				blk("attn_q.weight", e, e), blk("attn_k.weight", e, e), blk("attn_v.weight", e, e), blk("attn_output.weight", e, e),
+				blk("ffn_norm.weight", e),
+				blk("ffn_gate.weight", e, ff), blk("ffn_up.weight", e, ff), blk("ffn_down.weight", ff, e))
+		case ArchGemma3:
+			head := e / uint64(m.Heads)
+			tensors = append(tensors,
+				blk("attn_norm.weight", e),
+				blk("attn_q.weight", e, e), blk("attn_k.weight", e, e), blk("attn_v.weight", e, e),
+				blk("attn_q_norm.weight", head), blk("attn_k_norm.weight", head),
+				blk("attn_output.weight", e, e),
+				blk("post_attention_norm.weight", e),
+				blk("ffn_norm.weight", e),
+				blk("ffn_gate.weight", e, ff), blk("ffn_up.weight", e, ff), blk("ffn_down.weight", ff, e),
+				blk("post_ffw_norm.weight", e))
+		case ArchMamba:
+			in, st, cv, dt := uint64(m.mambaInner()), uint64(mambaState), uint64(mambaConv), uint64(m.mambaDTRank())
+			a := blk("ssm_a", st, in)
+			a.decay = true
+			tensors = append(tensors,
+				blk("attn_norm.weight", e),
+				blk("ssm_in.weight", e, 2*in),
+				blk("ssm_conv1d.weight", cv, in), blk("ssm_conv1d.bias", in),
+				blk("ssm_x.weight", in, dt+2*st),
+				blk("ssm_dt.weight", dt, in), blk("ssm_dt.bias", in),
+				a, blk("ssm_d", in),
+				blk("ssm_out.weight", in, e))
+		}
 	}
-	return append(tensors, tensor{"output_norm.weight", []uint64{e}}, tensor{"output.weight", []uint64{e, v}})
+	tensors = append(tensors, tensor{name: "output_norm.weight", dims: []uint64{e}})
+	if m.arch() == ArchLlama {
+		tensors = append(tensors, tensor{name: "output.weight", dims: []uint64{e, v}})
+	}
+	return tensors
 }
 
 // header writes the magic, the version, the metadata and the tensor
@@ -180,16 +313,19 @@ func (g *ggufWriter) header(meta []kv, tensors []tensor) {
 }
 
 // weights writes every tensor's data, each padded to the alignment: 1 for
-// a norm (one dimension), else uniform in ±1/√in from a PCG seeded with
-// seed.
+// a norm or a bias (one dimension), the decays for a mamba's A, else
+// uniform in ±1/√in from a PCG seeded with seed.
 func (g *ggufWriter) weights(tensors []tensor, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 0x5265696b61)) // "Reika"
 	for _, t := range tensors {
 		norm := len(t.dims) == 1
 		limit := 1 / math.Sqrt(float64(t.dims[0]))
-		for range t.elems() {
+		for i := range t.elems() {
 			x := float32(1)
-			if !norm {
+			switch {
+			case t.decay:
+				x = -float32(i%t.dims[0] + 1)
+			case !norm:
 				x = float32((2*rng.Float64() - 1) * limit)
 			}
 			g.u32(math.Float32bits(x))

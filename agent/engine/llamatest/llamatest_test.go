@@ -12,7 +12,8 @@ import (
 )
 
 // The same model writes the same bytes; another seed, other weights; the
-// header is GGUF version 3 with the tensors and metadata it declares.
+// header is GGUF version 3 with the tensors and metadata its architecture
+// declares.
 func TestWriteModelIsDeterministic(t *testing.T) {
 	write := func(m Model) []byte {
 		var b bytes.Buffer
@@ -21,27 +22,53 @@ func TestWriteModelIsDeterministic(t *testing.T) {
 		}
 		return b.Bytes()
 	}
-	a, b := write(TinyModel), write(TinyModel)
-	if !bytes.Equal(a, b) {
-		t.Fatal("two writes of TinyModel differ")
+	tests := []struct {
+		name         string
+		m            Model
+		tensors, kvs uint64
+	}{
+		{"llama", TinyModel, uint64(3 + 9*TinyModel.Blocks), 20},
+		{"gemma3", TinySWAModel, uint64(2 + 13*TinySWAModel.Blocks), 22},
+		{"mamba", TinyRecurrentModel, uint64(2 + 10*TinyRecurrentModel.Blocks), 23},
 	}
-	other := TinyModel
-	other.Seed++
-	if c := write(other); len(c) != len(a) || bytes.Equal(c, a) {
-		t.Errorf("seed %d wrote %d bytes equal to seed %d's: %v", other.Seed, len(c), TinyModel.Seed, bytes.Equal(c, a))
+	for _, tt := range tests {
+		a, b := write(tt.m), write(tt.m)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("%s: two writes differ", tt.name)
+		}
+		other := tt.m
+		other.Seed++
+		if c := write(other); len(c) != len(a) || bytes.Equal(c, a) {
+			t.Errorf("%s: seed %d wrote %d bytes equal to seed %d's: %v", tt.name, other.Seed, len(c), tt.m.Seed, bytes.Equal(c, a))
+		}
+		if got := string(a[:4]); got != "GGUF" {
+			t.Fatalf("%s: magic = %q, want GGUF", tt.name, got)
+		}
+		version, tensors, kvs := binary.LittleEndian.Uint32(a[4:]), binary.LittleEndian.Uint64(a[8:]), binary.LittleEndian.Uint64(a[16:])
+		if version != 3 || tensors != tt.tensors || kvs != tt.kvs {
+			t.Errorf("%s header: version %d, %d tensors, %d metadata = want 3, %d, %d", tt.name, version, tensors, kvs, tt.tensors, tt.kvs)
+		}
+		if arch := "general.architecture"; !bytes.Contains(a, append([]byte(arch), 8, 0, 0, 0, byte(len(tt.name)))) {
+			t.Errorf("%s: no %s of %d bytes", tt.name, arch, len(tt.name))
+		}
+		if len(a)%ggufAlignment != 0 {
+			t.Errorf("%s: the file is %d bytes, not a multiple of the alignment %d", tt.name, len(a), ggufAlignment)
+		}
 	}
-	if got := string(a[:4]); got != "GGUF" {
-		t.Fatalf("magic = %q, want GGUF", got)
+	// The zero Arch is the llama.
+	explicit := TinyModel
+	explicit.Arch = ArchLlama
+	if !bytes.Equal(write(explicit), write(TinyModel)) {
+		t.Error("Arch llama writes other bytes than the zero Arch")
 	}
-	version, tensors, kvs := binary.LittleEndian.Uint32(a[4:]), binary.LittleEndian.Uint64(a[8:]), binary.LittleEndian.Uint64(a[16:])
-	if want := uint64(3 + 9*TinyModel.Blocks); version != 3 || tensors != want || kvs != 20 {
-		t.Errorf("header: version %d, %d tensors, %d metadata = want 3, %d, 20", version, tensors, kvs, want)
-	}
-	if len(a)%ggufAlignment != 0 {
-		t.Errorf("the file is %d bytes, not a multiple of the alignment %d", len(a), ggufAlignment)
-	}
-	if err := WriteModel(io.Discard, Model{Embd: 30, Blocks: 1, Heads: 4, FF: 8}); err == nil {
-		t.Error("a width the heads do not divide was accepted")
+	for _, bad := range []Model{
+		{Embd: 30, Blocks: 1, Heads: 4, FF: 8},
+		{Arch: ArchGemma3, Embd: 32, Blocks: 1, Heads: 2, FF: 64},
+		{Arch: "rwkv", Embd: 32, Blocks: 1},
+	} {
+		if err := WriteModel(io.Discard, bad); err == nil {
+			t.Errorf("WriteModel(%+v) was accepted", bad)
+		}
 	}
 }
 
@@ -107,5 +134,38 @@ func TestRealEngine(t *testing.T) {
 	errv, _ := v["error"].(map[string]any)
 	if status != 400 || errv["type"] != "exceed_context_size_error" || errv["n_ctx"] != 1024.0 || errv["n_prompt_tokens"] != 1153.0 {
 		t.Fatalf("an overlong prompt: %d %v, want 400 exceed_context_size_error of 1153 tokens in 1024", status, v)
+	}
+}
+
+// Each class loads in the real engine as its kind of memory, which the
+// startup log at -lv 4 tells, and serves a chat request with the same
+// tokenizer and template.
+func TestRealEngineClasses(t *testing.T) {
+	tests := []struct {
+		name  string
+		model Model
+		logs  []string
+	}{
+		{"dense", TinyModel, []string{"arch                  = llama", "n_swa                 = 0", "llama_kv_cache: size ="}},
+		{"swa", TinySWAModel, []string{"arch                  = gemma3", "n_swa                 = 512",
+			"creating non-SWA KV cache", "(  1024 cells,   1 layers,  1/1 seqs)"}},
+		{"swa mixed", Model{Arch: ArchGemma3, Embd: 32, Blocks: 6, Heads: 2, FF: 64, Window: 512, Context: 131072, Seed: 1},
+			[]string{"n_swa                 = 512", "(  1024 cells,   5 layers,  1/1 seqs)", "(  1024 cells,   1 layers,  1/1 seqs)"}},
+		{"recurrent", TinyRecurrentModel, []string{"arch                  = mamba", "ssm_d_state           = 16", "llama_memory_recurrent: size ="}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Start(t, Options{Ctx: 1024, Model: tt.model, Args: []string{"-lv", "4"}})
+			log := s.Log()
+			for _, want := range tt.logs {
+				if !strings.Contains(log, want) {
+					t.Errorf("the startup log has no %q\n%s", want, log)
+				}
+			}
+			x := chatRaw(t, s.URL, "abc")
+			if x.Status != 200 || x.PromptTokens != 56 || x.CacheN != 0 || x.PromptN != 56 {
+				t.Errorf("a first request: %+v, want 200 with 56 tokens, none cached", x)
+			}
+		})
 	}
 }

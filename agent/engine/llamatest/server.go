@@ -23,13 +23,19 @@ const Command = "llama-server-ci"
 type Options struct {
 	// Ctx is the slot's window in tokens (-c); 0 means 4096.
 	Ctx int
-	// Model is the model written for it; the zero value means TinyModel.
+	// Model is the model written for it; the zero value means TinyModel
+	// (TinySWAModel and TinyRecurrentModel are the other classes).
 	Model Model
 	// Ready bounds the wait for /health; 0 means 20 s.
 	Ready time.Duration
 	// SlotSavePath, when set, is the engine's --slot-save-path: slot
 	// save and restore are allowed, their files in that directory.
 	SlotSavePath string
+	// Args are more llama-server flags, put after Start's own: e.g.
+	// "--ctx-checkpoints", "4", "--checkpoint-min-step", "0",
+	// "--swa-full", or "-lv", "4" (the model's figures and memory in the
+	// Log).
+	Args []string
 }
 
 // Server is a llama-server process on loopback, stopped when the test
@@ -39,6 +45,8 @@ type Server struct {
 	URL string
 	// Ctx is its window in tokens.
 	Ctx int
+	// Model is the model it serves.
+	Model Model
 
 	log *lockedBuffer
 }
@@ -97,12 +105,13 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatalf("find a free loopback port: %v", err)
 	}
-	s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Ctx: opts.Ctx, log: &lockedBuffer{}}
+	s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Ctx: opts.Ctx, Model: opts.Model, log: &lockedBuffer{}}
 	cmd := exec.Command(bin, "-m", model, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
 		"-c", strconv.Itoa(opts.Ctx), "-np", "1", "-t", "1", "-fa", "on", "--jinja", "--chat-template", "chatml")
 	if opts.SlotSavePath != "" {
 		cmd.Args = append(cmd.Args, "--slot-save-path", opts.SlotSavePath)
 	}
+	cmd.Args = append(cmd.Args, opts.Args...)
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
