@@ -230,6 +230,9 @@ func (st Setup) connect(ctx context.Context, settings *config.Settings, info *In
 	if settings.ContextWindow.IsSet() && settings.ContextWindow.Value > 0 {
 		conf = engine.Configured{Window: settings.ContextWindow.Value, WindowSource: sourceOf(settings.ContextWindow.Source)}
 	}
+	if m, src, ok := settings.CacheModel(); ok {
+		conf.Cache, conf.CacheSource = m, sourceOf(src)
+	}
 	conn, err := engine.Connect(ctx, engine.Target{
 		Endpoint: settings.Endpoint.Value, EndpointSource: sourceOf(settings.Endpoint.Source),
 		Model: settings.Model.Value, APIKey: settings.APIKey(st.getenv()), APIKeyEnv: settings.APIKeyEnv.Value,
@@ -248,6 +251,11 @@ func (st Setup) connect(ctx context.Context, settings *config.Settings, info *In
 	}
 	info.notice(false, fmt.Sprintf("%s at %s (%s), model %s, window %d (%s)",
 		d.Flavor.Name(), conn.Options.BaseURL, conn.EndpointSource, conn.Options.Model, d.Window, d.WindowSource))
+	if d.Cache.Class == contextwin.CacheCheckpointed {
+		// Only the class that costs a re-prefill per change is told at
+		// start; check and reika.status name every class.
+		info.notice(false, fmt.Sprintf("prompt cache %s (%s): %s", d.Cache, d.CacheSource, d.CacheAdvice()))
+	}
 	return conn, nil
 }
 
@@ -262,6 +270,7 @@ func plannerConfig(settings *config.Settings, d *engine.Discovery) contextwin.Co
 		Minimal:         settings.Minimal.Value,
 		MapChars:        settings.RepoMapBudget.Value,
 		MapCharsSet:     settings.RepoMapBudget.IsSet(),
+		Cache:           d.Cache,
 	}
 	if settings.MinGenTokens.IsSet() {
 		c.Reserve = settings.MinGenTokens.Value
