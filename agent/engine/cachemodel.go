@@ -184,7 +184,7 @@ func slidingLayers(m modelMeta, arch string, n int) []bool {
 
 // The sources of a cache model.
 var (
-	sourceCacheUnknown  = Source{"cache-unknown", "nothing the engine tells; priced as dense until its cache_n figures say otherwise"}
+	sourceCacheUnknown  = Source{"cache-unknown", "the engine tells nothing of its model's class"}
 	sourceVLLMDefault   = Source{"vllm-default-block-size", "vLLM's default block size (its /metrics did not give block_size)"}
 	sourceVLLMMetrics   = Source{"vllm-metrics-block-size", "vLLM /metrics cache_config_info block_size"}
 	sourceSGLangDefault = Source{"sglang-default-page-size", "SGLang's default page size, 1 (its /get_server_info did not give page_size)"}
@@ -210,20 +210,20 @@ func ollamaSource(c modelClass) Source {
 func llamaCache(path string, window, slots int, out *Discovery) {
 	switch {
 	case path == "":
-		out.EngineCacheSource = Source{sourceCacheUnknown.ID, "llama.cpp /props gives no model_path; " + sourceCacheUnknown.Text}
+		out.EngineCacheSource = Source{sourceCacheUnknown.ID, "llama.cpp /props gives no model_path"}
 		return
 	case !filepath.IsAbs(path):
-		out.EngineCacheSource = Source{sourceCacheUnknown.ID, fmt.Sprintf("llama.cpp /props model_path %q is relative to the server's directory; %s", path, sourceCacheUnknown.Text)}
+		out.EngineCacheSource = Source{sourceCacheUnknown.ID, fmt.Sprintf("llama.cpp /props model_path %q is relative to the server's directory", path)}
 		return
 	}
 	meta, err := readGGUFFile(path)
 	if err != nil {
-		out.EngineCacheSource = Source{sourceCacheUnknown.ID, fmt.Sprintf("the model's GGUF header could not be read (%v); %s", err, sourceCacheUnknown.Text)}
+		out.EngineCacheSource = Source{sourceCacheUnknown.ID, fmt.Sprintf("the model's GGUF header could not be read (%v)", err)}
 		return
 	}
 	c, ok := classify(meta)
 	if !ok {
-		out.EngineCacheSource = Source{sourceCacheUnknown.ID, fmt.Sprintf("the GGUF header of %s names no architecture; %s", filepath.Base(path), sourceCacheUnknown.Text)}
+		out.EngineCacheSource = Source{sourceCacheUnknown.ID, fmt.Sprintf("the GGUF header of %s names no architecture", filepath.Base(path))}
 		return
 	}
 	out.Architecture = c.arch
@@ -262,7 +262,7 @@ func ollamaCache(info map[string]any, out *Discovery) {
 	}
 	c, ok := classify(meta)
 	if !ok {
-		out.EngineCacheSource = Source{sourceCacheUnknown.ID, "Ollama /api/show names no architecture; " + sourceCacheUnknown.Text}
+		out.EngineCacheSource = Source{sourceCacheUnknown.ID, "Ollama /api/show names no architecture"}
 		return
 	}
 	out.Architecture = c.arch

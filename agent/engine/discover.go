@@ -143,7 +143,7 @@ func (d *discoverer) engineCache(ctx context.Context, base string, out *Discover
 		if d.modelInfo != nil {
 			ollamaCache(d.modelInfo, out)
 		} else {
-			out.EngineCacheSource = Source{sourceCacheUnknown.ID, "Ollama /api/show gave no model_info; " + sourceCacheUnknown.Text}
+			out.EngineCacheSource = Source{sourceCacheUnknown.ID, "Ollama /api/show gave no model_info"}
 		}
 	case VLLM:
 		d.vllmCache(ctx, base, out)
