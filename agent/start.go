@@ -230,6 +230,9 @@ func (st Setup) connect(ctx context.Context, settings *config.Settings, info *In
 	if settings.ContextWindow.IsSet() && settings.ContextWindow.Value > 0 {
 		conf = engine.Configured{Window: settings.ContextWindow.Value, WindowSource: sourceOf(settings.ContextWindow.Source)}
 	}
+	if m, src, ok := settings.CacheModel(); ok {
+		conf.Cache, conf.CacheSource = m, sourceOf(src)
+	}
 	conn, err := engine.Connect(ctx, engine.Target{
 		Endpoint: settings.Endpoint.Value, EndpointSource: sourceOf(settings.Endpoint.Source),
 		Model: settings.Model.Value, APIKey: settings.APIKey(st.getenv()), APIKeyEnv: settings.APIKeyEnv.Value,
@@ -248,7 +251,40 @@ func (st Setup) connect(ctx context.Context, settings *config.Settings, info *In
 	}
 	info.notice(false, fmt.Sprintf("%s at %s (%s), model %s, window %d (%s)",
 		d.Flavor.Name(), conn.Options.BaseURL, conn.EndpointSource, conn.Options.Model, d.Window, d.WindowSource))
+	if pc := info.PromptCache(); pc.Checkpointed {
+		// Only the class that costs a re-prefill per change is told at
+		// start; check and reika.status name every class.
+		info.notice(false, "prompt cache "+pc.Text)
+	}
 	return conn, nil
+}
+
+// PromptCache is how the engine reuses its prompt cache, for a front
+// end's status.
+type PromptCache struct {
+	// Class is the contextwin.CacheClass's name: "dense", "checkpointed",
+	// "blocks" or "unknown".
+	Class string
+	// Text names the model, its source and what a change costs, with
+	// advice: "checkpointed (sliding window 1024) (…): SWA model …".
+	Text string
+	// Checkpointed is set when a change to the prompt restarts from a
+	// checkpoint (a sliding-window or recurrent model).
+	Checkpointed bool
+}
+
+// PromptCache is the session's prompt cache as discovery found it or the
+// settings forced it; the zero value before a connection.
+func (i *Info) PromptCache() PromptCache {
+	if i.Connection == nil || i.Connection.Discovery == nil {
+		return PromptCache{}
+	}
+	d := i.Connection.Discovery
+	return PromptCache{
+		Class:        string(d.Cache.Class),
+		Text:         fmt.Sprintf("%s (%s): %s", d.Cache, d.CacheSource, d.CacheAdvice()),
+		Checkpointed: d.Cache.Class == contextwin.CacheCheckpointed,
+	}
 }
 
 // plannerConfig is the planner's configuration: the window discovery
@@ -262,6 +298,7 @@ func plannerConfig(settings *config.Settings, d *engine.Discovery) contextwin.Co
 		Minimal:         settings.Minimal.Value,
 		MapChars:        settings.RepoMapBudget.Value,
 		MapCharsSet:     settings.RepoMapBudget.IsSet(),
+		Cache:           d.Cache,
 	}
 	if settings.MinGenTokens.IsSet() {
 		c.Reserve = settings.MinGenTokens.Value

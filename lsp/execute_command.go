@@ -129,6 +129,13 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 			s.logMessage(protocol.MessageTypeWarning, "Reika: the last save of the engine's slot failed: %s", sl.SaveError)
 		}
 	}
+	// The prompt cache, when it costs: a class that restarts from a
+	// checkpoint is named with its advice, the others are in the result
+	// (and check).
+	cache := sess.agent.Info().PromptCache()
+	if cache.Checkpointed {
+		line += " · prompt cache " + cache.Text
+	}
 	overrides := sess.agent.Info().Settings.Overrides
 	if len(overrides) > 0 {
 		line += fmt.Sprintf(" · %d editor setting%s override%s your config (see the log)", len(overrides), pluralSuffix(len(overrides)), map[bool]string{true: "s"}[len(overrides) == 1])
@@ -163,6 +170,7 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 		Chip:    chip.String(), Size: chip.Size, Window: chip.Window, Percent: chip.Percent, Warn: chip.Warn,
 		Breakdown: parts, Budget: b, Running: running, Model: sess.agent.Info().Connection.Options.Model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
 		Transcript: sess.agent.TranscriptPath(), Overrides: overrides, Slot: slot, SlotSaving: sess.agent.Slot().Saving,
+		CacheClass: cache.Class, Cache: cache.Text,
 	}, nil
 }
 

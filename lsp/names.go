@@ -118,8 +118,13 @@ type StatusResult struct {
 	// free room, in tokens.
 	Breakdown agent.Breakdown `json:"breakdown"`
 	Budget    agent.Budget    `json:"budget"`
-	Chip      string          `json:"chip"`
-	Endpoint  string          `json:"endpoint"`
+	// CacheClass is how the engine reuses its prompt cache
+	// (contextwin.CacheClass); Cache says it in words, with its source
+	// and what it costs.
+	CacheClass string `json:"cache_class"`
+	Cache      string `json:"cache"`
+	Chip       string `json:"chip"`
+	Endpoint   string `json:"endpoint"`
 	// Ignored are the notices of the trust-widening values of settings
 	// pushes that were not taken (config.TrustKeys), one sentence each.
 	Ignored   []string `json:"ignored,omitempty"`

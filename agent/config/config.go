@@ -135,8 +135,14 @@ type Settings struct {
 	Model    Value[string] // empty: the engine's first model
 	// APIKeyEnv is the name of the environment variable holding the API
 	// key; the key itself is never stored in a file.
-	APIKeyEnv       Value[string]
-	ContextWindow   Value[int] // 0: discover it
+	APIKeyEnv     Value[string]
+	ContextWindow Value[int] // 0: discover it
+	// CacheClass forces how the engine reuses its prompt cache
+	// (contextwin.CacheClass: dense, checkpointed, blocks, unknown); ""
+	// discovers it. SWAWindow is a checkpointed model's sliding window
+	// (0: recurrent or hybrid); set alone, it means checkpointed.
+	CacheClass      Value[string]
+	SWAWindow       Value[int]
 	MaxTokens       Value[int] // 0: no cap beyond the window
 	MinGenTokens    Value[int] // 0: learn the reserve
 	RepoMapBudget   Value[int] // unset: 5% of the window; set to 0: no repo map
@@ -198,6 +204,8 @@ type Profile struct {
 	Model           string         `json:"model,omitempty"`
 	APIKeyEnv       string         `json:"api_key_env,omitempty"`
 	ContextWindow   *int           `json:"context_window,omitempty"`
+	CacheClass      string         `json:"cache_class,omitempty"`
+	SWAWindow       *int           `json:"swa_window,omitempty"`
 	MaxTokens       *int           `json:"max_tokens,omitempty"`
 	MinGenTokens    *int           `json:"min_gen_tokens,omitempty"`
 	RepoMapBudget   *int           `json:"repo_map_budget,omitempty"`

@@ -40,6 +40,9 @@ var settingsTable = []setting{
 	{key: "api_key_env", env: "REIKA_API_KEY_ENV", kind: kindString, hint: "the name of an environment variable, such as OPENAI_API_KEY"},
 	{key: "context_window", env: "REIKA_CONTEXT_WINDOW", kind: kindInt, min: contextwin.MinWindow, max: contextwin.MaxWindow,
 		hint: fmt.Sprintf("a whole number of tokens between %d and %d, such as 32768", contextwin.MinWindow, contextwin.MaxWindow)},
+	{key: "cache_class", env: "REIKA_CACHE_CLASS", kind: kindString, hint: "dense, checkpointed, blocks or unknown"},
+	{key: "swa_window", env: "REIKA_SWA_WINDOW", kind: kindInt, min: 0, max: contextwin.MaxWindow,
+		hint: "the model's sliding window in tokens, such as 1024; 0 for a recurrent or hybrid model"},
 	{key: "max_tokens", env: "REIKA_MAX_TOKENS", kind: kindInt, min: 1, max: contextwin.MaxWindow, hint: "a positive number of tokens"},
 	{key: "min_gen_tokens", env: "REIKA_MIN_GEN_TOKENS", kind: kindInt, min: 1, max: contextwin.MaxWindow, hint: "a positive number of tokens, such as 4096"},
 	{key: "repo_map_budget", env: "REIKA_REPO_MAP_BUDGET", kind: kindInt, min: 0, max: 1_000_000, hint: "a number of characters; 0 leaves the map out"},
@@ -75,11 +78,14 @@ func (r *resolver) applyProfile(p Profile, src Source) {
 	if p.APIKeyEnv != "" {
 		set("api_key_env", p.APIKeyEnv)
 	}
+	if p.CacheClass != "" {
+		set("cache_class", p.CacheClass)
+	}
 	for _, f := range []struct {
 		key string
 		v   *int
 	}{
-		{"context_window", p.ContextWindow}, {"max_tokens", p.MaxTokens}, {"min_gen_tokens", p.MinGenTokens},
+		{"context_window", p.ContextWindow}, {"swa_window", p.SWAWindow}, {"max_tokens", p.MaxTokens}, {"min_gen_tokens", p.MinGenTokens},
 		{"repo_map_budget", p.RepoMapBudget}, {"reasoning_rounds", p.ReasoningRounds},
 	} {
 		if f.v != nil {
@@ -234,6 +240,8 @@ func (r *resolver) setInt(st setting, n int, src Source) {
 	switch st.key {
 	case "context_window":
 		r.s.ContextWindow = v
+	case "swa_window":
+		r.s.SWAWindow = v
 	case "max_tokens":
 		r.s.MaxTokens = v
 	case "min_gen_tokens":
@@ -291,6 +299,13 @@ func (r *resolver) setString(st setting, s string, src Source) {
 		r.s.Endpoint = Value[string]{u, src}
 	case "model":
 		r.s.Model = Value[string]{s, src}
+	case "cache_class":
+		c, err := contextwin.ParseCacheClass(s)
+		if err != nil {
+			r.warn("%s = %q is not %s; ignored", describe(st, src), s, st.hint)
+			return
+		}
+		r.s.CacheClass = Value[string]{string(c), src}
 	case "api_key_env":
 		if strings.ContainsAny(s, " =") || len(s) > 100 {
 			r.warn("%s must name an environment variable, not hold the key itself; ignored", describe(st, src))
@@ -392,6 +407,8 @@ func (s *Settings) Each(f func(key string, value any, src Source)) {
 	f("model", s.Model.Value, s.Model.Source)
 	f("api_key_env", s.APIKeyEnv.Value, s.APIKeyEnv.Source)
 	f("context_window", s.ContextWindow.Value, s.ContextWindow.Source)
+	f("cache_class", s.CacheClass.Value, s.CacheClass.Source)
+	f("swa_window", s.SWAWindow.Value, s.SWAWindow.Source)
 	f("max_tokens", s.MaxTokens.Value, s.MaxTokens.Source)
 	f("min_gen_tokens", s.MinGenTokens.Value, s.MinGenTokens.Source)
 	f("repo_map_budget", s.RepoMapBudget.Value, s.RepoMapBudget.Source)
@@ -402,4 +419,23 @@ func (s *Settings) Each(f func(key string, value any, src Source)) {
 	f("fetch", s.Fetch.Value, s.Fetch.Source)
 	f("bash_allow", s.BashAllow.Value, s.BashAllow.Source)
 	f("extra", s.Extra.Value, s.Extra.Source)
+}
+
+// CacheModel is the cache model the settings force and the layer that
+// gave it: cache_class, with swa_window as a checkpointed model's window;
+// swa_window alone means a checkpointed model of that window. ok is false
+// when neither is set: discovery decides.
+func (s *Settings) CacheModel() (m contextwin.CacheModel, src Source, ok bool) {
+	switch {
+	case s.CacheClass.IsSet() && s.CacheClass.Value != "":
+		m.Class, src = contextwin.CacheClass(s.CacheClass.Value), s.CacheClass.Source
+	case s.SWAWindow.IsSet():
+		m.Class, src = contextwin.CacheCheckpointed, s.SWAWindow.Source
+	default:
+		return m, src, false
+	}
+	if m.Class == contextwin.CacheCheckpointed && s.SWAWindow.IsSet() {
+		m.SWA = s.SWAWindow.Value
+	}
+	return m, src, true
 }

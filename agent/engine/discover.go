@@ -46,12 +46,33 @@ type Discovery struct {
 	TruncationRisk string
 	// Warnings are things the user should fix or know.
 	Warnings []string
+
+	// Cache is how the engine reuses its prompt cache for the model (the
+	// planner's starting belief), CacheSource where that came from: the
+	// setting, else what the engine told (EngineCache).
+	Cache       contextwin.CacheModel
+	CacheSource Source
+	// EngineCache is what the engine's side told of its cache, even when
+	// a setting forces another; CacheUnknown when it told nothing.
+	EngineCache       contextwin.CacheModel
+	EngineCacheSource Source
+	// Architecture is the model's general.architecture (the GGUF header,
+	// Ollama's model_info), "" when unknown.
+	Architecture string
+	// SWAFullMiB is about how much more memory llama-server's --swa-full
+	// takes for a sliding-window model at this window (swaFullBytes); 0
+	// when the model's header does not give the figures.
+	SWAFullMiB int
 }
 
 // Configured is what the user's settings already say about the window.
 type Configured struct {
 	Window       int    // 0: not configured
 	WindowSource Source // the setting's layer, e.g. "env REIKA_CONTEXT_WINDOW"
+	// Cache, when its Class is set, is the cache model the settings force
+	// (cache_class, swa_window); CacheSource is the setting's layer.
+	Cache       contextwin.CacheModel
+	CacheSource Source
 }
 
 // NoWindowWarning is the startup warning when no source gives a window.
@@ -103,7 +124,38 @@ func Discover(ctx context.Context, opts Options, conf Configured) (*Discovery, e
 	if out.Flavor == Ollama {
 		out.TruncationRisk = ollamaRisk(out)
 	}
+	d.engineCache(ctx, base, out)
+	out.Cache, out.CacheSource = out.EngineCache, out.EngineCacheSource
+	if conf.Cache.Class != "" {
+		out.Cache, out.CacheSource = conf.Cache, conf.CacheSource
+	}
 	return out, nil
+}
+
+// engineCache finds what the engine tells of its cache: llama.cpp's model
+// file (found by engineWindow), Ollama's model_info, vLLM's and SGLang's
+// block sizes; CacheUnknown from any other.
+func (d *discoverer) engineCache(ctx context.Context, base string, out *Discovery) {
+	switch out.Flavor {
+	case LlamaCpp:
+		llamaCache(d.modelPath, out.EngineWindow, out.Slots, out)
+	case Ollama:
+		if d.modelInfo != nil {
+			ollamaCache(d.modelInfo, out)
+		} else {
+			out.EngineCacheSource = Source{sourceCacheUnknown.ID, "Ollama /api/show gave no model_info"}
+		}
+	case VLLM:
+		d.vllmCache(ctx, base, out)
+	case SGLang:
+		d.sglangCache(ctx, base, out)
+	}
+	if out.EngineCache.Class == "" {
+		out.EngineCache.Class = contextwin.CacheUnknown
+		if out.EngineCacheSource == (Source{}) {
+			out.EngineCacheSource = sourceCacheUnknown
+		}
+	}
 }
 
 // listModels asks the endpoint for its models and tells its flavour from
@@ -229,6 +281,10 @@ type discoverer struct {
 	opts Options
 	t    Timeouts
 	http *http.Client
+	// What the window's calls also told of the model: llama.cpp's
+	// /props model_path, Ollama's /api/show model_info.
+	modelPath string
+	modelInfo map[string]any
 }
 
 // maxMetadataBody bounds what a metadata call may return (Ollama's
@@ -370,6 +426,7 @@ type llamaProps struct {
 	NCtx       int    `json:"n_ctx"` // some builds put it at the top
 	TotalSlots int    `json:"total_slots"`
 	BuildInfo  string `json:"build_info"`
+	ModelPath  string `json:"model_path"`
 }
 
 func (p llamaProps) window() int {
@@ -393,6 +450,7 @@ func (d *discoverer) llamaWindow(ctx context.Context, base string, entry *modelE
 		return
 	}
 	out.Slots, out.Version = props.TotalSlots, props.BuildInfo
+	d.modelPath = props.ModelPath
 	if out.EngineWindow == 0 && props.window() > 0 {
 		out.EngineWindow, out.EngineWindowSource = props.window(), sourceLlamaPropsNCtx
 	}
@@ -434,6 +492,7 @@ func (d *discoverer) ollamaWindow(ctx context.Context, base string, out *Discove
 	if err := d.doJSON(ctx, http.MethodPost, root+"/api/show", "POST /api/show", strings.NewReader(string(body)), &show); err != nil {
 		return
 	}
+	d.modelInfo = show.ModelInfo
 	if out.EngineWindow == 0 {
 		if n := numCtx(show.Parameters); n > 0 {
 			out.EngineWindow, out.EngineWindowSource = n, sourceOllamaShow

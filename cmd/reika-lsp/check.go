@@ -52,6 +52,18 @@ type checkReport struct {
 	// what keeps the engine's prompt cache and how to keep it longer.
 	Slot  *int   `json:"slot,omitempty"`
 	Cache string `json:"cache,omitempty"`
+	// CacheClass is how the engine reuses its prompt cache
+	// (contextwin.CacheClass), CacheModel the same in words with its
+	// window or block, CacheAdvice what it costs and what to do.
+	CacheClass      string `json:"cache_class"`
+	CacheModel      string `json:"cache_model"`
+	CacheSource     string `json:"cache_source"`
+	CacheSourceText string `json:"cache_source_text"`
+	CacheAdvice     string `json:"cache_advice"`
+	SWAWindow       int    `json:"swa_window,omitempty"`
+	CacheBlock      int    `json:"cache_block,omitempty"`
+	SWAFullMiB      int    `json:"swa_full_mib,omitempty"`
+	Architecture    string `json:"architecture,omitempty"`
 	// Sandbox says how the agent's commands run: contained, or why not.
 	Sandbox       string `json:"sandbox"`
 	OutputLimit   int    `json:"output_limit,omitempty"`
@@ -272,6 +284,13 @@ func (rep *checkReport) takeConnection(conn *engine.Connection, model config.Val
 	rep.Window = d.Window
 	rep.WindowSource, rep.WindowSourceText = d.WindowSource.ID, d.WindowSource.Text
 	rep.EngineWindow, rep.TrainedWindow = d.EngineWindow, d.TrainedWindow
+	rep.CacheClass, rep.CacheModel = string(d.Cache.Class), d.Cache.String()
+	rep.CacheSource, rep.CacheSourceText = d.CacheSource.ID, d.CacheSource.Text
+	rep.CacheAdvice, rep.Architecture = d.CacheAdvice(), d.Architecture
+	rep.SWAWindow, rep.SWAFullMiB = d.Cache.SWA, d.SWAFullMiB
+	if d.Cache.Class == contextwin.CacheBlocks {
+		rep.CacheBlock = d.Cache.Block
+	}
 }
 
 // The tool the doctor asks the model to call.
@@ -394,6 +413,10 @@ func printFacts(w io.Writer, r *checkReport) {
 		}
 		if r.Cache != "" {
 			row("cache", r.Cache, "")
+		}
+		if r.CacheClass != "" {
+			row("cache class", r.CacheModel, r.CacheSourceText)
+			row("cache cost", r.CacheAdvice, "")
 		}
 		if r.Sandbox != "" {
 			row("sandbox", r.Sandbox, "")

@@ -9,6 +9,8 @@ export const serverSettings = [
   "profile",
   "apiKeyEnv",
   "contextWindow",
+  "cacheClass",
+  "swaWindow",
   "maxTokens",
   "minGenTokens",
   "repoMapBudget",
