@@ -16,6 +16,7 @@ export const serverSettings = [
   "debug",
   "minimal",
   "warmup",
+  "reasoningBack",
   "fetch",
   "bashAllow",
   "extra",
