@@ -180,3 +180,39 @@ func TestReasoningOnlyReply(t *testing.T) {
 		t.Errorf("second request: cache_n = %d, want the first prompt and its reply, %d", got, want)
 	}
 }
+
+// TestReasoningBackResume: a resumed session sends the reasoning its
+// messages carried before, so its first request is an append of the last
+// one the engine saw, reused to the token.
+func TestReasoningBackResume(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 8192, ReasoningTemplate: sim.AllReasoning})
+	srv.AppendScript(append(thinkingTurns(1, 1), thinkingTurns(2, 0)...)...)
+	box := &agenttest.Toolbox{Names: []string{"read"}}
+	cfg := sessionConfig{Engine: client, Tools: box, ReasoningBack: true, TranscriptDir: t.TempDir(), Context: contextwin.Config{Window: 8192}}
+	s, err := newSession(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(context.Background(), "one", nil); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Resume, cfg.TranscriptDir = s.TranscriptPath(), ""
+	s.Close()
+
+	s2, err := newSession(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if res, err := s2.Run(context.Background(), "two", nil); err != nil || res.Answer != "Answer 2: it returns ErrMissing." {
+		t.Fatalf("Run after resume = %+v, %v", res, err)
+	}
+	reqs := recorded(t, srv, 3)
+	last, prev := reqs[len(reqs)-1], reqs[len(reqs)-2]
+	if !bytes.Contains(last.Body, []byte(`"reasoning_content":"Turn 1, step 0`)) {
+		t.Errorf("the resumed session's request = %s, want the first turn's reasoning as it was sent", last.Body)
+	}
+	if got, want := last.CacheN, prev.PromptTokens+prev.CompletionTokens; got != want {
+		t.Errorf("the resumed session's request: cache_n = %d, want the last prompt and its reply, %d", got, want)
+	}
+}
