@@ -64,7 +64,9 @@ func (m *memory) accept(_ context.Context, p tools.Proposal) (tools.Outcome, err
 // repository's own files, against the simulated engine with a 16k window
 // — and proves that every request begins with the exact bytes of the one
 // before, except exactly at the shrink events the run reported (and the
-// note rounds, which append a question that the next request drops).
+// note rounds, which append a question that the next request drops). The
+// model reasons every round, its reasoning is handed back, and the
+// template renders it: the engine reuses each reply whole.
 func TestRequestsStayAppends(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 300-round session; run without -short")
@@ -73,7 +75,7 @@ func TestRequestsStayAppends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, client := simEngine(t, sim.Config{Ctx: 16384, Root: root})
+	srv, client := simEngine(t, sim.Config{Ctx: 16384, Root: root, ReasoningTemplate: sim.AllReasoning})
 	mem := &memory{files: map[string]string{}}
 	ts, err := tools.New(tools.Config{Folders: []string{root}, Buffers: mem, Proposer: mem.accept,
 		BashAllow: []string{"wc -l", "ls -la", "ls", "git log --oneline", "head -n"}, SpillDir: t.TempDir()})
@@ -81,7 +83,7 @@ func TestRequestsStayAppends(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &recorder{inner: client}
-	s, err := newSession(sessionConfig{Engine: rec, Tools: ts, Workspace: root, MaxSteps: 400, Context: contextwin.Config{Window: 16384}})
+	s, err := newSession(sessionConfig{Engine: rec, Tools: ts, Workspace: root, MaxSteps: 400, ReasoningBack: true, Context: contextwin.Config{Window: 16384}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +132,13 @@ func TestRequestsStayAppends(t *testing.T) {
 	// previous prompt.
 	reqs := srv.Requests()
 	for i := 1; i < len(reqs); i++ {
-		if !rec.shrunk[i] && reqs[i-1].ToolChoice != "none" && reqs[i].ToolChoice != "none" && reqs[i].CacheN < reqs[i-1].PromptTokens {
-			t.Errorf("request %d reused %d tokens of the previous %d-token prompt", i, reqs[i].CacheN, reqs[i-1].PromptTokens)
+		if rec.shrunk[i] || reqs[i-1].ToolChoice == "none" || reqs[i].ToolChoice == "none" {
+			continue
+		}
+		// The reply too: its reasoning went back, and the template
+		// renders it as the model generated it.
+		if whole := reqs[i-1].PromptTokens + reqs[i-1].CompletionTokens; reqs[i].CacheN != whole {
+			t.Errorf("request %d reused %d tokens of the previous %d-token prompt and its %d-token reply", i, reqs[i].CacheN, reqs[i-1].PromptTokens, reqs[i-1].CompletionTokens)
 		}
 	}
 }

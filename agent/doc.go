@@ -21,6 +21,21 @@
 // (Session.Debug) reports, per request, whether that held and what the
 // engine says it cost.
 //
+// A reply's reasoning is handed back (REIKA_REASONING_BACK, on by
+// default): the message joins the session with it, so every later request
+// sends it as reasoning_content, the same bytes each time, until a shrink
+// event sheds it (old reasoning goes first) or folds it away. A reply
+// belongs to the turn under way when it is made, so the current turn's
+// messages carry their reasoning (models that think between tool calls
+// need it, and a template that renders it then sees the prompt it
+// generated); an earlier turn's keep what they were sent with rather than
+// lose it at the next user message. Dropping it there would change the
+// request where that reasoning began: a template that renders every
+// turn's reasoning would prefill again from there, and one that renders
+// only the current turn's has dropped it from the prompt already, so
+// keeping it costs the cache nothing either way. A resume sends what the
+// transcript says was sent.
+//
 // Only one run goes at a time in a session (Run returns ErrBusy
 // otherwise); what the user says meanwhile joins it (Say). The other
 // methods are safe for concurrent use. Cancelling a

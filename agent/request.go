@@ -42,19 +42,20 @@ func (p *Prefix) Request(msgs []contextwin.Message, maxTokens int, toolChoice st
 	return engine.Request{Messages: out, Tools: p.Tools, ToolChoice: toolChoice, MaxTokens: maxTokens}
 }
 
-// toEngine converts a message of the view to the engine's type. Reasoning
-// is never sent back.
+// toEngine converts a message of the view to the engine's type, with the
+// reasoning the view carries on it.
 func toEngine(m contextwin.Message) engine.Message {
-	e := engine.Message{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
+	e := engine.Message{Role: string(m.Role), Content: m.Content, Reasoning: m.Reasoning, ToolCallID: m.ToolCallID}
 	for _, c := range m.ToolCalls {
 		e.ToolCalls = append(e.ToolCalls, engine.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
 	return e
 }
 
-// Assistant converts the engine's reply to a message of the session.
-// Its reasoning stays in the transcript, not in the session: it is never
-// sent back, so it takes no room.
+// Assistant converts the engine's reply to a message of the session,
+// without its reasoning: the transcript keeps that (see [Session.record]),
+// and the session's message takes it only when it is sent back (see
+// sessionConfig.ReasoningBack).
 func Assistant(r *engine.Response) contextwin.Message {
 	m := contextwin.Message{Role: contextwin.Assistant, Content: r.Content}
 	for _, c := range r.ToolCalls {

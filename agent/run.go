@@ -168,6 +168,11 @@ func (r *run) failure(ctx context.Context, resp *engine.Response, err error) (Re
 func (r *run) take(ctx context.Context, resp *engine.Response, sendErr error, continuations *int) (Result, bool) {
 	s := r.s
 	reply := Assistant(resp)
+	if s.cfg.ReasoningBack {
+		// Sent back from the next request on, as it is now: a reply
+		// belongs to the current turn when it is made.
+		reply.Reasoning = resp.Reasoning
+	}
 	switch {
 	case len(resp.ToolCalls) == 0 && resp.FinishReason == "length" && *continuations < maxContinuations:
 		*continuations++

@@ -68,6 +68,12 @@ type sessionConfig struct {
 
 	// Debug logs one prefix-cache line per round (REIKA_DEBUG).
 	Debug bool
+
+	// ReasoningBack puts a reply's reasoning on its message in the
+	// session, so that the requests carry it back (reasoning_content) from
+	// the turn that made it on, as it was sent, until a shrink event drops
+	// it (REIKA_REASONING_BACK). Off, reasoning is in the transcript only.
+	ReasoningBack bool
 }
 
 // RepoMap is what the agent needs of the repo map.
@@ -318,15 +324,21 @@ When the task is done, answer with a short account of what you changed and why, 
 // fromTranscript turns a transcript message back into a session message.
 func fromTranscript(m transcript.Message) contextwin.Message {
 	c := contextwin.Message{Role: contextwin.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Payload: m.Payload, Continuation: m.Continuation}
+	if m.ReasoningSent {
+		c.Reasoning = m.Reasoning
+	}
 	for _, tc := range m.ToolCalls {
 		c.ToolCalls = append(c.ToolCalls, contextwin.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 	}
 	return c
 }
 
-// record appends a message to the session and to the transcript.
+// record appends a message to the session and to the transcript, with
+// the reply's reasoning: the transcript keeps it whether or not m carries
+// it (is sending it back), and says which.
 func (s *Session) record(m contextwin.Message, reasoning string) {
-	tm := transcript.Message{Role: string(m.Role), Content: m.Content, Reasoning: reasoning, ToolCallID: m.ToolCallID, Payload: m.Payload, Continuation: m.Continuation}
+	tm := transcript.Message{Role: string(m.Role), Content: m.Content, Reasoning: reasoning, ReasoningSent: m.Reasoning != "",
+		ToolCallID: m.ToolCallID, Payload: m.Payload, Continuation: m.Continuation}
 	for _, c := range m.ToolCalls {
 		tm.ToolCalls = append(tm.ToolCalls, transcript.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}

@@ -200,6 +200,7 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 		Resume:        st.Resume,
 		Meta:          transcript.Meta{Endpoint: conn.Options.BaseURL, Model: conn.Options.Model},
 		Debug:         settings.Debug.Value,
+		ReasoningBack: settings.ReasoningBack.Value,
 	})
 	if err != nil {
 		cleanup()

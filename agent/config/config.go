@@ -150,6 +150,11 @@ type Settings struct {
 	Debug           Value[bool]
 	Minimal         Value[bool]
 	Warmup          Value[bool]
+	// ReasoningBack sends the model's reasoning back on the assistant
+	// messages of the turn that made it (interleaved thinking in a tool
+	// loop), as they were sent until a shrink event; off, reasoning stays
+	// in the transcript only.
+	ReasoningBack Value[bool]
 	// BashAllow lists the commands the agent may run without asking: an
 	// entry names a program and optionally its first words, and a command
 	// line runs when every command in it is covered by an entry and passes
@@ -213,6 +218,7 @@ type Profile struct {
 	Debug           *bool          `json:"debug,omitempty"`
 	Minimal         *bool          `json:"minimal,omitempty"`
 	Warmup          *bool          `json:"warmup,omitempty"`
+	ReasoningBack   *bool          `json:"reasoning_back,omitempty"`
 	BashAllow       []string       `json:"bash_allow,omitempty"`
 	Fetch           *bool          `json:"fetch,omitempty"`
 	Extra           map[string]any `json:"extra,omitempty"`
@@ -306,6 +312,7 @@ func Resolve(in Inputs) *Settings {
 	s := r.s
 	s.ReasoningRounds = Value[int]{DefaultReasoningRounds, Source{Layer: Default}}
 	s.Warmup = Value[bool]{true, Source{Layer: Default}}
+	s.ReasoningBack = Value[bool]{true, Source{Layer: Default}}
 	editor := normaliseKeys(in.Editor)
 	pushed, spelt := normaliseKeysSpelt(in.Pushed)
 

@@ -187,6 +187,9 @@ func TestResolveNothing(t *testing.T) {
 	if !s.Warmup.Value {
 		t.Errorf("Resolve(nothing).Warmup = false, want true")
 	}
+	if !s.ReasoningBack.Value {
+		t.Errorf("Resolve(nothing).ReasoningBack = false, want true")
+	}
 	if len(s.Warnings) != 0 {
 		t.Errorf("Resolve(nothing).Warnings = %q, want none", s.Warnings)
 	}
@@ -355,4 +358,35 @@ func TestTrustFromUserLevel(t *testing.T) {
 		want(t, "endpoint source", s.Endpoint.Source.String(), "file /cfg/reika/config.json (profile local)")
 		want(t, "ignored", names(s), "fetch bashAllow")
 	})
+}
+
+// TestReasoningBack: on by default, turned off by the environment, the
+// file or the editor (camelCase), each named as the source.
+func TestReasoningBack(t *testing.T) {
+	off := false
+	tests := []struct {
+		name string
+		in   Inputs
+		want Layer
+	}{
+		{"environment", Inputs{Env: func(k string) string {
+			if k == "REIKA_REASONING_BACK" {
+				return "0"
+			}
+			return ""
+		}}, Env},
+		{"file", Inputs{File: &FileContents{Profile: Profile{ReasoningBack: &off}}}, File},
+		{"editor", Inputs{Editor: map[string]any{"reasoningBack": false}}, EditorStartup},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Resolve(tt.in)
+			if s.ReasoningBack.Value || s.ReasoningBack.Source.Layer != tt.want {
+				t.Errorf("ReasoningBack = %+v, want false from layer %v", s.ReasoningBack, tt.want)
+			}
+			if len(s.Warnings) != 0 {
+				t.Errorf("Warnings = %q, want none", s.Warnings)
+			}
+		})
+	}
 }

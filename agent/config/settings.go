@@ -50,6 +50,7 @@ var settingsTable = []setting{
 	{key: "debug", env: "REIKA_DEBUG", kind: kindBool, hint: "1 or 0"},
 	{key: "minimal", env: "REIKA_MINIMAL", kind: kindBool, hint: "1 or 0"},
 	{key: "warmup", env: "REIKA_WARMUP", kind: kindBool, hint: "1 or 0"},
+	{key: "reasoning_back", env: "REIKA_REASONING_BACK", kind: kindBool, hint: "1 or 0"},
 	{key: "fetch", env: "REIKA_FETCH", kind: kindBool, hint: "1 or 0"},
 	{key: "bash_allow", env: "REIKA_BASH_ALLOW", kind: kindList, hint: "a list of command prefixes (in the environment, separated by commas)"},
 }
@@ -95,7 +96,7 @@ func (r *resolver) applyProfile(p Profile, src Source) {
 	for _, f := range []struct {
 		key string
 		v   *bool
-	}{{"debug", p.Debug}, {"minimal", p.Minimal}, {"warmup", p.Warmup}, {"fetch", p.Fetch}} {
+	}{{"debug", p.Debug}, {"minimal", p.Minimal}, {"warmup", p.Warmup}, {"reasoning_back", p.ReasoningBack}, {"fetch", p.Fetch}} {
 		if f.v != nil {
 			set(f.key, *f.v)
 		}
@@ -262,6 +263,8 @@ func (r *resolver) setBool(st setting, b bool, src Source) {
 		r.s.Minimal = v
 	case "warmup":
 		r.s.Warmup = v
+	case "reasoning_back":
+		r.s.ReasoningBack = v
 	case "fetch":
 		r.s.Fetch = v
 	}
@@ -416,6 +419,7 @@ func (s *Settings) Each(f func(key string, value any, src Source)) {
 	f("debug", s.Debug.Value, s.Debug.Source)
 	f("minimal", s.Minimal.Value, s.Minimal.Source)
 	f("warmup", s.Warmup.Value, s.Warmup.Source)
+	f("reasoning_back", s.ReasoningBack.Value, s.ReasoningBack.Source)
 	f("fetch", s.Fetch.Value, s.Fetch.Source)
 	f("bash_allow", s.BashAllow.Value, s.BashAllow.Source)
 	f("extra", s.Extra.Value, s.Extra.Source)

@@ -58,7 +58,10 @@ func wireMessages(msgs []Message, p *bodyPatch) []openai.ChatCompletionMessage {
 			Role:       m.Role,
 			Content:    m.Content,
 			ToolCallID: m.ToolCallID,
-			// m.Reasoning is never sent back.
+			// reasoning_content is what llama.cpp's and vLLM's chat
+			// templates read back, and what DeepSeek's API requires in a
+			// tool loop; empty, it is left out.
+			ReasoningContent: m.Reasoning,
 		}
 		for _, tc := range m.ToolCalls {
 			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{

@@ -143,16 +143,18 @@ func agentTurns() []Message {
 	return []Message{
 		{Role: "system", Content: "You are a coding agent. <rules> & more"},
 		{Role: "user", Content: "Fix the bug in config.go"},
-		{Role: "assistant", Reasoning: "SECRET-REASONING: read it first", ToolCalls: []ToolCall{
+		{Role: "assistant", Reasoning: "Read it first: <think> & all", ToolCalls: []ToolCall{
 			{ID: "call_1", Name: "read", Arguments: `{"path": "config.go"}`},
 			{ID: "call_2", Name: "status"},
 		}},
 		{Role: "tool", ToolCallID: "call_1", Content: "package config\n\nfunc parse() {}\n"},
 		{Role: "tool", ToolCallID: "call_2", Content: ""},
-		{Role: "assistant", Content: "Done.", Reasoning: "SECRET-REASONING: it was easy"},
+		{Role: "assistant", Content: "Done.", Reasoning: "It was easy."},
 	}
 }
 
+// TestRequestMessages: every message as the engine reads it, reasoning
+// sent back as reasoning_content where a message carries it.
 func TestRequestMessages(t *testing.T) {
 	body, _ := sentBody(t, Options{}, Request{Messages: agentTurns()}, false)
 	var got []map[string]any
@@ -162,20 +164,60 @@ func TestRequestMessages(t *testing.T) {
 	want := []map[string]any{
 		{"role": "system", "content": "You are a coding agent. <rules> & more"},
 		{"role": "user", "content": "Fix the bug in config.go"},
-		{"role": "assistant", "tool_calls": []any{
+		{"role": "assistant", "reasoning_content": "Read it first: <think> & all", "tool_calls": []any{
 			map[string]any{"id": "call_1", "type": "function", "function": map[string]any{"name": "read", "arguments": `{"path": "config.go"}`}},
 			map[string]any{"id": "call_2", "type": "function", "function": map[string]any{"name": "status", "arguments": "{}"}},
 		}},
 		{"role": "tool", "tool_call_id": "call_1", "content": "package config\n\nfunc parse() {}\n"},
 		{"role": "tool", "tool_call_id": "call_2", "content": ""},
-		{"role": "assistant", "content": "Done."},
+		{"role": "assistant", "content": "Done.", "reasoning_content": "It was easy."},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("request messages mismatch (-want +got):\n%s", diff)
 	}
-	if bytes.Contains(body, []byte("SECRET-REASONING")) {
-		t.Errorf("request body = %s, want no reasoning in it", body)
+}
+
+// TestRequestReasoning: reasoning goes back on exactly the messages that
+// carry it, under reasoning_content and no other key; a message that only
+// reasoned keeps an empty content (llama.cpp refuses a message with
+// neither content nor tool calls).
+func TestRequestReasoning(t *testing.T) {
+	msgs := []Message{
+		{Role: "user", Content: "Explain main.go"},
+		{Role: "assistant", Content: "It starts the server."}, // an earlier turn's, sent without
+		{Role: "user", Content: "And the flags?"},
+		{Role: "assistant", Reasoning: "Look at flag.Parse.", ToolCalls: []ToolCall{{ID: "c1", Name: "read", Arguments: `{"path":"main.go"}`}}},
+		{Role: "tool", ToolCallID: "c1", Content: "flag.Parse()"},
+		{Role: "assistant", Reasoning: "Nothing to add."},
 	}
+	for _, stream := range []bool{false, true} {
+		body, _ := sentBody(t, Options{Flavor: LlamaCpp}, Request{Messages: msgs}, stream)
+		var got []map[string]json.RawMessage
+		if err := json.Unmarshal(topLevel(t, body)["messages"], &got); err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range got {
+			r, ok := m["reasoning_content"]
+			switch want := msgs[i].Reasoning; {
+			case want == "" && ok:
+				t.Errorf("stream %v: message %d reasoning_content = %s, want none", stream, i, r)
+			case want != "" && string(r) != strconvQuote(want):
+				t.Errorf("stream %v: message %d reasoning_content = %s, want %q", stream, i, r, want)
+			}
+			if _, ok := m["reasoning"]; ok {
+				t.Errorf("stream %v: message %d has a reasoning key, want only reasoning_content", stream, i)
+			}
+		}
+		if c, ok := got[5]["content"]; !ok || string(c) != `""` {
+			t.Errorf("stream %v: the reasoning-only message's content = %s (present %v), want \"\"", stream, c, ok)
+		}
+	}
+}
+
+// strconvQuote is s as a JSON string.
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func TestRequestDeterministic(t *testing.T) {

@@ -10,8 +10,9 @@ import (
 type Message struct {
 	Role    string
 	Content string
-	// Reasoning is an assistant message's reasoning text. It is kept in the
-	// transcript but never sent back to the engine.
+	// Reasoning is an assistant message's reasoning text, sent back as
+	// reasoning_content when it is not empty. Which messages carry it is
+	// the caller's choice (the agent's: the turn's own, as they were sent).
 	Reasoning string
 	// ToolCalls are the calls an assistant message made.
 	ToolCalls []ToolCall

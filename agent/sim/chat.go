@@ -53,6 +53,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, rec, http.StatusBadRequest, err.Error())
 		return
 	}
+	c.keepReasoning(s.cfg.ReasoningTemplate)
 	seq, fault := s.nextChat()
 	rec := newRecord(seq, body, c)
 	rec.Fault = fault.String()

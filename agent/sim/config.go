@@ -83,6 +83,10 @@ type Config struct {
 	// Realtime makes the server take the modelled time: it sleeps for the
 	// prefill before the first byte and for each token it streams.
 	Realtime bool
+	// ReasoningTemplate is what the chat template renders of the reasoning
+	// assistant messages carry back; empty means DropReasoning. /props
+	// reports AllReasoning as supports_preserve_reasoning.
+	ReasoningTemplate ReasoningTemplate
 	// Faults are standing faults applied to chat requests by schedule.
 	Faults []FaultRule
 	// Log, when set, receives one line per chat request.
@@ -92,6 +96,9 @@ type Config struct {
 func (c Config) withDefaults() (Config, error) {
 	var err error
 	if c.Flavor, err = ParseFlavor(string(c.Flavor)); err != nil {
+		return c, err
+	}
+	if c.ReasoningTemplate, err = ParseReasoningTemplate(string(c.ReasoningTemplate)); err != nil {
 		return c, err
 	}
 	if c.Ctx < 0 || c.Slots < 0 || c.PolicyRounds < 0 || c.LoadTime < 0 {

@@ -228,7 +228,7 @@ func (s *Server) llamaProps(w http.ResponseWriter, r *http.Request) {
 		{"chat_template", templateSource},
 		{"chat_template_caps", obj{
 			{"supports_object_arguments", true}, {"supports_parallel_tool_calls", true},
-			{"supports_preserve_reasoning", false}, {"supports_string_content", true},
+			{"supports_preserve_reasoning", s.cfg.ReasoningTemplate == AllReasoning}, {"supports_string_content", true},
 			{"supports_system_role", true}, {"supports_tool_calls", true}, {"supports_tools", true},
 			{"supports_typed_content", false},
 		}},
@@ -339,6 +339,7 @@ func (s *Server) applyTemplate(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	c.keepReasoning(s.cfg.ReasoningTemplate)
 	s.writeJSON(w, http.StatusOK, obj{{"prompt", renderPrompt(c.messages, c.tools)}})
 }
 

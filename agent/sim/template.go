@@ -31,8 +31,12 @@ type streamOptions struct {
 
 // message is one decoded chat message.
 type message struct {
-	Role       string
-	Content    string
+	Role    string
+	Content string
+	// Reasoning is what an assistant message sent back as its reasoning
+	// (reasoning_content, else reasoning); the template renders it or not
+	// (see ReasoningTemplate).
+	Reasoning  string
 	ToolCalls  []toolCall
 	ToolCallID string
 }
@@ -84,7 +88,58 @@ func CountPrompt(body []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	c.keepReasoning(DropReasoning)
 	return len(PromptTokens(renderPrompt(c.messages, c.tools))), nil
+}
+
+// ReasoningTemplate is what the chat template renders of the reasoning
+// that assistant messages carry back.
+type ReasoningTemplate string
+
+const (
+	// DropReasoning renders none: templates that strip earlier <think>
+	// blocks. A reply that reasoned is reused from the cache only up to
+	// its reasoning. The default.
+	DropReasoning ReasoningTemplate = "drop"
+	// TurnReasoning renders the reasoning of the assistant messages after
+	// the last user message, the current turn's (interleaved thinking in a
+	// tool loop, as Qwen3's and DeepSeek's templates do): a new user
+	// message drops the earlier turn's reasoning from the prompt.
+	TurnReasoning ReasoningTemplate = "turn"
+	// AllReasoning renders every assistant message's reasoning (preserved
+	// thinking; llama.cpp's supports_preserve_reasoning).
+	AllReasoning ReasoningTemplate = "all"
+)
+
+// ParseReasoningTemplate accepts "drop" (or ""), "turn" and "all".
+func ParseReasoningTemplate(s string) (ReasoningTemplate, error) {
+	switch t := ReasoningTemplate(strings.ToLower(strings.TrimSpace(s))); t {
+	case "":
+		return DropReasoning, nil
+	case DropReasoning, TurnReasoning, AllReasoning:
+		return t, nil
+	}
+	return "", fmt.Errorf("unknown reasoning template %q: want drop, turn or all", s)
+}
+
+// keepReasoning clears the reasoning of the messages the template t does
+// not render, so that what is left is what the prompt shows.
+func (c *chat) keepReasoning(t ReasoningTemplate) {
+	from := len(c.messages) // DropReasoning: none kept
+	switch t {
+	case AllReasoning:
+		from = 0
+	case TurnReasoning:
+		from = 0
+		for i, m := range c.messages {
+			if m.Role == "user" {
+				from = i + 1
+			}
+		}
+	}
+	for i := range c.messages[:from] {
+		c.messages[i].Reasoning = ""
+	}
 }
 
 // parseChat decodes and checks a chat-completions body. Its errors are
@@ -137,7 +192,9 @@ func parseMessage(raw json.RawMessage) (message, error) {
 				Arguments json.RawMessage `json:"arguments"`
 			} `json:"function"`
 		} `json:"tool_calls"`
-		ToolCallID string `json:"tool_call_id"`
+		ToolCallID       string          `json:"tool_call_id"`
+		ReasoningContent json.RawMessage `json:"reasoning_content"`
+		Reasoning        json.RawMessage `json:"reasoning"`
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return message{}, fmt.Errorf("not a message object: %v", err)
@@ -156,6 +213,15 @@ func parseMessage(raw json.RawMessage) (message, error) {
 		return message{}, err
 	}
 	out := message{Role: m.Role, Content: text, ToolCallID: m.ToolCallID}
+	if m.Role == "assistant" {
+		raw := m.ReasoningContent
+		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
+			raw = m.Reasoning
+		}
+		if out.Reasoning, err = contentText(raw); err != nil {
+			return message{}, errors.New("'reasoning_content' must be a string")
+		}
+	}
 	for _, tc := range m.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, toolCall{
 			ID:        tc.ID,
@@ -261,7 +327,7 @@ func parseToolChoice(raw json.RawMessage) (string, error) {
 //	<|user|>
 //	USER TEXT<|end|>
 //	<|assistant|>
-//	TEXT<tool_call>
+//	<think>REASONING</think>TEXT<tool_call>
 //	{"name": "read", "arguments": {…}}
 //	</tool_call><|end|>
 //	<|tool|>
@@ -270,10 +336,12 @@ func parseToolChoice(raw json.RawMessage) (string, error) {
 //
 // Tools are rendered whatever tool_choice says, as llama.cpp does with a
 // template that supports them, so they always count toward the prompt.
-// Reasoning is never rendered back: replies that reasoned lose their cache
-// from the point where the reasoning was.
+// Reasoning is rendered as the server's ReasoningTemplate says: none by
+// default, so that replies that reasoned lose their cache from the point
+// where the reasoning was; rendered, it is the <think> block the model
+// generated, and the whole reply is reused.
 const templateSource = `{{- for m in messages }}<|{{ m.role }}|>
-{{ m.content }}{{ tools if first system }}{{ tool_calls }}<|end|>
+{{ think(m.reasoning_content) if kept }}{{ m.content }}{{ tools if first system }}{{ tool_calls }}<|end|>
 {{ end }}<|assistant|>
 `
 
@@ -313,7 +381,7 @@ func promptBlocks(msgs []message, tools []tool) (lead string, blocks []string) {
 		var b strings.Builder
 		b.WriteString("<|" + m.Role + "|>\n")
 		if m.Role == "assistant" {
-			b.WriteString(assistantBody(m.Content, m.ToolCalls))
+			b.WriteString(assistantBody(m.Reasoning, m.Content, m.ToolCalls))
 		} else {
 			b.WriteString(m.Content)
 		}
@@ -328,9 +396,13 @@ func promptBlocks(msgs []message, tools []tool) (lead string, blocks []string) {
 }
 
 // assistantBody is an assistant turn as the template renders it, and as the
-// model generates it: its text, then its tool calls.
-func assistantBody(content string, calls []toolCall) string {
+// model generates it: its reasoning (when the template keeps it), its
+// text, then its tool calls.
+func assistantBody(reasoning, content string, calls []toolCall) string {
 	var b strings.Builder
+	if reasoning != "" {
+		b.WriteString("<think>" + reasoning + "</think>")
+	}
 	b.WriteString(content)
 	for _, c := range calls {
 		b.WriteString(renderCall(c))

@@ -161,6 +161,7 @@ func (s *Server) vllmTokenize(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, http.StatusBadRequest, "want 'prompt' or 'messages': "+err.Error())
 			return
 		}
+		c.keepReasoning(s.cfg.ReasoningTemplate)
 		toks = PromptTokens(renderPrompt(c.messages, c.tools))
 	}
 	ids := make([]int, len(toks))

@@ -136,13 +136,17 @@ type Meta struct {
 // Message is a message as the transcript keeps it: everything, reasoning
 // included.
 type Message struct {
-	Role         string             `json:"role"`
-	Content      string             `json:"content,omitempty"`
-	Reasoning    string             `json:"reasoning,omitempty"`
-	ToolCalls    []ToolCall         `json:"tool_calls,omitempty"`
-	ToolCallID   string             `json:"tool_call_id,omitempty"`
-	Payload      contextwin.Payload `json:"payload,omitzero"`
-	Continuation bool               `json:"continuation,omitempty"`
+	Role      string `json:"role"`
+	Content   string `json:"content,omitempty"`
+	Reasoning string `json:"reasoning,omitempty"`
+	// ReasoningSent says the session's message carried the reasoning, so
+	// that requests sent it back; a resume puts it back on the message.
+	// Older transcripts, which never sent it, lack it.
+	ReasoningSent bool               `json:"reasoning_sent,omitempty"`
+	ToolCalls     []ToolCall         `json:"tool_calls,omitempty"`
+	ToolCallID    string             `json:"tool_call_id,omitempty"`
+	Payload       contextwin.Payload `json:"payload,omitzero"`
+	Continuation  bool               `json:"continuation,omitempty"`
 }
 
 // ToolCall is one call of an assistant message.

@@ -29,6 +29,8 @@ Flags:
   --script FILE           scripted replies: a JSON array or JSONL of turns
   --root DIR              directory the policy explores (default "."; "" for none)
   --rounds N              tool rounds before the policy's final answer (default 40)
+  --reasoning-template T  what the chat template renders of the reasoning sent back:
+                          drop (none, the default), turn (the current turn's) or all
   --load-time D           answer 503 "Loading model" for this long (llamacpp)
   --realtime              take the modelled prefill and decode time
   --prefill-ms F          modelled milliseconds per prompt token (default 0.5)
@@ -92,6 +94,7 @@ func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) 
 		quiet     = fs.Bool("quiet", false, "")
 		latency   = fs.Duration("latency", 0, "")
 		chunkLat  = fs.Duration("chunk-latency", 0, "")
+		reasoning = fs.String("reasoning-template", "", "")
 		fault     sim.Fault
 		failEvery = fs.Int("fail-every", 0, "")
 		failFirst = fs.Int("fail-first", 0, "")
@@ -131,6 +134,9 @@ func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) 
 	}
 	f, err := sim.ParseFlavor(*flavor)
 	if err != nil {
+		return cfg, "", err
+	}
+	if cfg.ReasoningTemplate, err = sim.ParseReasoningTemplate(*reasoning); err != nil {
 		return cfg, "", err
 	}
 	cfg.Flavor = f

@@ -107,12 +107,13 @@ func TestParseSimFlags(t *testing.T) {
 	var stderr bytes.Buffer
 	cfg, listen, err := parseSimFlags([]string{
 		"--flavor", "vllm", "--ctx", "32768", "--slots", "2", "--rounds", "150", "--model", "m", "--slot-save-path", "/tmp/slots",
-		"--latency", "200ms", "--fail-status", "503", "--fail-every", "3", "--cut-after", "5", "--malformed-tool-calls",
+		"--reasoning-template", "turn", "--latency", "200ms", "--fail-status", "503", "--fail-every", "3", "--cut-after", "5", "--malformed-tool-calls",
 	}, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if listen != "127.0.0.1:8000" || cfg.Flavor != sim.VLLM || cfg.Ctx != 32768 || cfg.Slots != 2 || cfg.PolicyRounds != 150 || cfg.Model != "m" || cfg.Root != "." || cfg.SlotSavePath != "/tmp/slots" {
+	if listen != "127.0.0.1:8000" || cfg.Flavor != sim.VLLM || cfg.Ctx != 32768 || cfg.Slots != 2 || cfg.PolicyRounds != 150 || cfg.Model != "m" || cfg.Root != "." || cfg.SlotSavePath != "/tmp/slots" ||
+		cfg.ReasoningTemplate != sim.TurnReasoning {
 		t.Errorf("parseSimFlags: listen %q cfg %+v", listen, cfg)
 	}
 	want := []sim.FaultRule{
@@ -124,5 +125,8 @@ func TestParseSimFlags(t *testing.T) {
 	}
 	if cfg.Log == nil {
 		t.Errorf("Log is nil, want stderr without --quiet")
+	}
+	if _, _, err := parseSimFlags([]string{"--reasoning-template", "most"}, &stderr); err == nil {
+		t.Errorf("parseSimFlags(--reasoning-template most) = nil error, want one")
 	}
 }

@@ -169,3 +169,52 @@ func TestRealEngineClasses(t *testing.T) {
 		})
 	}
 }
+
+// TestRealEngineTakesReasoningBack: llama-server accepts an assistant
+// message that carries reasoning_content beside an empty content, as the
+// agent sends a reasoning-only reply back; this model's ChatML template
+// renders none of it (the prompt has the same tokens without it), and
+// /props says whether the template preserves reasoning.
+func TestRealEngineTakesReasoningBack(t *testing.T) {
+	s := Start(t, Options{Ctx: 1024})
+	prompt := func(assistant map[string]any) (int, float64) {
+		t.Helper()
+		msgs := []map[string]any{{"role": "user", "content": "abc"}, assistant, {"role": "user", "content": "def"}}
+		body, _ := json.Marshal(map[string]any{"messages": msgs, "max_tokens": 1})
+		resp, err := http.Post(s.URL+"/v1/chat/completions", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v struct {
+			Usage struct {
+				PromptTokens float64 `json:"prompt_tokens"`
+			} `json:"usage"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, v.Usage.PromptTokens
+	}
+	status, plain := prompt(map[string]any{"role": "assistant", "content": ""})
+	if status != 200 {
+		t.Fatalf("an empty assistant message: status %d, want 200", status)
+	}
+	if status, n := prompt(map[string]any{"role": "assistant", "content": "", "reasoning_content": "Nothing to do."}); status != 200 || n != plain {
+		t.Errorf("a reasoning-only assistant message: status %d, %v prompt tokens; want 200 and %v, as without the reasoning", status, n, plain)
+	}
+	resp, err := http.Get(s.URL + "/props")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var props struct {
+		Caps map[string]any `json:"chat_template_caps"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&props); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := props.Caps["supports_preserve_reasoning"].(bool); !ok || v {
+		t.Errorf("/props chat_template_caps.supports_preserve_reasoning = %v (%T), want false for ChatML", props.Caps["supports_preserve_reasoning"], props.Caps["supports_preserve_reasoning"])
+	}
+}

@@ -18,6 +18,7 @@ export const serverSettings = [
   "debug",
   "minimal",
   "warmup",
+  "reasoningBack",
   "fetch",
   "bashAllow",
   "extra",
