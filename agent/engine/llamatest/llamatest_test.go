@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The same model writes the same bytes; another seed, other weights; the
@@ -156,7 +158,15 @@ func TestRealEngineClasses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := Start(t, Options{Ctx: 1024, Model: tt.model, Args: []string{"-lv", "4"}})
+			// The log is copied from the process's output as it comes: under
+			// load its last lines may follow /health's answer.
 			log := s.Log()
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); log = s.Log() {
+				if !slices.ContainsFunc(tt.logs, func(w string) bool { return !strings.Contains(log, w) }) {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
 			for _, want := range tt.logs {
 				if !strings.Contains(log, want) {
 					t.Errorf("the startup log has no %q\n%s", want, log)
