@@ -191,6 +191,12 @@ type cacheTrack struct {
 	// prefix with what follows.
 	sent []Message
 	warm bool
+	// pending is the request a checkpoint request goes before, until the
+	// engine answered it; before and beforeWarm what sent and warm were
+	// before it, should it never be sent.
+	pending    []Message
+	before     []Message
+	beforeWarm bool
 	// common is how many tokens the last request planned shares with the
 	// prompt the engine processed before it.
 	common int
@@ -253,6 +259,73 @@ func (s *Planner) planned(msgs []Message) {
 	t.sent, t.warm = msgs, false
 }
 
+// plannedWith records the request about to be sent, and the checkpoint
+// request of its first cut messages before it when cut is not 0.
+func (s *Planner) plannedWith(msgs []Message, cut int) {
+	t := &s.cache
+	if cut == 0 {
+		t.pending = nil
+		s.planned(msgs)
+		return
+	}
+	t.pending, t.before, t.beforeWarm = msgs, t.sent, t.warm
+	s.planned(msgs[:cut])
+}
+
+// ObserveCheckpoint takes the engine's figures for the checkpoint request
+// a plan asked for (Plan.Checkpoint), sent before its request.
+func (s *Planner) ObserveCheckpoint(u Usage) {
+	t := &s.cache
+	pending := t.pending
+	if pending == nil {
+		return
+	}
+	t.pending = nil
+	s.observeCache(u)
+	s.planned(pending)
+}
+
+// checkpointCut is where a checkpoint request after a fold ends: at the
+// newest assistant message after the recap whose request's checkpoint,
+// a micro-batch before its end, still lands before the recap's end; at
+// the first one after the recap when none does. 0 when no assistant
+// message follows the recap.
+func (s *Planner) checkpointCut(msgs []Message) int {
+	r := -1 // the view item that ends with the recap's text
+	for k := range s.view.items {
+		if of := s.view.items[k].of; of == frontRecap || of == middleRecap || of == s.fold.lead && of >= 0 {
+			r = k
+		}
+	}
+	if r < 0 || len(msgs) != s.view.Len() {
+		return 0
+	}
+	bytes := s.cfg.PrefixChars
+	for k := 0; k < r; k++ {
+		bytes += s.view.items[k].size
+	}
+	end := bytes + s.view.items[r].size
+	if of := s.view.items[r].of; of >= 0 {
+		end = bytes + len(s.entries[of].lead) // the recap leads a user message
+	}
+	target := s.est.Known(end)
+	bytes += s.view.items[r].size
+	cut := 0
+	for j := r + 1; j < len(msgs); j++ {
+		if msgs[j].Role == Assistant {
+			lands := s.est.Known(bytes)+1-s.cache.model.Ubatch <= target
+			if lands || cut == 0 {
+				cut = j
+			}
+			if !lands {
+				break
+			}
+		}
+		bytes += s.view.items[j].size
+	}
+	return cut
+}
+
 // restartExtra is how many tokens before a change at byte position at
 // (the fixed prefix included) the engine prefills again anyway: the
 // distance back to where it restarts.
@@ -270,6 +343,11 @@ func (s *Planner) restartExtra(at int) int {
 // could not keeps any prefix.
 func (s *Planner) observeCache(u Usage) {
 	t := &s.cache
+	if t.pending != nil { // the checkpoint request was never sent
+		t.sent, t.warm = t.before, t.beforeWarm
+		s.planned(t.pending)
+		t.pending = nil
+	}
 	if u.PromptTokens <= 0 {
 		return
 	}
@@ -300,7 +378,7 @@ func (s *Planner) learnCache(from, predicted int) {
 			t.model.Class = CacheCheckpointed
 			t.why = fmt.Sprintf("the engine restarted at its checkpoint at token %d for a change at about %d", from, t.common)
 		}
-	case from+tol >= t.common && predicted+tol < t.common && t.model.Class == CacheCheckpointed:
+	case from+tol >= t.common && predicted+tol < t.common && t.model.Class == CacheCheckpointed && !t.engine.isCheckpoint(from, t.common):
 		t.model.Class = CacheDense
 		t.why = fmt.Sprintf("the engine kept its cache up to token %d for a change at about %d, with no checkpoint there", from, t.common)
 	case from+tol >= t.common && t.model.Class == CacheUnknown:

@@ -54,6 +54,13 @@ type Plan struct {
 	RecapChars int
 	// Cut lists the new results cut to fit.
 	Cut []Cut
+	// Checkpoint, when not 0, asks for a request of the first Checkpoint
+	// messages first, with max_tokens 1, on an engine that restarts from
+	// checkpoints: it ends where the engine's checkpoint lands just before
+	// the recap's end, where the next fold will change the request, so
+	// that fold restarts there and not at the checkpoint before this one.
+	// Its figures go to ObserveCheckpoint.
+	Checkpoint int
 
 	// TooSmall is set when the window cannot hold the fixed prefix and one
 	// round: Problem says so in a sentence for the user. It is a state to
@@ -303,7 +310,10 @@ func (s *Planner) finish(p Plan) Plan {
 		p.Messages = s.view.Messages()
 	}
 	p.Estimate = s.estimate()
-	s.planned(p.Messages)
+	if p.Event == Fold && s.cache.model.Class == CacheCheckpointed {
+		p.Checkpoint = s.checkpointCut(p.Messages)
+	}
+	s.plannedWith(p.Messages, p.Checkpoint)
 	if p.Event != Note {
 		s.last.chars = s.cfg.PrefixChars + s.countedSize()
 		s.last.carriedUpTo = len(s.entries)
