@@ -121,6 +121,11 @@ func (rp *replayer) drive(i int, r transcript.Record) {
 		if u := r.Usage; u != nil {
 			cw.ObservePrefix(len(warmupMessage)+warmupOverhead, contextwin.Usage{PromptTokens: u.PromptTokens, Cached: u.CachedTokens, CachedKnown: u.CachedKnown})
 		}
+	case transcript.KindCheckpoint:
+		if u := r.Usage; u != nil {
+			cw.ObserveCheckpoint(contextwin.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+				Cached: u.CachedTokens, CachedKnown: u.CachedKnown})
+		}
 	case transcript.KindUsage:
 		if u := r.Usage; u != nil {
 			cw.Observe(contextwin.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, FinishReason: u.FinishReason,

@@ -336,6 +336,9 @@ func pluralSuffix(n int) string {
 func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, error) {
 	s := r.s
 	overflowed := false
+	if p.Checkpoint > 0 {
+		r.checkpoint(ctx, p)
+	}
 	for attempt := 0; ; attempt++ {
 		req := s.Prefix().Request(p.Messages, p.MaxTokens, "")
 		req.Temperature = s.cfg.Temperature
@@ -370,6 +373,34 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 		}
 		return resp, err
 	}
+}
+
+// checkpoint sends the checkpoint request a fold's plan asks for on an
+// engine that restarts from checkpoints: its first messages, one token
+// generated, so that the engine takes a checkpoint just before the
+// recap's end (see contextwin.Plan.Checkpoint). A failure costs only the
+// checkpoint: the request itself follows whatever happens.
+func (r *run) checkpoint(ctx context.Context, p contextwin.Plan) {
+	s := r.s
+	req := s.Prefix().Request(p.Messages[:p.Checkpoint], 1, "")
+	req.Temperature = s.cfg.Temperature
+	req.Slot = s.slotRef()
+	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) {})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Requests++
+	if err != nil || resp == nil {
+		return
+	}
+	reprocessed, reused, ms := engineFigures(resp)
+	s.stats.Prefilled += reprocessed
+	s.stats.Reused += reused
+	s.stats.PromptMS += ms
+	cached, known := cacheFigure(resp)
+	u := contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, Cached: cached, CachedKnown: known}
+	s.cw.ObserveCheckpoint(u)
+	s.drove(transcript.Record{Kind: transcript.KindCheckpoint, Usage: &transcript.Usage{
+		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CachedTokens: cached, CachedKnown: known, PromptMS: ms}})
 }
 
 // chat sends one request, streaming, and takes in the engine's figures.

@@ -55,6 +55,9 @@ const (
 	KindRecapEdit Kind = "recap-edit" // the user's edit of the recap (Text)
 	KindMapUpdate Kind = "map-update" // what a fold asked the repo map had learnt (Text)
 	KindWarmup    Kind = "warmup"     // the engine's count of the warm-up (Usage)
+	// KindCheckpoint is the engine's figures for the checkpoint request
+	// a fold's plan asked for (Usage).
+	KindCheckpoint Kind = "checkpoint"
 	// KindSlot records the engine slot the session pinned (Slot), and each
 	// save of its cache there; a resume reads the last one.
 	KindSlot Kind = "slot"
