@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,6 +46,27 @@ func TestReplayCommand(t *testing.T) {
 	}
 	if a, b := strings.Index(lines[0], "engine_s")+len("engine_s"), len(lines[1]); a != b {
 		t.Errorf("the last column ends at %d in the header and %d in a row, want aligned", a, b)
+	}
+	// The README's table is this command's output: its header, and the
+	// rows of this session and window as the command prints them now.
+	readme := readmeReplayTable(t)
+	if got, want := strings.Join(readme[0], " "), strings.Join(strings.Fields(lines[0]), " "); got != want {
+		t.Errorf("README's replay table header = %q, want the command's %q", got, want)
+	}
+	for _, line := range lines[1:] {
+		row := strings.Fields(line)
+		found := false
+		for _, r := range readme[1:] {
+			if slices.Equal(r[:3], row[:3]) {
+				found = true
+				if !slices.Equal(r, row) {
+					t.Errorf("README's replay row %q, want the command's %q: regenerate the table with reika-lsp replay", r, row)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("README's replay table has no row for %q", row[:3])
+		}
 	}
 
 	// The rows as JSON, priced at speeds other than the defaults.
