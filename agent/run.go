@@ -429,6 +429,7 @@ func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (
 		s.stats.Prefilled += reprocessed
 		s.stats.Reused += reused
 		s.stats.PromptMS += ms
+		s.stats.Decoded += resp.Usage.CompletionTokens
 		s.stats.LastPrompt = resp.Usage.PromptTokens
 		if s.cfg.Debug {
 			line := cacheLine(prev, cur, starts, reprocessed, reused, ms)

@@ -137,6 +137,9 @@ type Stats struct {
 	Overflows         int
 	Truncations       int
 	LastPrompt        int
+	// Decoded are the tokens the engine generated (completion tokens):
+	// the model's turns, its notes, the warm-up's.
+	Decoded int
 }
 
 // newSession starts a session, or resumes the one cfg.Resume names. Start

@@ -88,6 +88,7 @@ func (s *Session) Warmup(ctx context.Context) error {
 	s.stats.Prefilled += reprocessed
 	s.stats.Reused += reused
 	s.stats.PromptMS += ms
+	s.stats.Decoded += resp.Usage.CompletionTokens
 	if resumed {
 		return nil // the planner learnt this request's count when it was first sent
 	}

@@ -4,7 +4,8 @@
 // summarize-when-full, observation masking, the second seed's layered
 // budget) — against the simulated llama.cpp engine, sending every request
 // with the real engine client, and reads the engine's own figures: what it
-// prefilled, what its cache kept, what it refused.
+// prefilled, what its cache kept, what it generated, what it refused.
+// Speeds turn the tokens prefilled and generated into engine seconds.
 //
 //	s, _ := replay.LoadRecording("testdata/sessions/fold-orphans.jsonl.gz")
 //	rows, err := replay.Run(ctx, replay.Options{Recordings: []*replay.Recording{s}, Windows: []int{16000, 32000}})

@@ -61,6 +61,14 @@ type Row struct {
 	// them (Σ prompt_ms, in seconds).
 	Requests       int     `json:"requests"`
 	PrefillSeconds float64 `json:"prefill_s"`
+	// Decoded is Σ completion_tokens: the tokens the engine generated
+	// over every request it answered — the model's turns and the side
+	// calls' notes and summaries.
+	Decoded int `json:"decoded"`
+	// EngineSeconds is the engine time of Prefilled and Decoded at the
+	// speeds of the replay (Speeds.Seconds; Replay's are DefaultSpeeds,
+	// Results' are Options.Speeds), in seconds.
+	EngineSeconds float64 `json:"engine_s"`
 }
 
 // Failed reports a row whose figures are no result: the session stalled
@@ -83,6 +91,9 @@ type Request struct {
 	CacheN       int
 	PromptN      int
 	PromptMS     float64
+	// Decoded are the tokens the engine generated for it (its usage's
+	// completion_tokens).
+	Decoded int
 	// Growth is what this request carried that no earlier one had: for
 	// the first, its whole prompt; after it, the conversation's new
 	// messages (user messages and tool results; as the strategy sent
@@ -112,6 +123,9 @@ type Options struct {
 	Strategies []string // names; empty means all
 	// Parallel replays at once; 0 means GOMAXPROCS.
 	Parallel int
+	// Speeds price the rows' tokens in engine seconds; zero means
+	// DefaultSpeeds.
+	Speeds Speeds
 }
 
 // Run replays every session in every window with every strategy and
@@ -141,6 +155,13 @@ func Results(ctx context.Context, opt Options) ([]Result, error) {
 		if _, err := strategy(n); err != nil {
 			return nil, err
 		}
+	}
+	speeds := opt.Speeds
+	if speeds == (Speeds{}) {
+		speeds = DefaultSpeeds
+	}
+	if err := speeds.Check(); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
 	}
 	type job struct {
 		i      int
@@ -178,6 +199,9 @@ func Results(ctx context.Context, opt Options) ([]Result, error) {
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	for i := range results {
+		results[i].Row.price(speeds)
 	}
 	return results, nil
 }
@@ -234,6 +258,7 @@ func Replay(ctx context.Context, s *Recording, window int, name string) (Result,
 		row.Prefilled += q.PromptN
 		row.Growth += q.Growth
 		row.PrefillSeconds += q.PromptMS / 1000
+		row.Decoded += q.Decoded
 		row.PeakRatio = max(row.PeakRatio, float64(q.PromptTokens)/float64(window))
 		if !q.Side {
 			if !q.Extends {
@@ -251,9 +276,15 @@ func Replay(ctx context.Context, s *Recording, window int, name string) (Result,
 	}
 	row.PeakRatio = round(row.PeakRatio, 3)
 	row.PrefillSeconds = round(row.PrefillSeconds, 1)
+	row.price(DefaultSpeeds)
 	row.FactsKept = round(FactsVisible(s.Facts, m.last), 3)
 	res := Result{Row: row, Requests: m.requests, Last: m.last, Problems: m.problems}
 	return res, nil
+}
+
+// price sets the row's engine time at sp.
+func (r *Row) price(sp Speeds) {
+	r.EngineSeconds = round(sp.Seconds(r.Prefilled, r.Decoded), 1)
 }
 
 // replayPeer replays s through a peer strategy, round by round, and
@@ -447,6 +478,7 @@ func (m *meter) Chat(ctx context.Context, req engine.Request, c Call) (*engine.R
 	tools, _ := json.Marshal(req.Tools)
 	q.Extends = !m.started || extends(m.prev, m.prevTool, msgs, tools)
 	q.PromptTokens = resp.Usage.PromptTokens
+	q.Decoded = resp.Usage.CompletionTokens
 	if t := resp.Timings; t != nil {
 		q.CacheN, q.PromptN, q.PromptMS = t.CacheN, t.PromptN, t.PromptMS
 	}

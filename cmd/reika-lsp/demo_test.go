@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika/agent/replay"
 )
 
 // The demo is the README's first command: a long session on this
@@ -17,10 +21,23 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo exit %d\n%s\n%s", code, out, stderr.String())
 	}
-	for _, want := range []string{"▸ shed", "▸ fold", "note:", "overflows         0", "rounds            16", "prefilled anew"} {
+	for _, want := range []string{"▸ shed", "▸ fold", "note:", "overflows         0", "rounds            16", "prefilled anew", "decoded", "engine time"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the demo's output lacks %q", want)
 		}
+	}
+	// The engine time is the prefilled and decoded tokens at the default
+	// speeds.
+	var prefilled, decoded int
+	var seconds float64
+	for _, l := range strings.Split(out, "\n") {
+		fmt.Sscanf(l, "prefilled anew %d", &prefilled)
+		fmt.Sscanf(l, "decoded %d", &decoded)
+		fmt.Sscanf(l, "engine time %fs", &seconds)
+	}
+	sp := replay.DefaultSpeeds
+	if want := sp.Seconds(prefilled, decoded); prefilled == 0 || decoded == 0 || math.Abs(seconds-want) > 0.05 {
+		t.Errorf("the demo said %d prefilled, %d decoded, engine time %.1fs; want both counted and %.1fs", prefilled, decoded, seconds, want)
 	}
 	if strings.Count(out, "\n") < 150 {
 		t.Errorf("the demo printed %d lines, want a line per round of at least 150 rounds", strings.Count(out, "\n"))

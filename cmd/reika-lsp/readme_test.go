@@ -56,3 +56,23 @@ func TestREADMECommands(t *testing.T) {
 		t.Errorf("%s: exit %d\n%s\n%s", cmds[0], code, stdout.String(), stderr.String())
 	}
 }
+
+// readmeReplayTable returns the rows of README.md's replay table, each as
+// its fields, the header first.
+func readmeReplayTable(t *testing.T) [][]string {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "```text\nstrategy ")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no ```text block that starts with the replay table's header")
+	}
+	var rows [][]string
+	for _, line := range strings.Split(strings.TrimSpace("strategy "+block), "\n") {
+		rows = append(rows, strings.Fields(line))
+	}
+	return rows
+}

@@ -45,11 +45,14 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Var(&strategies, "strategy", "strategy to replay: "+strategyNames()+"; repeat for several (default all)")
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
 	plot := fs.String("plot", "", "also draw each strategy's prompt per request, shrink events marked, to this SVG `file`")
+	speeds := speedFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--plot FILE.svg] [--window N]… [--session FILE]… [--strategy NAME]…")
 		fmt.Fprintln(stderr, "\nReplays recorded agent sessions through each context strategy against the simulated")
 		fmt.Fprintln(stderr, "llama.cpp engine and prints what each prefilled, how often it invalidated the cache,")
 		fmt.Fprintln(stderr, "how full it kept the window and which planted facts it still carried at the end.")
+		fmt.Fprintln(stderr, "decoded counts the tokens the engine generated (turns, notes, summaries); engine_s is")
+		fmt.Fprintln(stderr, "the engine time at the given speeds: prefilled ÷ --prefill-tps + decoded ÷ --decode-tps.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -61,6 +64,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if len(windows) == 0 {
 		windows = defaultReplayWindows
+	}
+	sp, err := speeds()
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
+		return 2
 	}
 	for _, s := range strategies {
 		if !validStrategy(s) {
@@ -85,7 +93,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		loaded = append(loaded, s)
 	}
-	results, err := replay.Results(ctx, replay.Options{Recordings: loaded, Windows: windows, Strategies: strategies})
+	results, err := replay.Results(ctx, replay.Options{Recordings: loaded, Windows: windows, Strategies: strategies, Speeds: sp})
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
 		return 1
@@ -178,7 +186,7 @@ func findSessions() ([]string, error) {
 // numbers to the right.
 func printReplayRows(w io.Writer, rows []replay.Row) {
 	table := [][]string{{"strategy", "window", "session", "prefilled", "growth", "ratio", "events", "live_mean",
-		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s"}}
+		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s", "decoded", "engine_s"}}
 	for _, r := range rows {
 		ratio := fmt.Sprintf("%.2f", r.Ratio)
 		switch {
@@ -190,7 +198,8 @@ func printReplayRows(w io.Writer, rows []replay.Row) {
 		table = append(table, []string{r.Strategy, strconv.Itoa(r.Window), r.Session, strconv.Itoa(r.Prefilled),
 			strconv.Itoa(r.Growth), ratio, strconv.Itoa(r.Events), fmt.Sprintf("%.2f", r.LiveMean),
 			fmt.Sprintf("%.2f", r.PeakRatio), strconv.Itoa(r.Overflows), fmt.Sprintf("%.2f", r.FactsKept),
-			strconv.Itoa(r.Requests), fmt.Sprintf("%.1f", r.PrefillSeconds)})
+			strconv.Itoa(r.Requests), fmt.Sprintf("%.1f", r.PrefillSeconds), strconv.Itoa(r.Decoded),
+			fmt.Sprintf("%.1f", r.EngineSeconds)})
 	}
 	left := map[int]bool{0: true, 2: true}
 	width := make([]int, len(table[0]))

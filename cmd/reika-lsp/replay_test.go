@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,12 +44,36 @@ func TestReplayCommand(t *testing.T) {
 	if a, b := strings.Index(lines[0], "session"), strings.Index(lines[1], "fold-orphans"); a != b {
 		t.Errorf("the session column starts at %d in the header and %d in a row, want aligned", a, b)
 	}
-	if a, b := strings.Index(lines[0], "prefill_s")+len("prefill_s"), len(lines[1]); a != b {
+	if a, b := strings.Index(lines[0], "engine_s")+len("engine_s"), len(lines[1]); a != b {
 		t.Errorf("the last column ends at %d in the header and %d in a row, want aligned", a, b)
 	}
+	// The README's table is this command's output: its header, and the
+	// rows of this session and window as the command prints them now.
+	readme := readmeReplayTable(t)
+	if got, want := strings.Join(readme[0], " "), strings.Join(strings.Fields(lines[0]), " "); got != want {
+		t.Errorf("README's replay table header = %q, want the command's %q", got, want)
+	}
+	for _, line := range lines[1:] {
+		row := strings.Fields(line)
+		found := false
+		for _, r := range readme[1:] {
+			if slices.Equal(r[:3], row[:3]) {
+				found = true
+				if !slices.Equal(r, row) {
+					t.Errorf("README's replay row %q, want the command's %q: regenerate the table with reika-lsp replay", r, row)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("README's replay table has no row for %q", row[:3])
+		}
+	}
 
+	// The rows as JSON, priced at speeds other than the defaults.
+	const prefillTPS, decodeTPS = 2500.0, 125.0
 	stdout.Reset()
-	if code := runReplay(context.Background(), append(args, "--json"), &stdout, &stderr); code != 0 {
+	jsonArgs := append(args, "--json", "--prefill-tps", "2500", "--decode-tps", "125")
+	if code := runReplay(context.Background(), jsonArgs, &stdout, &stderr); code != 0 {
 		t.Fatalf("replay --json: exit %d: %s", code, stderr.String())
 	}
 	var rows []map[string]any
@@ -58,7 +84,7 @@ func TestReplayCommand(t *testing.T) {
 		t.Fatalf("replay --json printed %d rows, want 2", len(rows))
 	}
 	keys := []string{"strategy", "window", "session", "prefilled", "growth", "ratio", "events", "live_mean",
-		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s"}
+		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s", "decoded", "engine_s"}
 	for _, row := range rows {
 		if len(row) != len(keys) {
 			t.Errorf("row has %d keys, want %d: %v", len(row), len(keys), row)
@@ -75,6 +101,41 @@ func TestReplayCommand(t *testing.T) {
 	ours, sliding := rows[0]["prefilled"].(float64), rows[1]["prefilled"].(float64)
 	if ours <= 0 || sliding <= ours {
 		t.Errorf("prefilled(ours) = %v, prefilled(sliding) = %v, want 0 < ours < sliding", ours, sliding)
+	}
+	for _, row := range rows {
+		p, d, s := row["prefilled"].(float64), row["decoded"].(float64), row["engine_s"].(float64)
+		if want := p/prefillTPS + d/decodeTPS; d <= 0 || math.Abs(s-want) > 0.05 {
+			t.Errorf("%v: engine_s = %v for %v prefilled and %v decoded, want %.2f at %v and %v tokens a second",
+				row["strategy"], s, p, d, want, prefillTPS, decodeTPS)
+		}
+	}
+}
+
+// Speeds that are not positive numbers are refused before anything is
+// replayed, with the flag named.
+func TestReplaySpeedFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--prefill-tps", "0"}, "--prefill-tps"},
+		{[]string{"--prefill-tps", "-800"}, "--prefill-tps"},
+		{[]string{"--decode-tps", "0"}, "--decode-tps"},
+		{[]string{"--decode-tps", "-40"}, "--decode-tps"},
+		{[]string{"--decode-tps", "NaN"}, "--decode-tps"},
+		{[]string{"--prefill-tps", "+Inf"}, "--prefill-tps"},
+		{[]string{"--decode-tps", "fast"}, `invalid value "fast" for flag -decode-tps`},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := runReplay(context.Background(), c.args, &stdout, &stderr); code != 2 {
+			t.Errorf("replay %v: exit %d, want 2", c.args, code)
+		}
+		if !strings.Contains(stderr.String(), c.flag) {
+			t.Errorf("replay %v said %q, want it to name %s", c.args, stderr.String(), c.flag)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("replay %v printed %q, want nothing replayed", c.args, stdout.String())
+		}
 	}
 }
 
