@@ -396,6 +396,7 @@ func (r *run) checkpoint(ctx context.Context, p contextwin.Plan) {
 	s.stats.Prefilled += reprocessed
 	s.stats.Reused += reused
 	s.stats.PromptMS += ms
+	s.stats.Decoded += resp.Usage.CompletionTokens
 	cached, known := cacheFigure(resp)
 	u := contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, Cached: cached, CachedKnown: known}
 	s.cw.ObserveCheckpoint(u)
