@@ -195,3 +195,21 @@ func (m CacheModel) processed(points []int, from, n int) []int {
 	}
 	return keep
 }
+
+// Engines are the names ParseEngine accepts, as the commands' --engine
+// lists them.
+const Engines = "dense, swa, recurrent or vllm"
+
+// ParseEngine reads an engine as the commands name it: "dense", "swa" or
+// "recurrent" is llama.cpp serving a model of that kind, "vllm" is vLLM
+// with its block cache; "" is dense.
+func ParseEngine(s string) (Flavor, CacheKind, error) {
+	if strings.EqualFold(strings.TrimSpace(s), string(VLLM)) {
+		return VLLM, CacheDense, nil
+	}
+	k, err := ParseCacheKind(s)
+	if err != nil {
+		return "", "", fmt.Errorf("unknown engine %q: want %s", s, Engines)
+	}
+	return LlamaCpp, k, nil
+}

@@ -268,3 +268,26 @@ func TestCacheConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestParseEngine(t *testing.T) {
+	tests := []struct {
+		in     string
+		flavor Flavor
+		kind   CacheKind
+	}{
+		{"", LlamaCpp, CacheDense},
+		{"dense", LlamaCpp, CacheDense},
+		{"swa", LlamaCpp, CacheSWA},
+		{"Recurrent", LlamaCpp, CacheRecurrent},
+		{"vllm", VLLM, CacheDense},
+	}
+	for _, tt := range tests {
+		f, k, err := ParseEngine(tt.in)
+		if err != nil || f != tt.flavor || k != tt.kind {
+			t.Errorf("ParseEngine(%q) = %q, %q, %v, want %q, %q", tt.in, f, k, err, tt.flavor, tt.kind)
+		}
+	}
+	if _, _, err := ParseEngine("ollama"); err == nil {
+		t.Errorf("ParseEngine(ollama) = nil error, want one")
+	}
+}
