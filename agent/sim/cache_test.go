@@ -291,3 +291,47 @@ func TestParseEngine(t *testing.T) {
 		t.Errorf("ParseEngine(ollama) = nil error, want one")
 	}
 }
+
+// FuzzCacheModel plays random requests on a slot and holds the rules'
+// invariants: a restart is at the change, at a checkpoint the slot held
+// at or before it, or at 0; a dense or an appended prompt restarts at the
+// change; the checkpoints stay ascending, within the prompt and the
+// limit.
+func FuzzCacheModel(f *testing.F) {
+	f.Add(uint8(1), []byte{200, 0, 250, 200, 250, 120, 90, 80})
+	f.Add(uint8(2), []byte{100, 0, 180, 100, 180, 170, 180, 10})
+	f.Fuzz(func(t *testing.T, kind uint8, steps []byte) {
+		m, err := CacheModel{Kind: []CacheKind{CacheDense, CacheSWA, CacheRecurrent}[int(kind)%3],
+			Window: 24, Ubatch: 16, Checkpoints: 3}.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c slotCache
+		for i := 0; i+1 < len(steps); i += 2 {
+			n := int(steps[i]) + 1
+			common := min(int(steps[i+1]), len(c.tokens), n-1)
+			from, why := m.restart(c, common)
+			held := slices.Contains(c.points, from)
+			switch {
+			case from > common:
+				t.Fatalf("restart %d after the change at %d", from, common)
+			case (m.Kind == CacheDense || common >= len(c.tokens)) && from != common:
+				t.Fatalf("%s, common %d of %d held: restart %d, want the change", m.Kind, common, len(c.tokens), from)
+			case from != common && from != 0 && !held:
+				t.Fatalf("restart %d is neither the change %d, 0 nor a checkpoint of %v", from, common, c.points)
+			case (why == RestartCheckpoint) != (from < common && from > 0), (why == RestartZero) != (from == 0 && common > 0):
+				t.Fatalf("restart %d for a change at %d reported as %q", from, common, why)
+			}
+			c.points = m.processed(c.points, from, n)
+			if len(c.points) > m.Checkpoints {
+				t.Fatalf("checkpoints %v: want at most %d", c.points, m.Checkpoints)
+			}
+			for j, p := range c.points {
+				if p <= 0 || p > n || j > 0 && p <= c.points[j-1] || m.Kind == CacheDense {
+					t.Fatalf("checkpoints %v after a prompt of %d tokens (%s)", c.points, n, m.Kind)
+				}
+			}
+			c.tokens, c.promptEnd = make([]string, n+int(steps[i])%7), n
+		}
+	})
+}
