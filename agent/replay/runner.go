@@ -126,6 +126,9 @@ type Options struct {
 	// Speeds price the rows' tokens in engine seconds; zero means
 	// DefaultSpeeds.
 	Speeds Speeds
+	// Engine is the simulated engine every replay runs against; the zero
+	// value is llama.cpp with a dense model.
+	Engine Engine
 }
 
 // Run replays every session in every window with every strategy and
@@ -188,7 +191,7 @@ func Results(ctx context.Context, opt Options) ([]Result, error) {
 	for range min(par, len(jobs)) {
 		wg.Go(func() {
 			for j := range ch {
-				results[j.i], errs[j.i] = Replay(ctx, j.s, j.window, j.name)
+				results[j.i], errs[j.i] = ReplayOn(ctx, opt.Engine, j.s, j.window, j.name)
 			}
 		})
 	}
@@ -207,7 +210,14 @@ func Results(ctx context.Context, opt Options) ([]Result, error) {
 }
 
 // Replay replays one session in one window with one strategy against a
-// simulated llama.cpp engine (one slot, n_ctx = window) started for it.
+// simulated llama.cpp engine (one slot, n_ctx = window, a dense model)
+// started for it: ReplayOn with the zero Engine.
+func Replay(ctx context.Context, s *Recording, window int, name string) (Result, error) {
+	return ReplayOn(ctx, Engine{}, s, window, name)
+}
+
+// ReplayOn replays one session in one window with one strategy against
+// the simulated engine e (one slot, n_ctx = window) started for it.
 //
 // The model's actions are the recording's: before each turn the engine is
 // scripted with the recorded reply, so what it generates — and keeps in its
@@ -215,14 +225,14 @@ func Results(ctx context.Context, opt Options) ([]Result, error) {
 // message itself (its call ids, which the template does not render, are
 // the recording's). Side calls (tool_choice "none") find no script turn
 // and get the engine's own note, which the strategy uses.
-func Replay(ctx context.Context, s *Recording, window int, name string) (Result, error) {
+func ReplayOn(ctx context.Context, e Engine, s *Recording, window int, name string) (Result, error) {
 	info, err := strategy(name)
 	if err != nil {
 		return Result{}, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv, err := sim.New(sim.Config{Ctx: window, Slots: 1})
+	srv, err := sim.New(e.config(window))
 	if err != nil {
 		return Result{}, err
 	}
@@ -236,7 +246,7 @@ func Replay(ctx context.Context, s *Recording, window int, name string) (Result,
 
 	setup := Setup{Window: window, Reserve: Reserve, Prefix: agent.NewPrefix(s.Prefix(window), s.Tools)}
 	base := "http://" + ln.Addr().String() + "/v1"
-	m := &meter{client: engine.NewClient(engine.Options{BaseURL: base, Flavor: engine.LlamaCpp}), srv: srv}
+	m := &meter{client: engine.NewClient(engine.Options{BaseURL: base, Flavor: e.clientFlavor()}), srv: srv}
 	stalled, skipped := 0, 0
 	if name == "ours" {
 		if stalled, err = replayOurs(ctx, s, base, m); err != nil {
@@ -481,6 +491,11 @@ func (m *meter) Chat(ctx context.Context, req engine.Request, c Call) (*engine.R
 	q.Decoded = resp.Usage.CompletionTokens
 	if t := resp.Timings; t != nil {
 		q.CacheN, q.PromptN, q.PromptMS = t.CacheN, t.PromptN, t.PromptMS
+	} else if c := resp.Usage.CachedTokens; c >= 0 {
+		// vLLM reports only cached_tokens, and no time: the time is the
+		// simulator's cost model, as llama.cpp's timings are.
+		q.CacheN, q.PromptN = c, q.PromptTokens-c
+		q.PromptMS = float64(q.PromptN) * m.srv.Config().PrefillMSPerToken
 	}
 	if !m.started {
 		q.Growth = q.PromptN

@@ -150,6 +150,7 @@ func (s *Server) serveAnswer(ctx context.Context, w http.ResponseWriter, rec *Re
 	gen := generate(rp, fit.limit, fault.MalformedToolCalls)
 	fig := s.figures(len(fit.tokens), h.cacheN, len(gen.Tokens))
 	rec.Slot, rec.CacheN, rec.PromptN = h.slot, fig.cacheN, fig.promptN
+	rec.Common, rec.Restart = h.common, h.restart
 	rec.CompletionTokens, rec.FinishReason = len(gen.Tokens), gen.Finish
 	for _, tc := range gen.ToolCalls {
 		rec.ToolCalls = append(rec.ToolCalls, tc.Name)

@@ -59,6 +59,12 @@ type Config struct {
 	// Slots is the number of parallel slots, each with its own prompt
 	// cache (llama.cpp total_slots); 0 means 1. Requests beyond it queue.
 	Slots int
+	// Cache is how the prompt cache reuses a prompt that changed: on
+	// llama.cpp, whether the model is dense, sliding-window or recurrent,
+	// with its checkpoints (cache.go); on vLLM, its block size. The zero
+	// value is a dense model and vLLM's 16-token blocks. Ollama's slots
+	// are always dense.
+	Cache CacheModel
 	// SlotSavePath is llama.cpp's --slot-save-path: the directory where
 	// POST /slots/{id}?action=save writes a slot's cached prompt and
 	// action=restore reads it back. Empty refuses those actions (HTTP 501),
@@ -109,6 +115,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Ctx == 0 {
 		c.Ctx = DefaultCtx
+	}
+	if c.Cache, err = c.Cache.withDefaults(); err != nil {
+		return c, err
+	}
+	if c.Cache.Kind != CacheDense && c.Flavor != LlamaCpp {
+		return c, fmt.Errorf("cache %s is a llama.cpp slot's: the %s flavour has its own", c.Cache.Kind, c.Flavor)
 	}
 	if c.Ctx < 16 {
 		return c, fmt.Errorf("ctx %d is too small: want at least 16 tokens", c.Ctx)

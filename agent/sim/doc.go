@@ -27,9 +27,15 @@
 //     (Config.Slots), chosen as llama.cpp chooses (id_slot, else the idle
 //     slot with the longest common prefix), reporting cache_n and
 //     prompt_n as llama.cpp does; on vLLM one block cache shared by all
-//     requests, reported as cached_tokens. llama.cpp's slot actions
-//     (save, restore, erase under Config.SlotSavePath, with its refusals)
-//     are in slotfile.go. Timings come from a cost model
+//     requests (Config.Cache.Block tokens a block), reported as
+//     cached_tokens. A llama.cpp slot serves a dense model (any common
+//     prefix is kept), a sliding-window one or a recurrent one
+//     (Config.Cache, cache.go): the last two restart a changed prompt
+//     from a context checkpoint, or from 0, as llama.cpp does for a
+//     cache it cannot roll back. llama.cpp's slot actions
+//     (save, restore, erase under Config.SlotSavePath, with its refusals;
+//     a slot's checkpoints saved and restored with it) are in
+//     slotfile.go. Timings come from a cost model
 //     (Config.PrefillMSPerToken and DecodeMSPerToken), taken for real
 //     with Config.Realtime.
 //   - The model: replies from a script of turns ([Turn], script.go), and

@@ -15,9 +15,10 @@ type flavor interface {
 	defaultListen() string
 	// routes mounts the engine's endpoints, chat completions included.
 	routes(s *Server, mux *http.ServeMux)
-	// newCache is the engine's prompt cache for a server of n slots, and
-	// the slot pool behind it, or nil when the engine has no slots.
-	newCache(n int) (promptCache, *slotPool)
+	// newCache is the engine's prompt cache for a server of n slots
+	// reusing prompts as m says, and the slot pool behind it, or nil when
+	// the engine has no slots.
+	newCache(n int, m CacheModel) (promptCache, *slotPool)
 	// loads reports whether the engine answers 503 "Loading model" while
 	// its model loads (Config.LoadTime, Server.SetLoading); a simulated
 	// 503 fault then takes that shape too.

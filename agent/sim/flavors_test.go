@@ -49,8 +49,8 @@ func TestVLLM(t *testing.T) {
 		}
 		second := chatOK(t, url, body(sys, q))
 		n := first.Usage.PromptTokens
-		if got, want := second.Usage.PromptTokensDetails.CachedTokens, (n-1)/vllmBlock*vllmBlock; got != want {
-			t.Errorf("repeat: cached_tokens = %d, want %d (whole %d-token blocks)", got, want, vllmBlock)
+		if got, want := second.Usage.PromptTokensDetails.CachedTokens, (n-1)/DefaultBlock*DefaultBlock; got != want {
+			t.Errorf("repeat: cached_tokens = %d, want %d (whole %d-token blocks)", got, want, DefaultBlock)
 		}
 	})
 	t.Run("overflow", func(t *testing.T) {

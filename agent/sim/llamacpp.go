@@ -46,8 +46,8 @@ func (llamaCpp) routes(s *Server, mux *http.ServeMux) {
 
 func (llamaCpp) defaultListen() string { return "127.0.0.1:8080" }
 
-func (llamaCpp) newCache(n int) (promptCache, *slotPool) {
-	p := newSlotPool(n)
+func (llamaCpp) newCache(n int, m CacheModel) (promptCache, *slotPool) {
+	p := newSlotPool(n, m)
 	return p, p
 }
 

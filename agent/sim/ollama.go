@@ -48,8 +48,10 @@ func (ollama) routes(s *Server, mux *http.ServeMux) {
 
 func (ollama) defaultListen() string { return "127.0.0.1:11434" }
 
-func (ollama) newCache(n int) (promptCache, *slotPool) {
-	p := newSlotPool(n)
+// newCache is one dense cache per slot: Ollama's runner keeps any common
+// prefix.
+func (ollama) newCache(n int, _ CacheModel) (promptCache, *slotPool) {
+	p := newSlotPool(n, CacheModel{Kind: CacheDense})
 	return p, p
 }
 

@@ -59,6 +59,12 @@ type RequestRecord struct {
 	Slot            int // the slot used; -1 for vLLM's shared cache or none
 	CacheN          int // prompt tokens reused from the cache
 	PromptN         int // prompt tokens evaluated anew
+	// Common is how many prompt tokens the cache held before the first
+	// that differs (at most all but one). Restart says whether a llama.cpp
+	// slot whose cache cannot roll back (Config.Cache) restarted before
+	// it, at CacheN: from a checkpoint, or from 0.
+	Common  int
+	Restart Restart
 	// CompletionTokens were generated; SentTokens reached the client (fewer
 	// when the stream was cut, stalled or cancelled).
 	CompletionTokens int
@@ -92,7 +98,7 @@ func New(cfg Config) (*Server, error) {
 		vocab:   map[int]string{},
 		closing: make(chan struct{}),
 	}
-	s.cache, s.slots = fl.newCache(cfg.Slots)
+	s.cache, s.slots = fl.newCache(cfg.Slots, cfg.Cache)
 	if cfg.Root != "" {
 		s.policy = newPolicy(cfg.Root, cfg.PolicyRounds)
 	}
@@ -230,6 +236,9 @@ func (s *Server) record(rec *RequestRecord) {
 	line := fmt.Sprintf("sim: #%d %d", rec.Seq, rec.Status)
 	if rec.FinishReason != "" {
 		line += fmt.Sprintf(" prompt=%d cache=%d new=%d", rec.EvalTokens, rec.CacheN, rec.PromptN)
+		if rec.Restart != RestartAtChange {
+			line += fmt.Sprintf(" restart=%s common=%d", rec.Restart, rec.Common)
+		}
 	} else if rec.PromptTokens > 0 {
 		line += fmt.Sprintf(" prompt=%d", rec.PromptTokens)
 	}

@@ -19,11 +19,29 @@ import (
 // all its cache is.
 const slotFileFormat = "reika-sim-slot/1"
 
-// slotFile is what action=save writes and action=restore reads.
+// slotFile is what action=save writes and action=restore reads. A slot
+// of a model that cannot roll back (Config.Cache) keeps its checkpoints
+// and its last prompt's end in the file too, as the real build keeps the
+// checkpoints; a dense slot's file has only its tokens.
 type slotFile struct {
-	Format string   `json:"format"`
-	Model  string   `json:"model"`
-	Tokens []string `json:"tokens"`
+	Format      string   `json:"format"`
+	Model       string   `json:"model"`
+	Tokens      []string `json:"tokens"`
+	PromptEnd   int      `json:"prompt_end,omitempty"`
+	Checkpoints []int    `json:"checkpoints,omitempty"`
+}
+
+// valid reports whether f's checkpoints and prompt end lie within its
+// tokens, the checkpoints in order.
+func (f slotFile) valid() bool {
+	last := 0
+	for _, p := range f.Checkpoints {
+		if p <= last || p > len(f.Tokens) {
+			return false
+		}
+		last = p
+	}
+	return f.PromptEnd >= 0 && f.PromptEnd <= len(f.Tokens)
 }
 
 // errRestore is llama.cpp's one answer to a file it cannot load: missing,
@@ -124,9 +142,14 @@ func (s *Server) slotFilename(w http.ResponseWriter, r *http.Request) (string, b
 // sinceMS is the time since start in milliseconds, to the microsecond.
 func sinceMS(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }
 
-// saveSlot writes sl's tokens to path and answers as action=save does.
+// saveSlot writes sl's tokens (and checkpoints) to path and answers as
+// action=save does.
 func (s *Server) saveSlot(sl *slot, path, filename string, start time.Time) (obj, error) {
-	data := mustEncode(slotFile{Format: slotFileFormat, Model: s.cfg.Model, Tokens: sl.tokens})
+	f := slotFile{Format: slotFileFormat, Model: s.cfg.Model, Tokens: sl.tokens}
+	if s.cfg.Cache.Kind != CacheDense {
+		f.PromptEnd, f.Checkpoints = sl.promptEnd, sl.points
+	}
+	data := mustEncode(f)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return nil, fmt.Errorf("failed to save slot: %v", err)
 	}
@@ -134,20 +157,25 @@ func (s *Server) saveSlot(sl *slot, path, filename string, start time.Time) (obj
 		{"timings", obj{{"save_ms", sinceMS(start)}}}}, nil
 }
 
-// restoreSlot loads sl's tokens from path and answers as action=restore
-// does. A file it cannot take (missing, not a slot file, another model's,
-// larger than the window) empties the slot and is errBadSlotFile.
+// restoreSlot loads sl's tokens and checkpoints from path and answers as
+// action=restore does. A file it cannot take (missing, not a slot file,
+// another model's, larger than the window, checkpoints out of place)
+// empties the slot and is errBadSlotFile. A file without a prompt end
+// (a dense slot's) ends its prompt at its last token.
 func (s *Server) restoreSlot(sl *slot, path, filename string, start time.Time) (obj, error) {
 	data, err := os.ReadFile(path)
 	var f slotFile
 	if err == nil {
 		err = json.Unmarshal(data, &f)
 	}
-	if err != nil || f.Format != slotFileFormat || f.Model != s.cfg.Model || len(f.Tokens) > s.cfg.Ctx {
-		sl.tokens = nil
+	if err != nil || f.Format != slotFileFormat || f.Model != s.cfg.Model || len(f.Tokens) > s.cfg.Ctx || !f.valid() {
+		sl.slotCache = slotCache{}
 		return nil, errBadSlotFile
 	}
-	sl.tokens, sl.used = f.Tokens, true
+	if f.PromptEnd == 0 {
+		f.PromptEnd = len(f.Tokens)
+	}
+	sl.slotCache, sl.used = slotCache{tokens: f.Tokens, promptEnd: f.PromptEnd, points: f.Checkpoints}, true
 	return obj{{"id_slot", sl.id}, {"filename", filename}, {"n_restored", len(f.Tokens)}, {"n_read", len(data)},
 		{"timings", obj{{"restore_ms", sinceMS(start)}}}}, nil
 }
@@ -155,7 +183,7 @@ func (s *Server) restoreSlot(sl *slot, path, filename string, start time.Time) (
 // eraseSlot empties sl's cache and answers as action=erase does.
 func eraseSlot(sl *slot) obj {
 	n := len(sl.tokens)
-	sl.tokens = nil
+	sl.slotCache = slotCache{}
 	return obj{{"id_slot", sl.id}, {"n_erased", n}}
 }
 

@@ -10,6 +10,11 @@ import (
 type hold struct {
 	slot   int // slot id; -1 for the shared cache
 	cacheN int // prompt tokens reused from the cache
+	// common is how many of the prompt's tokens the cache held before the
+	// first that differs (at most all but one); restart says whether the
+	// prefill started before it, and how far back.
+	common  int
+	restart Restart
 	// done records what the request left in the cache: its prompt plus the
 	// tokens it generated. It must be called exactly once.
 	done func(tokens []string, decoded int)
@@ -22,11 +27,11 @@ type promptCache interface {
 	acquire(ctx context.Context, prompt []string, wantSlot int, reuse bool) (hold, error)
 }
 
-// slot is one llama.cpp slot: a token sequence it remembers, and the
-// figures of its last task for /slots.
+// slot is one llama.cpp slot: what its cache holds, and the figures of
+// its last task for /slots.
 type slot struct {
-	id       int
-	tokens   []string
+	id int
+	slotCache
 	busy     bool
 	lastUsed uint64
 	used     bool
@@ -41,8 +46,10 @@ type slot struct {
 // longest prefix with its prompt (if that prefix is at least a tenth of
 // the prompt), else to the least recently used idle slot; when none is
 // idle it waits. The reused part is that prefix but at most n-1
-// tokens: llama.cpp always evaluates at least one token.
+// tokens (llama.cpp always evaluates at least one token), or less where
+// the model's cache cannot roll back to it (model, cache.go).
 type slotPool struct {
+	model CacheModel
 	mu    sync.Mutex
 	slots []*slot
 	freed chan struct{} // closed and replaced whenever a slot frees up
@@ -50,8 +57,8 @@ type slotPool struct {
 	tasks int
 }
 
-func newSlotPool(n int) *slotPool {
-	p := &slotPool{freed: make(chan struct{})}
+func newSlotPool(n int, m CacheModel) *slotPool {
+	p := &slotPool{model: m, freed: make(chan struct{})}
 	for i := range n {
 		p.slots = append(p.slots, &slot{id: i})
 	}
@@ -63,18 +70,19 @@ func (p *slotPool) acquire(ctx context.Context, prompt []string, wantSlot int, r
 		p.mu.Lock()
 		s := p.pick(prompt, wantSlot)
 		if s != nil {
-			cacheN := 0
+			common := 0
 			if reuse {
-				cacheN = min(commonPrefix(s.tokens, prompt), len(prompt)-1)
+				common = max(min(commonPrefix(s.tokens, prompt), len(prompt)-1), 0)
 			}
-			cacheN = max(cacheN, 0)
+			cacheN, restart := p.model.restart(s.slotCache, common)
 			p.tasks++
 			s.busy, s.used = true, true
 			s.task = p.tasks
-			s.tokens = prompt
+			s.points = p.model.processed(s.points, cacheN, len(prompt))
+			s.tokens, s.promptEnd = prompt, len(prompt)
 			s.nPrompt, s.nCache, s.nDecoded = len(prompt), cacheN, 0
 			p.mu.Unlock()
-			return hold{slot: s.id, cacheN: cacheN, done: func(tokens []string, decoded int) {
+			return hold{slot: s.id, cacheN: cacheN, common: common, restart: restart, done: func(tokens []string, decoded int) {
 				p.release(s, tokens, decoded)
 			}}, nil
 		}
@@ -150,18 +158,17 @@ func (p *slotPool) snapshot() []slotState {
 	return out
 }
 
-// vLLM's automatic prefix cache works on blocks of this many tokens.
-const vllmBlock = 16
-
 // maxSharedSeqs is how many recent sequences the shared cache remembers.
 const maxSharedSeqs = 32
 
 // sharedCache is vLLM's prefix cache: shared by all requests, in whole
-// blocks, with no waiting (vLLM batches every request at once). A prompt
-// that is entirely cached still recomputes its last block.
+// blocks of block tokens, with no waiting (vLLM batches every request at
+// once). A prompt that is entirely cached still recomputes its last
+// block.
 type sharedCache struct {
-	mu   sync.Mutex
-	seqs [][]string
+	block int
+	mu    sync.Mutex
+	seqs  [][]string
 }
 
 func (c *sharedCache) acquire(_ context.Context, prompt []string, _ int, reuse bool) (hold, error) {
@@ -171,11 +178,12 @@ func (c *sharedCache) acquire(_ context.Context, prompt []string, _ int, reuse b
 		lcp = max(lcp, commonPrefix(s, prompt))
 	}
 	c.mu.Unlock()
-	cacheN := 0
+	cacheN, common := 0, 0
 	if reuse {
-		cacheN = min(lcp, len(prompt)-1) / vllmBlock * vllmBlock
+		common = max(min(lcp, len(prompt)-1), 0)
+		cacheN = common / c.block * c.block
 	}
-	return hold{slot: -1, cacheN: cacheN, done: func(tokens []string, _ int) {
+	return hold{slot: -1, cacheN: cacheN, common: common, done: func(tokens []string, _ int) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.seqs = append(c.seqs, tokens)

@@ -34,8 +34,11 @@ func (vllm) routes(s *Server, mux *http.ServeMux) {
 
 func (vllm) defaultListen() string { return "127.0.0.1:8000" }
 
-// newCache is vLLM's shared prefix cache; vLLM has no slots.
-func (vllm) newCache(int) (promptCache, *slotPool) { return &sharedCache{}, nil }
+// newCache is vLLM's shared prefix cache in blocks of m.Block tokens;
+// vLLM has no slots.
+func (vllm) newCache(_ int, m CacheModel) (promptCache, *slotPool) {
+	return &sharedCache{block: m.Block}, nil
+}
 
 func (vllm) loads() bool { return false }
 

@@ -43,13 +43,15 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Var(&windows, "window", "context window in tokens (16000 or 16k); repeat for several (default 16k, 32k and 128k)")
 	fs.Var(&sessions, "session", "recorded session file (.jsonl or .jsonl.gz); repeat for several (default testdata/sessions/*)")
 	fs.Var(&strategies, "strategy", "strategy to replay: "+strategyNames()+"; repeat for several (default all)")
+	eng := fs.String("engine", "dense", "the simulated engine: llama.cpp serving a dense, swa (sliding-window) or recurrent model, or vllm")
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
 	plot := fs.String("plot", "", "also draw each strategy's prompt per request, shrink events marked, to this SVG `file`")
 	speeds := speedFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--plot FILE.svg] [--window N]… [--session FILE]… [--strategy NAME]…")
+		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--plot FILE.svg] [--engine NAME] [--window N]… [--session FILE]… [--strategy NAME]…")
 		fmt.Fprintln(stderr, "\nReplays recorded agent sessions through each context strategy against the simulated")
-		fmt.Fprintln(stderr, "llama.cpp engine and prints what each prefilled, how often it invalidated the cache,")
+		fmt.Fprintln(stderr, "engine (llama.cpp serving a dense model, unless --engine says otherwise) and prints")
+		fmt.Fprintln(stderr, "what each prefilled, how often it invalidated the cache,")
 		fmt.Fprintln(stderr, "how full it kept the window and which planted facts it still carried at the end.")
 		fmt.Fprintln(stderr, "decoded counts the tokens the engine generated (turns, notes, summaries); engine_s is")
 		fmt.Fprintln(stderr, "the engine time at the given speeds: prefilled ÷ --prefill-tps + decoded ÷ --decode-tps.")
@@ -66,6 +68,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		windows = defaultReplayWindows
 	}
 	sp, err := speeds()
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
+		return 2
+	}
+	engine, err := replay.ParseEngine(*eng)
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
 		return 2
@@ -93,7 +100,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		loaded = append(loaded, s)
 	}
-	results, err := replay.Results(ctx, replay.Options{Recordings: loaded, Windows: windows, Strategies: strategies, Speeds: sp})
+	results, err := replay.Results(ctx, replay.Options{Recordings: loaded, Windows: windows, Strategies: strategies, Speeds: sp, Engine: engine})
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
 		return 1

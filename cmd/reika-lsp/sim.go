@@ -23,6 +23,12 @@ Flags:
   --listen ADDR           address to listen on (default 127.0.0.1:8080; vllm 8000, ollama 11434)
   --ctx N                 context window in tokens, per slot (default 8192)
   --flavor NAME           llamacpp, vllm or ollama (default llamacpp)
+  --engine NAME           the model behind the cache: dense, swa (sliding window) or
+                          recurrent on llamacpp, or vllm (the vllm flavour); default dense
+  --swa-window N          the sliding window of --engine swa, in tokens (default 1024)
+  --ctx-checkpoints N     context checkpoints a slot keeps, swa and recurrent (default 32)
+  --ubatch-size N         micro-batch in tokens, which places the checkpoints (default 512)
+  --block-size N          vllm's cache block in tokens (default 16)
   --model NAME            model id to report
   --slots N               parallel slots, each with its own prompt cache (default 1)
   --slot-save-path DIR    allow POST /slots/ID?action=save|restore|erase, files in DIR (llamacpp)
@@ -73,6 +79,9 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "sim: %s flavour on http://%s/v1 (window %d tokens)\n", cfg.Flavor, ln.Addr(), cfg.Ctx)
+	if cfg.Cache.Kind != sim.CacheDense {
+		fmt.Fprintf(stdout, "sim: the slots' model is %s\n", cfg.Cache)
+	}
 	if err := srv.Serve(ctx, ln); err != nil {
 		fmt.Fprintf(stderr, "reika-lsp sim: %v\n", err)
 		return 1
@@ -89,7 +98,8 @@ func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) 
 	var (
 		cfg       sim.Config
 		listen    = fs.String("listen", "", "")
-		flavor    = fs.String("flavor", "llamacpp", "")
+		flavor    = fs.String("flavor", "", "")
+		eng       = fs.String("engine", "", "")
 		script    = fs.String("script", "", "")
 		quiet     = fs.Bool("quiet", false, "")
 		latency   = fs.Duration("latency", 0, "")
@@ -109,6 +119,10 @@ func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) 
 	fs.BoolVar(&cfg.Realtime, "realtime", false, "")
 	fs.Float64Var(&cfg.PrefillMSPerToken, "prefill-ms", sim.DefaultPrefillMSPerToken, "")
 	fs.Float64Var(&cfg.DecodeMSPerToken, "decode-ms", sim.DefaultDecodeMSPerToken, "")
+	fs.IntVar(&cfg.Cache.Window, "swa-window", 0, "")
+	fs.IntVar(&cfg.Cache.Checkpoints, "ctx-checkpoints", 0, "")
+	fs.IntVar(&cfg.Cache.Ubatch, "ubatch-size", 0, "")
+	fs.IntVar(&cfg.Cache.Block, "block-size", 0, "")
 	fs.IntVar(&fault.Status, "fail-status", 0, "")
 	fs.BoolVar(&fault.HTML, "html-error", false, "")
 	fs.IntVar(&fault.CutAfter, "cut-after", 0, "")
@@ -132,6 +146,9 @@ func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) 
 	if *failEvery < 0 || *failFirst < 0 {
 		return cfg, "", errors.New("--fail-every and --fail-first must not be negative")
 	}
+	if cfg.Cache.Window < 0 || cfg.Cache.Checkpoints < 0 || cfg.Cache.Ubatch < 0 || cfg.Cache.Block < 0 {
+		return cfg, "", errors.New("--swa-window, --ctx-checkpoints, --ubatch-size and --block-size must not be negative")
+	}
 	f, err := sim.ParseFlavor(*flavor)
 	if err != nil {
 		return cfg, "", err
@@ -140,6 +157,19 @@ func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) 
 		return cfg, "", err
 	}
 	cfg.Flavor = f
+	if *eng != "" {
+		ef, kind, err := sim.ParseEngine(*eng)
+		if err != nil {
+			return cfg, "", err
+		}
+		if *flavor != "" && ef != f {
+			return cfg, "", fmt.Errorf("--engine %s is the %s flavour, not --flavor %s", *eng, ef, f)
+		}
+		cfg.Flavor, cfg.Cache.Kind = ef, kind
+	}
+	if cfg.Cache.Window > 0 && cfg.Cache.Kind != sim.CacheSWA {
+		return cfg, "", errors.New("--swa-window is for --engine swa")
+	}
 	if *script != "" {
 		if cfg.Script, err = sim.LoadScript(*script); err != nil {
 			return cfg, "", err

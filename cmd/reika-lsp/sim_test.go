@@ -84,6 +84,11 @@ func TestRunSimBadFlags(t *testing.T) {
 		{[]string{"--script", script}, "unknown field"},
 		{[]string{"--script", script + ".missing"}, "read script"},
 		{[]string{"--listen", "8080"}, "want HOST:PORT"},
+		{[]string{"--engine", "mamba"}, "unknown engine"},
+		{[]string{"--engine", "swa", "--flavor", "vllm"}, "--engine swa is the llamacpp flavour"},
+		{[]string{"--engine", "vllm", "--flavor", "llamacpp"}, "--engine vllm is the vllm flavour"},
+		{[]string{"--engine", "recurrent", "--swa-window", "128"}, "--swa-window is for --engine swa"},
+		{[]string{"--ctx-checkpoints", "-1"}, "must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -128,5 +133,40 @@ func TestParseSimFlags(t *testing.T) {
 	}
 	if _, _, err := parseSimFlags([]string{"--reasoning-template", "most"}, &stderr); err == nil {
 		t.Errorf("parseSimFlags(--reasoning-template most) = nil error, want one")
+	}
+}
+
+// TestParseSimEngine reads --engine and the cache's flags into the
+// configuration: the flavour it implies, the slots' model.
+func TestParseSimEngine(t *testing.T) {
+	tests := []struct {
+		args   []string
+		flavor sim.Flavor
+		cache  sim.CacheModel
+		listen string
+	}{
+		{nil, sim.LlamaCpp, sim.CacheModel{}, "127.0.0.1:8080"},
+		{[]string{"--engine", "dense"}, sim.LlamaCpp, sim.CacheModel{Kind: sim.CacheDense}, "127.0.0.1:8080"},
+		{[]string{"--engine", "swa", "--swa-window", "128", "--flavor", "llamacpp"}, sim.LlamaCpp,
+			sim.CacheModel{Kind: sim.CacheSWA, Window: 128}, "127.0.0.1:8080"},
+		{[]string{"--engine", "recurrent", "--ctx-checkpoints", "8", "--ubatch-size", "256"}, sim.LlamaCpp,
+			sim.CacheModel{Kind: sim.CacheRecurrent, Checkpoints: 8, Ubatch: 256}, "127.0.0.1:8080"},
+		{[]string{"--engine", "vllm", "--block-size", "32"}, sim.VLLM, sim.CacheModel{Kind: sim.CacheDense, Block: 32}, "127.0.0.1:8000"},
+		{[]string{"--flavor", "vllm"}, sim.VLLM, sim.CacheModel{}, "127.0.0.1:8000"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			cfg, listen, err := parseSimFlags(tt.args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Flavor != tt.flavor || cfg.Cache != tt.cache || listen != tt.listen {
+				t.Errorf("parseSimFlags(%q): flavour %q, cache %+v, listen %q; want %q, %+v, %q",
+					tt.args, cfg.Flavor, cfg.Cache, listen, tt.flavor, tt.cache, tt.listen)
+			}
+			if _, err := sim.New(cfg); err != nil {
+				t.Errorf("sim.New refused what the flags gave: %v", err)
+			}
+		})
 	}
 }

@@ -1,0 +1,51 @@
+package replay
+
+import (
+	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/sim"
+)
+
+// Engine is the simulated engine a replay runs against: llama.cpp
+// serving a dense, sliding-window or recurrent model, or vLLM with its
+// block cache. The zero value is llama.cpp with a dense model, the
+// engine of the README's table.
+type Engine struct {
+	Flavor sim.Flavor
+	// Cache is the simulator's cache model: the kind of a llama.cpp
+	// slot, its checkpoints; vLLM's block size.
+	Cache sim.CacheModel
+}
+
+// ParseEngine reads an engine by the names of sim.ParseEngine: dense,
+// swa, recurrent or vllm, with the simulator's defaults.
+func ParseEngine(name string) (Engine, error) {
+	f, k, err := sim.ParseEngine(name)
+	if err != nil {
+		return Engine{}, err
+	}
+	return Engine{Flavor: f, Cache: sim.CacheModel{Kind: k}}, nil
+}
+
+// String is the engine's name as ParseEngine reads it.
+func (e Engine) String() string {
+	if e.Flavor == sim.VLLM {
+		return string(sim.VLLM)
+	}
+	if e.Cache.Kind == "" {
+		return string(sim.CacheDense)
+	}
+	return string(e.Cache.Kind)
+}
+
+// config is the simulator's configuration for a replay in window.
+func (e Engine) config(window int) sim.Config {
+	return sim.Config{Ctx: window, Slots: 1, Flavor: e.Flavor, Cache: e.Cache}
+}
+
+// clientFlavor is the flavour the meter's client speaks to the engine.
+func (e Engine) clientFlavor() engine.Flavor {
+	if e.Flavor == sim.VLLM {
+		return engine.VLLM
+	}
+	return engine.LlamaCpp
+}
