@@ -382,7 +382,7 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 // checkpoint: the request itself follows whatever happens.
 func (r *run) checkpoint(ctx context.Context, p contextwin.Plan) {
 	s := r.s
-	req := s.Prefix().Request(p.Messages[:p.Checkpoint], 1, "")
+	req := s.Prefix().Request(p.Messages[:p.Checkpoint], 1, "none")
 	req.Temperature = s.cfg.Temperature
 	req.Slot = s.slotRef()
 	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) {})

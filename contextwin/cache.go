@@ -18,7 +18,8 @@ import (
 // llama.cpp (build 11669) makes its checkpoints while it processes a
 // prompt of n tokens, at n−4−n_ubatch and at n−4 (each only if the
 // request processed that position), keeps at most --ctx-checkpoints of
-// them per slot (the oldest go first), and drops those after the
+// them per slot (a full slot drops the oldest that stands within
+// --checkpoint-min-step of the one before it, else the oldest), and drops those after the
 // restart point of a request that changed. A checkpoint taken at p holds
 // the recurrent state at p, or the sliding window's cells up to p: it
 // serves a change at c ≥ p. With no checkpoint, an SWA model still keeps
@@ -53,9 +54,10 @@ func ParseCacheClass(s string) (CacheClass, error) {
 
 // Defaults of llama.cpp and vLLM where a CacheModel field is 0.
 const (
-	DefaultCheckpoints = 32  // llama.cpp --ctx-checkpoints
-	DefaultUbatch      = 512 // llama.cpp --ubatch-size
-	DefaultBlock       = 16  // vLLM --block-size
+	DefaultCheckpoints = 32   // llama.cpp --ctx-checkpoints
+	DefaultMinStep     = 8192 // llama.cpp --checkpoint-min-step
+	DefaultUbatch      = 512  // llama.cpp --ubatch-size
+	DefaultBlock       = 16   // vLLM --block-size
 	// checkpointBack is how far before a prompt's end llama.cpp takes its
 	// last checkpoint.
 	checkpointBack = 4
@@ -70,6 +72,9 @@ type CacheModel struct {
 	// Checkpoints is the most checkpoints a slot keeps; 0 means
 	// DefaultCheckpoints.
 	Checkpoints int
+	// MinStep is how close two checkpoints may stand before a full slot
+	// drops the newer (--checkpoint-min-step); 0 means DefaultMinStep.
+	MinStep int
 	// Ubatch is the engine's micro-batch in tokens; 0 means DefaultUbatch.
 	Ubatch int
 	// Block is a block's size in tokens; 0 means DefaultBlock.
@@ -85,6 +90,9 @@ func (m CacheModel) withDefaults() CacheModel {
 	}
 	if m.Ubatch <= 0 {
 		m.Ubatch = DefaultUbatch
+	}
+	if m.MinStep <= 0 {
+		m.MinStep = DefaultMinStep
 	}
 	if m.Block <= 0 {
 		m.Block = DefaultBlock
@@ -158,10 +166,24 @@ func (m CacheModel) processed(c engineCache, from, n int) engineCache {
 			keep = append(keep, checkpoint{at: at})
 		}
 	}
-	if over := len(keep) - m.Checkpoints; over > 0 {
-		keep = keep[over:]
+	for len(keep) > m.Checkpoints {
+		keep = m.thin(keep)
 	}
 	return engineCache{n: n, points: keep}
+}
+
+// thin drops one checkpoint of a full slot as llama.cpp does: the
+// oldest that stands closer than MinStep to the one before it, else the
+// oldest of all. So the first checkpoints of a session (the prefix's,
+// a recap's) outlive a long run of small appends, whose checkpoints
+// stand close together.
+func (m CacheModel) thin(points []checkpoint) []checkpoint {
+	for i := 1; i < len(points); i++ {
+		if points[i].at-points[i-1].at < m.MinStep {
+			return slices.Delete(points, i, i+1)
+		}
+	}
+	return points[1:]
 }
 
 // isCheckpoint reports whether the engine restarting at from for a

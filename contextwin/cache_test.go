@@ -34,14 +34,40 @@ func TestCheckpointsTakenAtTheEndOfEachPrompt(t *testing.T) {
 	for n := 1000; n <= 1400; n += 100 {
 		d = small.processed(d, d.n, n)
 	}
-	if got, want := ats(d), []int{1300, 1396}; !slices.Equal(got, want) {
-		t.Fatalf("with 2 checkpoints a slot keeps %v, want the newest %v", got, want)
+	if got, want := ats(d), []int{484, 1396}; !slices.Equal(got, want) {
+		t.Fatalf("with 2 checkpoints a slot keeps %v, want the first and the newest %v", got, want)
+	}
+	close := CacheModel{Class: CacheCheckpointed, Checkpoints: 2, MinStep: 64}.withDefaults()
+	d = engineCache{}
+	for n := 1000; n <= 1400; n += 100 {
+		d = close.processed(d, d.n, n)
+	}
+	if got, want := ats(d), []int{1296, 1396}; !slices.Equal(got, want) {
+		t.Fatalf("with 2 checkpoints 64 apart at least a slot keeps %v, want the newest %v", got, want)
 	}
 	// The mirror keeps them for a dense engine too (a restart at one tells
 	// a checkpointed engine), but a dense one never restarts at them.
 	dense := CacheModel{Class: CacheDense}.withDefaults()
 	if got := dense.restart(dense.processed(c, 0, 3000), 2500); got != 2500 {
 		t.Fatalf("a dense engine restarts a change at 2500 at %d", got)
+	}
+}
+
+// The figures of llama-server build 11669 serving the tiny mamba model
+// (llamatest): a prompt of 3053 tokens, then 40 appends of 142; the slot
+// kept the first prompt's checkpoint at 2537 and the newest ones from
+// 6887 on (llamatest's TestCheckpointsOfAFullSlot: a change at 3550
+// restarted at 2537, one at 6950 at 6887).
+func TestCheckpointsOfAMeasuredSlot(t *testing.T) {
+	m := CacheModel{Class: CacheCheckpointed}.withDefaults()
+	c := m.processed(engineCache{}, 0, 3053)
+	for i := 1; i <= 40; i++ {
+		c = m.processed(c, c.n, 3053+142*i)
+	}
+	for change, want := range map[int]int{2600: 2537, 3500: 2537, 6500: 2537, 6900: 6887, 7050: 7029} {
+		if got := m.restart(c, change); got != want {
+			t.Errorf("a change at %d restarts at %d, want %d as measured", change, got, want)
+		}
 	}
 }
 
@@ -141,8 +167,15 @@ func (e *checkpointEngine) send(prefixChars int, msgs []Message) (promptTokens, 
 			keep = append(keep, p)
 		}
 	}
-	if len(keep) > 32 {
-		keep = keep[len(keep)-32:]
+	for len(keep) > 32 { // full: the oldest within 8192 of the one before it goes, else the oldest
+		i := 1
+		for i < len(keep) && keep[i]-keep[i-1] >= 8192 {
+			i++
+		}
+		if i == len(keep) {
+			i = 0
+		}
+		keep = append(keep[:i], keep[i+1:]...)
 	}
 	e.points, e.prev = keep, b
 	e.prefilled += n - from

@@ -131,7 +131,10 @@ func (e *oursEngine) Chat(ctx context.Context, req engine.Request, _ func(engine
 	}
 	side := req.ToolChoice == "none"
 	event := e.event
-	if side {
+	switch {
+	case side && req.MaxTokens == 1:
+		event = "checkpoint" // the request after a fold that ends at a checkpoint
+	case side:
 		event = contextwin.Note.String()
 	}
 	resp, err := e.m.Chat(ctx, req, Call{Side: side, Event: event})
