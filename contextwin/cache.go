@@ -126,7 +126,14 @@ type checkpoint struct {
 type engineCache struct {
 	n      int
 	points []checkpoint
+	// thinned are checkpoints the mirror dropped from a full slot, the
+	// newest few: a restart at one says the engine keeps them closer
+	// together than MinStep.
+	thinned []checkpoint
 }
+
+// thinnedKept is how many dropped checkpoints the mirror remembers.
+const thinnedKept = 64
 
 // restart is where the engine starts prefilling a prompt that shares
 // its first common tokens with the last one it processed.
@@ -166,10 +173,16 @@ func (m CacheModel) processed(c engineCache, from, n int) engineCache {
 			keep = append(keep, checkpoint{at: at})
 		}
 	}
+	thinned := c.thinned
 	for len(keep) > m.Checkpoints {
-		keep = m.thin(keep)
+		var gone checkpoint
+		keep, gone = m.thin(keep)
+		thinned = append(thinned, gone)
 	}
-	return engineCache{n: n, points: keep}
+	if over := len(thinned) - thinnedKept; over > 0 {
+		thinned = thinned[over:]
+	}
+	return engineCache{n: n, points: keep, thinned: thinned}
 }
 
 // thin drops one checkpoint of a full slot as llama.cpp does: the
@@ -177,13 +190,25 @@ func (m CacheModel) processed(c engineCache, from, n int) engineCache {
 // oldest of all. So the first checkpoints of a session (the prefix's,
 // a recap's) outlive a long run of small appends, whose checkpoints
 // stand close together.
-func (m CacheModel) thin(points []checkpoint) []checkpoint {
+func (m CacheModel) thin(points []checkpoint) (kept []checkpoint, gone checkpoint) {
 	for i := 1; i < len(points); i++ {
 		if points[i].at-points[i-1].at < m.MinStep {
-			return slices.Delete(points, i, i+1)
+			gone = points[i]
+			return slices.Delete(points, i, i+1), gone
 		}
 	}
-	return points[1:]
+	return points[1:], points[0]
+}
+
+// wasThinned reports whether the engine restarting at from restarted at a
+// checkpoint the mirror had dropped.
+func (c engineCache) wasThinned(from int) bool {
+	for _, p := range c.thinned {
+		if from > 0 && (from == p.at || from == p.at-1) {
+			return true
+		}
+	}
+	return false
 }
 
 // isCheckpoint reports whether the engine restarting at from for a
@@ -392,6 +417,13 @@ func (s *Planner) learnCache(from, predicted int) {
 	t := &s.cache
 	if t.engine.n == 0 || t.common >= t.engine.n {
 		return // the first request, or an append: every class reuses it whole
+	}
+	if t.model.Class == CacheCheckpointed && from > predicted && t.engine.wasThinned(from) && t.model.MinStep > 1 {
+		// The engine kept a checkpoint the mirror thinned out: its
+		// --checkpoint-min-step is smaller than the mirror's.
+		t.model.MinStep /= 2
+		t.why = fmt.Sprintf("the engine restarted at token %d, a checkpoint a full slot keeps only with --checkpoint-min-step below %d", from, 2*t.model.MinStep)
+		return
 	}
 	tol := 64 + t.common*15/100
 	switch {

@@ -118,6 +118,7 @@ func TestParseCacheClass(t *testing.T) {
 // checkpoints at n−4−512 and n−4 of what it processed.
 type checkpointEngine struct {
 	dense     bool // restart at the change: the ideal
+	minStep   int  // --checkpoint-min-step; 0 is 8192
 	prev      []byte
 	points    []int
 	prefilled int
@@ -167,9 +168,13 @@ func (e *checkpointEngine) send(prefixChars int, msgs []Message) (promptTokens, 
 			keep = append(keep, p)
 		}
 	}
-	for len(keep) > 32 { // full: the oldest within 8192 of the one before it goes, else the oldest
+	step := e.minStep
+	if step == 0 {
+		step = 8192
+	}
+	for len(keep) > 32 { // full: the oldest within the step of the one before it goes, else the oldest
 		i := 1
-		for i < len(keep) && keep[i]-keep[i-1] >= 8192 {
+		for i < len(keep) && keep[i]-keep[i-1] >= step {
 			i++
 		}
 		if i == len(keep) {
@@ -186,8 +191,12 @@ func (e *checkpointEngine) send(prefixChars int, msgs []Message) (promptTokens, 
 // it prefilled, and the planner's model at the end.
 func runOn(t *testing.T, cfg Config, steps []step, dense bool) (prefilled, far int, m CacheModel) {
 	t.Helper()
+	return runOnEngine(t, cfg, steps, &checkpointEngine{dense: dense})
+}
+
+func runOnEngine(t *testing.T, cfg Config, steps []step, e *checkpointEngine) (prefilled, far int, m CacheModel) {
+	t.Helper()
 	s := NewPlanner(cfg)
-	e := &checkpointEngine{dense: dense}
 	request := func() bool {
 		p := s.Plan()
 		if p.Event == Note {
@@ -250,5 +259,24 @@ func TestCheckpointedEngineIsPricedAsOne(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// An engine started with a smaller --checkpoint-min-step keeps
+// checkpoints the mirror thins out; a restart at one teaches the planner
+// a smaller step, and it prefills about what one told the step does.
+func TestCheckpointMinStepIsLearnt(t *testing.T) {
+	steps := session(65536, 200, 2)
+	cfg := Config{Window: 65536, PrefixChars: 4000, Reserve: 1024, Cache: CacheModel{Class: CacheCheckpointed}}
+	told := cfg
+	told.Cache.MinStep = 512
+	got, _, m := runOnEngine(t, cfg, steps, &checkpointEngine{minStep: 512})
+	want, _, _ := runOnEngine(t, told, steps, &checkpointEngine{minStep: 512})
+	t.Logf("min step 512: prefilled %d learning it (ended at %d), %d told", got, m.MinStep, want)
+	if m.MinStep >= DefaultMinStep {
+		t.Errorf("the planner kept a min step of %d on an engine that keeps checkpoints 512 apart", m.MinStep)
+	}
+	if float64(got) > 1.02*float64(want) {
+		t.Errorf("learning the step prefilled %d, more than 1.02 × the %d of a planner told it", got, want)
 	}
 }

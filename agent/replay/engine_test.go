@@ -52,8 +52,15 @@ func TestEngineCachePrefill(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if r.Row.Failed() || r.Row.Growth != base.Row.Growth {
-					t.Errorf("%s: failed %v, growth %d, want a full replay of the dense one's growth %d", en, r.Row.Failed(), r.Row.Growth, base.Row.Growth)
+				// Ours plans by the engine's cache model, so its requests (and
+				// the growth counted in them) differ a little by engine; a
+				// peer's do not.
+				slack := 0
+				if name == "ours" {
+					slack = base.Row.Growth / 50
+				}
+				if d := r.Row.Growth - base.Row.Growth; r.Row.Failed() || d > slack || -d > slack {
+					t.Errorf("%s: failed %v, growth %d, want a full replay of the dense one's growth %d (±%d)", en, r.Row.Failed(), r.Row.Growth, base.Row.Growth, slack)
 				}
 				cached := 0
 				for _, q := range r.Requests {

@@ -23,9 +23,13 @@ import (
 //     as a recurrent model does. (llama-server's --swa-full makes it
 //     dense: pick CacheDense.)
 //   - While it processes a prompt of n tokens from token r, the slot
-//     takes checkpoints at n−4−ubatch and n−4, each only when it is at or
-//     after r; it keeps at most Checkpoints of them, the oldest dropped
-//     first, and a request that restarts at r drops those after r first.
+//     takes checkpoints at r (when it is not 0), n−4−ubatch and n−4, each
+//     only when it is at or after r; a request that restarts at r drops
+//     those after r first. It keeps at most Checkpoints of them: a full
+//     slot drops the oldest that stands within MinStep of the one before
+//     it, else the oldest, so the first ones outlive a run of small
+//     appends. A sliding-window model resumes one token before the
+//     checkpoint it restores.
 //
 // contextwin's planner (contextwin/cache.go) models the same rules from
 // the client's side; the two are kept alike by hand, since the simulator
@@ -59,9 +63,10 @@ func ParseCacheKind(s string) (CacheKind, error) {
 const (
 	// DefaultSWAWindow is Gemma 3's sliding window (gpt-oss's is 128).
 	DefaultSWAWindow   = 1024
-	DefaultCheckpoints = 32  // llama-server --ctx-checkpoints
-	DefaultUbatch      = 512 // llama-server --ubatch-size
-	DefaultBlock       = 16  // vLLM --block-size
+	DefaultCheckpoints = 32   // llama-server --ctx-checkpoints
+	DefaultMinStep     = 8192 // llama-server --checkpoint-min-step
+	DefaultUbatch      = 512  // llama-server --ubatch-size
+	DefaultBlock       = 16   // vLLM --block-size
 )
 
 // checkpointBack is how far before a prompt's end llama.cpp takes its
@@ -80,6 +85,9 @@ type CacheModel struct {
 	// Checkpoints is the most context checkpoints a slot keeps; 0 means
 	// DefaultCheckpoints.
 	Checkpoints int
+	// MinStep is how close two checkpoints may stand before a full slot
+	// drops the newer (--checkpoint-min-step); 0 means DefaultMinStep.
+	MinStep int
 	// Ubatch is the micro-batch in tokens, which places the earlier of a
 	// prompt's two checkpoints; 0 means DefaultUbatch.
 	Ubatch int
@@ -101,6 +109,9 @@ func (m CacheModel) withDefaults() (CacheModel, error) {
 	}
 	if m.Checkpoints == 0 {
 		m.Checkpoints = DefaultCheckpoints
+	}
+	if m.MinStep <= 0 {
+		m.MinStep = DefaultMinStep
 	}
 	if m.Ubatch == 0 {
 		m.Ubatch = DefaultUbatch
@@ -159,6 +170,9 @@ func (m CacheModel) restart(c slotCache, common int) (int, Restart) {
 	}
 	for i := len(c.points) - 1; i >= 0; i-- {
 		if p := c.points[i]; p <= common {
+			if m.Kind == CacheSWA && p > 0 {
+				p-- // the window's cells are restored up to the token before
+			}
 			if p == common {
 				return p, RestartAtChange
 			}
@@ -185,13 +199,20 @@ func (m CacheModel) processed(points []int, from, n int) []int {
 	if m.Kind == CacheDense {
 		return nil
 	}
-	for _, at := range []int{n - checkpointBack - m.Ubatch, n - checkpointBack} {
-		if at >= from && at > 0 && (len(keep) == 0 || keep[len(keep)-1] < at) {
+	for _, at := range []int{from, n - checkpointBack - m.Ubatch, n - checkpointBack} {
+		if at >= from && at > 0 && at < n && (len(keep) == 0 || keep[len(keep)-1] < at) {
 			keep = append(keep, at)
 		}
 	}
-	if over := len(keep) - m.Checkpoints; over > 0 {
-		keep = keep[over:]
+	for len(keep) > m.Checkpoints {
+		i := 1
+		for i < len(keep) && keep[i]-keep[i-1] >= m.MinStep {
+			i++
+		}
+		if i == len(keep) {
+			i = 0 // none stands too close: the oldest goes
+		}
+		keep = append(keep[:i], keep[i+1:]...)
 	}
 	return keep
 }

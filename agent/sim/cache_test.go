@@ -48,22 +48,33 @@ func runSteps(t *testing.T, m CacheModel, steps []cacheStep) {
 }
 
 func TestCacheRules(t *testing.T) {
+	// MinStep 1: a full slot drops its oldest checkpoint, as no two
+	// stand closer than a token.
 	t.Run("recurrent", func(t *testing.T) {
-		runSteps(t, CacheModel{Kind: CacheRecurrent, Ubatch: 8, Checkpoints: 3}, []cacheStep{
+		runSteps(t, CacheModel{Kind: CacheRecurrent, Ubatch: 8, Checkpoints: 3, MinStep: 1}, []cacheStep{
 			{name: "cold", n: 100, common: 0, wantFrom: 0, wantPoints: []int{88, 96}},
-			// An append takes two more; the oldest goes past three.
-			{name: "append", n: 120, common: 100, wantFrom: 100, wantPoints: []int{96, 108, 116}},
+			// An append takes three more, one where it began; the oldest go
+			// past three.
+			{name: "append", n: 120, common: 100, wantFrom: 100, wantPoints: []int{100, 108, 116}},
 			{name: "change near the end", n: 120, common: 110, wantFrom: 108, wantRestart: RestartCheckpoint,
-				wantPoints: []int{96, 108, 116}},
-			// The restart at 96 erases 108 and 116; the shorter prompt's
-			// first point (93) lies before the restart and is not taken.
-			{name: "change before the newest", n: 105, common: 100, wantFrom: 96, wantRestart: RestartCheckpoint,
-				wantPoints: []int{96, 101}},
+				wantPoints: []int{100, 108, 116}},
+			// The restart at 100, a checkpoint right at the change, erases
+			// 108 and 116; the shorter prompt's first point (93) lies
+			// before the restart and is not taken.
+			{name: "change at a checkpoint", n: 105, common: 100, wantFrom: 100, wantPoints: []int{100, 101}},
 			{name: "change before every checkpoint", n: 105, common: 90, wantFrom: 0, wantRestart: RestartZero,
 				wantPoints: []int{93, 101}},
-			// A checkpoint right at the change is a restart at the change.
-			{name: "change at a checkpoint", n: 105, common: 101, wantFrom: 101, wantPoints: []int{93, 101}},
 			{name: "nothing in common", n: 105, common: 0, wantFrom: 0, wantPoints: []int{93, 101}},
+		})
+	})
+	t.Run("recurrent, a full slot keeps its first checkpoint", func(t *testing.T) {
+		// Past the limit the oldest of those within MinStep of the one
+		// before goes: the first checkpoint outlives the appends'.
+		runSteps(t, CacheModel{Kind: CacheRecurrent, Ubatch: 8, Checkpoints: 3, MinStep: 50}, []cacheStep{
+			{name: "cold", n: 100, wantPoints: []int{88, 96}},
+			{name: "append", n: 120, common: 100, wantFrom: 100, wantPoints: []int{88, 108, 116}},
+			{name: "change before the appends", n: 120, common: 90, wantFrom: 88, wantRestart: RestartCheckpoint,
+				wantPoints: []int{88, 108, 116}},
 		})
 	})
 	t.Run("recurrent, a change in the reply", func(t *testing.T) {
@@ -74,19 +85,21 @@ func TestCacheRules(t *testing.T) {
 			{name: "cold", n: 100, gen: 20, wantPoints: []int{88, 96}},
 			{name: "reply re-rendered", n: 150, common: 110, gen: 20, wantFrom: 96, wantRestart: RestartCheckpoint,
 				wantPoints: []int{88, 96, 138, 146}},
-			{name: "reply kept", n: 200, common: 170, wantFrom: 170, wantPoints: []int{88, 96, 138, 146, 188, 196}},
+			{name: "reply kept", n: 200, common: 170, wantFrom: 170, wantPoints: []int{88, 96, 138, 146, 170, 188, 196}},
 		})
 	})
 	t.Run("swa", func(t *testing.T) {
-		runSteps(t, CacheModel{Kind: CacheSWA, Window: 16, Ubatch: 8, Checkpoints: 3}, []cacheStep{
+		runSteps(t, CacheModel{Kind: CacheSWA, Window: 16, Ubatch: 8, Checkpoints: 3, MinStep: 1}, []cacheStep{
 			{name: "cold", n: 200, wantPoints: []int{188, 196}},
-			{name: "append", n: 300, common: 200, wantFrom: 200, wantPoints: []int{196, 288, 296}},
+			{name: "append", n: 300, common: 200, wantFrom: 200, wantPoints: []int{200, 288, 296}},
+			// The window's cells are restored up to the token before the
+			// checkpoint.
+			{name: "change before the window", n: 300, common: 250, wantFrom: 199, wantRestart: RestartCheckpoint,
+				wantPoints: []int{199, 288, 296}},
 			// 10 tokens before the previous prompt's end: the window
 			// still holds what comes before the change.
-			{name: "change within the window", n: 300, common: 290, wantFrom: 290, wantPoints: []int{196, 288, 296}},
-			{name: "change at the window's edge", n: 300, common: 284, wantFrom: 284, wantPoints: []int{196, 288, 296}},
-			{name: "change before the window", n: 300, common: 250, wantFrom: 196, wantRestart: RestartCheckpoint,
-				wantPoints: []int{196, 288, 296}},
+			{name: "change within the window", n: 300, common: 290, wantFrom: 290, wantPoints: []int{288, 290, 296}},
+			{name: "change at the window's edge", n: 300, common: 284, wantFrom: 284, wantPoints: []int{284, 288, 296}},
 			{name: "change before every checkpoint", n: 300, common: 150, wantFrom: 0, wantRestart: RestartZero,
 				wantPoints: []int{288, 296}},
 		})
@@ -254,7 +267,7 @@ func TestCacheConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := CacheModel{Kind: CacheSWA, Window: DefaultSWAWindow, Checkpoints: DefaultCheckpoints, Ubatch: DefaultUbatch, Block: DefaultBlock}
+	want := CacheModel{Kind: CacheSWA, Window: DefaultSWAWindow, Checkpoints: DefaultCheckpoints, MinStep: DefaultMinStep, Ubatch: DefaultUbatch, Block: DefaultBlock}
 	if got := s.Config().Cache; got != want {
 		t.Errorf("defaults: %+v, want %+v", got, want)
 	}
