@@ -335,6 +335,18 @@ func (d *discoverer) sglangCache(ctx context.Context, base string, out *Discover
 	}
 }
 
+// checkpointAdvice is how to start llama-server so that its checkpoints
+// stand across the whole window: a 32nd of it apart.
+func (d *Discovery) checkpointAdvice() string {
+	step := 1024
+	if d.Window > 0 {
+		step = max(d.Window/contextwin.DefaultCheckpoints, 256)
+	}
+	return fmt.Sprintf("a full slot (--ctx-checkpoints, default %d) keeps its old checkpoints --checkpoint-min-step apart (default %d): "+
+		"start llama-server with --checkpoint-min-step %d so that one stands every %d tokens of the window, or --ctx-checkpoints N for more",
+		contextwin.DefaultCheckpoints, contextwin.DefaultMinStep, step, step)
+}
+
 // CacheAdvice says what the cache model costs a change to the prompt and
 // what would make it cheaper, for check's report and the status line.
 func (d *Discovery) CacheAdvice() string {
@@ -356,14 +368,13 @@ func (d *Discovery) CacheAdvice() string {
 			if d.SWAFullMiB > 0 {
 				s += fmt.Sprintf(", at about %d MiB more", d.SWAFullMiB)
 			}
-			return s + " (if llama-server already runs with it, set cache_class dense)"
+			return s + " (if llama-server already runs with it, set cache_class dense); else " + d.checkpointAdvice()
 		case m.SWA > 0 && d.Flavor == Ollama:
 			return fmt.Sprintf("SWA model (window %d): Ollama keeps its cache for a change within the last %d tokens; an earlier change re-prefills from the start", m.SWA, m.SWA)
 		case m.SWA > 0:
 			return fmt.Sprintf("SWA model (window %d): a change more than %d tokens before the prompt's end restarts from a checkpoint, or from the start", m.SWA, m.SWA)
 		case d.Flavor == LlamaCpp:
-			return fmt.Sprintf("recurrent/hybrid model: each change restarts from a checkpoint, or from the start; start llama-server with --ctx-checkpoints N for more (default %d)",
-				contextwin.DefaultCheckpoints)
+			return "recurrent/hybrid model: each change restarts from a checkpoint, or from the start; " + d.checkpointAdvice()
 		}
 		return "recurrent/hybrid model: each change restarts from a checkpoint, or from the start"
 	}

@@ -88,7 +88,9 @@ func TestDiscoverCacheSWAFullAdvice(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "SWA model (window 1024): a change more than 1024 tokens before the prompt's end restarts from a context checkpoint, or from the start; " +
-		"--swa-full keeps any prefix, at about 65 MiB more (if llama-server already runs with it, set cache_class dense)"
+		"--swa-full keeps any prefix, at about 65 MiB more (if llama-server already runs with it, set cache_class dense); " +
+		"else a full slot (--ctx-checkpoints, default 32) keeps its old checkpoints --checkpoint-min-step apart (default 8192): " +
+		"start llama-server with --checkpoint-min-step 256 so that one stands every 256 tokens of the window, or --ctx-checkpoints N for more"
 	if got := d.CacheAdvice(); got != want {
 		t.Errorf("CacheAdvice() =\n%q, want\n%q", got, want)
 	}
