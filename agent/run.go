@@ -336,8 +336,8 @@ func pluralSuffix(n int) string {
 func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, error) {
 	s := r.s
 	overflowed := false
-	if p.Checkpoint > 0 {
-		r.checkpoint(ctx, p)
+	for _, m := range p.Checkpoints {
+		r.checkpoint(ctx, m)
 	}
 	for attempt := 0; ; attempt++ {
 		req := s.Prefix().Request(p.Messages, p.MaxTokens, "")
@@ -375,14 +375,14 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 	}
 }
 
-// checkpoint sends the checkpoint request a fold's plan asks for on an
-// engine that restarts from checkpoints: its first messages, one token
-// generated, so that the engine takes a checkpoint just before the
-// recap's end (see contextwin.Plan.Checkpoint). A failure costs only the
+// checkpoint sends one of the checkpoint requests a fold's plan asks for
+// on an engine that restarts from checkpoints, one token generated, so
+// that the engine takes a checkpoint just before a place the next fold
+// changes (see contextwin.Plan.Checkpoints). A failure costs only the
 // checkpoint: the request itself follows whatever happens.
-func (r *run) checkpoint(ctx context.Context, p contextwin.Plan) {
+func (r *run) checkpoint(ctx context.Context, msgs []contextwin.Message) {
 	s := r.s
-	req := s.Prefix().Request(p.Messages[:p.Checkpoint], 1, "none")
+	req := s.Prefix().Request(msgs, 1, "none")
 	req.Temperature = s.cfg.Temperature
 	req.Slot = s.slotRef()
 	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) {})

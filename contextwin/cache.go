@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // How an engine reuses its prompt cache when a request changes at token
@@ -238,12 +239,13 @@ type cacheTrack struct {
 	// prefix with what follows.
 	sent []Message
 	warm bool
-	// pending is the request a checkpoint request goes before, until the
-	// engine answered it; before and beforeWarm what sent and warm were
-	// before it, should it never be sent.
-	pending    []Message
-	before     []Message
-	beforeWarm bool
+	// queue is what is still to be sent of a plan that asked for
+	// checkpoint requests: the rest of them, then its request; observed
+	// and observedWarm are what sent and warm were for the last request
+	// the engine answered, should one of them never be sent.
+	queue        [][]Message
+	observed     []Message
+	observedWarm bool
 	// common is how many tokens the last request planned shares with the
 	// prompt the engine processed before it.
 	common int
@@ -307,29 +309,84 @@ func (s *Planner) planned(msgs []Message) {
 }
 
 // plannedWith records the request about to be sent, and the checkpoint
-// request of its first cut messages before it when cut is not 0.
-func (s *Planner) plannedWith(msgs []Message, cut int) {
+// requests to go before it, in order.
+func (s *Planner) plannedWith(msgs []Message, checkpoints [][]Message) {
 	t := &s.cache
-	if cut == 0 {
-		t.pending = nil
+	if len(checkpoints) == 0 {
+		t.queue = nil
 		s.planned(msgs)
 		return
 	}
-	t.pending, t.before, t.beforeWarm = msgs, t.sent, t.warm
-	s.planned(msgs[:cut])
+	t.queue = append(slices.Clone(checkpoints[1:]), msgs)
+	s.planned(checkpoints[0])
 }
 
-// ObserveCheckpoint takes the engine's figures for the checkpoint request
-// a plan asked for (Plan.Checkpoint), sent before its request.
+// ObserveCheckpoint takes the engine's figures for the next checkpoint
+// request a plan asked for (Plan.Checkpoints), sent before its request.
 func (s *Planner) ObserveCheckpoint(u Usage) {
 	t := &s.cache
-	pending := t.pending
-	if pending == nil {
+	if len(t.queue) == 0 {
 		return
 	}
-	t.pending = nil
+	next := t.queue[0]
+	t.queue = t.queue[1:]
 	s.observeCache(u)
-	s.planned(pending)
+	s.planned(next)
+	if len(t.queue) == 0 {
+		t.queue = nil
+	}
+}
+
+// settleQueue forgets the checkpoint requests that were never sent: the
+// request itself changes from the last one the engine processed.
+func (s *Planner) settleQueue() {
+	t := &s.cache
+	if len(t.queue) == 0 {
+		return
+	}
+	// Some were never sent: the request changes from the last one the
+	// engine processed.
+	t.sent, t.warm = t.observed, t.observedWarm
+	s.planned(t.queue[len(t.queue)-1])
+	t.queue = nil
+}
+
+// steadyCut is the checkpoint request that ends inside the front recap a
+// micro-batch after its steady part (the preamble and what the user
+// said, which the next rewrite keeps): its checkpoint lands just before
+// the steady part's end, where that rewrite will change the request.
+// nil when the recap's text after its steady part is shorter than that.
+func (s *Planner) steadyCut(msgs []Message) []Message {
+	if len(msgs) == 0 || s.view.Len() != len(msgs) || s.fold.front.steady == 0 {
+		return nil
+	}
+	it := s.view.items[0]
+	if it.of != frontRecap && it.of != s.fold.lead {
+		return nil
+	}
+	base := s.cfg.PrefixChars + msgOverhead
+	// The estimate errs by a few percent either way: the checkpoint aims
+	// a little before the steady part's end, never after it.
+	target := s.est.Known(base + s.fold.front.steady)
+	target -= 32 + target/20
+	content := msgs[0].Content
+	n := len(s.fold.front.msg.Content) // what is the recap's in the first message
+	cut := s.fold.front.steady
+	for cut < n && s.est.Known(base+cut)+1-s.cache.model.Ubatch < target {
+		cut += 64
+	}
+	for cut > s.fold.front.steady && s.est.Known(base+cut)+1-s.cache.model.Ubatch > target {
+		cut--
+	}
+	if cut >= n || cut <= s.fold.front.steady {
+		return nil // the recap ends before a checkpoint would reach its steady part
+	}
+	for cut > 0 && !utf8.RuneStart(content[cut]) {
+		cut--
+	}
+	m := msgs[0]
+	m.Content = content[:cut]
+	return []Message{m}
 }
 
 // checkpointCut is where a checkpoint request after a fold ends: at the
@@ -390,11 +447,6 @@ func (s *Planner) restartExtra(at int) int {
 // could not keeps any prefix.
 func (s *Planner) observeCache(u Usage) {
 	t := &s.cache
-	if t.pending != nil { // the checkpoint request was never sent
-		t.sent, t.warm = t.before, t.beforeWarm
-		s.planned(t.pending)
-		t.pending = nil
-	}
 	if u.PromptTokens <= 0 {
 		return
 	}
@@ -405,6 +457,7 @@ func (s *Planner) observeCache(u Usage) {
 		s.learnCache(from, predicted)
 	}
 	t.engine = t.model.processed(t.engine, from, u.PromptTokens)
+	t.observed, t.observedWarm = t.sent, t.warm
 }
 
 // learnCache compares where the engine restarted with the change point
@@ -448,4 +501,5 @@ func (s *Planner) observeWarm(u Usage) {
 	t.common = min(s.prefixCount(), t.engine.n)
 	s.observeCache(u)
 	t.sent, t.warm = nil, true
+	t.observed, t.observedWarm = nil, true
 }

@@ -208,8 +208,8 @@ func runOnEngine(t *testing.T, cfg Config, steps []step, e *checkpointEngine) (p
 		if p.TooSmall {
 			return false
 		}
-		if p.Checkpoint > 0 {
-			n, c := e.send(cfg.PrefixChars, p.Messages[:p.Checkpoint])
+		for _, m := range p.Checkpoints {
+			n, c := e.send(cfg.PrefixChars, m)
 			s.ObserveCheckpoint(Usage{PromptTokens: n, CompletionTokens: 1, Cached: c, CachedKnown: true})
 		}
 		n, c := e.send(cfg.PrefixChars, p.Messages)

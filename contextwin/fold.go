@@ -58,6 +58,7 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		mapNews = s.cfg.MapUpdate()
 	}
 	appended := s.canAppend(budget)
+	s.fold.rewrote = !appended
 	if appended {
 		// The old recap stays as it was sent; what is new follows it.
 		// Its room is small: the note's exact facts go first, then what
@@ -135,6 +136,7 @@ const midParts = 8
 // the next rewrite of the front recap. It returns how many messages it
 // folded and the middle recap's size.
 func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
+	s.fold.rewrote = false
 	budget := s.est.NewChars(b.Recap)
 	k := s.view.find(middleRecap)
 	if s.fold.midTo > 0 {

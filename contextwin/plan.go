@@ -3,6 +3,7 @@ package contextwin
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -54,13 +55,15 @@ type Plan struct {
 	RecapChars int
 	// Cut lists the new results cut to fit.
 	Cut []Cut
-	// Checkpoint, when not 0, asks for a request of the first Checkpoint
-	// messages first, with max_tokens 1, on an engine that restarts from
-	// checkpoints: it ends where the engine's checkpoint lands just before
-	// the recap's end, where the next fold will change the request, so
-	// that fold restarts there and not at the checkpoint before this one.
-	// Its figures go to ObserveCheckpoint.
-	Checkpoint int
+	// Checkpoints are requests to send first, in order, each with
+	// max_tokens 1 (their messages follow the fixed prefix), on an engine
+	// that restarts from checkpoints: each ends where the engine's
+	// checkpoint lands just before a place where the next fold will change
+	// the request — the end of the front recap's steady part, where a
+	// rewrite changes it, and the recap's end, where an appended part
+	// goes — so that fold restarts there, and not at an older checkpoint.
+	// Their figures go to ObserveCheckpoint.
+	Checkpoints [][]Message
 
 	// TooSmall is set when the window cannot hold the fixed prefix and one
 	// round: Problem says so in a sentence for the user. It is a state to
@@ -311,9 +314,16 @@ func (s *Planner) finish(p Plan) Plan {
 	}
 	p.Estimate = s.estimate()
 	if p.Event == Fold && s.cache.model.Class == CacheCheckpointed {
-		p.Checkpoint = s.checkpointCut(p.Messages)
+		if s.fold.rewrote {
+			if m := s.steadyCut(p.Messages); m != nil {
+				p.Checkpoints = append(p.Checkpoints, m)
+			}
+		}
+		if cut := s.checkpointCut(p.Messages); cut > 0 {
+			p.Checkpoints = append(p.Checkpoints, slices.Clone(p.Messages[:cut]))
+		}
 	}
-	s.plannedWith(p.Messages, p.Checkpoint)
+	s.plannedWith(p.Messages, p.Checkpoints)
 	if p.Event != Note {
 		s.last.chars = s.cfg.PrefixChars + s.countedSize()
 		s.last.carriedUpTo = len(s.entries)

@@ -141,6 +141,7 @@ type folds struct {
 	front, mid     CarriedRecap
 	recap          *Recap // the current recap, nil before the first fold
 	mapSent        string // the map update the front recap carries
+	rewrote        bool   // the last fold rewrote the front recap (not appended to it, not the middle one)
 }
 
 // CarriedRecap is one recap as the request carries it: the front recap
@@ -313,6 +314,7 @@ func (s *Planner) Observe(u Usage) (truncated bool) {
 		s.last.reported = u.PromptTokens
 	}
 	s.res.Observe(u.CompletionTokens, u.FinishReason)
+	s.settleQueue()
 	s.observeCache(u)
 	// What the request carried is no longer new: everything, or for a
 	// note round only what came before the current round.

@@ -78,8 +78,9 @@ func realSession(t *testing.T, class string, model llamatest.Model, n int) {
 	}
 
 	// (a) Appends are reused to the token; anything else follows a shrink.
-	var prev *llamatest.Exchange // the last request the engine processed
-	appends, others, refusals := 0, 0, 0
+	var prev *llamatest.Exchange     // the last request the engine processed
+	var prevTurn *llamatest.Exchange // of them, the last that was not a checkpoint request
+	appends, others, refusals, checkpoints := 0, 0, 0, 0
 	prefilled, reused, growth, fromZero := 0, 0, 0, 0
 	var events []string
 	for i := range xs {
@@ -96,6 +97,19 @@ func realSession(t *testing.T, class string, model llamatest.Model, n int) {
 		switch {
 		case prev == nil:
 			growth += x.PromptTokens
+		case isCheckpointRequest(t, x.Body):
+			// A checkpoint request after a fold (one token, no tools): its
+			// prefill counts, it brings nothing new.
+			checkpoints++
+			events = append(events, fmt.Sprintf("#%d checkpoint request of %d tokens, restart at %d", x.Seq, x.PromptTokens, x.CacheN))
+			prev = x
+			continue
+		case prevTurn != prev:
+			// The request after checkpoint requests: new tokens are those
+			// the last turn request did not carry.
+			others++
+			growth += newTokens(t, prevTurn.Body, x.Body, x.Prompt)
+			events = append(events, fmt.Sprintf("#%d change at %d of #%d, restart at %d after the checkpoint requests", x.Seq, changePoint(prevTurn.Prompt, x.Prompt), prevTurn.Seq, x.CacheN))
 		case extends(t, prev.Body, x.Body):
 			appends++
 			growth += x.PromptTokens - prev.PromptTokens
@@ -115,7 +129,7 @@ func realSession(t *testing.T, class string, model llamatest.Model, n int) {
 			}
 			events = append(events, fmt.Sprintf("#%d change at %d, restart at %d (%d lost)", x.Seq, change, x.CacheN, change-x.CacheN))
 		}
-		prev = x
+		prev, prevTurn = x, x
 	}
 	shrinks := plan["shed"] + plan["fold"] + refusals
 	t.Logf("%d requests: %d appends, %d after a shrink, %d refused; %d tokens prefilled, %d reused from the cache (%.0f%%); planned %v",
@@ -123,7 +137,7 @@ func realSession(t *testing.T, class string, model llamatest.Model, n int) {
 	for _, ev := range events {
 		t.Logf("  %s", ev)
 	}
-	t.Logf("%s: prefilled/growth %.2f, %d events, %d from token 0", class, float64(prefilled)/float64(growth), others, fromZero)
+	t.Logf("%s: prefilled/growth %.2f, %d events, %d checkpoint requests, %d from token 0", class, float64(prefilled)/float64(growth), others, checkpoints, fromZero)
 	if appends < 10 {
 		t.Errorf("only %d requests appended: the test tested little\n%s", appends, report.String())
 	}
@@ -258,4 +272,19 @@ func shortLogs(prefix string, n int) map[string]string {
 		files[fmt.Sprintf("logs/%s%d.log", prefix, i)] = b.String()
 	}
 	return files
+}
+
+// isCheckpointRequest reports whether a chat request's body is one of the
+// checkpoint requests the agent sends after a fold on an engine that
+// restarts from checkpoints: one token, tools forbidden.
+func isCheckpointRequest(t *testing.T, body []byte) bool {
+	t.Helper()
+	var req struct {
+		MaxTokens  int             `json:"max_tokens"`
+		ToolChoice json.RawMessage `json:"tool_choice"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatalf("a request's body: %v", err)
+	}
+	return req.MaxTokens == 1 && string(req.ToolChoice) == `"none"`
 }
