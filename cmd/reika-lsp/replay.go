@@ -44,6 +44,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Var(&sessions, "session", "recorded session file (.jsonl or .jsonl.gz); repeat for several (default testdata/sessions/*)")
 	fs.Var(&strategies, "strategy", "strategy to replay: "+strategyNames()+"; repeat for several (default all)")
 	eng := fs.String("engine", "dense", "the simulated engine: llama.cpp serving a dense, swa (sliding-window) or recurrent model, or vllm")
+	minStep := fs.Int("checkpoint-min-step", 0, "swa and recurrent: llama-server's --checkpoint-min-step, `tokens` (default 8192; the planner is not told, it learns it)")
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
 	plot := fs.String("plot", "", "also draw each strategy's prompt per request, shrink events marked, to this SVG `file`")
 	speeds := speedFlags(fs)
@@ -73,10 +74,14 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	engine, err := replay.ParseEngine(*eng)
+	if err == nil && *minStep < 0 {
+		err = fmt.Errorf("--checkpoint-min-step %d: want a positive number of tokens", *minStep)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
 		return 2
 	}
+	engine.Cache.MinStep = *minStep
 	for _, s := range strategies {
 		if !validStrategy(s) {
 			fmt.Fprintf(stderr, "reika-lsp replay: unknown strategy %q: want %s\n", s, strategyNames())

@@ -125,6 +125,8 @@ func TestReplaySpeedFlags(t *testing.T) {
 		{[]string{"--decode-tps", "NaN"}, "--decode-tps"},
 		{[]string{"--prefill-tps", "+Inf"}, "--prefill-tps"},
 		{[]string{"--decode-tps", "fast"}, `invalid value "fast" for flag -decode-tps`},
+		{[]string{"--engine", "recurrent", "--checkpoint-min-step", "-1"}, "--checkpoint-min-step"},
+		{[]string{"--engine", "mamba"}, "mamba"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := runReplay(context.Background(), c.args, &stdout, &stderr); code != 2 {
