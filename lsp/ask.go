@@ -80,18 +80,27 @@ func (s *Server) launch(q queuedAsk) {
 	})
 }
 
-// afterRun forgets the run, and ends the session when the settings
-// changed during it: they apply from the next run.
+// afterRun forgets the run, ends the session when the settings changed
+// during it (they apply from the next run), and starts the ask that
+// waited for it.
 func (s *Server) afterRun(r *activeRun) {
+	s.finishRun(r)
+	if q := s.runs.next(); q != nil {
+		s.launch(*q)
+	}
+}
+
+// finishRun forgets the run and ends the session when the settings
+// changed during it. The ask that waits starts only after the run's end
+// was told (launch's afterRun), so its progress never opens before the
+// last one's closed.
+func (s *Server) finishRun(r *activeRun) {
 	s.runs.finish(r)
 	s.mu.Lock()
 	stale := s.stale
 	s.mu.Unlock()
 	if stale {
 		s.endSession("the settings changed")
-	}
-	if q := s.runs.next(); q != nil {
-		s.launch(*q)
 	}
 }
 
@@ -154,7 +163,7 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	if err != nil {
 		// The run is over before the user hears why: a next ask must not
 		// find it still under way.
-		s.afterRun(r)
+		s.finishRun(r)
 		s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
 		return
 	}
@@ -175,7 +184,7 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	summary := r.landed()
 	// The run is over before the user hears so: a next ask must not find
 	// it still under way.
-	s.afterRun(r)
+	s.finishRun(r)
 	s.tellEnd(ctx, sess, prog, res, err, summary, chip.String())
 }
 
