@@ -243,6 +243,7 @@ func (s *Planner) Overflow(promptTokens, window int) Plan {
 			"the engine refused the request as too long again after an emergency fold (%d tokens, window %d)", promptTokens, window)}
 	}
 	s.last.emergency = true
+	s.refused()
 	if window >= 256 && (s.cfg.Window == 0 || window < s.cfg.Window) {
 		s.cfg.Window = window
 	}
