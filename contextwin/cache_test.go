@@ -280,3 +280,17 @@ func TestCheckpointMinStepIsLearnt(t *testing.T) {
 		t.Errorf("learning the step prefilled %d, more than 1.02 × the %d of a planner told it", got, want)
 	}
 }
+
+// A dense engine, whose restarts come back to the same places (a rewrite
+// of the recap changes the request where the last one did), is never
+// taken for a checkpointed one.
+func TestDenseEngineStaysDense(t *testing.T) {
+	for _, w := range []int{16384, 32768} {
+		for seed := 1; seed <= 3; seed++ {
+			_, _, m := runOnEngine(t, Config{Window: w, PrefixChars: 4000, Reserve: 1024}, session(w, 60, seed), &checkpointEngine{dense: true})
+			if m.Class != CacheDense {
+				t.Errorf("window %d seed %d: on a dense engine the planner ended believing %s", w, seed, m)
+			}
+		}
+	}
+}
