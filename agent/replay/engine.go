@@ -1,8 +1,10 @@
 package replay
 
 import (
+	"github.com/reika-lsp/reika/agent/config"
 	"github.com/reika-lsp/reika/agent/engine"
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/contextwin"
 )
 
 // Engine is the simulated engine a replay runs against: llama.cpp
@@ -48,4 +50,24 @@ func (e Engine) clientFlavor() engine.Flavor {
 		return engine.VLLM
 	}
 	return engine.LlamaCpp
+}
+
+// discovered sets what the agent's discovery reads of a llama.cpp model
+// from its GGUF header on the user's machine — a sliding window, or
+// recurrent layers — for the simulated slot's model c; nil for a dense
+// one, which the agent learns from the engine's figures.
+func discovered(c sim.CacheModel) func(*config.Settings) {
+	src := config.Source{Layer: config.Flag, Detail: "replay: what the model's GGUF header says"}
+	switch c.Kind {
+	case sim.CacheSWA:
+		return func(st *config.Settings) {
+			st.CacheClass = config.Value[string]{Value: string(contextwin.CacheCheckpointed), Source: src}
+			st.SWAWindow = config.Value[int]{Value: c.Window, Source: src}
+		}
+	case sim.CacheRecurrent:
+		return func(st *config.Settings) {
+			st.CacheClass = config.Value[string]{Value: string(contextwin.CacheCheckpointed), Source: src}
+		}
+	}
+	return nil
 }

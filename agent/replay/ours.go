@@ -26,7 +26,11 @@ import (
 // A run that ends before the recording's last round (the agent stopped:
 // the window too small, the engine failed) stalls the replay: the rest is
 // not replayed, and the row says where.
-func replayOurs(ctx context.Context, s *Recording, base string, m *meter) (stalled int, err error) {
+//
+// told, when not nil, sets what the agent's discovery would have read of
+// the engine's model (the class a GGUF header gives): the simulator's
+// /props names no model file.
+func replayOurs(ctx context.Context, s *Recording, base string, m *meter, told func(*config.Settings)) (stalled int, err error) {
 	e := &oursEngine{s: s, m: m}
 	repo := repomap.New()
 	defer repo.Close()
@@ -42,6 +46,9 @@ func replayOurs(ctx context.Context, s *Recording, base string, m *meter) (stall
 		ConfigFile: agent.NoConfigFile,
 		Override: func(st *config.Settings) {
 			st.Endpoint = config.Value[string]{Value: base, Source: config.Source{Layer: config.Flag, Detail: "replay"}}
+			if told != nil {
+				told(st)
+			}
 		},
 		StateDir: agent.NoTranscript,
 		RepoMap:  agent.MapFiles(repo),

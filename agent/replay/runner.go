@@ -249,7 +249,7 @@ func ReplayOn(ctx context.Context, e Engine, s *Recording, window int, name stri
 	m := &meter{client: engine.NewClient(engine.Options{BaseURL: base, Flavor: e.clientFlavor()}), srv: srv}
 	stalled, skipped := 0, 0
 	if name == "ours" {
-		if stalled, err = replayOurs(ctx, s, base, m); err != nil {
+		if stalled, err = replayOurs(ctx, s, base, m, discovered(srv.Config().Cache)); err != nil {
 			return Result{}, fmt.Errorf("replay %s, %s, window %d: %w", s.Name, name, window, err)
 		}
 	} else if skipped, err = replayPeer(ctx, s, info.New(setup), m); err != nil {
