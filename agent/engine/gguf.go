@@ -94,6 +94,13 @@ func (m modelMeta) perLayer(key string, n int) ([]int64, bool) {
 
 // readGGUFFile reads the key/value section of the GGUF file at path.
 func readGGUFFile(path string) (modelMeta, error) {
+	// The path comes from the engine: a FIFO there would block the open
+	// itself, so it is looked at before it is opened.
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -329,5 +331,24 @@ func TestReadGGUFFileNotAFile(t *testing.T) {
 	}
 	if _, err := readGGUFFile(filepath.Join(dir, "missing.gguf")); err == nil {
 		t.Errorf("readGGUFFile(missing) = nil error")
+	}
+	// A FIFO named by the engine is refused without being opened: opening
+	// one for reading blocks until something writes to it.
+	fifo := filepath.Join(dir, "model.gguf")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := readGGUFFile(fifo); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("readGGUFFile(a FIFO) = %v, want not a regular file", err)
+		}
+	case <-time.After(10 * time.Second):
+		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			w.Close() // lets the blocked open go
+		}
+		t.Fatal("readGGUFFile(a FIFO) blocked")
 	}
 }
