@@ -392,11 +392,7 @@ func (r *run) checkpoint(ctx context.Context, msgs []contextwin.Message) {
 	if err != nil || resp == nil {
 		return
 	}
-	reprocessed, reused, ms := engineFigures(resp)
-	s.stats.Prefilled += reprocessed
-	s.stats.Reused += reused
-	s.stats.PromptMS += ms
-	s.stats.Decoded += resp.Usage.CompletionTokens
+	_, _, ms := s.tally(resp)
 	cached, known := cacheFigure(resp)
 	u := contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, Cached: cached, CachedKnown: known}
 	s.cw.ObserveCheckpoint(u)
@@ -426,11 +422,7 @@ func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (
 				"the engine counted %d prompt tokens for a request Reika estimated at %d: it silently dropped part of the prompt. "+
 					"Set REIKA_CONTEXT_WINDOW to the engine's real context size", resp.Usage.PromptTokens, p.Estimate)})
 		}
-		reprocessed, reused, ms := engineFigures(resp)
-		s.stats.Prefilled += reprocessed
-		s.stats.Reused += reused
-		s.stats.PromptMS += ms
-		s.stats.Decoded += resp.Usage.CompletionTokens
+		reprocessed, reused, ms := s.tally(resp)
 		s.stats.LastPrompt = resp.Usage.PromptTokens
 		if s.cfg.Debug {
 			line := cacheLine(prev, cur, starts, reprocessed, reused, ms)
@@ -444,6 +436,18 @@ func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (
 	}
 	s.mu.Unlock()
 	return resp, err
+}
+
+// tally adds a response's figures to the session's stats and returns
+// what the engine reprocessed and reused, and its prefill time. The
+// caller holds mu.
+func (s *Session) tally(resp *engine.Response) (reprocessed, reused int, ms float64) {
+	reprocessed, reused, ms = engineFigures(resp)
+	s.stats.Prefilled += reprocessed
+	s.stats.Reused += reused
+	s.stats.PromptMS += ms
+	s.stats.Decoded += resp.Usage.CompletionTokens
+	return reprocessed, reused, ms
 }
 
 // engineFigures reads what the engine reprocessed and reused: llama.cpp's

@@ -84,11 +84,7 @@ func (s *Session) Warmup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("warm-up: %w", err)
 	}
-	reprocessed, reused, ms := engineFigures(resp)
-	s.stats.Prefilled += reprocessed
-	s.stats.Reused += reused
-	s.stats.PromptMS += ms
-	s.stats.Decoded += resp.Usage.CompletionTokens
+	s.tally(resp)
 	if resumed {
 		return nil // the planner learnt this request's count when it was first sent
 	}
