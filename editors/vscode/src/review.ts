@@ -228,10 +228,19 @@ export class Review implements vscode.Disposable, vscode.CodeLensProvider {
     this.changed.fire();
     this.decorate();
     // VS Code can miss a CodeLens change (seen in code-server about one
-    // run in three: Keep · Undo stayed above a change that had left the
-    // review): it is told once more when things have settled.
+    // run in three, and under load even after a second telling: Keep ·
+    // Undo stayed above a change that had left the review): it is told
+    // again as things settle, at 0.75, 2 and 5 s.
     clearTimeout(this.again);
-    this.again = setTimeout(() => this.changed.fire(), 750);
+    const retell = (waits: number[]) => {
+      if (waits.length > 0) {
+        this.again = setTimeout(() => {
+          this.changed.fire();
+          retell(waits.slice(1));
+        }, waits[0]);
+      }
+    };
+    retell([750, 1250, 3000]);
   }
 
   private decorate(): void {
