@@ -170,7 +170,7 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 		Chip:    chip.String(), Size: chip.Size, Window: chip.Window, Percent: chip.Percent, Warn: chip.Warn,
 		Breakdown: parts, Budget: b, Running: running, Model: sess.agent.Info().Connection.Options.Model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
 		Transcript: sess.agent.TranscriptPath(), Overrides: overrides, Slot: slot, SlotSaving: sess.agent.Slot().Saving,
-		CacheClass: cache.Class, Cache: cache.Text,
+		CacheClass: cache.Class, Cache: cache.Text, BashAllow: sess.agent.Info().Settings.BashAllow.Value,
 	}, nil
 }
 

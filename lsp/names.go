@@ -114,6 +114,9 @@ type NewSessionResult struct {
 // StatusResult is reika.status's answer: the chip, the budget and where
 // the session runs.
 type StatusResult struct {
+	// BashAllow is the allow list the session has in force: the commands
+	// that run unasked (bash_allow; a settings push never gives it).
+	BashAllow []string `json:"bash_allow,omitempty"`
 	// Breakdown is the last request by part, with the reserve and the
 	// free room, in tokens.
 	Breakdown agent.Breakdown `json:"breakdown"`

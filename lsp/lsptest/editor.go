@@ -106,6 +106,11 @@ type Config struct {
 	Env map[string]string
 	// InitializationOptions are sent with initialize.
 	InitializationOptions map[string]any
+	// Startup, when set, is what the editor sends right after initialized,
+	// while the server is still starting its session: Helix opens the
+	// document and pushes its config at once. The harness waits for the
+	// session after it.
+	Startup func(e *Editor)
 	// Front, when set, is given the simulated engine's base URL (without
 	// /v1) and returns the base URL the server is pointed at instead: a
 	// proxy in front of the engine.
@@ -393,6 +398,9 @@ func (e *Editor) initialize() {
 		e.violation("the server chose position encoding %q, not among %v", e.Encoding, c.PositionEncodings)
 	}
 	e.Notify("initialized", map[string]any{})
+	if e.cfg.Startup != nil {
+		e.cfg.Startup(e)
+	}
 	// The server connects to the engine in the background; what it says
 	// then must not race with the test's first steps.
 	e.WaitFor("the server's first reika/status (the session is up) or an error", 0, func(ev Event) bool {
