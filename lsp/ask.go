@@ -96,12 +96,7 @@ func (s *Server) afterRun(r *activeRun) {
 // last one's closed.
 func (s *Server) finishRun(r *activeRun) {
 	s.runs.finish(r)
-	s.mu.Lock()
-	stale := s.stale
-	s.mu.Unlock()
-	if stale {
-		s.endSession("the settings changed")
-	}
+	s.endOutdated()
 }
 
 // instruction is the user's instruction with the place it is about: the

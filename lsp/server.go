@@ -151,10 +151,7 @@ type Server struct {
 	// ignoredTold holds the ignored trust-widening values of pushes the
 	// user was warned of ("bash_allow=[\"touch\"]"): once each.
 	ignoredTold map[string]bool
-	// stale is set when the settings changed during a run: the session
-	// ends when the run does.
-	stale  bool
-	sessMu sync.Mutex // held while a session is being built
+	sessMu      sync.Mutex // held while a session is being built
 	// resumeFrom is the transcript the next session continues ("" for a
 	// new one).
 	resumeFrom string

@@ -19,6 +19,10 @@ import (
 // connection keeps beside it.
 type agentConn struct {
 	agent *agent.Session
+	// from are the editor's settings the session started from: when a
+	// push changes a value in force, the session is ended (at once, or
+	// after its run) and the next need starts one from the new settings.
+	from editorSettings
 	// recapURI is the document showRecap opened, "" before.
 	recapURI string
 	// stopWarm cancels the session's warm-up, if any: a session that ends
@@ -30,6 +34,12 @@ type agentConn struct {
 // time (and after the settings changed). It tells the user, once, what
 // they must fix: a config file that does not parse, an engine that does
 // not answer, no known window.
+//
+// A settings push that arrives while the session starts (Helix pushes its
+// config at startup) is not in the settings Start read, and there was no
+// session yet for the push to end: the session is taken only when the
+// editor's settings are still those it started from, or differ in no
+// value in force; else it is closed unused and started again from them.
 func (s *Server) session(ctx context.Context) (*agentConn, error) {
 	s.sessMu.Lock()
 	defer s.sessMu.Unlock()
@@ -54,19 +64,46 @@ func (s *Server) session(ctx context.Context) (*agentConn, error) {
 	if s.caps().messageActions {
 		ask = s.askUser
 	}
-	a, err := agent.Start(ctx, agent.Setup{
-		Settings:   editor.startup,
-		Pushed:     editor.pushed,
-		Getenv:     s.opts.Getenv,
-		HTTPClient: s.opts.HTTPClient,
-		Folders:    folders,
-		Buffers:    s.docs,
-		Proposer:   s.propose,
-		Ask:        ask,
-		StateDir:   s.opts.StateDir,
-		Resume:     resume,
-		RepoMap:    editorMap{s},
-	})
+	start := func(editor editorSettings) (*agent.Session, error) {
+		return agent.Start(ctx, agent.Setup{
+			Settings:   editor.startup,
+			Pushed:     editor.pushed,
+			Getenv:     s.opts.Getenv,
+			HTTPClient: s.opts.HTTPClient,
+			Folders:    folders,
+			Buffers:    s.docs,
+			Proposer:   s.propose,
+			Ask:        ask,
+			StateDir:   s.opts.StateDir,
+			Resume:     resume,
+			RepoMap:    editorMap{s},
+		})
+	}
+	var (
+		warm    bool
+		warmCtx context.Context
+	)
+	a, err := start(editor)
+	for err == nil {
+		s.mu.Lock()
+		now := s.editor
+		if now.same(editor) {
+			sess = &agentConn{agent: a, from: editor, stopWarm: func() {}}
+			if warm = a.Info().Settings.Warmup.Value; warm {
+				warmCtx, sess.stopWarm = context.WithCancel(s.ctx)
+			}
+			s.sess = sess
+			s.mu.Unlock()
+			break
+		}
+		s.mu.Unlock()
+		if changed, _ := s.settingsChanged(editor, now); len(changed) > 0 {
+			a.Close()
+			s.logMessage(protocol.MessageTypeLog, "Reika: the settings changed while the session started (%s); it starts again with them", strings.Join(changed, ", "))
+			a, err = start(now)
+		}
+		editor = now
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -77,15 +114,6 @@ func (s *Server) session(ctx context.Context) (*agentConn, error) {
 			s.logMessage(protocol.MessageTypeInfo, "Reika: %s", n.Text)
 		}
 	}
-	sess = &agentConn{agent: a, stopWarm: func() {}}
-	warm := a.Info().Settings.Warmup.Value
-	var warmCtx context.Context
-	if warm {
-		warmCtx, sess.stopWarm = context.WithCancel(s.ctx)
-	}
-	s.mu.Lock()
-	s.sess = sess
-	s.mu.Unlock()
 	s.sendStatus(a.Chip(), false)
 	if warm {
 		s.goOwned(func(context.Context) {
@@ -201,7 +229,6 @@ func (s *Server) resetSession(reason string) {
 // any, to finish on it: the next need starts a new one.
 func (s *Server) endSession(reason string) {
 	s.mu.Lock()
-	s.stale = false
 	old := s.sess
 	s.sess = nil
 	s.mu.Unlock()

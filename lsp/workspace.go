@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -24,14 +25,21 @@ func (e editorSettings) setup(getenv func(string) string) agent.Setup {
 	return agent.Setup{Settings: e.startup, Pushed: e.pushed, Getenv: getenv}
 }
 
+// same reports whether e and o are the same settings as the editor sent
+// them (a push of nothing new leaves them the same).
+func (e editorSettings) same(o editorSettings) bool {
+	return bytes.Equal(e.startup, o.startup) && bytes.Equal(e.pushed, o.pushed)
+}
+
 // didChangeConfiguration takes the editor's settings: {"reika": {...}} or
 // the settings themselves, over those of initializationOptions (eglot
 // pushes {} on every connect, Helix its config at startup). A push that
 // changes no effective setting does nothing. One that does ends the
 // session, which the next need starts anew with them — after the run
 // under way, which is never cancelled for it — and the user hears which
-// values changed. A setting that widens trust is not taken from a push:
-// the user is warned once per value.
+// values changed and when they apply. A session still starting takes
+// them (session starts it again). A setting that widens trust is not
+// taken from a push: the user is warned once per value.
 func (s *Server) didChangeConfiguration(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.Replier) (any, error) {
 	// go.lsp.dev's DidChangeConfigurationParams decodes the settings into
 	// maps; they stay raw here until the session reads them.
@@ -50,6 +58,9 @@ func (s *Server) didChangeConfiguration(_ context.Context, req jsonrpc2.Request,
 	next := old
 	next.pushed = overlay(old.pushed, pushed)
 	s.editor = next
+	// A session installed from now on has the new settings (session
+	// checks); only the one in place now may be without them.
+	cur := s.sess
 	s.mu.Unlock()
 	changed, ignored := s.settingsChanged(old, next)
 	for _, ig := range ignored {
@@ -62,16 +73,34 @@ func (s *Server) didChangeConfiguration(_ context.Context, req jsonrpc2.Request,
 		return nil, nil
 	}
 	what := "Reika: " + strings.Join(changed, ", ")
-	if s.runs.busy() {
-		s.mu.Lock()
-		s.stale = true
-		s.mu.Unlock()
+	switch {
+	case cur == nil:
+		// None yet, or one starting, which starts again with them.
+		s.showMessage(protocol.MessageTypeInfo, "%s; the session starts with them", what)
+	case s.runs.busy():
+		// The run under way keeps its session; it ends with the run
+		// (finishRun).
 		s.showMessage(protocol.MessageTypeInfo, "%s; they apply from the next ask (a new session), the run under way goes on", what)
-		return nil, nil
+	default:
+		s.showMessage(protocol.MessageTypeInfo, "%s; the next ask starts a new session with them", what)
+		s.endSession("the settings changed")
 	}
-	s.showMessage(protocol.MessageTypeInfo, "%s; the next ask starts a new session with them", what)
-	s.endSession("the settings changed")
 	return nil, nil
+}
+
+// endOutdated ends the session when the editor's settings now differ from
+// those it started from in a value in force (a push during its run): the
+// next need starts a new one with them.
+func (s *Server) endOutdated() {
+	s.mu.Lock()
+	sess, now := s.sess, s.editor
+	s.mu.Unlock()
+	if sess == nil || sess.from.same(now) {
+		return
+	}
+	if changed, _ := s.settingsChanged(sess.from, now); len(changed) > 0 {
+		s.endSession("the settings changed")
+	}
 }
 
 // ignoredValue is a trust-widening value of a push that was not taken:
