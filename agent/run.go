@@ -25,11 +25,12 @@ const (
 	// waits before them.
 	retries = 2
 	// maxRetryAfter is the longest wait an engine's Retry-After is obeyed
-	// for. A minute covers a hosted engine's per-minute limits and a few a
-	// model still loading behind a proxy; the wait is counted down in the
-	// progress line and the user can cancel it, so waiting costs nothing
-	// they cannot stop, while giving up costs the run. A longer wait is
-	// an hourly or daily quota, not worth holding a run for: the run stops
+	// for. Five minutes cover a hosted engine's per-minute limits several
+	// times over, and a large model loading behind a proxy that says when
+	// it will be ready. The wait is counted down in the progress line and
+	// the user can cancel it, so a long one costs nothing they cannot
+	// stop, while giving up too soon costs the run. A longer wait is an
+	// hourly or daily quota, not worth holding a run for: the run stops
 	// and says what the engine asked.
 	maxRetryAfter = 5 * time.Minute
 )
