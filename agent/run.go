@@ -24,11 +24,23 @@ const (
 	// retries of a request the engine failed in a passing way, and the
 	// waits before them.
 	retries = 2
+	// maxRetryAfter is the longest wait an engine's Retry-After is obeyed
+	// for. Five minutes cover a hosted engine's per-minute limits several
+	// times over, and a large model loading behind a proxy that says when
+	// it will be ready. The wait is counted down in the progress line and
+	// the user can cancel it, so a long one costs nothing they cannot
+	// stop, while giving up too soon costs the run. A longer wait is an
+	// hourly or daily quota, not worth holding a run for: the run stops
+	// and says what the engine asked.
+	maxRetryAfter = 5 * time.Minute
 )
 
 // defaultRetryWait are the waits before the retries of a request the
-// engine failed in a passing way.
+// engine failed in a passing way, when it did not say how long to wait.
 var defaultRetryWait = [retries]time.Duration{time.Second, 3 * time.Second}
+
+// retryTell is how often the progress line counts down a retry's wait.
+const retryTell = 5 * time.Second
 
 // continuePrompt asks the model to go on after the length limit cut it.
 const continuePrompt = "Your reply was cut off by the length limit. Continue exactly where it stopped."
@@ -330,9 +342,11 @@ func pluralSuffix(n int) string {
 }
 
 // send sends a round's request: on an overflow, one emergency fold and
-// one retry; on a passing failure (model loading, 5xx, a cut stream), two
-// retries after a wait; on a silent engine, one (it has already been
-// waited for, and the user has been hearing about it).
+// one retry; on a passing failure (model loading, 5xx, a cut stream, a
+// rate limit), two retries after a wait, the one the engine asked for
+// (Retry-After, up to maxRetryAfter) or the default; on a silent engine,
+// one (it has already been waited for, and the user has been hearing
+// about it).
 func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, error) {
 	s := r.s
 	overflowed := false
@@ -363,15 +377,68 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 			attempt = -1
 			continue
 		case errors.As(err, &ee) && ee.Kind.Retryable() && ee.Kind != engine.Unreachable && attempt < retriesFor(ee.Kind):
-			r.report(Event{Kind: Warning, Round: r.rounds, Text: fmt.Sprintf("%v; retrying in %v", err, s.retryWait[attempt])})
-			select {
-			case <-time.After(s.retryWait[attempt]):
-			case <-ctx.Done():
-				return nil, ctx.Err()
+			wait := s.retryWait[attempt]
+			if ee.RetryAfter > maxRetryAfter {
+				return nil, fmt.Errorf("not retried (a retry waits %s at most): %w", inSeconds(maxRetryAfter), err)
+			}
+			if ee.RetryAfter > 0 {
+				wait = ee.RetryAfter
+			}
+			r.report(Event{Kind: Warning, Round: r.rounds, Text: fmt.Sprintf("%v; retrying in %v", err, wait)})
+			if err := r.pause(ctx, wait, retryReason(ee.Kind)); err != nil {
+				return nil, err
 			}
 			continue
 		}
 		return resp, err
+	}
+}
+
+// pause waits d before a retry, the progress line saying why and how long
+// is left ("rate limited: retrying in 60 s"), counted down every
+// retryTell. It returns the context's error as soon as the run is
+// cancelled.
+func (r *run) pause(ctx context.Context, d time.Duration, why string) error {
+	for left := d; left > 0; {
+		r.report(Event{Kind: Activity, Round: r.rounds, Text: fmt.Sprintf("%s: retrying in %s", why, inSeconds(left))})
+		// The first step brings the count to a multiple of retryTell.
+		step := left % retryTell
+		if step == 0 {
+			step = retryTell
+		}
+		if err := r.s.sleep(ctx, step); err != nil {
+			return err
+		}
+		left -= step
+	}
+	return nil
+}
+
+// retryReason is what a retry waits out, for the progress line.
+func retryReason(k engine.Kind) string {
+	switch k {
+	case engine.RateLimit:
+		return "rate limited"
+	case engine.Loading:
+		return "model loading"
+	}
+	return k.String()
+}
+
+// inSeconds writes a wait in whole seconds, rounded up: "60 s".
+func inSeconds(d time.Duration) string {
+	return fmt.Sprintf("%d s", (d+time.Second-1)/time.Second)
+}
+
+// sleep waits d, or until ctx is done, and returns ctx's error then.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

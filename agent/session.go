@@ -101,6 +101,9 @@ type Session struct {
 	running atomic.Bool
 
 	retryWait [retries]time.Duration
+	// sleep waits before a retry (sleep in run.go); tests count the
+	// waits instead of sitting through them.
+	sleep func(ctx context.Context, d time.Duration) error
 
 	// warm is the warm-up in flight, nil when none; guarded by mu.
 	warm *warmup
@@ -151,7 +154,7 @@ func newSession(cfg sessionConfig) (*Session, error) {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = 200
 	}
-	s := &Session{cfg: cfg, retryWait: defaultRetryWait, slot: slotState{id: -1}}
+	s := &Session{cfg: cfg, retryWait: defaultRetryWait, sleep: sleep, slot: slotState{id: -1}}
 	s.tools = cfg.Tools.Definitions()
 	// The prefix is built at the first request (Prefix), so that the repo
 	// map it carries sees the documents opened meanwhile.

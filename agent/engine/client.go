@@ -124,7 +124,9 @@ func (c *Client) failure(ctx, callCtx context.Context, cl *call, err error) *Err
 		e.Status = cl.status
 		return e
 	case cl.status < 200 || cl.status >= 300:
-		return classifyHTTP(c.opts.BaseURL, opChat, cl.status, cl.body)
+		e := classifyHTTP(c.opts.BaseURL, opChat, cl.status, cl.body)
+		e.RetryAfter = cl.retryAfter
+		return e
 	case cl.sse != nil:
 		return c.errorf(StreamCut, err, "the stream broke off: %v", err)
 	}

@@ -322,7 +322,9 @@ func (d *discoverer) doJSON(ctx context.Context, method, url, op string, body io
 		return classifyTransport(endpoint, op, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return classifyHTTP(endpoint, op, resp.StatusCode, data)
+		e := classifyHTTP(endpoint, op, resp.StatusCode, data)
+		e.RetryAfter = retryAfter(resp.Header, time.Now())
+		return e
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		what := describeBody(data)

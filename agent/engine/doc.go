@@ -18,7 +18,8 @@
 //     [Source]; a setting (cache_class, swa_window) wins over it, and
 //     [Discovery.CacheAdvice] says what it costs and what to do;
 //   - typed failures ([Error], classified by [Kind]) that say what happened
-//     and what the user can do about it.
+//     and what the user can do about it, with the wait the engine asked for
+//     before a retry ([Error].RetryAfter, from its Retry-After header).
 //
 // What each engine tells of its cache and its model's class:
 //

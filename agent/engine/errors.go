@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 	"unicode/utf8"
 )
 
@@ -111,6 +112,12 @@ type Error struct {
 	PromptTokens int
 	Window       int
 
+	// RetryAfter is the wait the engine asked for before the next
+	// request, in the answer's Retry-After header (seconds or a date,
+	// RFC 9110 §10.2.3); 0 when it named none, or a moment already past.
+	// Whether to wait that long is the caller's choice.
+	RetryAfter time.Duration
+
 	Err error // the underlying error, if any
 }
 
@@ -135,6 +142,10 @@ func (e *Error) Error() string {
 	if h := e.Hint(); h != "" {
 		b.WriteString("; ")
 		b.WriteString(h)
+	}
+	if e.RetryAfter > 0 && e.Kind != RateLimit {
+		b.WriteString("; ")
+		b.WriteString(e.askedWait())
 	}
 	return b.String()
 }
@@ -167,6 +178,9 @@ func (e *Error) Hint() string {
 		}
 		return "the prompt is larger than the engine's context window"
 	case RateLimit:
+		if e.RetryAfter > 0 {
+			return e.askedWait()
+		}
 		return "wait and retry"
 	case Loading:
 		return "wait until the model has loaded"
@@ -180,6 +194,11 @@ func (e *Error) Hint() string {
 		return "start llama-server with --jinja, and --chat-template-file with a template that supports tool calls for this model (or use a model whose template does)"
 	}
 	return ""
+}
+
+// askedWait says the wait the engine asked for.
+func (e *Error) askedWait() string {
+	return "the engine asks to wait " + seconds(e.RetryAfter) + " before a retry"
 }
 
 // classifyTransport turns an error from http.Client.Do (no response at all)

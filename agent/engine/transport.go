@@ -42,6 +42,9 @@ type call struct {
 
 	status int    // HTTP status; 0 when no response arrived
 	body   []byte // whole body of a non-streamed answer, an error, or a stream answered without SSE
+	// retryAfter is the wait the answer's Retry-After header asked for
+	// (go-openai's errors drop the headers).
+	retryAfter time.Duration
 	// bodyErr is set when reading a whole body failed part way.
 	bodyErr error
 	// diverted: a streamed request was answered with a plain body (JSON
@@ -88,8 +91,8 @@ func (c *call) stop() {
 
 // doer is the HTTPDoer go-openai sends through. For a request that carries
 // a *call it patches the body, arms the idle timer for streams, and keeps
-// what go-openai discards: the status and raw body of answers and errors,
-// and, for streams, whether `data: [DONE]` arrived.
+// what go-openai discards: the status, Retry-After and raw body of answers
+// and errors, and, for streams, whether `data: [DONE]` arrived.
 type doer struct {
 	hc *http.Client
 }
@@ -122,6 +125,7 @@ func (d doer) Do(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	c.status = resp.StatusCode
+	c.retryAfter = retryAfter(resp.Header, time.Now())
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	if c.stream && ok && !plainBody(resp.Header) {
 		// Headers are not the answer: llama.cpp sends them before the

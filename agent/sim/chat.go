@@ -205,8 +205,12 @@ func (s *Server) refuse(w http.ResponseWriter, rec *RequestRecord, ref *refusal)
 	s.writeJSON(w, ref.status, ref.body)
 }
 
-// writeFault answers with a failing fault: a JSON error, or an HTML page.
+// writeFault answers with a failing fault: a JSON error, or an HTML page,
+// with its Retry-After.
 func (s *Server) writeFault(w http.ResponseWriter, rec *RequestRecord, f Fault) {
+	if f.RetryAfter != "" {
+		w.Header().Set("Retry-After", f.RetryAfter)
+	}
 	if f.HTML {
 		status := f.htmlStatus()
 		text := strconv.Itoa(status) + " " + http.StatusText(status)

@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -21,6 +22,10 @@ type Fault struct {
 	// HTML answers with an HTML error page, as a reverse proxy in front of
 	// the engine would; the status is Status, or 502 when Status is 0.
 	HTML bool
+	// RetryAfter is sent as the failing answer's Retry-After header, as
+	// written: delay-seconds ("60"), an HTTP-date, or anything else a
+	// careless server sends. Only with Status or HTML.
+	RetryAfter string
 	// CutAfter closes the connection abruptly after that many streamed
 	// chunks (never sending [DONE]); a non-streamed answer is cut half way.
 	CutAfter int
@@ -64,16 +69,27 @@ func (f Fault) validate() error {
 	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
 		return fmt.Errorf("fault status %d is not an HTTP error status (400-599)", f.Status)
 	}
+	if f.RetryAfter != "" && !f.failing() {
+		return fmt.Errorf("fault retry_after %q needs a status or an HTML page to go with", f.RetryAfter)
+	}
+	for _, c := range []byte(f.RetryAfter) {
+		if c < ' ' || c > '~' {
+			return fmt.Errorf("fault retry_after %q: a header value is printable ASCII", f.RetryAfter)
+		}
+	}
 	return nil
 }
 
 // merge combines two faults: the longer delays, the first status, the
-// earlier cut or stall, either malformation.
+// first Retry-After, the earlier cut or stall, either malformation.
 func (f Fault) merge(g Fault) Fault {
 	f.Latency = max(f.Latency, g.Latency)
 	f.ChunkLatency = max(f.ChunkLatency, g.ChunkLatency)
 	if f.Status == 0 {
 		f.Status = g.Status
+	}
+	if f.RetryAfter == "" {
+		f.RetryAfter = g.RetryAfter
 	}
 	f.HTML = f.HTML || g.HTML
 	f.CutAfter = minPositive(f.CutAfter, g.CutAfter)
@@ -106,6 +122,9 @@ func (f Fault) String() string {
 	} else if f.Status != 0 {
 		parts = append(parts, fmt.Sprintf("status=%d", f.Status))
 	}
+	if f.RetryAfter != "" {
+		parts = append(parts, "retry-after="+strconv.Quote(f.RetryAfter))
+	}
 	if f.CutAfter > 0 {
 		parts = append(parts, fmt.Sprintf("cut-after=%d", f.CutAfter))
 	}
@@ -127,15 +146,17 @@ func (f Fault) htmlStatus() int {
 
 // faultJSON is a Fault as a script writes it:
 // {"latency": "200ms", "chunk_latency": "10ms", "status": 503, "html": true,
-// "cut_after": 3, "stall_after": 3, "malformed_tool_calls": true}.
+// "retry_after": 60, "cut_after": 3, "stall_after": 3, "malformed_tool_calls": true}.
+// retry_after is a number of seconds or a string sent as it is (a date).
 type faultJSON struct {
-	Latency            string `json:"latency,omitempty"`
-	ChunkLatency       string `json:"chunk_latency,omitempty"`
-	Status             int    `json:"status,omitempty"`
-	HTML               bool   `json:"html,omitempty"`
-	CutAfter           int    `json:"cut_after,omitempty"`
-	StallAfter         int    `json:"stall_after,omitempty"`
-	MalformedToolCalls bool   `json:"malformed_tool_calls,omitempty"`
+	Latency            string          `json:"latency,omitempty"`
+	ChunkLatency       string          `json:"chunk_latency,omitempty"`
+	Status             int             `json:"status,omitempty"`
+	HTML               bool            `json:"html,omitempty"`
+	RetryAfter         json.RawMessage `json:"retry_after,omitempty"`
+	CutAfter           int             `json:"cut_after,omitempty"`
+	StallAfter         int             `json:"stall_after,omitempty"`
+	MalformedToolCalls bool            `json:"malformed_tool_calls,omitempty"`
 }
 
 // UnmarshalJSON reads the script form of a fault; durations are strings
@@ -150,6 +171,9 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 	out := Fault{Status: j.Status, HTML: j.HTML, CutAfter: j.CutAfter,
 		StallAfter: j.StallAfter, MalformedToolCalls: j.MalformedToolCalls}
 	var err error
+	if out.RetryAfter, err = retryAfterValue(j.RetryAfter); err != nil {
+		return err
+	}
 	if j.Latency != "" {
 		if out.Latency, err = time.ParseDuration(j.Latency); err != nil {
 			return fmt.Errorf("fault latency: %w", err)
@@ -174,7 +198,27 @@ func (f Fault) MarshalJSON() ([]byte, error) {
 	if f.ChunkLatency > 0 {
 		j.ChunkLatency = f.ChunkLatency.String()
 	}
+	if f.RetryAfter != "" {
+		j.RetryAfter, _ = json.Marshal(f.RetryAfter)
+	}
 	return json.Marshal(j)
+}
+
+// retryAfterValue reads a script's retry_after: a whole number of
+// seconds, or a string.
+func retryAfterValue(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var n uint64
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return "", fmt.Errorf("fault retry_after %s: want whole seconds or a string (an HTTP-date)", raw)
+	}
+	return strconv.FormatUint(n, 10), nil
 }
 
 // malformArguments cuts JSON arguments short so they no longer parse: a

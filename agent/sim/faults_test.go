@@ -318,3 +318,56 @@ func TestFaultValidation(t *testing.T) {
 		}
 	}
 }
+
+// A fault's Retry-After goes out as written with its status or its HTML
+// page; a script gives it as seconds or as a string (a date).
+func TestFaultRetryAfter(t *testing.T) {
+	turns, err := ParseScript([]byte(`[
+	  {"fault": {"status": 429, "retry_after": 60}},
+	  {"fault": {"status": 503, "retry_after": "Sun, 06 Nov 1994 08:49:37 GMT"}},
+	  {"fault": {"html": true, "retry_after": "soon"}},
+	  {"content": "recovered"}
+	]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTurns := []Fault{{Status: 429, RetryAfter: "60"}, {Status: 503, RetryAfter: "Sun, 06 Nov 1994 08:49:37 GMT"}, {HTML: true, RetryAfter: "soon"}}
+	for i, want := range wantTurns {
+		if turns[i].Fault == nil || *turns[i].Fault != want {
+			t.Errorf("turn %d fault = %+v, want %+v", i+1, turns[i].Fault, want)
+		}
+		b, err := json.Marshal(want)
+		var back Fault
+		if err == nil {
+			err = json.Unmarshal(b, &back)
+		}
+		if err != nil || back != want {
+			t.Errorf("%+v through JSON (%s) = %+v, %v", want, b, back, err)
+		}
+	}
+	s, url := start(t, Config{Script: turns})
+	for i, want := range []struct {
+		status int
+		header string
+	}{{429, "60"}, {503, "Sun, 06 Nov 1994 08:49:37 GMT"}, {502, "soon"}, {200, ""}} {
+		resp, data := doResp(t, "POST", url+"/v1/chat/completions", body(user("hi")))
+		if resp.StatusCode != want.status || resp.Header.Get("Retry-After") != want.header {
+			t.Errorf("request %d = %d with Retry-After %q (%s), want %d with %q", i+1, resp.StatusCode, resp.Header.Get("Retry-After"), data, want.status, want.header)
+		}
+	}
+	if got := waitRecords(t, s, 1)[0].Fault; got != `status=429 retry-after="60"` {
+		t.Errorf("the first record's fault = %q, want the status and the header", got)
+	}
+	for _, bad := range []struct{ text, want string }{
+		{`{"retry_after": 60}`, "needs a status"},
+		{`{"status": 429, "retry_after": -1}`, "whole seconds"},
+		{`{"status": 429, "retry_after": 1.5}`, "whole seconds"},
+		{`{"status": 429, "retry_after": {"s": 1}}`, "whole seconds"},
+		{`{"status": 429, "retry_after": "60\r\nX-Injected: 1"}`, "printable ASCII"},
+	} {
+		var f Fault
+		if err := json.Unmarshal([]byte(bad.text), &f); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("fault %s = %v, want an error containing %q", bad.text, err, bad.want)
+		}
+	}
+}

@@ -50,6 +50,7 @@ Faults (latency applies to every chat request; the others follow
   --chunk-latency D       delay before every streamed chunk
   --fail-status N         answer with HTTP status N (500, 502, 503, 429…)
   --html-error            answer with a reverse proxy's HTML error page (502 unless --fail-status)
+  --retry-after V         send Retry-After: V with that error (seconds, or an HTTP-date)
   --cut-after K           close the connection after K streamed chunks
   --stall-after K         stop sending after K streamed chunks, keep the connection open
   --malformed-tool-calls  cut tool-call arguments short (invalid JSON)
@@ -127,6 +128,7 @@ func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) 
 	fs.IntVar(&cfg.Cache.Block, "block-size", 0, "")
 	fs.IntVar(&fault.Status, "fail-status", 0, "")
 	fs.BoolVar(&fault.HTML, "html-error", false, "")
+	fs.StringVar(&fault.RetryAfter, "retry-after", "", "")
 	fs.IntVar(&fault.CutAfter, "cut-after", 0, "")
 	fs.IntVar(&fault.StallAfter, "stall-after", 0, "")
 	fs.BoolVar(&fault.MalformedToolCalls, "malformed-tool-calls", false, "")
@@ -179,6 +181,9 @@ func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) 
 	}
 	if *latency != 0 || *chunkLat != 0 {
 		cfg.Faults = append(cfg.Faults, sim.FaultRule{Fault: sim.Fault{Latency: *latency, ChunkLatency: *chunkLat}})
+	}
+	if fault.RetryAfter != "" && fault.Status == 0 && !fault.HTML {
+		return cfg, "", errors.New("--retry-after needs the error it goes with (--fail-status or --html-error)")
 	}
 	if !fault.IsZero() {
 		cfg.Faults = append(cfg.Faults, sim.FaultRule{Fault: fault, Every: *failEvery, First: *failFirst})

@@ -170,3 +170,26 @@ func TestParseSimEngine(t *testing.T) {
 		})
 	}
 }
+
+// --retry-after goes with the error status it is sent with.
+func TestParseSimRetryAfter(t *testing.T) {
+	var stderr bytes.Buffer
+	cfg, _, err := parseSimFlags([]string{"--fail-status", "429", "--retry-after", "60", "--fail-first", "1"}, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []sim.FaultRule{{Fault: sim.Fault{Status: 429, RetryAfter: "60"}, First: 1}}
+	if diff := cmp.Diff(want, cfg.Faults); diff != "" {
+		t.Errorf("fault rules (-want +got):\n%s", diff)
+	}
+	if _, _, err := parseSimFlags([]string{"--retry-after", "60"}, &stderr); err == nil || !strings.Contains(err.Error(), "--fail-status or --html-error") {
+		t.Errorf("parseSimFlags(--retry-after alone) = %v, want an error naming what it goes with", err)
+	}
+	bad, _, err := parseSimFlags([]string{"--fail-status", "503", "--retry-after", "a\x7fb"}, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sim.New(bad); err == nil {
+		t.Errorf("sim.New with a Retry-After that is no header value = nil error, want one")
+	}
+}
