@@ -84,6 +84,14 @@
 //     skipped without being held in memory (skim.go). Pinned by
 //     TestOneBadMessageEndsTheConnection; the server's side by TestStream,
 //     FuzzStreamBody, FuzzStreamWire and the scenario wire_garbage.
+//  9. A request whose id is null is taken for a notification: its handler
+//     runs and its answer is never sent; the client waits for ever.
+//     JSON-RPC 2.0 discourages a null id, LSP's ids are strings or
+//     integers, and a notification has no id at all. Workaround: the
+//     stream refuses it with InvalidRequest and the id null, which is what
+//     JSON-RPC answers when it cannot tell a request's id (stream.go).
+//     Pinned by TestNullIDIsANotification; the server's side by
+//     TestStream and TestFaultNullID (fault_wire_test.go).
 //
 // The library models LSP 3.15–3.16, so the position encodings of 3.17
 // (general.positionEncodings, capabilities.positionEncoding) are read and

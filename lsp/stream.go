@@ -25,13 +25,13 @@ const maxMessage = 64 << 20
 // it: go.lsp.dev/jsonrpc2 ends the connection on the first body it cannot
 // decode (defect 8 in doc.go). A body that is not JSON is answered with
 // ParseError, one that is not a request the library can take (a batch,
-// "jsonrpc" other than "2.0", an id that is not a string or a 32-bit
-// integer, a method that is not a string) with InvalidRequest, a body over
-// the limit with InvalidRequest too; the stream then reads on. A response
-// from the client that the library cannot take is logged and dropped:
-// answering an answer could start a loop. Only broken framing (a missing
-// or bad Content-Length, a header line over 4 KiB, the input ending
-// inside a message) ends the stream.
+// "jsonrpc" other than "2.0", an id that is null or not a string or a
+// 32-bit integer, a method that is not a string) with InvalidRequest, a
+// body over the limit with InvalidRequest too; the stream then reads on.
+// A response from the client that the library cannot take is logged and
+// dropped: answering an answer could start a loop. Only broken framing (a
+// missing or bad Content-Length, a header line over 4 KiB, the input
+// ending inside a message) ends the stream.
 //
 // Read is called by the connection's reader only; Write may be called
 // from any goroutine.
@@ -229,7 +229,14 @@ func check(body []byte) (jsonrpc2.Message, *refusal) {
 		}
 		return nil, &refusal{id: id, code: jsonrpc2.InvalidRequest, message: fmt.Sprintf(`%s: "jsonrpc" must be "2.0", not %.20s`, method, got)}
 	}
-	if m.ID != nil && string(m.ID) != "null" {
+	if string(m.ID) == "null" {
+		// JSON-RPC 2.0 allows it, and the library takes it for a
+		// notification (defect 9): the handler runs and its answer is
+		// never sent. LSP's ids are strings or integers, and a
+		// notification has no id at all.
+		return nil, &refusal{code: jsonrpc2.InvalidRequest, message: method + `: the id is null: a request's id is a string or an integer, and a notification has no "id"`}
+	}
+	if m.ID != nil {
 		var lib jsonrpc2.ID
 		if lib.UnmarshalJSON(m.ID) != nil || string(m.ID) == `""` {
 			return nil, &refusal{id: id, code: jsonrpc2.InvalidRequest, message: fmt.Sprintf("%s: the id %.40s is not supported: send a string or an integer of 32 bits", method, m.ID)}
