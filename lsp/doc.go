@@ -80,10 +80,21 @@
 //     under way is lost. Workaround: Reika frames messages itself and
 //     checks every body before the library sees it (stream.go): a bad one
 //     is answered with ParseError or InvalidRequest and the server reads
-//     on; only broken framing ends the connection. Bodies over 64 MiB are
-//     skipped without being held in memory (skim.go). Pinned by
-//     TestOneBadMessageEndsTheConnection; the server's side by TestStream,
-//     FuzzStreamBody, FuzzStreamWire and the scenario wire_garbage.
+//     on; only broken framing ends the connection. A body over its
+//     method's limit (64 MiB for didOpen and didChange, 4 MiB for the
+//     rest) is skipped, never decoded, and held only until its "method"
+//     is read (skim.go). Pinned by TestOneBadMessageEndsTheConnection; the
+//     server's side by TestStream, TestStreamLimitByMethod,
+//     FuzzStreamBody, FuzzStreamWire, the scenario wire_garbage and
+//     TestFaultHugeBodiesMemory (fault_wire_test.go).
+//  9. A request whose id is null is taken for a notification: its handler
+//     runs and its answer is never sent; the client waits for ever.
+//     JSON-RPC 2.0 discourages a null id, LSP's ids are strings or
+//     integers, and a notification has no id at all. Workaround: the
+//     stream refuses it with InvalidRequest and the id null, which is what
+//     JSON-RPC answers when it cannot tell a request's id (stream.go).
+//     Pinned by TestNullIDIsANotification; the server's side by
+//     TestStream and TestFaultNullID (fault_wire_test.go).
 //
 // The library models LSP 3.15–3.16, so the position encodings of 3.17
 // (general.positionEncodings, capabilities.positionEncoding) are read and

@@ -68,7 +68,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	defer cancel()
 	s := newServer(ctx, opts)
 	s.goOwned(s.mapWorker)
-	s.conn = jsonrpc2.NewConn(newStream(rwc, maxMessage, s.log))
+	s.conn = jsonrpc2.NewConn(newStream(rwc, maxMessage, maxRequest, s.log))
 	s.conn.Go(ctx, s.handle)
 	select {
 	case <-s.conn.Done():

@@ -9,44 +9,67 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 )
 
-// maxMessage bounds the body of one message from the client. A larger
-// one is skipped without being held in memory and refused.
+// maxMessage bounds the body of a message that carries a document's
+// text (textDocument/didOpen, textDocument/didChange): a document of up to
+// maxDocumentSize written as JSON. A larger one is skipped without being
+// held in memory and refused.
 const maxMessage = 64 << 20
+
+// maxRequest bounds the body of every other message: the requests and
+// notifications that carry no document and the client's responses. The
+// longest of them is reika.ask's instruction (maxInstruction, up to six
+// times as long written as JSON), which gets the handler's own advice up
+// to this size. A longer body is skipped, never decoded (issue 21: a
+// 50 MB executeCommand was read whole, checked, and decoded by the
+// library and again by the handler before reika.ask refused it; the
+// server kept 300 MB).
+const maxRequest = 4 << 20
+
+// bulky are the methods whose messages may be up to maxMessage.
+var bulky = map[string]bool{
+	protocol.MethodTextDocumentDidOpen:   true,
+	protocol.MethodTextDocumentDidChange: true,
+}
 
 // stream frames JSON-RPC messages with Content-Length headers, as
 // jsonrpc2.NewStream does, and checks every body before the library sees
 // it: go.lsp.dev/jsonrpc2 ends the connection on the first body it cannot
 // decode (defect 8 in doc.go). A body that is not JSON is answered with
 // ParseError, one that is not a request the library can take (a batch,
-// "jsonrpc" other than "2.0", an id that is not a string or a 32-bit
-// integer, a method that is not a string) with InvalidRequest, a body over
-// the limit with InvalidRequest too; the stream then reads on. A response
-// from the client that the library cannot take is logged and dropped:
-// answering an answer could start a loop. Only broken framing (a missing
-// or bad Content-Length, a header line over 4 KiB, the input ending
-// inside a message) ends the stream.
+// "jsonrpc" other than "2.0", an id that is null or not a string or a
+// 32-bit integer, a method that is not a string) with InvalidRequest, a
+// body over its method's limit with InvalidRequest too; the stream then
+// reads on. A response from the client that the library cannot take is
+// logged and dropped: answering an answer could start a loop. Only broken
+// framing (a missing or bad Content-Length, a header line over 4 KiB, the
+// input ending inside a message) ends the stream.
 //
 // Read is called by the connection's reader only; Write may be called
 // from any goroutine.
 type stream struct {
 	rwc io.ReadWriteCloser
 	in  *bufio.Reader
-	max int64
-	log *log.Logger
+	// bulk bounds a body whose method is in bulky, other any other body.
+	bulk, other int64
+	log         *log.Logger
 
 	wmu sync.Mutex      // serializes writes: the library's and the stream's own answers
 	out jsonrpc2.Stream // the library's stream, used only to write
 }
 
-func newStream(rwc io.ReadWriteCloser, max int64, log *log.Logger) *stream {
-	return &stream{rwc: rwc, in: bufio.NewReaderSize(rwc, maxHeaderLine), max: max, log: log, out: jsonrpc2.NewStream(rwc)}
+// newStream reads bodies of up to bulk bytes for the bulky methods and
+// of up to other bytes (at most bulk) for the rest.
+func newStream(rwc io.ReadWriteCloser, bulk, other int64, log *log.Logger) *stream {
+	return &stream{rwc: rwc, in: bufio.NewReaderSize(rwc, maxHeaderLine), bulk: bulk, other: min(other, bulk), log: log, out: jsonrpc2.NewStream(rwc)}
 }
 
 // maxHeaderLine bounds one header line, and so the memory a header takes.
@@ -65,23 +88,23 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		if err != nil {
 			return nil, total, err
 		}
-		if length > s.max {
-			r, err := s.skip(length)
-			total += length
-			if err != nil {
-				return nil, total, err
-			}
+		body, r, err := s.readBody(length)
+		total += length
+		if err != nil {
+			return nil, total, err
+		}
+		if r != nil {
 			if err := s.refuse(r); err != nil {
 				return nil, total, err
 			}
 			continue
 		}
-		body := make([]byte, length)
-		if _, err := io.ReadFull(s.in, body); err != nil {
-			return nil, total, fmt.Errorf("the input ended inside a message of %d bytes: %w", length, unexpected(err))
-		}
-		total += length
 		msg, r := check(body)
+		if req, ok := msg.(jsonrpc2.Request); ok && length > s.other && !bulky[req.Method()] {
+			// readBody took it whole for the first of two "method" keys.
+			r = &refusal{id: answerableID(idOf(req)), code: jsonrpc2.InvalidRequest,
+				message: fmt.Sprintf("%s: an ambiguous message of %d bytes (duplicate method keys?)", req.Method(), length)}
+		}
 		if r == nil {
 			return msg, total, nil
 		}
@@ -154,10 +177,16 @@ type refusal struct {
 	// drop: the body looks like a response, which is never answered;
 	// the refusal is only logged.
 	drop bool
+	// release: the body was held before it was refused; once answered,
+	// the memory it took goes back to the system.
+	release bool
 }
 
 // refuse logs r and answers it unless it is dropped.
 func (s *stream) refuse(r *refusal) error {
+	if r.release {
+		defer debug.FreeOSMemory()
+	}
 	id := r.id
 	if id == nil {
 		id = json.RawMessage("null")
@@ -229,7 +258,14 @@ func check(body []byte) (jsonrpc2.Message, *refusal) {
 		}
 		return nil, &refusal{id: id, code: jsonrpc2.InvalidRequest, message: fmt.Sprintf(`%s: "jsonrpc" must be "2.0", not %.20s`, method, got)}
 	}
-	if m.ID != nil && string(m.ID) != "null" {
+	if string(m.ID) == "null" {
+		// JSON-RPC 2.0 allows it, and the library takes it for a
+		// notification (defect 9): the handler runs and its answer is
+		// never sent. LSP's ids are strings or integers, and a
+		// notification has no id at all.
+		return nil, &refusal{code: jsonrpc2.InvalidRequest, message: method + `: the id is null: a request's id is a string or an integer, and a notification has no "id"`}
+	}
+	if m.ID != nil {
 		var lib jsonrpc2.ID
 		if lib.UnmarshalJSON(m.ID) != nil || string(m.ID) == `""` {
 			return nil, &refusal{id: id, code: jsonrpc2.InvalidRequest, message: fmt.Sprintf("%s: the id %.40s is not supported: send a string or an integer of 32 bits", method, m.ID)}
@@ -246,6 +282,20 @@ func check(body []byte) (jsonrpc2.Message, *refusal) {
 		return nil, &refusal{id: id, code: jsonrpc2.InvalidRequest, message: fmt.Sprintf("%s: an ambiguous message (duplicate or miscased keys?)", method)}
 	}
 	return msg, nil
+}
+
+// idOf is a call's id as JSON; nil for a notification.
+func idOf(req jsonrpc2.Request) json.RawMessage {
+	call, ok := req.(*jsonrpc2.Call)
+	if !ok {
+		return nil
+	}
+	id := call.ID()
+	raw, err := json.Marshal(&id) // ID marshals itself through a pointer
+	if err != nil {
+		return nil
+	}
+	return raw
 }
 
 // answerableID is raw when it is an id a client can match its answer by

@@ -88,7 +88,7 @@ func parseAnswers(t testing.TB, out []byte) []answer {
 
 func newTestStream(in string, max int64) (*stream, *wire) {
 	w := &wire{in: strings.NewReader(in)}
-	return newStream(w, max, log.New(io.Discard, "", 0)), w
+	return newStream(w, max, max, log.New(io.Discard, "", 0)), w
 }
 
 // The stream passes good messages on, answers each bad body once and
@@ -122,6 +122,9 @@ func TestStream(t *testing.T) {
 			answers: []answer{{`""`, -32600, `shutdown: the id "" is not supported: send a string or an integer of 32 bits`}}},
 		{name: "method not a string", in: frameBody(`{"jsonrpc":"2.0","id":"m","method":["x"]}`) + good, passed: []string{"shutdown"},
 			answers: []answer{{`"m"`, -32600, "the method must be a non-empty string"}}},
+		{name: "a null id", in: frameBody(`{"jsonrpc":"2.0","id":null,"method":"shutdown"}`) + good, passed: []string{"shutdown"},
+			answers: []answer{{"null", -32600, `shutdown: the id is null: a request's id is a string or an integer, and a notification has no "id"`}}},
+		{name: "a response with a null id is dropped", in: frameBody(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}`) + good, passed: []string{"shutdown"}},
 		{name: "a response with a float id is dropped", in: frameBody(`{"jsonrpc":"2.0","id":2.5,"result":1}`) + good, passed: []string{"shutdown"}},
 		{name: "over the limit", in: frameBody(`{"jsonrpc":"2.0","params":{"text":"`+strings.Repeat("x", 200)+`"},"id":"big","method":"textDocument/didOpen"}`) + good,
 			passed: []string{"shutdown"}, answers: []answer{{`"big"`, -32600, "textDocument/didOpen: the message is 281 bytes, over reika-lsp's limit of 256 bytes; it was skipped"}}},
@@ -149,6 +152,76 @@ func TestStream(t *testing.T) {
 				t.Errorf("passed on %q, want %q", passed, tc.passed)
 			}
 			if !reflect.DeepEqual(answers, tc.answers) {
+				t.Errorf("answered %+v, want %+v", answers, tc.answers)
+			}
+		})
+	}
+}
+
+// A body over the limit for requests is taken whole only for a method
+// that carries a document's text, wherever its "method" key is; any other
+// is refused, with its id, without being decoded.
+func TestStreamLimitByMethod(t *testing.T) {
+	const bulk, other = 1024, 128
+	text := strings.Repeat(`x\"y\\`, 60) // escapes, so that a held string must come out whole
+	body := func(head, tail string, n int) string {
+		return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
+	}
+	good := frameBody(`{"jsonrpc":"2.0","id":1,"method":"shutdown"}`)
+	tests := []struct {
+		name    string
+		body    string
+		passed  []string
+		answers []answer
+	}{
+		{name: "didOpen, method first", body: `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"text":"` + text + `"}}}`,
+			passed: []string{"textDocument/didOpen", "shutdown"}},
+		{name: "didOpen, method last", body: `{"params":{"textDocument":{"text":"` + text + `"}},"jsonrpc":"2.0","method":"textDocument/didOpen"}`,
+			passed: []string{"textDocument/didOpen", "shutdown"}},
+		{name: "didChange, method after nested params", body: `{"jsonrpc":"2.0","params":{"contentChanges":[{"text":"` + text + `"},{"range":{"start":{"line":1}}}]},"method":"textDocument/didChange"}`,
+			passed: []string{"textDocument/didChange", "shutdown"}},
+		{name: "executeCommand, id and method first", body: body(`{"jsonrpc":"2.0","id":5,"method":"workspace/executeCommand","params":{"command":"reika.ask","arguments":[{"instruction":"`, `"}]}}`, 500),
+			passed: []string{"shutdown"}, answers: []answer{{"5", -32600, "workspace/executeCommand: the message is 500 bytes, over reika-lsp's limit of 128 bytes for workspace/executeCommand; it was skipped"}}},
+		{name: "executeCommand, method first, id last", body: body(`{"jsonrpc":"2.0","method":"workspace/executeCommand","params":{"command":"reika.ask","arguments":[{"instruction":"`, `"}]},"id":"e"}`, 500),
+			passed: []string{"shutdown"}, answers: []answer{{`"e"`, -32600, "workspace/executeCommand: the message is 500 bytes, over reika-lsp's limit of 128 bytes for workspace/executeCommand; it was skipped"}}},
+		{name: "executeCommand, method last", body: body(`{"jsonrpc":"2.0","params":{"command":"reika.ask","arguments":[{"instruction":"`, `"}]},"method":"workspace/executeCommand","id":6}`, 500),
+			passed: []string{"shutdown"}, answers: []answer{{"6", -32600, "workspace/executeCommand: the message is 500 bytes, over reika-lsp's limit of 128 bytes for workspace/executeCommand; it was skipped"}}},
+		{name: "a null id", body: body(`{"jsonrpc":"2.0","id":null,"method":"workspace/executeCommand","params":{"command":"`, `"}}`, 500),
+			passed: []string{"shutdown"}, answers: []answer{{"null", -32600, "workspace/executeCommand: the message is 500 bytes, over reika-lsp's limit of 128 bytes for workspace/executeCommand; it was skipped"}}},
+		{name: "a response is dropped", body: body(`{"jsonrpc":"2.0","id":7,"result":"`, `"}`, 500), passed: []string{"shutdown"}},
+		{name: "no method", body: body(`{"jsonrpc":"2.0","params":"`, `"}`, 500),
+			passed: []string{"shutdown"}, answers: []answer{{"null", -32600, "the message is 500 bytes, over reika-lsp's limit of 128 bytes for a message without a method; it was skipped"}}},
+		{name: "didOpen over its own limit", body: body(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"text":"`, `"}}}`, 2000),
+			passed: []string{"shutdown"}, answers: []answer{{"null", -32600, "textDocument/didOpen: the message is 2000 bytes, over reika-lsp's limit of 1024 bytes; it was skipped"}}},
+		{name: "two methods, the bulky one first", body: body(`{"jsonrpc":"2.0","id":8,"method":"textDocument/didOpen","method":"workspace/executeCommand","params":"`, `"}`, 500),
+			passed: []string{"shutdown"}, answers: []answer{{"8", -32600, "workspace/executeCommand: an ambiguous message of 500 bytes (duplicate method keys?)"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if n := len(tc.body); n <= other || n > bulk && tc.name != "didOpen over its own limit" {
+				t.Fatalf("a body of %d bytes tests nothing here", n)
+			}
+			w := &wire{in: strings.NewReader(frameBody(tc.body) + good)}
+			s := newStream(w, bulk, other, log.New(io.Discard, "", 0))
+			var passed []string
+			for {
+				msg, _, err := s.Read(context.Background())
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("Read = %v", err)
+				}
+				req := msg.(jsonrpc2.Request)
+				passed = append(passed, req.Method())
+				if want, _ := jsonrpc2.DecodeMessage([]byte(tc.body)); req.Method() != "shutdown" && !reflect.DeepEqual(msg, want) {
+					t.Errorf("passed on %#v, the library decodes the body as %#v", msg, want)
+				}
+			}
+			if !reflect.DeepEqual(passed, tc.passed) {
+				t.Errorf("passed on %q, want %q", passed, tc.passed)
+			}
+			if answers := parseAnswers(t, w.out.Bytes()); !reflect.DeepEqual(answers, tc.answers) {
 				t.Errorf("answered %+v, want %+v", answers, tc.answers)
 			}
 		})
@@ -188,7 +261,7 @@ func TestStreamSkipsLargeMessage(t *testing.T) {
 	body := &generated{head: `{"jsonrpc":"2.0","params":{"text":"`, tail: `"},"method":"workspace/executeCommand","id":41}`, n: size}
 	good := frameBody(`{"jsonrpc":"2.0","id":1,"method":"shutdown"}`)
 	w := &wire{in: io.MultiReader(strings.NewReader(fmt.Sprintf("Content-Length: %d\r\n\r\n", size)), body, strings.NewReader(good))}
-	s := newStream(w, maxMessage, log.New(io.Discard, "", 0))
+	s := newStream(w, maxMessage, maxRequest, log.New(io.Discard, "", 0))
 
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -212,8 +285,10 @@ func TestStreamSkipsLargeMessage(t *testing.T) {
 // FuzzStreamBody frames any body, followed by a good message: the stream
 // must not panic, must pass a body the library takes on unchanged and
 // answer nothing, must answer any other body exactly once (a response
-// never), and must read the good message after it. With a limit below
-// the body's size, the body is refused the same way, skimmed. The seeds
+// never), and must read the good message after it. With limits below
+// the body's size, the body is refused the same way, skimmed; with only
+// the limit for requests below it, only didOpen or didChange may pass,
+// unchanged (held while it is skimmed). The seeds
 // (testdata/fuzz/FuzzStreamBody) are good messages and the garbage
 // clients were seen to send.
 func FuzzStreamBody(f *testing.F) {
@@ -222,20 +297,22 @@ func FuzzStreamBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		in := fmt.Sprintf("Content-Length: %d\r\n\r\n%s%s", len(body), body, good)
 		want, wantErr := jsonrpc2.DecodeMessage(body)
-		for _, max := range []int64{maxMessage, int64(len(body)) - 1} {
-			if max < int64(len(after)) {
+		short := int64(len(body)) - 1
+		for _, lim := range []struct{ bulk, other int64 }{{maxMessage, maxRequest}, {short, short}, {maxMessage, short}} {
+			if lim.other < int64(len(after)) {
 				continue // the good message must pass
 			}
-			s, w := newTestStream(in, max)
+			w := &wire{in: strings.NewReader(in)}
+			s := newStream(w, lim.bulk, lim.other, log.New(io.Discard, "", 0))
 			msg, _, err := s.Read(context.Background())
 			if err != nil {
-				t.Fatalf("limit %d: Read = %v after a well-framed body", max, err)
+				t.Fatalf("limits %+v: Read = %v after a well-framed body", lim, err)
 			}
 			answers := parseAnswers(t, w.out.Bytes())
 			passed := !isAfter(msg)
 			if passed {
-				if max < int64(len(body)) {
-					t.Fatalf("limit %d: a body of %d bytes was passed on", max, len(body))
+				if req, _ := msg.(jsonrpc2.Request); int64(len(body)) > lim.bulk || int64(len(body)) > lim.other && (req == nil || !bulky[req.Method()]) {
+					t.Fatalf("limits %+v: a body of %d bytes was passed on: %#v", lim, len(body), msg)
 				}
 				if wantErr != nil || !reflect.DeepEqual(msg, want) {
 					t.Fatalf("passed on %#v, the library decodes %#v, %v", msg, want, wantErr)
@@ -250,9 +327,9 @@ func FuzzStreamBody(f *testing.F) {
 			}
 			// A skimmed body is read by key as it comes, not checked:
 			// one that starts as an object may read as a response.
-			skimmed := max < int64(len(body))
+			skimmed := lim.other < int64(len(body))
 			if len(answers) > 1 || len(answers) == 0 && !looksLikeResponse(body) && (!skimmed || !startsObject(body)) {
-				t.Fatalf("limit %d: %q got %d answers, want one (none for a response)", max, body, len(answers))
+				t.Fatalf("limits %+v: %q got %d answers, want one (none for a response)", lim, body, len(answers))
 			}
 		}
 	})
@@ -300,4 +377,34 @@ func FuzzStreamWire(f *testing.F) {
 			t.Fatalf("%d answers to %q", n, in)
 		}
 	})
+}
+
+// BenchmarkStreamRefusesHugeBody reads a 50 MiB workspace/executeCommand
+// body and the message after it: B/op is what refusing it allocates. The
+// method before the params (VS Code, Helix, eglot) is read first and the
+// body never held; after them (a Lua table from Neovim's encoder may come
+// out so), the body is held once, at its length, until the method is read.
+func BenchmarkStreamRefusesHugeBody(b *testing.B) {
+	const size = 50 << 20
+	good := frameBody(`{"jsonrpc":"2.0","id":1,"method":"shutdown"}`)
+	for _, tc := range []struct{ name, head, tail string }{
+		{"method first", `{"jsonrpc":"2.0","id":41,"method":"workspace/executeCommand","params":{"command":"reika.ask","arguments":[{"instruction":"`, `"}]}}`},
+		{"method last", `{"jsonrpc":"2.0","params":{"command":"reika.ask","arguments":[{"instruction":"`, `"}]},"method":"workspace/executeCommand","id":41}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				w := &wire{in: io.MultiReader(strings.NewReader(fmt.Sprintf("Content-Length: %d\r\n\r\n", size)),
+					&generated{head: tc.head, tail: tc.tail, n: size}, strings.NewReader(good))}
+				s := newStream(w, maxMessage, maxRequest, log.New(io.Discard, "", 0))
+				if msg, _, err := s.Read(context.Background()); err != nil || msg.(jsonrpc2.Request).Method() != "shutdown" {
+					b.Fatalf("after the huge body: %v, %v", msg, err)
+				}
+				if w.out.Len() == 0 {
+					b.Fatal("the huge body was not answered")
+				}
+			}
+		})
+	}
 }

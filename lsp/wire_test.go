@@ -202,3 +202,42 @@ func TestOneBadMessageEndsTheConnection(t *testing.T) {
 		}
 	}
 }
+
+// Defect 9: a request whose id is null is taken for a notification: the
+// handler runs, and the answer it gives is never sent, so the client
+// waits for ever. The server's stream refuses it first (InvalidRequest,
+// id null).
+func TestNullIDIsANotification(t *testing.T) {
+	msg, err := jsonrpc2.DecodeMessage([]byte(`{"jsonrpc":"2.0","id":null,"method":"shutdown"}`))
+	if _, ok := msg.(*jsonrpc2.Notification); !ok || err != nil {
+		t.Errorf("DecodeMessage of an id null = %T, %v; want a *Notification (the defect)", msg, err)
+	}
+
+	clientSide, serverSide := net.Pipe()
+	defer clientSide.Close()
+	handled := make(chan string, 2)
+	srv := jsonrpc2.NewConn(jsonrpc2.NewStream(serverSide))
+	srv.Go(context.Background(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		handled <- req.Method()
+		return reply(ctx, req.Method(), nil)
+	})
+	defer srv.Close()
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":null,"method":"first"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"second"}`,
+	} {
+		fmt.Fprintf(clientSide, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	// The connection answers in order: the first answer the client reads
+	// would be the null id's, had it one.
+	answer, _, err := jsonrpc2.NewStream(clientSide).Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := answer.(*jsonrpc2.Response); !ok || fmt.Sprint(r.ID()) != "2" {
+		t.Errorf("the first answer = %#v, want the one to id 2 (the null id's never comes)", answer)
+	}
+	if got := []string{<-handled, <-handled}; !reflect.DeepEqual(got, []string{"first", "second"}) {
+		t.Errorf("handled %q, want both: the request with a null id ran", got)
+	}
+}

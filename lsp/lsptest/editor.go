@@ -215,6 +215,7 @@ type Editor struct {
 	serveErr   error
 	served     bool
 	cancel     context.CancelFunc
+	pid        int // the server's process, when Config.Binary started one
 	dispatched chan struct{}
 	shut       bool
 	idle       *time.Timer // eglot's: sends the pending changes

@@ -292,6 +292,10 @@ func (e *Editor) ExecAsync(command string, args ...any) *Pending {
 	return e.Go("workspace/executeCommand", map[string]any{"command": command, "arguments": args})
 }
 
+// ServerPID is the process id of the server started from Config.Binary;
+// 0 for a server in the test's own process.
+func (e *Editor) ServerPID() int { return e.pid }
+
 // connectInProcess serves lsp.Serve on one end of a net.Pipe, with env as
 // its environment, and returns the editor's end to read from.
 func (e *Editor) connectInProcess(env map[string]string) io.Reader {
@@ -335,6 +339,7 @@ func (e *Editor) connectBinary(env map[string]string) io.Reader {
 		t.Fatalf("start %s: %v", e.cfg.Binary, err)
 	}
 	e.cancel = func() { cmd.Process.Kill() }
+	e.pid = cmd.Process.Pid
 	go func() { e.serveDone <- cmd.Wait() }()
 	e.w, e.conn = stdin, stdin
 	return stdout
