@@ -15,9 +15,10 @@
 //
 // Three steps make the map.
 //
-// Extraction (Update). Go, Python, JavaScript, TypeScript, TSX and Rust
-// are parsed with tree-sitter; the definitions at the top level and in
-// classes, impls, traits and modules become Symbols, each with its line
+// Extraction (Update). Go, Python, JavaScript, TypeScript, TSX, Rust,
+// Java, C, C++, C#, Ruby, PHP and shell scripts are parsed with
+// tree-sitter; the definitions at the top level and in classes, impls,
+// traits, modules and namespaces become Symbols, each with its line
 // and a one-line signature, and a scan of the text outside comments and
 // strings gives the identifiers the file uses. Other files are listed by
 // name. A file's previous syntax tree is edited and reparsed, and only

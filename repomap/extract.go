@@ -65,8 +65,12 @@ func (x *extractor) headBody(n *ts.Node) string {
 }
 
 // firstLine is n's first line, with " …" when n goes on.
-func (x *extractor) firstLine(n *ts.Node) string {
-	t := x.src[n.StartByte():n.EndByte()]
+func (x *extractor) firstLine(n *ts.Node) string { return x.firstLineTo(n, n.EndByte()) }
+
+// firstLineTo is the first line of the text from n's start to end, with
+// " …" when it goes on.
+func (x *extractor) firstLineTo(n *ts.Node, end uint) string {
+	t := x.src[n.StartByte():max(end, n.StartByte())]
 	more := false
 	if i := strings.IndexByte(string(t), '\n'); i >= 0 {
 		t, more = t[:i], true
@@ -76,6 +80,70 @@ func (x *extractor) firstLine(n *ts.Node) string {
 		s += " …"
 	}
 	return shortenSignature(clean(collapse([]byte(s))))
+}
+
+// sigStart is the node a signature starts at: n, or after the attributes
+// and annotations that open it (C#'s [Obsolete], Java's @Override in its
+// modifiers, PHP's #[Entity]), so the line is the declaration's own.
+func (x *extractor) sigStart(n *ts.Node) *ts.Node {
+	if s, ok := x.afterAttributes(n, 0); ok {
+		return s
+	}
+	return n
+}
+
+// afterAttributes is the first child of n that is not an attribute or a
+// comment, looking into Java's modifiers; false when there is none.
+func (x *extractor) afterAttributes(n *ts.Node, depth int) (*ts.Node, bool) {
+	for i := range n.ChildCount() {
+		c := n.Child(i)
+		switch x.kind(c) {
+		case "attribute_list", "annotation", "marker_annotation", "comment", "line_comment", "block_comment":
+			continue
+		case "modifiers":
+			if depth == 0 {
+				if s, ok := x.afterAttributes(c, depth+1); ok {
+					return s, true
+				}
+				continue
+			}
+		}
+		return c, true
+	}
+	return nil, false
+}
+
+// childKinds reports whether one of n's children (named or not) is of
+// one of kinds, or is just that word: a modifier, typically.
+func (x *extractor) childKinds(n *ts.Node, kinds ...string) bool {
+	if n == nil {
+		return false
+	}
+	for i := range n.ChildCount() {
+		c := n.Child(i)
+		for _, k := range kinds {
+			if x.kind(c) == k || c.EndByte()-c.StartByte() == uint(len(k)) && x.text(c) == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fieldNodes is every named child of n in field f: a declaration's
+// several declarators.
+func (x *extractor) fieldNodes(n *ts.Node, f uint16) []*ts.Node {
+	var out []*ts.Node
+	if f == 0 {
+		return nil
+	}
+	x.cur.Reset(*n)
+	for ok := x.cur.GotoFirstChild(); ok; ok = x.cur.GotoNextSibling() {
+		if x.cur.FieldId() == f && x.cur.Node().IsNamed() {
+			out = append(out, x.cur.Node())
+		}
+	}
+	return out
 }
 
 // add records a definition and returns its index.

@@ -289,7 +289,7 @@ func FuzzIncremental(f *testing.F) {
 			f.Add(file.Data, splice(file.Data, len(file.Data)/2, 3, "}{"), uint8(len(file.Name)))
 		}
 	}
-	exts := []string{".go", ".py", ".js", ".ts", ".tsx", ".rs"}
+	exts := []string{".go", ".py", ".js", ".ts", ".tsx", ".rs", ".java", ".c", ".cpp", ".cs", ".rb", ".php", ".sh"}
 	f.Fuzz(func(t *testing.T, old, new []byte, ext uint8) {
 		name := "f" + exts[int(ext)%len(exts)]
 		inc := New()
@@ -314,7 +314,7 @@ func TestPathological(t *testing.T) {
 	for i := range garbage {
 		garbage[i] = alphabet[r.IntN(len(alphabet))]
 	}
-	for _, ext := range []string{".go", ".py", ".js", ".ts", ".tsx", ".rs"} {
+	for _, ext := range []string{".go", ".py", ".js", ".ts", ".tsx", ".rs", ".java", ".c", ".cpp", ".cs", ".rb", ".php", ".sh"} {
 		m := New()
 		start := time.Now()
 		m.Update("garbage"+ext, garbage)

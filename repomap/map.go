@@ -98,8 +98,9 @@ type Ref struct {
 type File struct {
 	Path string
 	// Lang is the language it was parsed as ("go", "python",
-	// "javascript", "typescript", "tsx", "rust"), or "" for a file the map
-	// lists by name only.
+	// "javascript", "typescript", "tsx", "rust", "java", "c", "cpp" (a .h
+	// header too), "csharp", "ruby", "php", "bash"), or "" for a file the
+	// map lists by name only.
 	Lang string
 	// Note says why symbols are missing or partial (one of the Note
 	// constants), or is "".

@@ -1,6 +1,7 @@
 package repomap
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 )
@@ -14,6 +15,12 @@ const (
 	lexPython                 // #; '…', "…", triple quotes, string prefixes
 	lexJS                     // // and /* */; '…', "…" and `templates`; $ in names
 	lexRust                   // // and nested /* */; "…", r#"…"#, 'c' but not 'lifetimes
+	// C, C++, Java, C#: // and /* */; "…", '…', Java's and C#'s """blocks""",
+	// C#'s @"verbatim", C++'s R"d(raw)d" (and the L, u, U, u8 prefixes).
+	lexC
+	lexRuby  // # and =begin/=end; '…' and "…" over lines; names may end in ? or !
+	lexShell // # and '…' at a word's start, '…' over lines; "…" and `…` are read: they expand $(calls)
+	lexPHP   // //, /* */ and # (not #[attributes]); '…' and "…" over lines; $ in names
 )
 
 // references returns the identifiers src uses, with counts, sorted by
@@ -27,7 +34,9 @@ const (
 // A use is also counted as a call when the name is followed by "(" (or,
 // in Rust, by "!"), or in JavaScript and TypeScript follows "<" as a JSX
 // element does: a function or method is ranked by its calls, since a
-// variable or field often shares its name.
+// variable or field often shares its name. Ruby calls a method without
+// parentheses as often as with them, and a shell calls a function as a
+// command: there every use but of a variable ($x, @x, ${x}) is a call.
 func references(l *language, src []byte) []Ref {
 	counts := make(map[string]*Ref)
 	scan(l.lex, src, func(at, end int) {
@@ -56,6 +65,12 @@ func references(l *language, src []byte) []Ref {
 // isCall reports whether the identifier at src[at:end] is called (or
 // written as a JSX element or a Rust macro).
 func isCall(style lexStyle, src []byte, at, end int) bool {
+	switch style {
+	case lexRuby:
+		return at == 0 || src[at-1] != '@' && src[at-1] != '$'
+	case lexShell:
+		return at == 0 || src[at-1] != '$' && src[at-1] != '{' && src[at-1] != '#' // $x, ${x}, ${#x}
+	}
 	for end < len(src) && (src[end] == ' ' || src[end] == '\t') {
 		end++
 	}
@@ -66,7 +81,7 @@ func isCall(style lexStyle, src []byte, at, end int) bool {
 }
 
 func isIdentStart(c byte, style lexStyle) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c >= 0x80 || c == '$' && style == lexJS
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c >= 0x80 || c == '$' && (style == lexJS || style == lexPHP)
 }
 
 func isIdentPart(c byte, style lexStyle) bool {
@@ -98,6 +113,9 @@ func nextToken(style lexStyle, src []byte, i int) (token, int) {
 		if j < n && isStringPrefix(style, src[i:j], src[j:]) {
 			return tokString, skipString(style, src, j, src[i:j])
 		}
+		if style == lexRuby && j < n && (src[j] == '?' || src[j] == '!') && (j+1 == n || src[j+1] != '=') {
+			j++ // valid?, save!
+		}
 		return tokIdent, j
 	case c >= '0' && c <= '9':
 		j := i
@@ -105,20 +123,48 @@ func nextToken(style lexStyle, src []byte, i int) (token, int) {
 			j++
 		}
 		return tokNumber, j
-	case c == '#' && style == lexPython:
+	case c == '#' && isHashComment(style, src, i):
 		return tokComment, skipLine(src, i)
-	case c == '/' && style != lexPython && i+1 < n && src[i+1] == '/':
+	case c == '=' && style == lexRuby && (i == 0 || src[i-1] == '\n') && bytes.HasPrefix(src[i:], []byte("=begin")):
+		return tokComment, skipRubyBlock(src, i)
+	case c == '/' && slashComments(style) && i+1 < n && src[i+1] == '/':
 		return tokComment, skipLine(src, i)
-	case c == '/' && style != lexPython && i+1 < n && src[i+1] == '*':
+	case c == '/' && slashComments(style) && i+1 < n && src[i+1] == '*':
 		return tokComment, skipBlock(src, i, style == lexRust)
-	case c == '"' || c == '`' && style != lexRust && style != lexPython:
+	case c == '@' && style == lexC && i+1 < n && src[i+1] == '"':
+		return tokString, skipVerbatim(src, i+1)
+	case c == '"' && style == lexShell, c == '`' && style == lexShell:
+		return tokOther, i + 1 // read on: "$(f)" calls f
+	case c == '"' || c == '`' && (style == lexGo || style == lexJS || style == lexRuby):
 		return tokString, skipString(style, src, i, nil)
 	case c == '\'' && style == lexRust:
 		return tokString, skipRustQuote(src, i)
+	case c == '\'' && style == lexShell && i > 0 && strings.IndexByte(" \t\n=(;|&\"$", src[i-1]) < 0:
+		return tokOther, i + 1 // an apostrophe in a word: "don't"
 	case c == '\'':
 		return tokString, skipString(style, src, i, nil)
 	}
 	return tokOther, i + 1
+}
+
+// isHashComment reports whether the '#' at src[i] starts a comment: in
+// Python and Ruby always, in PHP unless it opens an attribute (#[), in a
+// shell script only at a word's start ($# and ${#a} are not comments).
+func isHashComment(style lexStyle, src []byte, i int) bool {
+	switch style {
+	case lexPython, lexRuby:
+		return true
+	case lexPHP:
+		return i+1 >= len(src) || src[i+1] != '['
+	case lexShell:
+		return i == 0 || strings.IndexByte(" \t\n;|&()", src[i-1]) >= 0
+	}
+	return false
+}
+
+// slashComments reports whether the style's comments are // and /* */.
+func slashComments(style lexStyle) bool {
+	return style != lexPython && style != lexRuby && style != lexShell
 }
 
 // scan calls ident with the bounds of each identifier in src outside
@@ -168,6 +214,11 @@ func isStringPrefix(style lexStyle, word, rest []byte) bool {
 		w := string(word)
 		return q == '"' && (w == "b" || w == "r" || w == "br" || w == "c" || w == "cr") ||
 			q == '#' && (w == "r" || w == "br" || w == "cr")
+	case lexC:
+		switch string(word) {
+		case "L", "u", "U", "u8", "R", "LR", "uR", "UR", "u8R":
+			return q == '"'
+		}
 	}
 	return false
 }
@@ -225,7 +276,10 @@ func skipString(style lexStyle, src []byte, i int, prefix []byte) int {
 		}
 		return n
 	}
-	triple := style == lexPython && i+2 < n && src[i+1] == q && src[i+2] == q
+	if style == lexC && strings.HasSuffix(string(prefix), "R") {
+		return skipCppRaw(src, i)
+	}
+	triple := (style == lexPython || style == lexC && q == '"') && i+2 < n && src[i+1] == q && src[i+2] == q
 	if triple {
 		i += 3
 		for i+2 < n {
@@ -240,13 +294,14 @@ func skipString(style lexStyle, src []byte, i int, prefix []byte) int {
 		}
 		return n
 	}
-	// Rust strings and Go raw strings and JavaScript templates may span
-	// lines; the others end at the line's end if not before.
-	multiline := style == lexRust || q == '`'
+	// Rust, Ruby, shell and PHP strings, Go raw strings and JavaScript
+	// templates may span lines; the others end at the line's end if not
+	// before. A shell's '…' has no escapes.
+	multiline := style == lexRust || style == lexRuby || style == lexShell || style == lexPHP || q == '`'
 	i++
 	for i < n {
 		switch c := src[i]; {
-		case c == '\\' && !(style == lexGo && q == '`'):
+		case c == '\\' && !(style == lexGo && q == '`') && !(style == lexShell && q == '\''):
 			i += 2
 			continue
 		case c == q:
@@ -269,6 +324,43 @@ func allHashes(b []byte, n int) bool {
 		}
 	}
 	return true
+}
+
+// skipVerbatim skips C#'s @"…" from its quote at i: it spans lines, and
+// "" is a quote inside it.
+func skipVerbatim(src []byte, i int) int {
+	for i++; i < len(src); i++ {
+		if src[i] == '"' {
+			if i+1 < len(src) && src[i+1] == '"' {
+				i++
+				continue
+			}
+			return i + 1
+		}
+	}
+	return len(src)
+}
+
+// skipCppRaw skips C++'s R"d(…)d" from its quote at i; without a '(' on
+// the line it is an ordinary string.
+func skipCppRaw(src []byte, i int) int {
+	open := bytes.IndexByte(src[i:min(len(src), i+18)], '(')
+	if open < 0 {
+		return skipString(lexC, src, i, nil)
+	}
+	end := ")" + string(src[i+1:i+open]) + "\""
+	if k := bytes.Index(src[i+open:], []byte(end)); k >= 0 {
+		return i + open + k + len(end)
+	}
+	return len(src)
+}
+
+// skipRubyBlock skips a =begin … =end comment starting at i.
+func skipRubyBlock(src []byte, i int) int {
+	if k := bytes.Index(src[i:], []byte("\n=end")); k >= 0 {
+		return skipLine(src, i+k+1)
+	}
+	return len(src)
 }
 
 // skipRustQuote skips a char literal ('a', '\n', '\u{1F600}') or just the

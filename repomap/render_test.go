@@ -132,7 +132,14 @@ func FuzzRender(f *testing.F) {
 	f.Add([]byte("impl X for Y { fn f() {} }"), uint8(5), 12000)
 	f.Add([]byte("\x00\x01\x02"), uint8(6), 5)
 	f.Add([]byte(strings.Repeat("func(){", 500)), uint8(2), 2000)
-	exts := []string{".go", ".py", ".js", ".ts", ".tsx", ".rs", ".txt"}
+	f.Add([]byte("class A { @Override void b() {} }"), uint8(7), 400)
+	f.Add([]byte("#ifdef X\nint f(void) {\n#else\nint g(void);\n#endif\n}"), uint8(8), 300)
+	f.Add([]byte("namespace n { class C { int f(); }; }\nint n::C::f() { return 0; }"), uint8(9), 300)
+	f.Add([]byte("namespace N; [A] class C { void M() => x; }"), uint8(10), 300)
+	f.Add([]byte("class A::B < C\n  def f? = 1\n=begin\nx\n"), uint8(11), 300)
+	f.Add([]byte("<?php #[A] class C { function f() {} } ?><p>"), uint8(12), 300)
+	f.Add([]byte("f() { g \"$(h)\" 'it\\'; }\nX=1"), uint8(13), 300)
+	exts := []string{".go", ".py", ".js", ".ts", ".tsx", ".rs", ".txt", ".java", ".c", ".h", ".cs", ".rb", ".php", ".sh"}
 	var files []txtar.File
 	for _, a := range archives(f, "render") {
 		files = append(files, a.inputs(func(n string) bool { return strings.HasPrefix(n, "render ") })...)

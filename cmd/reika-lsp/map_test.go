@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/reika-lsp/reika/contextwin"
+	"golang.org/x/tools/txtar"
 )
 
 func noEnv(string) string { return "" }
@@ -181,5 +182,66 @@ func TestMapCancelled(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := mapMain(ctx, []string{"."}, noEnv, &stdout, &stderr); code != 1 {
 		t.Errorf("map with a cancelled context = exit %d, want 1", code)
+	}
+}
+
+// writeProject writes an archive's files but its -- want -- section under
+// dir and returns that section's lines.
+func writeProject(t testing.TB, ar *txtar.Archive, dir string) (want []string) {
+	t.Helper()
+	for _, f := range ar.Files {
+		if f.Name == "want" {
+			want = strings.Split(strings.TrimSuffix(string(f.Data), "\n"), "\n")
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return want
+}
+
+// `map` on a project in each language the map parses besides Go, Python,
+// JavaScript, TypeScript and Rust (cmd/reika-lsp/testdata/map/*.txtar: the
+// project's files, and in -- want -- the lines its map must print, in
+// order) prints the project's definitions: its classes, methods,
+// functions, structs, namespaces… nested as they are in the source.
+func TestMapLanguages(t *testing.T) {
+	paths, err := filepath.Glob("testdata/map/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no projects in testdata/map (%v)", err)
+	}
+	for _, path := range paths {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			want := writeProject(t, ar, dir)
+			if len(want) == 0 {
+				t.Fatalf("%s has no -- want -- section", path)
+			}
+			var stdout, stderr bytes.Buffer
+			if code := mapMain(context.Background(), []string{"--budget", "100000", dir}, noEnv, &stdout, &stderr); code != 0 {
+				t.Fatalf("map: exit %d: %s", code, stderr.String())
+			}
+			out := strings.ReplaceAll(stdout.String(), filepath.ToSlash(dir)+"/", "")
+			got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			// want is a subsequence of got: every line, in its order.
+			i := 0
+			for _, l := range got {
+				if i < len(want) && l == want[i] {
+					i++
+				}
+			}
+			if i < len(want) {
+				t.Errorf("map printed\n%s\nwhich lacks %q (or has it out of order); want, in order:\n%s", out, want[i], strings.Join(want, "\n"))
+			}
+		})
 	}
 }
