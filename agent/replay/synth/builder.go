@@ -25,6 +25,9 @@ type builder struct {
 	pending []factPlace // facts waiting for their place
 	// calls of the round being built
 	cur replay.Round
+	// the test functions of each package (testsByPackage)
+	testDirs []string
+	tests    map[string][]string
 }
 
 // build records the session of recipe spec, round by round, from src.

@@ -35,6 +35,13 @@ func (b *builder) step(n int) {
 		b.testLog(n, true)
 		return
 	}
+	b.stepMixed(n)
+}
+
+// stepMixed makes round n of the mixed session: exploring (reads and
+// searches) for its first 44 rounds, then mostly edits, tests and short
+// commands, with a long log now and then.
+func (b *builder) stepMixed(n int) {
 	explore := n < 45
 	r := b.rng.Float64()
 	switch {
