@@ -62,8 +62,12 @@ func build(src *Source, spec recipe) *replay.Recording {
 		}
 		b.rounds = append(b.rounds, b.cur)
 	}
+	system := systemPrompt
+	if spec.system != "" {
+		system = spec.system
+	}
 	return &replay.Recording{
-		Name: spec.name, Source: src.rev, System: systemPrompt, RepoMap: repoMap(src), Tools: toolDefs,
+		Name: spec.name, Source: src.rev, System: system, RepoMap: repoMap(src), Tools: toolDefs,
 		Facts: b.facts, Rounds: b.rounds,
 	}
 }

@@ -143,3 +143,23 @@ func (b *builder) writeTest(n int) {
 	b.call(n, "write", map[string]any{"path": p, "content": content}, fmt.Sprintf("Wrote %d lines (%d bytes) to %s.\n", strings.Count(content, "\n"), len(content), p),
 		contextwin.Payload{Kind: contextwin.Other, Path: p})
 }
+
+// shortRound runs a command whose output is a line or two and the facts
+// due: a version, an environment variable, a CI status.
+func (b *builder) shortRound(n int) {
+	facts := b.due(n, "short")
+	type cmdOut struct{ cmd, out, say string }
+	c := []cmdOut{
+		{"go version", "go version go1.26.8 linux/amd64\n", "Which toolchain is this?"},
+		{"go env GOFLAGS GOEXPERIMENT", "\n\n", "What the environment sets for the go command."},
+		{"git log -1 --format='%h %s'", fmt.Sprintf("%07x %s: last change before this task\n", b.rng.Uint32()&0xfffffff, b.spec.focus), "What was merged last."},
+		{"cat .ci-status", "status: failing\n", "What CI says now."},
+		{"tail -n 2 ../review.txt", "-- review comments --\n", "The last of the review comments."},
+	}[b.rng.IntN(5)]
+	out := c.out
+	for _, f := range facts {
+		out += "FACT " + f.Key + ": " + f.Value + "\n"
+	}
+	b.say("%s", c.say)
+	b.call(n, "bash", map[string]any{"command": c.cmd}, out, contextwin.Payload{Kind: contextwin.Command, Path: c.cmd})
+}

@@ -73,7 +73,7 @@ func (b *builder) grepSmall(n int) {
 	src := b.files[b.readTarget()]
 	ids := identRe.FindAllString(src, -1)
 	pattern := "Plan"
-	for range 20 {
+	for range 20 * min(len(ids), 1) { // none to pick from a file without one
 		pattern = b.pick(ids)
 		if c := len(b.grep(pattern, "", 1000)); c >= 2 && c <= 40 {
 			break
@@ -222,4 +222,15 @@ func (b *builder) grepTargeted(n int) bool {
 		return true
 	}
 	return false
+}
+
+// readWhole reads a file whole, however long: the file an unseen task
+// names.
+func (b *builder) readWhole(n int, p string) {
+	lines := fileLines(b.files[p])
+	if !slices.Contains(b.read, p) {
+		b.read = append(b.read, p)
+	}
+	b.call(n, "read", map[string]any{"path": p}, numbered(lines, 1),
+		contextwin.Payload{Kind: contextwin.Read, Path: p, From: 1, To: len(lines), Total: len(lines)})
 }

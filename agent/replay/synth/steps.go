@@ -2,6 +2,10 @@ package synth
 
 // step makes round n: a fixed opening, then actions drawn by phase.
 func (b *builder) step(n int) {
+	if b.spec.mix == "unseen" {
+		b.stepUnseen(n)
+		return
+	}
 	focus := b.spec.focus
 	switch n {
 	case 1:
@@ -144,5 +148,58 @@ func (b *builder) stepLogs(n int) {
 		b.smallTest(n)
 	default:
 		b.smallCommand(n)
+	}
+}
+
+// stepUnseen makes round n of an unseen session: listings of the tree and
+// the package, the big file read whole on its rounds, the facts due in
+// their places, and otherwise a round of the run's kind.
+func (b *builder) stepUnseen(n int) {
+	switch {
+	case n == 1:
+		b.say("I'll start with the layout of %s.", b.spec.tree)
+		b.listDir(n, b.spec.tree)
+	case n == 2:
+		b.say("Let me see the files in %s.", b.spec.focus)
+		b.listDir(n, b.spec.focus)
+	case b.spec.bigReads[n]:
+		b.say("The task points at %s; reading it whole.", b.spec.big)
+		b.readWhole(n, b.spec.big)
+	case b.hasDue(n, "notes"):
+		b.notesRound(n)
+	case b.hasDue(n, "short"):
+		b.shortRound(n)
+	case b.hasDue(n, "loghead") || b.hasDue(n, "log"):
+		b.say("Running the package's tests in CI's way; the log says what it ran with at the top.")
+		b.longLogSized(n, 60<<10, 140<<10)
+	default:
+		switch b.spec.modes[n] {
+		case "tiny":
+			b.stepTiny(n)
+		case "small":
+			b.stepSmall(n)
+		case "logs":
+			b.stepLogs(n)
+		default:
+			b.stepMixed(n)
+		}
+	}
+}
+
+// stepTiny makes a round of tiny results, a few hundred bytes each: short
+// commands, one test, small edits, a listing.
+func (b *builder) stepTiny(n int) {
+	r := b.rng.Float64()
+	switch {
+	case r < 0.35:
+		b.smallCommand(n)
+	case r < 0.6:
+		b.say("Running the focused test.")
+		b.smallTest(n)
+	case r < 0.92:
+		b.editRound(n)
+	default:
+		b.say("Checking the package's files again.")
+		b.listDir(n, b.spec.focus)
 	}
 }
