@@ -179,13 +179,27 @@ func (b *builder) buildLog(n int) {
 // longLog is a CI log of 50–200 KB: a go test -race -v run or a go build
 // -x, its run facts on its first lines (the facts due at its head), the
 // verdict and the facts due at its tail on its last.
-func (b *builder) longLog(n int) { b.longLogSized(n, 50<<10, 145<<10) }
+func (b *builder) longLog(n int) { b.longLogSized(n, 50<<10, 145<<10, false) }
 
-// longLogSized is longLog of least+[0, span) bytes.
-func (b *builder) longLogSized(n, least, span int) {
+// longLogSized is longLog of least+[0, span) bytes, give or take its last
+// package or step. When exact, its body stops at a line instead (within a
+// package), so that it never passes least+span by more than its last
+// lines, the verdict and the facts due at its tail.
+func (b *builder) longLogSized(n, least, span int, exact bool) {
 	target := least + b.rng.IntN(span)
 	var sb strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&sb, format+"\n", args...) }
+	// body writes the log's bulk: in exact mode, only while it fits.
+	full := false
+	body := w
+	if exact {
+		body = func(format string, args ...any) {
+			line := fmt.Sprintf(format+"\n", args...)
+			if full = full || sb.Len()+len(line) > target; !full {
+				sb.WriteString(line)
+			}
+		}
+	}
 	for _, f := range b.due(n, "loghead") {
 		w("FACT %s: %s", f.Key, f.Value)
 	}
@@ -196,27 +210,27 @@ func (b *builder) longLogSized(n, least, span int) {
 	if build {
 		cmd = "go build -x -a ./... 2>&1 | tee ci-build.log"
 		w("WORK=/tmp/go-build%d", 100000000+b.rng.IntN(900000000))
-		for i := 0; sb.Len() < target; i++ {
+		for i := 0; sb.Len() < target && !full; i++ {
 			p := stdPackages[i%len(stdPackages)]
 			id := fmt.Sprintf("b%03d", i+1)
-			w("mkdir -p $WORK/%s/", id)
-			w("cat >$WORK/%s/importcfg << 'EOF' # internal", id)
+			body("mkdir -p $WORK/%s/", id)
+			body("cat >$WORK/%s/importcfg << 'EOF' # internal", id)
 			for range 3 + b.rng.IntN(10) {
-				w("packagefile %s=$WORK/b%03d/_pkg_.a", b.pick(stdPackages), 1+b.rng.IntN(i+1))
+				body("packagefile %s=$WORK/b%03d/_pkg_.a", b.pick(stdPackages), 1+b.rng.IntN(i+1))
 			}
-			w("EOF")
-			w("/usr/local/go/pkg/tool/linux_amd64/compile -o $WORK/%s/_pkg_.a -trimpath \"$WORK/%s=>\" -p %s -lang=go1.26 -complete -buildid %x/%x -goversion go1.26.8 -c=2 -importcfg $WORK/%s/importcfg -pack ./*.go",
+			body("EOF")
+			body("/usr/local/go/pkg/tool/linux_amd64/compile -o $WORK/%s/_pkg_.a -trimpath \"$WORK/%s=>\" -p %s -lang=go1.26 -complete -buildid %x/%x -goversion go1.26.8 -c=2 -importcfg $WORK/%s/importcfg -pack ./*.go",
 				id, id, p, b.rng.Uint32(), b.rng.Uint32(), id)
-			w("cp $WORK/%s/_pkg_.a /root/.cache/go-build/%02x/%x-d # internal", id, b.rng.IntN(256), b.rng.Uint64())
+			body("cp $WORK/%s/_pkg_.a /root/.cache/go-build/%02x/%x-d # internal", id, b.rng.IntN(256), b.rng.Uint64())
 		}
 		f := b.pick(b.spec.edits)
 		w("# %s", b.src.importPath(path.Dir(f)))
 		w("%s:%d:%d: undefined: mergeLayer", f, 30+b.rng.IntN(200), 2+b.rng.IntN(20))
 	} else {
 		cmd = "go test -race -v -count=1 ./... 2>&1 | tee ci-test.log"
-		for i := 0; sb.Len() < target; i++ {
+		for i := 0; sb.Len() < target && !full; i++ {
 			d := dirs[i%len(dirs)]
-			b.packageLog(w, d, tests[d])
+			b.packageLog(body, d, tests[d])
 		}
 		ts := tests[b.spec.focus]
 		t := b.pick(ts)
