@@ -187,19 +187,16 @@ func (b *builder) stepUnseen(n int) {
 }
 
 // stepTiny makes a round of tiny results, a few hundred bytes each: short
-// commands, one test, small edits, a listing.
+// commands, one test, small edits.
 func (b *builder) stepTiny(n int) {
 	r := b.rng.Float64()
 	switch {
-	case r < 0.35:
+	case r < 0.4:
 		b.smallCommand(n)
-	case r < 0.6:
+	case r < 0.65:
 		b.say("Running the focused test.")
 		b.smallTest(n)
-	case r < 0.92:
-		b.editRound(n)
 	default:
-		b.say("Checking the package's files again.")
-		b.listDir(n, b.spec.focus)
+		b.editRound(n)
 	}
 }

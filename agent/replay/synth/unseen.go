@@ -284,14 +284,21 @@ func unseenRecipe(rng *rand.Rand, src *Source, dir string, seed uint64) (recipe,
 	users := 3 + rng.IntN(3)
 	texts := slices.Clone(userTexts)
 	rng.Shuffle(len(texts), func(i, j int) { texts[i], texts[j] = texts[j], texts[i] })
+	// One run of 30–79 tiny results at least, which no fact or big read
+	// interrupts.
+	tinyFrom := 12 + rng.IntN(rounds-100)
+	tinyTo := tinyFrom + 30 + rng.IntN(50)
 	used := map[int]bool{}
+	for n := tinyFrom; n <= tinyTo; n++ {
+		used[n] = true
+	}
 	for i := range users {
 		n := 8 + rng.IntN(rounds-20)
 		for used[n] {
 			n = 8 + rng.IntN(rounds-20)
 		}
 		used[n] = true
-		spec.users[n] = fmt.Sprintf(texts[i], focus.dir)
+		spec.users[n] = strings.ReplaceAll(texts[i], "{pkg}", focus.dir)
 		spec.places = append(spec.places, factPlace{n, "user", rest[i]})
 		where[rest[i].Key] = "user"
 	}
@@ -330,8 +337,8 @@ func unseenRecipe(rng *rand.Rand, src *Source, dir string, seed uint64) (recipe,
 	// The big file is read whole a few rounds in, and once more later
 	// with even odds.
 	spec.bigReads = map[int]bool{3 + rng.IntN(8): true}
-	if rng.IntN(2) == 0 {
-		spec.bigReads[rounds/3+rng.IntN(rounds/2)] = true
+	if n := rounds/3 + rng.IntN(rounds/2); rng.IntN(2) == 0 && !used[n] {
+		spec.bigReads[n] = true
 	}
 
 	// Runs of one kind of round each, 15–80 rounds long.
@@ -341,6 +348,9 @@ func unseenRecipe(rng *rand.Rand, src *Source, dir string, seed uint64) (recipe,
 		for end := min(rounds, n+15+rng.IntN(66)); n <= end; n++ {
 			spec.modes[n] = mode
 		}
+	}
+	for n := tinyFrom; n <= tinyTo; n++ {
+		spec.modes[n] = "tiny"
 	}
 	return spec, where, true
 }
@@ -385,14 +395,14 @@ var symptoms = []string{
 	"a result is off by one at the end of a buffer",
 }
 
-// userTexts are the later user messages of the unseen sessions; %[1]s is
+// userTexts are the later user messages of the unseen sessions; {pkg} is
 // the package. The builder appends the fact each carries.
 var userTexts = []string{
-	"While you are in there: do not change the exported API of %[1]s, a downstream project pins it.",
+	"While you are in there: do not change the exported API of {pkg}, a downstream project pins it.",
 	"One more constraint from the review: the fix has to stay allocation-free on the fast path.",
-	"Please also say in the package doc of %[1]s what the new behaviour is, two sentences at most.",
+	"Please also say in the package doc of {pkg} what the new behaviour is, two sentences at most.",
 	"Reminder: the builders run with -race and -count=3; check both before you call it done.",
-	"I talked to the owner of %[1]s: they want the regression test in a file of its own.",
+	"I talked to the owner of {pkg}: they want the regression test in a file of its own.",
 	"Looks right so far. Before you finish, run the package's tests with -race once more and write a one-line release note.",
 	"An update from CI: the failure shows on the arm64 builder too, so do not rely on amd64-only behaviour.",
 }

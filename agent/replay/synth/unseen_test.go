@@ -222,9 +222,12 @@ func checkShape(t *testing.T, s *UnseenSession) {
 		}
 	}
 	users := 0
-	for _, rd := range r.Rounds[1:] {
-		if rd.User != "" {
+	for i, rd := range r.Rounds {
+		if i > 0 && rd.User != "" {
 			users++
+		}
+		if strings.Contains(rd.User, "%!") {
+			t.Errorf("round %d: the user's message has a formatting error: %q", i+1, rd.User)
 		}
 	}
 	if users < 3 || users > 5 || count["user"] != users || count["task"] != 5 {
