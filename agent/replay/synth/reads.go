@@ -100,7 +100,8 @@ func (b *builder) grepFlood(n int) {
 }
 
 // grep lists the matches of pattern in the Go and Markdown files under dir
-// ("" for all) as path:line:text, at most limit.
+// ("" for all) as path:line:text, at most limit. No pattern matches across
+// a line end (none has \s, \n or (?s)).
 func (b *builder) grep(pattern, dir string, limit int) []string {
 	re := regexp.MustCompile(pattern)
 	var out []string
@@ -109,6 +110,12 @@ func (b *builder) grep(pattern, dir string, limit int) []string {
 			continue
 		}
 		if !strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, ".md") {
+			continue
+		}
+		// A file no line of which matches is skipped whole: the patterns
+		// never match across a line end, so the file matches only if a
+		// line does.
+		if !re.MatchString(b.files[p]) {
 			continue
 		}
 		for i, l := range fileLines(b.files[p]) {

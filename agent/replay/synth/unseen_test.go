@@ -113,8 +113,13 @@ func generate(t *testing.T, seeds []uint64) []*UnseenSession {
 }
 
 // The same seed gives the same bytes, from a generator of its own; another
-// seed another session.
+// seed another session. Under -short (the race pass) it is left to the
+// full pass: three sessions take half a minute under the race detector,
+// and TestUnseenShape makes two at once there.
 func TestUnseenSameSeedSameBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generating under the race detector is slow; the full pass checks the bytes")
+	}
 	root, err := GoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +161,9 @@ func TestUnseenSameSeedSameBytes(t *testing.T) {
 // facts, 5 of them in the task; 3–5 later user messages with a fact each;
 // facts on the first line and the last lines of 60–200 KB logs and in
 // short outputs; a task that names a big file the session reads whole; a
-// run of tiny results; a readable session file.
+// run of tiny results; a readable session file. Under -short (the race
+// pass) it checks two fresh seeds, generated at once; else a quarter of
+// -unseen.
 func TestUnseenShape(t *testing.T) {
 	n := max(1, *unseenN/4)
 	if testing.Short() {
