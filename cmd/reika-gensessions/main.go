@@ -12,6 +12,17 @@
 // (git archive), so the working tree's state does not matter. Package
 // agent/replay/synth holds the generator and says what the sessions are
 // made of.
+//
+// With -seed it writes instead the unseen sessions of those seeds, drawn
+// from Go's own source tree ($(go env GOROOT)/src, or -goroot), into
+// testdata/sessions/unseen unless -out says otherwise: the seeds the
+// property test of agent/replay/synth printed, kept as regression sessions
+// or replayed alone:
+//
+//	go run ./cmd/reika-gensessions -seed 1234567
+//	go run ./cmd/reika-lsp replay --strategy ours --window 16k --session testdata/sessions/unseen/unseen-1234567.jsonl.gz
+//
+// The same seed and the same Go release give the same bytes.
 package main
 
 import (
@@ -20,7 +31,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
+	"github.com/reika-lsp/reika/agent/replay"
 	"github.com/reika-lsp/reika/agent/replay/synth"
 )
 
@@ -28,20 +42,35 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run regenerates the sessions args name (all when none) and reports each
-// on stdout; it returns the exit status.
+// run regenerates the sessions args name (all when none), or writes the
+// unseen sessions of -seed, and reports each on stdout; it returns the
+// exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("reika-gensessions", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	repo := fs.String("repo", ".", "the git repository (a clone with commit "+synth.SourceRev[:12]+")")
-	out := fs.String("out", filepath.Join("testdata", "sessions"), "the directory to write NAME.jsonl.gz into")
+	out := fs.String("out", "", "the directory to write NAME.jsonl.gz into (default testdata/sessions, with -seed testdata/sessions/unseen)")
+	seeds := fs.String("seed", "", "write the unseen sessions of these `seeds` (comma-separated) instead")
+	goroot := fs.String("goroot", "", "with -seed: the Go tree to draw from (default $(go env GOROOT))")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: reika-gensessions [-repo DIR] [-out DIR] [NAME]…")
-		fmt.Fprintf(stderr, "\nRegenerates the recorded sessions %v (default all) byte for byte.\n", synth.Names())
+		fmt.Fprintln(stderr, "       reika-gensessions -seed N[,N]… [-goroot DIR] [-out DIR]")
+		fmt.Fprintf(stderr, "\nRegenerates the recorded sessions %v (default all) byte for byte,\n", synth.Names())
+		fmt.Fprintln(stderr, "or writes the unseen sessions of the seeds, drawn from Go's own source tree.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *seeds != "" {
+		if fs.NArg() > 0 {
+			fs.Usage()
+			return 2
+		}
+		return writeUnseen(*seeds, *goroot, *out, stdout, stderr)
+	}
+	if *out == "" {
+		*out = filepath.Join("testdata", "sessions")
 	}
 	names := fs.Args()
 	if len(names) == 0 {
@@ -58,14 +87,65 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
 			return 1
 		}
-		raw := 0
-		for _, round := range r.Rounds {
-			for _, m := range round.Messages() {
-				raw += len(m.Content)
-			}
-		}
-		fmt.Fprintf(stdout, "%s: %d rounds, %d facts, %d bytes of messages, %d bytes gzipped\n",
-			filepath.Join(*out, name+".jsonl.gz"), len(r.Rounds), len(r.Facts), raw, size)
+		report(stdout, filepath.Join(*out, name+".jsonl.gz"), r, size)
 	}
 	return 0
+}
+
+// writeUnseen writes the unseen sessions of the comma-separated seeds
+// into out.
+func writeUnseen(seeds, goroot, out string, stdout, stderr io.Writer) int {
+	var list []uint64
+	for _, s := range strings.Split(seeds, ",") {
+		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			fmt.Fprintf(stderr, "reika-gensessions: -seed %q: want decimal seeds, comma-separated\n", s)
+			return 2
+		}
+		list = append(list, n)
+	}
+	if goroot == "" {
+		var err error
+		if goroot, err = synth.GoRoot(); err != nil {
+			fmt.Fprintf(stderr, "reika-gensessions: %v: name the tree with -goroot\n", err)
+			return 1
+		}
+	}
+	if out == "" {
+		out = filepath.Join("testdata", "sessions", "unseen")
+	}
+	u, err := synth.NewUnseen(goroot)
+	if err == nil {
+		err = os.MkdirAll(out, 0o755)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
+		return 1
+	}
+	for _, seed := range list {
+		s, err := u.Session(seed)
+		if err != nil {
+			fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
+			return 1
+		}
+		size, err := synth.Write(out, s.Recording)
+		if err != nil {
+			fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
+			return 1
+		}
+		report(stdout, filepath.Join(out, s.Recording.Name+".jsonl.gz"), s.Recording, size)
+	}
+	return 0
+}
+
+// report prints one line on the session r written to file.
+func report(w io.Writer, file string, r *replay.Recording, size int) {
+	raw := 0
+	for _, round := range r.Rounds {
+		for _, m := range round.Messages() {
+			raw += len(m.Content)
+		}
+	}
+	fmt.Fprintf(w, "%s: %d rounds, %d facts, %d bytes of messages, %d bytes gzipped (from %s)\n",
+		file, len(r.Rounds), len(r.Facts), raw, size, r.Source)
 }

@@ -25,6 +25,9 @@ type builder struct {
 	pending []factPlace // facts waiting for their place
 	// calls of the round being built
 	cur replay.Round
+	// the test functions of each package (testsByPackage)
+	testDirs []string
+	tests    map[string][]string
 }
 
 // build records the session of recipe spec, round by round, from src.
@@ -59,8 +62,12 @@ func build(src *Source, spec recipe) *replay.Recording {
 		}
 		b.rounds = append(b.rounds, b.cur)
 	}
+	system := systemPrompt
+	if spec.system != "" {
+		system = spec.system
+	}
 	return &replay.Recording{
-		Name: spec.name, Source: src.rev, System: systemPrompt, RepoMap: repoMap(src), Tools: toolDefs,
+		Name: spec.name, Source: src.rev, System: system, RepoMap: repoMap(src), Tools: toolDefs,
 		Facts: b.facts, Rounds: b.rounds,
 	}
 }

@@ -93,11 +93,11 @@ func (b *builder) smallTest(n int) {
 	cmd := fmt.Sprintf("go test ./%s/ -run '^%s$' -count=1", d, t)
 	var out string
 	if b.rng.Float64() < 0.55 {
-		out = fmt.Sprintf("ok  \tgithub.com/reika-lsp/reika/%s\t0.%03ds\n", d, b.rng.IntN(1000))
+		out = fmt.Sprintf("ok  \t%s\t0.%03ds\n", b.src.importPath(d), b.rng.IntN(1000))
 	} else {
 		sub := b.pick(subtestWords)
-		out = fmt.Sprintf("--- FAIL: %s (0.%02ds)\n    --- FAIL: %s/%s (0.00s)\n        %s_test.go:%d: got %d messages after the fold, want %d\nFAIL\nFAIL\tgithub.com/reika-lsp/reika/%s\t0.%03ds\nFAIL\n",
-			t, b.rng.IntN(100), t, sub, path.Base(d), 20+b.rng.IntN(300), b.rng.IntN(40), b.rng.IntN(40), d, b.rng.IntN(1000))
+		out = fmt.Sprintf("--- FAIL: %s (0.%02ds)\n    --- FAIL: %s/%s (0.00s)\n        %s_test.go:%d: got %d messages after the fold, want %d\nFAIL\nFAIL\t%s\t0.%03ds\nFAIL\n",
+			t, b.rng.IntN(100), t, sub, path.Base(d), 20+b.rng.IntN(300), b.rng.IntN(40), b.rng.IntN(40), b.src.importPath(d), b.rng.IntN(1000))
 	}
 	b.call(n, "bash", map[string]any{"command": cmd}, out, contextwin.Payload{Kind: contextwin.Command, Path: cmd})
 }
@@ -114,7 +114,7 @@ func (b *builder) smallCommand(n int) {
 		{"git diff --stat", fmt.Sprintf(" %s | %d ++++--\n 1 file changed, %d insertions(+), %d deletions(-)\n", b.pick(edited), 2+b.rng.IntN(20), 1+b.rng.IntN(12), b.rng.IntN(8)), "How big is the change now?"},
 		{"git log --oneline -5", "ef9ae19 sim: the note lists the facts planted in the conversation, as a careful model would\n1a82ae7 agent: the fixed prefix, and requests built from contextwin's view\ndf2e55f agent/tools: the result, proposal and front-end hook types\ne4add7e contextwin: a package doc that shows the session loop\n75f4789 contextwin: gofmt\n", "Recent history, to see what touched this last."},
 		{fmt.Sprintf("wc -l %s", b.pick(edited)), fmt.Sprintf("%d %s\n", 100+b.rng.IntN(600), b.pick(edited)), "How long is the file now?"},
-		{"go test ./" + b.spec.focus + "/ -count=1", fmt.Sprintf("ok  \tgithub.com/reika-lsp/reika/%s\t%d.%03ds\n", b.spec.focus, b.rng.IntN(5), b.rng.IntN(1000)), "Running the package tests."},
+		{"go test ./" + b.spec.focus + "/ -count=1", fmt.Sprintf("ok  \t%s\t%d.%03ds\n", b.src.importPath(b.spec.focus), b.rng.IntN(5), b.rng.IntN(1000)), "Running the package tests."},
 	}
 	c := opts[b.rng.IntN(len(opts))]
 	out := c.out
@@ -142,4 +142,24 @@ func (b *builder) writeTest(n int) {
 	b.say("Writing the regression test.")
 	b.call(n, "write", map[string]any{"path": p, "content": content}, fmt.Sprintf("Wrote %d lines (%d bytes) to %s.\n", strings.Count(content, "\n"), len(content), p),
 		contextwin.Payload{Kind: contextwin.Other, Path: p})
+}
+
+// shortRound runs a command whose output is a line or two and the facts
+// due: a version, an environment variable, a CI status.
+func (b *builder) shortRound(n int) {
+	facts := b.due(n, "short")
+	type cmdOut struct{ cmd, out, say string }
+	c := []cmdOut{
+		{"go version", "go version go1.26.8 linux/amd64\n", "Which toolchain is this?"},
+		{"go env GOFLAGS GOEXPERIMENT", "\n\n", "What the environment sets for the go command."},
+		{"git log -1 --format='%h %s'", fmt.Sprintf("%07x %s: last change before this task\n", b.rng.Uint32()&0xfffffff, b.spec.focus), "What was merged last."},
+		{"cat .ci-status", "status: failing\n", "What CI says now."},
+		{"tail -n 2 ../review.txt", "-- review comments --\n", "The last of the review comments."},
+	}[b.rng.IntN(5)]
+	out := c.out
+	for _, f := range facts {
+		out += "FACT " + f.Key + ": " + f.Value + "\n"
+	}
+	b.say("%s", c.say)
+	b.call(n, "bash", map[string]any{"command": c.cmd}, out, contextwin.Payload{Kind: contextwin.Command, Path: c.cmd})
 }

@@ -15,8 +15,19 @@ import (
 var subtestWords = []string{"empty", "one_round", "long_turn", "cut", "shed", "fold", "note", "emergency", "no_window",
 	"16k", "24k", "32k", "128k", "stream", "whole", "refused", "retry", "cached", "vllm", "llamacpp", "ollama", "cjk", "huge"}
 
-// testsByPackage lists the test functions of each package directory.
+// testsByPackage lists the test functions of each package directory, the
+// same all session long: edits only add lines or append to one, so they
+// never add or remove a test function's line, and new test files are not
+// listed. Callers only read what it returns.
 func (b *builder) testsByPackage() (dirs []string, tests map[string][]string) {
+	if b.tests == nil {
+		b.testDirs, b.tests = b.listTests()
+	}
+	return b.testDirs, b.tests
+}
+
+// listTests finds the test functions of each package directory.
+func (b *builder) listTests() (dirs []string, tests map[string][]string) {
 	tests = map[string][]string{}
 	re := regexp.MustCompile(`(?m)^func (Test\w+)\(`)
 	for _, p := range b.src.goFiles("", true) {
@@ -79,7 +90,7 @@ func (b *builder) testLog(n int, withFact bool) {
 			w("FACT %s: %s", f.Key, f.Value)
 		}
 	}
-	w("FAIL\tgithub.com/reika-lsp/reika/%s\t%d.%03ds", failDir, 1+b.rng.IntN(9), b.rng.IntN(1000))
+	w("FAIL\t%s\t%d.%03ds", b.src.importPath(failDir), 1+b.rng.IntN(9), b.rng.IntN(1000))
 	w("FAIL")
 	cmd := "go test -race -v -count=1 ./..."
 	b.call(n, "bash", map[string]any{"command": cmd, "timeout": 600}, sb.String()+"exit status 1\n", contextwin.Payload{Kind: contextwin.Command, Path: cmd})
@@ -92,11 +103,11 @@ func (b *builder) packageLog(w func(string, ...any), d string, ts []string) {
 		b.testRun(w, t)
 	}
 	if len(ts) == 0 {
-		w("?   \tgithub.com/reika-lsp/reika/%s\t[no test files]", d)
+		w("?   \t%s\t[no test files]", b.src.importPath(d))
 		return
 	}
 	w("PASS")
-	w("ok  \tgithub.com/reika-lsp/reika/%s\t%d.%03ds", d, 1+b.rng.IntN(30), b.rng.IntN(1000))
+	w("ok  \t%s\t%d.%03ds", b.src.importPath(d), 1+b.rng.IntN(30), b.rng.IntN(1000))
 }
 
 // testRun writes, through w, the passing run of test t and its subtests.
@@ -139,7 +150,7 @@ func (b *builder) buildLog(n int) {
 	pkgs := slices.Clone(stdPackages)
 	dirs, _ := b.testsByPackage()
 	for _, d := range dirs {
-		pkgs = append(pkgs, "github.com/reika-lsp/reika/"+d)
+		pkgs = append(pkgs, b.src.importPath(d))
 	}
 	for i, p := range pkgs {
 		id := fmt.Sprintf("b%03d", i+1)
@@ -151,14 +162,14 @@ func (b *builder) buildLog(n int) {
 			fmt.Fprintf(&sb, "packagefile %s=$WORK/b%03d/_pkg_.a\n", q, 1+b.rng.IntN(i))
 		}
 		sb.WriteString("EOF\n")
-		fmt.Fprintf(&sb, "cd %s\n", "/work/reika")
+		fmt.Fprintf(&sb, "cd %s\n", b.src.workdir)
 		fmt.Fprintf(&sb, "/usr/local/go/pkg/tool/linux_amd64/compile -o $WORK/%s/_pkg_.a -trimpath \"$WORK/%s=>\" -p %s -lang=go1.26 -complete -buildid %x/%x -goversion go1.26.8 -c=2 -nolocalimports -importcfg $WORK/%s/importcfg -pack ./*.go\n",
 			id, id, p, b.rng.Uint32(), b.rng.Uint32(), id)
 		fmt.Fprintf(&sb, "/usr/local/go/pkg/tool/linux_amd64/buildid -w $WORK/%s/_pkg_.a # internal\n", id)
 		fmt.Fprintf(&sb, "cp $WORK/%s/_pkg_.a /root/.cache/go-build/%02x/%x-d # internal\n", id, b.rng.IntN(256), b.rng.Uint64())
 	}
 	f := b.spec.edits[b.rng.IntN(len(b.spec.edits))]
-	fmt.Fprintf(&sb, "# github.com/reika-lsp/reika/%s\n", path.Dir(f))
+	fmt.Fprintf(&sb, "# %s\n", b.src.importPath(path.Dir(f)))
 	fmt.Fprintf(&sb, "%s:%d:%d: undefined: keepGroup\n", f, 30+b.rng.IntN(200), 2+b.rng.IntN(20))
 	fmt.Fprintf(&sb, "%s:%d:%d: too many arguments in call to s.fold\n", f, 30+b.rng.IntN(200), 2+b.rng.IntN(20))
 	cmd := "go build -x -a ./... 2>&1"
@@ -168,10 +179,27 @@ func (b *builder) buildLog(n int) {
 // longLog is a CI log of 50–200 KB: a go test -race -v run or a go build
 // -x, its run facts on its first lines (the facts due at its head), the
 // verdict and the facts due at its tail on its last.
-func (b *builder) longLog(n int) {
-	target := 50<<10 + b.rng.IntN(145<<10)
+func (b *builder) longLog(n int) { b.longLogSized(n, 50<<10, 145<<10, false) }
+
+// longLogSized is longLog of least+[0, span) bytes, give or take its last
+// package or step. When exact, its body stops at a line instead (within a
+// package), so that it never passes least+span by more than its last
+// lines, the verdict and the facts due at its tail.
+func (b *builder) longLogSized(n, least, span int, exact bool) {
+	target := least + b.rng.IntN(span)
 	var sb strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&sb, format+"\n", args...) }
+	// body writes the log's bulk: in exact mode, only while it fits.
+	full := false
+	body := w
+	if exact {
+		body = func(format string, args ...any) {
+			line := fmt.Sprintf(format+"\n", args...)
+			if full = full || sb.Len()+len(line) > target; !full {
+				sb.WriteString(line)
+			}
+		}
+	}
 	for _, f := range b.due(n, "loghead") {
 		w("FACT %s: %s", f.Key, f.Value)
 	}
@@ -182,34 +210,34 @@ func (b *builder) longLog(n int) {
 	if build {
 		cmd = "go build -x -a ./... 2>&1 | tee ci-build.log"
 		w("WORK=/tmp/go-build%d", 100000000+b.rng.IntN(900000000))
-		for i := 0; sb.Len() < target; i++ {
+		for i := 0; sb.Len() < target && !full; i++ {
 			p := stdPackages[i%len(stdPackages)]
 			id := fmt.Sprintf("b%03d", i+1)
-			w("mkdir -p $WORK/%s/", id)
-			w("cat >$WORK/%s/importcfg << 'EOF' # internal", id)
+			body("mkdir -p $WORK/%s/", id)
+			body("cat >$WORK/%s/importcfg << 'EOF' # internal", id)
 			for range 3 + b.rng.IntN(10) {
-				w("packagefile %s=$WORK/b%03d/_pkg_.a", b.pick(stdPackages), 1+b.rng.IntN(i+1))
+				body("packagefile %s=$WORK/b%03d/_pkg_.a", b.pick(stdPackages), 1+b.rng.IntN(i+1))
 			}
-			w("EOF")
-			w("/usr/local/go/pkg/tool/linux_amd64/compile -o $WORK/%s/_pkg_.a -trimpath \"$WORK/%s=>\" -p %s -lang=go1.26 -complete -buildid %x/%x -goversion go1.26.8 -c=2 -importcfg $WORK/%s/importcfg -pack ./*.go",
+			body("EOF")
+			body("/usr/local/go/pkg/tool/linux_amd64/compile -o $WORK/%s/_pkg_.a -trimpath \"$WORK/%s=>\" -p %s -lang=go1.26 -complete -buildid %x/%x -goversion go1.26.8 -c=2 -importcfg $WORK/%s/importcfg -pack ./*.go",
 				id, id, p, b.rng.Uint32(), b.rng.Uint32(), id)
-			w("cp $WORK/%s/_pkg_.a /root/.cache/go-build/%02x/%x-d # internal", id, b.rng.IntN(256), b.rng.Uint64())
+			body("cp $WORK/%s/_pkg_.a /root/.cache/go-build/%02x/%x-d # internal", id, b.rng.IntN(256), b.rng.Uint64())
 		}
 		f := b.pick(b.spec.edits)
-		w("# github.com/reika-lsp/reika/%s", path.Dir(f))
+		w("# %s", b.src.importPath(path.Dir(f)))
 		w("%s:%d:%d: undefined: mergeLayer", f, 30+b.rng.IntN(200), 2+b.rng.IntN(20))
 	} else {
 		cmd = "go test -race -v -count=1 ./... 2>&1 | tee ci-test.log"
-		for i := 0; sb.Len() < target; i++ {
+		for i := 0; sb.Len() < target && !full; i++ {
 			d := dirs[i%len(dirs)]
-			b.packageLog(w, d, tests[d])
+			b.packageLog(body, d, tests[d])
 		}
 		ts := tests[b.spec.focus]
 		t := b.pick(ts)
 		w("=== RUN   %s", t)
 		w("    %s_test.go:%d: Load() endpoint = %q, want %q", path.Base(b.spec.focus), 40+b.rng.IntN(300), "http://127.0.0.1:8080/v1", "http://10.0.4.2:8080/v1")
 		w("--- FAIL: %s (0.%02ds)", t, b.rng.IntN(100))
-		w("FAIL\tgithub.com/reika-lsp/reika/%s\t%d.%03ds", b.spec.focus, 1+b.rng.IntN(9), b.rng.IntN(1000))
+		w("FAIL\t%s\t%d.%03ds", b.src.importPath(b.spec.focus), 1+b.rng.IntN(9), b.rng.IntN(1000))
 	}
 	for _, f := range b.due(n, "log") {
 		w("FACT %s: %s", f.Key, f.Value)

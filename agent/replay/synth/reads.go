@@ -73,7 +73,7 @@ func (b *builder) grepSmall(n int) {
 	src := b.files[b.readTarget()]
 	ids := identRe.FindAllString(src, -1)
 	pattern := "Plan"
-	for range 20 {
+	for range 20 * min(len(ids), 1) { // none to pick from a file without one
 		pattern = b.pick(ids)
 		if c := len(b.grep(pattern, "", 1000)); c >= 2 && c <= 40 {
 			break
@@ -100,7 +100,8 @@ func (b *builder) grepFlood(n int) {
 }
 
 // grep lists the matches of pattern in the Go and Markdown files under dir
-// ("" for all) as path:line:text, at most limit.
+// ("" for all) as path:line:text, at most limit. No pattern matches across
+// a line end (none has \s, \n or (?s)).
 func (b *builder) grep(pattern, dir string, limit int) []string {
 	re := regexp.MustCompile(pattern)
 	var out []string
@@ -109,6 +110,12 @@ func (b *builder) grep(pattern, dir string, limit int) []string {
 			continue
 		}
 		if !strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, ".md") {
+			continue
+		}
+		// A file no line of which matches is skipped whole: the patterns
+		// never match across a line end, so the file matches only if a
+		// line does.
+		if !re.MatchString(b.files[p]) {
 			continue
 		}
 		for i, l := range fileLines(b.files[p]) {
@@ -222,4 +229,15 @@ func (b *builder) grepTargeted(n int) bool {
 		return true
 	}
 	return false
+}
+
+// readWhole reads a file whole, however long: the file an unseen task
+// names.
+func (b *builder) readWhole(n int, p string) {
+	lines := fileLines(b.files[p])
+	if !slices.Contains(b.read, p) {
+		b.read = append(b.read, p)
+	}
+	b.call(n, "read", map[string]any{"path": p}, numbered(lines, 1),
+		contextwin.Payload{Kind: contextwin.Read, Path: p, From: 1, To: len(lines), Total: len(lines)})
 }

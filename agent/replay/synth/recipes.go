@@ -23,8 +23,18 @@ type recipe struct {
 	users map[int]string
 	// mix is how rounds are drawn after the opening: "" for the mixed
 	// session of §7, "small" for many small results, "logs" for long
-	// logs between reads.
+	// logs between reads, "unseen" for a session of unseen.go.
 	mix string
+
+	// An unseen session's: the system prompt ("" for this repository's),
+	// the tree it works in, the big file its task names and the rounds
+	// that read it whole, and each round's kind (modes[n]: "tiny",
+	// "small", "mixed", "logs").
+	system   string
+	tree     string
+	big      string
+	bigReads map[int]bool
+	modes    []string
 }
 
 // factPlace plants a fact: in the user message of a round, or in the
@@ -33,7 +43,7 @@ type recipe struct {
 // (loghead).
 type factPlace struct {
 	round int
-	where string // "user", "notes", "log", "loghead"
+	where string // "user", "notes", "short", "log", "loghead"
 	fact  replay.Fact
 }
 

@@ -2,6 +2,10 @@ package synth
 
 // step makes round n: a fixed opening, then actions drawn by phase.
 func (b *builder) step(n int) {
+	if b.spec.mix == "unseen" {
+		b.stepUnseen(n)
+		return
+	}
 	focus := b.spec.focus
 	switch n {
 	case 1:
@@ -35,6 +39,13 @@ func (b *builder) step(n int) {
 		b.testLog(n, true)
 		return
 	}
+	b.stepMixed(n)
+}
+
+// stepMixed makes round n of the mixed session: exploring (reads and
+// searches) for its first 44 rounds, then mostly edits, tests and short
+// commands, with a long log now and then.
+func (b *builder) stepMixed(n int) {
 	explore := n < 45
 	r := b.rng.Float64()
 	switch {
@@ -137,5 +148,55 @@ func (b *builder) stepLogs(n int) {
 		b.smallTest(n)
 	default:
 		b.smallCommand(n)
+	}
+}
+
+// stepUnseen makes round n of an unseen session: listings of the tree and
+// the package, the big file read whole on its rounds, the facts due in
+// their places, and otherwise a round of the run's kind.
+func (b *builder) stepUnseen(n int) {
+	switch {
+	case n == 1:
+		b.say("I'll start with the layout of %s.", b.spec.tree)
+		b.listDir(n, b.spec.tree)
+	case n == 2:
+		b.say("Let me see the files in %s.", b.spec.focus)
+		b.listDir(n, b.spec.focus)
+	case b.spec.bigReads[n]:
+		b.say("The task points at %s; reading it whole.", b.spec.big)
+		b.readWhole(n, b.spec.big)
+	case b.hasDue(n, "notes"):
+		b.notesRound(n)
+	case b.hasDue(n, "short"):
+		b.shortRound(n)
+	case b.hasDue(n, "loghead") || b.hasDue(n, "log"):
+		b.say("Running the package's tests in CI's way; the log says what it ran with at the top.")
+		b.longLogSized(n, 61<<10, 138<<10, true)
+	default:
+		switch b.spec.modes[n] {
+		case "tiny":
+			b.stepTiny(n)
+		case "small":
+			b.stepSmall(n)
+		case "logs":
+			b.stepLogs(n)
+		default:
+			b.stepMixed(n)
+		}
+	}
+}
+
+// stepTiny makes a round of tiny results, a few hundred bytes each: short
+// commands, one test, small edits.
+func (b *builder) stepTiny(n int) {
+	r := b.rng.Float64()
+	switch {
+	case r < 0.4:
+		b.smallCommand(n)
+	case r < 0.65:
+		b.say("Running the focused test.")
+		b.smallTest(n)
+	default:
+		b.editRound(n)
 	}
 }

@@ -57,12 +57,19 @@ func WriteFile(src *Source, dir, name string) (*replay.Recording, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	size, err := Write(dir, r)
+	return r, size, err
+}
+
+// Write writes r, encoded, to dir/NAME.jsonl.gz (NAME is r.Name) and
+// returns the file's size.
+func Write(dir string, r *replay.Recording) (int, error) {
 	var buf bytes.Buffer
 	if err := Encode(&buf, r); err != nil {
-		return nil, 0, fmt.Errorf("encode %s: %w", name, err)
+		return 0, fmt.Errorf("encode %s: %w", r.Name, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name+".jsonl.gz"), buf.Bytes(), 0o644); err != nil {
-		return nil, 0, err
+	if err := os.WriteFile(filepath.Join(dir, r.Name+".jsonl.gz"), buf.Bytes(), 0o644); err != nil {
+		return 0, err
 	}
-	return r, buf.Len(), nil
+	return buf.Len(), nil
 }
