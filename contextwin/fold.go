@@ -50,7 +50,10 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	}
 	// The recap's fields merge the old one's, for the document the user
 	// may edit and for the next rewrite.
-	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
+	// What the user said, word for word, stands before a rewritten recap:
+	// the facts it states are not repeated in it.
+	front, frontN := s.verbatimText(0, boundary)
+	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4, Shown: front})
 	var text strings.Builder
 	verbatim := 0
 	mapNews := ""
@@ -61,13 +64,14 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	s.fold.rewrote = !appended
 	if appended {
 		// The old recap stays as it was sent; what is new follows it.
-		// Its room is small: the note's exact facts go first, then what
-		// happened; the note's prose waits for the next rewrite, which
-		// carries it (r.Note).
-		part := BuildRecap(RecapInput{Note: factsOf(s.note.text), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2})
+		// Its room is small: the ledger's exact facts that the request
+		// does not show yet go first, then what happened; the note's prose
+		// waits for the next rewrite, which carries it (r.Note).
+		v, n := s.verbatimText(s.fold.upTo, boundary)
+		part := BuildRecap(RecapInput{Note: factsText(r.Ledger), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2,
+			Shown: s.fold.front.msg.Content + s.fold.mid.msg.Content + v})
 		s.fold.front.text += appendPart(&text, s.fold.front.msg.Content, part.Text)
 		verbatim = len(s.fold.front.msg.Content)
-		v, n := s.verbatimText(s.fold.upTo, boundary)
 		text.WriteString(v)
 		verbatim += n
 		if mapNews == s.fold.mapSent {
@@ -80,11 +84,10 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		// What the user said comes first, word for word: it is the same
 		// from one rewrite to the next, so a rewrite changes the request
 		// only after it (the engine keeps it cached).
-		v, n := s.verbatimText(0, boundary)
-		s.fold.front.steady = writeFront(&text, v)
+		s.fold.front.steady = writeFront(&text, front)
 		text.WriteString(r.Text)
 		s.fold.front.text = len(r.Text)
-		verbatim = n
+		verbatim = frontN
 	}
 	if mapNews != "" {
 		text.WriteString("\n\n" + mapHeading)
@@ -149,7 +152,9 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	}
 	turns := s.log[from:boundary]
 	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
-	part := BuildRecap(RecapInput{Note: factsOf(s.note.text), Folded: turns, Budget: s.midRoom(budget)})
+	v, n := s.verbatimText(from, boundary)
+	part := BuildRecap(RecapInput{Note: factsText(r.Ledger), Folded: turns, Budget: s.midRoom(budget),
+		Shown: s.fold.front.msg.Content + s.fold.mid.msg.Content + v})
 	var text strings.Builder
 	verbatim := 0
 	if s.fold.midTo > 0 {
@@ -161,7 +166,6 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 		s.fold.mid.text = len(part.Text)
 		s.fold.midFrom = from
 	}
-	v, n := s.verbatimText(from, boundary)
 	text.WriteString(v)
 	verbatim += n
 	s.fold.recap = &r
@@ -170,10 +174,10 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	return boundary - from, text.Len()
 }
 
-// factsOf keeps the lines of a note that are exact facts (key: value).
-func factsOf(note string) string {
+// factsText writes facts one a line, as a note states them.
+func factsText(facts []Fact) string {
 	var b strings.Builder
-	for _, f := range parseFacts(note) {
+	for _, f := range facts {
 		b.WriteString(f.Key + ": " + f.Value + "\n")
 	}
 	return b.String()

@@ -20,7 +20,8 @@ const (
 	maxRanges    = 8 // per file
 	maxPages     = 20
 	maxSearches  = 20
-	notePercent  = 40 // of the budget, the note's share when the rest needs room
+	notePercent  = 25 // of the budget, the least the note keeps when the facts need room
+	factPercent  = 70 // of the budget, the most the facts may hold back from the note
 )
 
 // BuildRecap folds in.Folded into a recap that replaces in.Previous. Its
@@ -41,12 +42,17 @@ const (
 //	Searches run:
 //	- "func Chat" in agent
 //
-// The note takes what the other sections leave, but at least 40% of the
-// budget: past that it is cut, at a line end when one is near, and "…"
-// marks the cut. The sections below it fill in their order and a lower
-// one gets only what the higher ones leave; an item (a fact, an entry, a
-// file) is shown whole or not at all. Facts that the note shows word for
-// word are not repeated under Facts.
+// The exact facts come before the note's prose: the note takes what the
+// facts and the other sections leave, but when they need more it keeps at
+// least a quarter of the budget, and the facts hold back at most 70% of
+// it; past its room the note is cut, at a line end when one is near, and
+// "…" marks the cut. The sections below it fill in their order and a
+// lower one gets only what the higher ones leave; an item (a fact, an
+// entry, a file) is shown whole or not at all, and a fact too long for
+// what is left gives way to the shorter ones after it. Facts that the
+// note shows word for word, or that in.Shown states as "key: value" (the
+// user's messages the recap carries verbatim), are not repeated under
+// Facts.
 //
 // The ledger holds exact facts: the lines of the note that read "key:
 // value" (a list marker before them is allowed) and the previous ledger.
@@ -83,7 +89,7 @@ func BuildRecap(in RecapInput) Recap {
 		Searches: mergeUnique(t.searches, prev.Searches, maxSearches),
 	}
 	r.Earlier = prev.Earlier
-	r.Text = renderWithEarlier(r, inherited, in.Budget)
+	r.Text = renderWithEarlier(r, inherited, in.Budget, in.Shown)
 	return r
 }
 
@@ -93,20 +99,20 @@ const earlierHead = "Before that (the recap as the user edited it):"
 // renderWithEarlier renders the recap with the user's edit of an earlier
 // one after it: the edit is carried whole when the budget allows (what
 // this fold adds takes the rest), else cut like a note.
-func renderWithEarlier(r Recap, inherited bool, budget int) string {
+func renderWithEarlier(r Recap, inherited bool, budget int, shown string) string {
 	if r.Earlier == "" {
-		return renderRecap(r, inherited, budget)
+		return renderRecap(r, inherited, budget, shown)
 	}
 	head := len(recapHeader) + 1
 	earlier := r.Earlier
 	if room := budget - head - len(earlierHead) - 2; len(earlier) > room {
 		if room < 16 {
-			return renderRecap(r, inherited, budget)
+			return renderRecap(r, inherited, budget, shown)
 		}
 		earlier = cutNote(earlier, room)
 	}
 	tail := earlierHead + "\n" + earlier
-	body := renderRecap(r, inherited, budget-len(tail)-1)
+	body := renderRecap(r, inherited, budget-len(tail)-1, shown+"\n"+earlier)
 	if body == "" {
 		body = recapHeader
 	}
@@ -149,19 +155,25 @@ func (t *recapText) add(line string) {
 }
 
 // section adds head and as many items as fit, in order, stopping at the
-// first that does not.
-func (t *recapText) section(head string, items []string) {
-	for i, it := range items {
+// first that does not — or, when skip is set, passing over it to the
+// ones after it.
+func (t *recapText) section(head string, items []string, skip bool) {
+	headed := false
+	for _, it := range items {
 		line := "- " + it
 		need := len(line) + 1
-		if i == 0 {
+		if !headed {
 			need += len(head) + 1
 		}
 		if !t.fits(need) {
+			if skip {
+				continue
+			}
 			return
 		}
-		if i == 0 {
+		if !headed {
 			t.add(head)
+			headed = true
 		}
 		t.add(line)
 	}
@@ -179,7 +191,7 @@ func sectionSize(head string, items []string) int {
 	return n
 }
 
-func renderRecap(r Recap, inherited bool, budget int) string {
+func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 	t := recapText{budget: budget}
 	if !t.fits(len(recapHeader) + 1) {
 		return ""
@@ -194,7 +206,7 @@ func renderRecap(r Recap, inherited bool, budget int) string {
 		head  string
 		items []string
 	}{
-		{"Facts:", factLines(r.Ledger, r.Note)},
+		{"Facts:", factLines(r.Ledger, r.Note, shown)},
 		{"Happened, newest first:", r.Happened},
 		{"Files (lines read):", files},
 		{"Pages fetched:", r.Pages},
@@ -211,18 +223,22 @@ func renderRecap(r Recap, inherited bool, budget int) string {
 			rest += sectionSize(s.head, s.items)
 		}
 		avail := budget - t.used - len(head) - 2
-		room := min(len(r.Note), avail, max(budget*notePercent/100, avail-rest))
+		// The facts the note does not show are held back first: every one
+		// of them when the note need not be cut for it, else up to a share
+		// of the budget.
+		facts := min(sectionSize("Facts:", factLines(r.Ledger, "", shown)), budget*factPercent/100)
+		room := min(len(r.Note), avail, max(budget*notePercent/100, avail-facts, avail-rest))
 		if room >= len(r.Note) || room >= 16 {
-			shown := cutNote(r.Note, room)
+			cut := cutNote(r.Note, room)
 			t.add(head)
-			t.add(shown)
-			sections[0].items = factLines(r.Ledger, shown)
+			t.add(cut)
+			sections[0].items = factLines(r.Ledger, cut, shown)
 		} else {
-			sections[0].items = factLines(r.Ledger, "")
+			sections[0].items = factLines(r.Ledger, "", shown)
 		}
 	}
-	for _, s := range sections {
-		t.section(s.head, s.items)
+	for i, s := range sections {
+		t.section(s.head, s.items, i == 0)
 	}
 	return strings.Join(t.lines, "\n")
 }
@@ -242,21 +258,21 @@ func cutNote(note string, n int) string {
 }
 
 // factLines renders the facts of the ledger that are not already shown,
-// word for word, on a line of note.
-func factLines(ledger []Fact, note string) []string {
-	var shown map[Fact]bool
+// word for word, on a line of note, nor stated as "key: value" in shown.
+func factLines(ledger []Fact, note, shown string) []string {
+	var inNote map[Fact]bool
 	for line := range strings.Lines(note) {
 		if f, ok := factOf(strings.TrimSpace(line)); ok {
-			if shown == nil {
-				shown = make(map[Fact]bool)
+			if inNote == nil {
+				inNote = make(map[Fact]bool)
 			}
-			shown[f] = true
+			inNote[f] = true
 		}
 	}
 	var out []string
 	for _, f := range ledger {
-		if !shown[f] {
-			out = append(out, f.Key+": "+f.Value)
+		if line := f.Key + ": " + f.Value; !inNote[f] && !strings.Contains(shown, line) {
+			out = append(out, line)
 		}
 	}
 	return out
@@ -395,6 +411,7 @@ var scaffolding = map[string]bool{
 	"status": true, "progress": true, "note": true, "summary": true, "established so far": true,
 	"files read": true, "files edited": true, "edits made": true, "edits": true, "searches": true,
 	"searched": true, "searches run": true, "commands run": true, "findings": true, "done": true, "todo": true,
+	"listings": true, "names": true, "names that matter": true, "files": true, "files touched": true, "files changed": true,
 }
 
 // factID is what makes two keys the same fact: case aside, and a count

@@ -52,4 +52,8 @@ type RecapInput struct {
 	Folded []Message
 	// Budget bounds len(Recap.Text), in bytes.
 	Budget int
+	// Shown is the text the request carries beside this recap — the
+	// user's messages word for word, the recap it is appended to: a fact
+	// it states as "key: value" is not repeated under Facts.
+	Shown string
 }

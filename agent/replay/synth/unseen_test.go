@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -22,6 +24,7 @@ import (
 
 var (
 	unseenN     = flag.Int("unseen", 20, "fresh seeds per window for TestUnseenReplay (and a few for TestUnseenShape)")
+	unseenDump  = flag.String("dump", "", "a directory: TestUnseenReplay writes each session's last request there, one text file per seed and window")
 	unseenSeeds = flag.String("seeds", "", "comma-separated seeds: TestUnseenReplay and TestUnseenShape replay these instead of fresh ones and print every fact lost")
 )
 
@@ -335,6 +338,9 @@ func TestUnseenReplay(t *testing.T) {
 		for _, res := range results {
 			if res.Row.Window == w {
 				rows = append(rows, newUnseenRow(bySession[res.Row.Session], res))
+				if *unseenDump != "" {
+					dumpRequest(t, filepath.Join(*unseenDump, fmt.Sprintf("%s-%d.txt", res.Row.Session, w)), res.Last)
+				}
 			}
 		}
 		t.Run(fmt.Sprintf("%dk", w/1000), func(t *testing.T) {
@@ -481,4 +487,18 @@ func joinSeeds(seeds []uint64) string {
 		parts[i] = strconv.FormatUint(s, 10)
 	}
 	return strings.Join(parts, ",")
+}
+
+// dumpRequest writes req's messages as text, for a person to read.
+func dumpRequest(t *testing.T, path string, req engine.Request) {
+	var b strings.Builder
+	for i, m := range req.Messages {
+		fmt.Fprintf(&b, "=== %d %s (%d bytes)\n%s\n", i, m.Role, len(m.Content), m.Content)
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, "  call %s %s\n", c.Name, c.Arguments)
+		}
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Error(err)
+	}
 }
