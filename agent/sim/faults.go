@@ -31,7 +31,23 @@ type Fault struct {
 	// MalformedToolCalls cuts the reply's tool-call arguments short, so they
 	// are not valid JSON.
 	MalformedToolCalls bool
+	// Usage misreports the reply's figures as a careless engine or a proxy
+	// in front of one does: UsageAbsent sends none (no usage object, no
+	// timings), UsageZero sends every count as 0.
+	Usage UsageFault
+	// PromptScale multiplies the prompt_tokens the usage reports (and its
+	// total) by this factor; 0 and 1 leave them. The request is served
+	// and recorded with its true count.
+	PromptScale int
 }
+
+// UsageFault is how a reply misreports its figures.
+type UsageFault string
+
+const (
+	UsageAbsent UsageFault = "absent"
+	UsageZero   UsageFault = "zero"
+)
 
 // FaultRule applies a Fault to chat requests by their number (1 for the
 // first chat request the server receives).
@@ -64,11 +80,18 @@ func (f Fault) validate() error {
 	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
 		return fmt.Errorf("fault status %d is not an HTTP error status (400-599)", f.Status)
 	}
+	if f.Usage != "" && f.Usage != UsageAbsent && f.Usage != UsageZero {
+		return fmt.Errorf("fault usage %q: want %q or %q", f.Usage, UsageAbsent, UsageZero)
+	}
+	if f.PromptScale < 0 {
+		return fmt.Errorf("fault prompt_scale %d must not be negative", f.PromptScale)
+	}
 	return nil
 }
 
 // merge combines two faults: the longer delays, the first status, the
-// earlier cut or stall, either malformation.
+// earlier cut or stall, either malformation, the first misreport of the
+// usage, the larger prompt scale.
 func (f Fault) merge(g Fault) Fault {
 	f.Latency = max(f.Latency, g.Latency)
 	f.ChunkLatency = max(f.ChunkLatency, g.ChunkLatency)
@@ -79,6 +102,10 @@ func (f Fault) merge(g Fault) Fault {
 	f.CutAfter = minPositive(f.CutAfter, g.CutAfter)
 	f.StallAfter = minPositive(f.StallAfter, g.StallAfter)
 	f.MalformedToolCalls = f.MalformedToolCalls || g.MalformedToolCalls
+	if f.Usage == "" {
+		f.Usage = g.Usage
+	}
+	f.PromptScale = max(f.PromptScale, g.PromptScale)
 	return f
 }
 
@@ -115,6 +142,12 @@ func (f Fault) String() string {
 	if f.MalformedToolCalls {
 		parts = append(parts, "malformed-tool-calls")
 	}
+	if f.Usage != "" {
+		parts = append(parts, "usage="+string(f.Usage))
+	}
+	if f.PromptScale > 1 {
+		parts = append(parts, fmt.Sprintf("prompt-scale=%d", f.PromptScale))
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -127,15 +160,18 @@ func (f Fault) htmlStatus() int {
 
 // faultJSON is a Fault as a script writes it:
 // {"latency": "200ms", "chunk_latency": "10ms", "status": 503, "html": true,
-// "cut_after": 3, "stall_after": 3, "malformed_tool_calls": true}.
+// "cut_after": 3, "stall_after": 3, "malformed_tool_calls": true,
+// "usage": "absent", "prompt_scale": 10}.
 type faultJSON struct {
-	Latency            string `json:"latency,omitempty"`
-	ChunkLatency       string `json:"chunk_latency,omitempty"`
-	Status             int    `json:"status,omitempty"`
-	HTML               bool   `json:"html,omitempty"`
-	CutAfter           int    `json:"cut_after,omitempty"`
-	StallAfter         int    `json:"stall_after,omitempty"`
-	MalformedToolCalls bool   `json:"malformed_tool_calls,omitempty"`
+	Latency            string     `json:"latency,omitempty"`
+	ChunkLatency       string     `json:"chunk_latency,omitempty"`
+	Status             int        `json:"status,omitempty"`
+	HTML               bool       `json:"html,omitempty"`
+	CutAfter           int        `json:"cut_after,omitempty"`
+	StallAfter         int        `json:"stall_after,omitempty"`
+	MalformedToolCalls bool       `json:"malformed_tool_calls,omitempty"`
+	Usage              UsageFault `json:"usage,omitempty"`
+	PromptScale        int        `json:"prompt_scale,omitempty"`
 }
 
 // UnmarshalJSON reads the script form of a fault; durations are strings
@@ -148,7 +184,7 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("fault: %w", err)
 	}
 	out := Fault{Status: j.Status, HTML: j.HTML, CutAfter: j.CutAfter,
-		StallAfter: j.StallAfter, MalformedToolCalls: j.MalformedToolCalls}
+		StallAfter: j.StallAfter, MalformedToolCalls: j.MalformedToolCalls, Usage: j.Usage, PromptScale: j.PromptScale}
 	var err error
 	if j.Latency != "" {
 		if out.Latency, err = time.ParseDuration(j.Latency); err != nil {
@@ -167,7 +203,7 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 // MarshalJSON writes the script form of a fault.
 func (f Fault) MarshalJSON() ([]byte, error) {
 	j := faultJSON{Status: f.Status, HTML: f.HTML, CutAfter: f.CutAfter,
-		StallAfter: f.StallAfter, MalformedToolCalls: f.MalformedToolCalls}
+		StallAfter: f.StallAfter, MalformedToolCalls: f.MalformedToolCalls, Usage: f.Usage, PromptScale: f.PromptScale}
 	if f.Latency > 0 {
 		j.Latency = f.Latency.String()
 	}
@@ -175,6 +211,22 @@ func (f Fault) MarshalJSON() ([]byte, error) {
 		j.ChunkLatency = f.ChunkLatency.String()
 	}
 	return json.Marshal(j)
+}
+
+// reported is what a reply says of its figures under f: the true ones,
+// all zero, or a prompt count scaled; shown is false when it says
+// nothing (no usage, no timings).
+func (f Fault) reported(fig figures) (out figures, shown bool) {
+	switch f.Usage {
+	case UsageAbsent:
+		return figures{}, false
+	case UsageZero:
+		return figures{}, true
+	}
+	if f.PromptScale > 1 {
+		fig.promptTokens *= f.PromptScale
+	}
+	return fig, true
 }
 
 // malformArguments cuts JSON arguments short so they no longer parse: a
