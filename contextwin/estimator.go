@@ -59,11 +59,13 @@ const (
 
 // Estimator prices text in tokens. It starts at 4 bytes a token and learns
 // the ratio of the engine's reported prompt tokens to that baseline: the
-// median of the last five counts it believed. A count is checked, not
-// trusted: one above two tokens a byte (and a template's share) is
-// misreported; one more than twice or less than half the learned ratio is
-// an outlier, not learned, unless the next count agrees with it (the
-// engine's figures changed, or the history was the outlier). Shed and fold
+// median of the last five counts it believed, or the newest when that is
+// higher. A count is checked, not trusted: one above two tokens a byte
+// (and a template's share) is misreported; one more than twice or less
+// than half the median is an outlier, not learned, unless the next count
+// agrees with it (the engine's figures changed, or the history was the
+// outlier). Only the median (two counts that agree) can make the window
+// too small. Shed and fold
 // decisions never price text sparser than the baseline (ratio floor 1.0),
 // and bytes no earlier request carried are priced at 1.6 bytes a token or
 // denser. While the engine gives no count at all, carried bytes are priced
@@ -71,8 +73,9 @@ const (
 //
 // The zero value is ready to use.
 type Estimator struct {
-	// Ratio is the learned reported ÷ baseline, the median of Samples; 0
-	// means not learned.
+	// Ratio is the learned reported ÷ baseline decisions price at: the
+	// median of Samples, or the newest when it is higher (text grew
+	// denser, and the median lags); 0 means not learned.
 	Ratio float64 `json:"ratio,omitempty"`
 	// Samples are the ratios of the last counts learned, oldest first.
 	Samples []float64 `json:"samples,omitempty"`
@@ -104,10 +107,24 @@ func (e Estimator) ratio() float64 {
 // the baseline — one count alone that says the text is denser, which may
 // be the one misreported, never makes the window too small.
 func (e Estimator) firm() float64 {
-	if len(e.Samples) >= 2 || e.Refusal || e.Ratio > 0 && e.Ratio <= outlierBand {
+	switch {
+	case e.Refusal:
+		return e.ratio()
+	case len(e.Samples) >= 2:
+		return max(e.center(), 1)
+	case e.Ratio > 0 && e.Ratio <= outlierBand:
 		return e.ratio()
 	}
 	return 1
+}
+
+// center is the median of the recent counts, which a count is judged
+// against; 0 with none.
+func (e Estimator) center() float64 {
+	if len(e.Samples) == 0 {
+		return e.Ratio
+	}
+	return median(e.Samples)
 }
 
 // Known prices bytes an earlier request carried.
@@ -160,7 +177,7 @@ func (e *Estimator) Learn(chars, reported int) Figure {
 	if float64(reported) > maxTokensPerByte*float64(chars)+templateSlack {
 		return Outlier
 	}
-	if e.Ratio > 0 && (r > e.Ratio*outlierBand || r < e.Ratio/outlierBand) {
+	if c := e.center(); c > 0 && (r > c*outlierBand || r < c/outlierBand) {
 		if d := e.Doubt; d == 0 || r > d*outlierBand || r < d/outlierBand {
 			e.Doubt = r
 			return Outlier
@@ -174,7 +191,7 @@ func (e *Estimator) Learn(chars, reported int) Figure {
 	if len(e.Samples) > ratioSamples {
 		e.Samples = slices.Delete(e.Samples, 0, len(e.Samples)-ratioSamples)
 	}
-	e.Ratio = median(e.Samples)
+	e.Ratio = max(median(e.Samples), r)
 	return Learned
 }
 

@@ -125,19 +125,29 @@ func TestEstimatorRejectsOutlier(t *testing.T) {
 }
 
 // TestEstimatorMedian: the ratio is the median of recent counts, so one
-// count within the band but off the rest moves it little.
+// count within the band but off the rest is priced for one request (text
+// that grew denser is not priced at a lagging median) and then forgotten,
+// and it never stands for a verdict.
 func TestEstimatorMedian(t *testing.T) {
 	var e Estimator
 	learnAll(&e, 20000, 1.2, 1.3, 1.25)
 	if got := learnAll(&e, 20000, 2.4); got[0] != Learned {
 		t.Fatalf("a count within twice the ratio = %v, want learned", got[0])
 	}
-	if e.Ratio != 1.3 {
-		t.Errorf("ratio after 1.2, 1.3, 1.25, 2.4 = %v, want the median 1.3", e.Ratio)
+	if e.Ratio != 2.4 || e.firm() != 1.3 {
+		t.Errorf("after 1.2, 1.3, 1.25, 2.4: ratio %v firm %v, want the newest 2.4 priced and the median 1.3 firm", e.Ratio, e.firm())
+	}
+	learnAll(&e, 20000, 1.28)
+	if e.Ratio != 1.28 {
+		t.Errorf("ratio after 1.2, 1.3, 1.25, 2.4, 1.28 = %v, want the median 1.28", e.Ratio)
 	}
 	learnAll(&e, 20000, 1.4, 1.45, 1.5, 1.5)
 	if e.Ratio != 1.5 || len(e.Samples) != ratioSamples {
 		t.Errorf("ratio %v of %v, want 1.5 of the last %d", e.Ratio, e.Samples, ratioSamples)
+	}
+	learnAll(&e, 20000, 1.2)
+	if e.Ratio != 1.45 {
+		t.Errorf("ratio after a sparser count = %v, want the median 1.45: it falls slowly", e.Ratio)
 	}
 }
 
