@@ -6,6 +6,14 @@ import (
 	"github.com/reika-lsp/reika/contextwin"
 )
 
+// An engine that sends no counts is priced cautiously by the planner
+// (contextwin.Estimator), not measured with the engine's /tokenize:
+// llama.cpp, which serves it, always reports its usage, and what drops
+// the usage (a proxy, an older OpenAI-compatible server) rarely passes
+// /tokenize on; a count of the messages' text would also miss the
+// template's tokens, and a tokenize request a round is a second request
+// to the engine for every one the user waits on.
+
 // figureNotes is what the session told the user of prompt counts the
 // planner did not take: an outlier and missing counts are told once a
 // session each (a careless engine or a proxy misreports every request
