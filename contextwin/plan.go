@@ -323,6 +323,7 @@ func (s *Planner) finish(p Plan) Plan {
 		if cut := s.checkpointCut(p.Messages); cut > 0 {
 			p.Checkpoints = append(p.Checkpoints, slices.Clone(p.Messages[:cut]))
 		}
+		s.cache.watch = true
 	}
 	s.plannedWith(p.Messages, p.Checkpoints)
 	if p.Event != Note {
