@@ -543,6 +543,28 @@ func (s *Planner) foldPointKept() bool {
 	return false
 }
 
+// primer is the checkpoint request before a session's first request on
+// an engine that restarts from checkpoints: a user message a little
+// shorter than a micro-batch, so that the checkpoint the engine takes a
+// micro-batch before its end lands just before the first message's text
+// — where every later fold of the front changes the request. A full
+// slot keeps its first checkpoint longest; without the primer that is
+// the first request's, a micro-batch before its end, inside the fixed
+// prefix, and each fold re-prefills the prefix's tail too.
+func (s *Planner) primer() Message {
+	// " ok" is one token in the tokenizers of the common models; a
+	// sixteenth of the micro-batch is left for the sentence before it
+	// and for a tokenizer that splits more.
+	words := max(s.cache.model.Ubatch-s.cache.model.Ubatch/16-primerHead, 0)
+	return Message{Role: User, Content: primerText + strings.Repeat(" ok", words)}
+}
+
+// primerText opens the primer; primerHead is about its length in tokens.
+const (
+	primerText = "This request only primes the engine's cache; no answer is needed."
+	primerHead = 16
+)
+
 // checkpointCut is where a checkpoint request after a fold ends: at the
 // newest assistant message after the recap whose request's checkpoint,
 // a micro-batch before its end, still lands before the recap's end; at

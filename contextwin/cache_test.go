@@ -350,3 +350,42 @@ func TestChangePointCountedFromTheEnginesFigures(t *testing.T) {
 		}
 	}
 }
+
+// On an engine that restarts from checkpoints the session's first
+// request is preceded by a primer, whose early checkpoint — the one a
+// full slot keeps longest — stands just before the first message's
+// text: every fold of the front changes the request there, and restarts
+// a few tokens before it, not a micro-batch inside the fixed prefix.
+func TestPrimerPutsTheFirstCheckpointBeforeTheFirstMessage(t *testing.T) {
+	for _, c := range []struct {
+		class CacheClass
+		want  bool
+	}{{CacheCheckpointed, true}, {CacheDense, false}, {CacheUnknown, false}} {
+		cfg := Config{Window: 32768, PrefixChars: 9000, Cache: CacheModel{Class: c.class}}
+		s := NewPlanner(cfg)
+		s.Append(Message{Role: User, Content: "Find where the cache is primed."})
+		p := s.Plan()
+		if got := len(p.Checkpoints) == 1; got != c.want {
+			t.Fatalf("%s: the first plan asks for %d checkpoint requests", c.class, len(p.Checkpoints))
+		}
+		if !c.want {
+			continue
+		}
+		e := &checkpointEngine{}
+		n, cached := e.send(cfg.PrefixChars, p.Checkpoints[0])
+		s.ObserveCheckpoint(Usage{PromptTokens: n, CompletionTokens: 1, Cached: cached, CachedKnown: true})
+		n, cached = e.send(cfg.PrefixChars, p.Messages)
+		s.Observe(Usage{PromptTokens: n, CompletionTokens: 40, Cached: cached, CachedKnown: true})
+		text := engineTokens(cfg.PrefixChars + len("user|"))
+		if first := e.points[0]; first > text || first < text-DefaultUbatch/8 {
+			t.Errorf("the slot's first checkpoint is at %d, want it just before the first message's text at %d", first, text)
+		}
+		if cached > text || cached < text-DefaultUbatch/8 {
+			t.Errorf("the first request restarted at %d, want just before its text at %d", cached, text)
+		}
+		next := s.Plan()
+		if len(next.Checkpoints) != 0 {
+			t.Errorf("the second plan asks for %d checkpoint requests", len(next.Checkpoints))
+		}
+	}
+}

@@ -314,6 +314,9 @@ func (s *Planner) finish(p Plan) Plan {
 		p.Messages = s.view.Messages()
 	}
 	p.Estimate = s.estimate()
+	if s.cache.model.Class == CacheCheckpointed && s.cache.engine.n == 0 && !s.cache.warm && p.Event != Note && len(p.Messages) > 0 {
+		p.Checkpoints = append(p.Checkpoints, []Message{s.primer()})
+	}
 	if p.Event == Fold && s.cache.model.Class == CacheCheckpointed {
 		if s.fold.rewrote {
 			if m := s.steadyCut(p.Messages); m != nil {
