@@ -480,10 +480,12 @@ func (s *Planner) settleQueue() {
 // the steady part's end, where that rewrite will change the request.
 // It costs a micro-batch: the request after it changes inside the recap
 // and restarts at that checkpoint, not at its own end. So it is asked
-// only when the next rewrite would otherwise restart more than twice
-// that before the steady part's end (the checkpoint may not outlive the
-// requests until then). nil when it is not worth it, or when the
-// recap's text after its steady part is shorter than a micro-batch.
+// only when the next rewrite would otherwise restart more than that
+// before the steady part's end, at the checkpoints a full slot keeps
+// longest, and when the checkpoints taken at the last fold lived until
+// this one (else this one will not live until the next). nil when it is
+// not worth it, or when the recap's text after its steady part is
+// shorter than a micro-batch.
 func (s *Planner) steadyCut(msgs []Message) []Message {
 	if len(msgs) == 0 || s.view.Len() != len(msgs) || s.fold.front.steady == 0 {
 		return nil
@@ -497,14 +499,16 @@ func (s *Planner) steadyCut(msgs []Message) []Message {
 	ub := t.model.Ubatch
 	steady := min(s.tokensIn(msgs, base+s.fold.front.steady), t.engine.n)
 	// The steady part's end is counted from the marks of the prompt the
-	// engine holds; what follows it is new, priced at the estimate, which
-	// errs by a few percent either way: the checkpoint aims a little
-	// before the steady part's end, never after it.
-	target := steady - 16 - (steady-s.tokensAt(base))/50
-	if target-t.model.restart(t.engine, steady) <= ub || !s.foldPointKept() {
-		// Without it the next rewrite restarts where this one does, less
-		// than the micro-batch it costs before its change; or checkpoints
-		// taken at the last fold did not live until this one.
+	// engine holds, between which the template's overhead per message and
+	// the text's density vary (on a byte-level vocabulary the recap's end
+	// came out hundreds of tokens late): the checkpoint aims a little
+	// before it, never after it.
+	target := steady - 32 - steady/30
+	if target-s.oldestBefore(steady) <= ub || !s.foldPointKept() {
+		// Without it the next rewrite restarts, once the slot has thinned
+		// what the requests after this fold take, less than the
+		// micro-batch it costs before its change; or checkpoints taken at
+		// the last fold did not live until this one.
 		return nil
 	}
 	content := msgs[0].Content
@@ -526,6 +530,24 @@ func (s *Planner) steadyCut(msgs []Message) []Message {
 	m := msgs[0]
 	m.Content = content[:cut]
 	return []Message{m}
+}
+
+// oldestBefore is the checkpoint a change at token c restarts at once a
+// full slot has thinned what later requests did not take: the newest
+// before c of those it keeps longest (its first, and each that stands at
+// least MinStep after the one kept before it).
+func (s *Planner) oldestBefore(c int) int {
+	t := &s.cache
+	at, kept := 0, -1
+	for _, p := range t.engine.points {
+		if p.at > c {
+			break
+		}
+		if kept < 0 || p.at-kept >= t.model.MinStep {
+			kept, at = p.at, p.at
+		}
+	}
+	return at
 }
 
 // foldPointKept reports whether the slot still holds the first
@@ -646,6 +668,10 @@ func (s *Planner) observeCache(u Usage) {
 	t.observed, t.observedWarm = t.sent, t.warm
 }
 
+// swaReach is the widest sliding window of the common models, in
+// tokens (Gemma 2 and Mistral's 4096; Gemma 3's is 1024, gpt-oss's 128).
+const swaReach = 4096
+
 // learnCache compares where the engine restarted with the change point
 // and with what the model predicted. The change point is an estimate
 // (within a few percent, more where a recap's text is denser than the
@@ -654,6 +680,8 @@ func (s *Planner) observeCache(u Usage) {
 // no checkpoint but by chance.
 func (s *Planner) learnCache(from, predicted int) {
 	t := &s.cache
+	defer func(was CacheClass) {
+	}(t.model.Class)
 	if t.engine.n == 0 || t.common >= t.engine.n {
 		return // the first request, or an append: every class reuses it whole
 	}
@@ -675,7 +703,10 @@ func (s *Planner) learnCache(from, predicted int) {
 				t.why = fmt.Sprintf("the engine restarted at its checkpoint at token %d for a change at about %d", from, t.common)
 			}
 		}
-	case from+tol >= t.common && predicted+tol < t.common && t.model.Class == CacheCheckpointed && !t.engine.isCheckpoint(from, t.common, true):
+	case from+tol >= t.common && predicted+tol < t.common && t.model.Class == CacheCheckpointed && !t.engine.isCheckpoint(from, t.common, true) &&
+		t.engine.n-t.common > swaReach:
+		// (A sliding-window model restarts at a change within its window
+		// of the prompt's end too: only a change farther back tells.)
 		t.model.Class = CacheDense
 		t.why = fmt.Sprintf("the engine kept its cache up to token %d for a change at about %d, with no checkpoint there", from, t.common)
 	case from+tol >= t.common && t.model.Class == CacheUnknown:
