@@ -64,7 +64,14 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		// Its room is small: the note's exact facts go first, then what
 		// happened; the note's prose waits for the next rewrite, which
 		// carries it (r.Note).
-		part := BuildRecap(RecapInput{Note: factsOf(s.note.text), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2})
+		// A middle recap this fold takes in goes from the request: its
+		// exact facts come along (the note's win where they differ), or
+		// they would wait for the next rewrite.
+		facts := factsOf(s.note.text)
+		if s.fold.midTo > 0 {
+			facts = factsOf(s.fold.mid.msg.Content + "\n" + s.note.text)
+		}
+		part := BuildRecap(RecapInput{Note: facts, Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2})
 		s.fold.front.text += appendPart(&text, s.fold.front.msg.Content, part.Text)
 		verbatim = len(s.fold.front.msg.Content)
 		v, n := s.verbatimText(s.fold.upTo, boundary)

@@ -327,6 +327,9 @@ func (s *Planner) finish(p Plan) Plan {
 		p.Messages = s.view.Messages()
 	}
 	p.Estimate = s.estimate()
+	if s.cache.model.Class == CacheCheckpointed && s.cache.engine.n == 0 && !s.cache.warm && p.Event != Note && len(p.Messages) > 0 {
+		p.Checkpoints = append(p.Checkpoints, []Message{s.primer()})
+	}
 	if p.Event == Fold && s.cache.model.Class == CacheCheckpointed {
 		if s.fold.rewrote {
 			if m := s.steadyCut(p.Messages); m != nil {
@@ -336,6 +339,7 @@ func (s *Planner) finish(p Plan) Plan {
 		if cut := s.checkpointCut(p.Messages); cut > 0 {
 			p.Checkpoints = append(p.Checkpoints, slices.Clone(p.Messages[:cut]))
 		}
+		s.cache.watch = true
 	}
 	s.plannedWith(p.Messages, p.Checkpoints)
 	if p.Event != Note {
