@@ -126,6 +126,12 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 		}
 		r.rounds++
 		r.report(Event{Kind: RoundStarted, Round: r.rounds, Chip: p.Chip})
+		s.mu.Lock()
+		notes := s.takeFigureNotes()
+		s.mu.Unlock()
+		for _, text := range notes {
+			r.report(Event{Kind: Warning, Round: r.rounds, Text: text})
+		}
 		r.reportShrink(p)
 		// The fixed prefix stays as it is through the run's events: a
 		// shed or a fold changes the request after it, and rebuilding it
@@ -482,8 +488,12 @@ func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (
 	if resp != nil && (err == nil || errors.Is(err, engine.BadToolCall)) {
 		s.prev = cur
 		cached, known := cacheFigure(resp)
-		if s.cw.Observe(contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-			FinishReason: resp.FinishReason, Cached: cached, CachedKnown: known}) {
+		fig := s.cw.Observe(contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+			FinishReason: resp.FinishReason, Cached: cached, CachedKnown: known})
+		if text := s.figureNotice(fig, resp.Usage.PromptTokens, p.Estimate); text != "" {
+			defer r.report(Event{Kind: Warning, Round: r.rounds, Text: text})
+		}
+		if fig == contextwin.Truncated {
 			s.stats.Truncations++
 			defer r.report(Event{Kind: Warning, Round: r.rounds, Text: fmt.Sprintf(
 				"the engine counted %d prompt tokens for a request Reika estimated at %d: it silently dropped part of the prompt. "+

@@ -99,6 +99,7 @@ type Session struct {
 	said    []string // the user's messages for the run under way, not yet in it
 	ending  bool     // the run under way took its last messages: Say refuses
 	running atomic.Bool
+	figures figureNotes // what was told of counts not taken; guarded by mu
 
 	retryWait [retries]time.Duration
 	// sleep waits before a retry (sleep in run.go); tests count the
@@ -139,7 +140,10 @@ type Stats struct {
 	PromptMS          float64
 	Overflows         int
 	Truncations       int
-	LastPrompt        int
+	// Outliers are prompt counts not believed, Uncounted the answers that
+	// came without one (see contextwin.Figure).
+	Outliers, Uncounted int
+	LastPrompt          int
 	// Decoded are the tokens the engine generated (completion tokens):
 	// the model's turns, its notes, the warm-up's.
 	Decoded int

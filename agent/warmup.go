@@ -91,7 +91,11 @@ func (s *Session) Warmup(ctx context.Context) error {
 	// The engine's own count teaches the estimate what the prefix costs
 	// before the first real request is planned.
 	cached, known := cacheFigure(resp)
-	s.cw.ObservePrefix(len(warmupMessage)+warmupOverhead, contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, Cached: cached, CachedKnown: known})
+	estimate := s.cw.Estimator().Known(s.prefix.Chars + len(warmupMessage) + warmupOverhead) // the request built it
+	fig := s.cw.ObservePrefix(len(warmupMessage)+warmupOverhead, contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, Cached: cached, CachedKnown: known})
+	if text := s.figureNotice(fig, resp.Usage.PromptTokens, estimate); text != "" {
+		s.figures.pending = append(s.figures.pending, text)
+	}
 	s.drove(transcript.Record{Kind: transcript.KindWarmup, Usage: &transcript.Usage{PromptTokens: resp.Usage.PromptTokens, CachedTokens: cached, CachedKnown: known}})
 	return nil
 }

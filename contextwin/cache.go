@@ -256,11 +256,130 @@ type cacheTrack struct {
 	// common is how many tokens the last request planned shares with the
 	// prompt the engine processed before it.
 	common int
+	// marks are where the prompt the engine processed last ends a
+	// message, in bytes and the engine's own tokens, at the ends of the
+	// requests it processed that the prompt still starts with: a change
+	// point counted from the mark before it is off by the few tokens
+	// the estimate errs on the bytes after the mark, not on the whole
+	// prompt.
+	marks []tokenMark
+	// foldPoint is the first checkpoint the engine took after the last
+	// fold (the place a steady part's checkpoint would stand); watch is
+	// set until the request that takes it is seen. A fold whose
+	// foldPoint the slot no longer holds says that checkpoints taken at a
+	// fold do not outlive the requests until the next one.
+	foldPoint int
+	watch     bool
 	// why says what taught the model, when the engine's figures did;
 	// seen counts the restarts at a checkpoint before a change while the
 	// model was not checkpointed.
 	why  string
 	seen int
+}
+
+// tokenMark is a place in the prompt the engine processed: so many bytes
+// (the fixed prefix and the messages as sizeOf counts them) are so many
+// of its tokens.
+type tokenMark struct{ bytes, tokens int }
+
+// promptTail is what a chat template adds after a request's last message,
+// in tokens: the assistant's header the engine generates after.
+const promptTail = 2
+
+// marksKept is how many marks the mirror keeps: a long run of appends
+// leaves one a request.
+const marksKept = 512
+
+// tokensAt is the engine's token position of byte position at (the fixed
+// prefix included) of a prompt that starts with the same bytes as the
+// one it processed last: counted between the marks around it, at their
+// density, or from the last mark at the estimate's.
+func (s *Planner) tokensAt(at int) int {
+	marks := s.cache.marks
+	i, _ := slices.BinarySearchFunc(marks, at+1, func(m tokenMark, at int) int { return m.bytes - at })
+	lo := tokenMark{}
+	if i > 0 {
+		lo = marks[i-1]
+	}
+	switch {
+	case i < len(marks):
+		hi := marks[i]
+		return lo.tokens + int(int64(at-lo.bytes)*int64(hi.tokens-lo.tokens)/int64(hi.bytes-lo.bytes))
+	case i == 0:
+		return s.est.Known(at)
+	}
+	return lo.tokens + s.est.Known(at-lo.bytes)
+}
+
+// tokensIn is tokensAt for a byte position of msgs: counted by the marks
+// up to where msgs stop being the prompt the engine processed last, and
+// at the estimate's density after it.
+func (s *Planner) tokensIn(msgs []Message, at int) int {
+	shared, _ := s.commonBytes(msgs)
+	if at <= shared {
+		return s.tokensAt(at)
+	}
+	return s.tokensAt(shared) + s.est.Known(at-shared)
+}
+
+// mark records the prompt the engine just processed, of n tokens: the
+// marks its messages share with the prompt before stay, and its end is
+// one more.
+func (s *Planner) mark(n int) {
+	t := &s.cache
+	shared, all := s.commonBytesWith(t.observed, t.observedWarm, t.sent)
+	if all {
+		shared = s.sentBytes(t.observed)
+	}
+	keep := t.marks[:0]
+	for _, m := range t.marks {
+		if m.bytes <= shared {
+			keep = append(keep, m)
+		}
+	}
+	end := tokenMark{bytes: s.sentBytes(t.sent), tokens: n - promptTail}
+	if len(keep) == 0 || keep[len(keep)-1].bytes < end.bytes && keep[len(keep)-1].tokens < end.tokens {
+		keep = append(keep, end)
+	}
+	if over := len(keep) - marksKept; over > 0 {
+		keep = slices.Delete(keep, 1, 1+over) // the prefix's stays
+	}
+	t.marks = keep
+}
+
+// sentBytes is the size of the fixed prefix and msgs.
+func (s *Planner) sentBytes(msgs []Message) int {
+	n := s.cfg.PrefixChars
+	for _, m := range msgs {
+		n += sizeOf(m)
+	}
+	return n
+}
+
+// commonBytes is how many bytes msgs, the fixed prefix included, share
+// with the request last planned; all is set when msgs start with the
+// whole of it.
+func (s *Planner) commonBytes(msgs []Message) (bytes int, all bool) {
+	return s.commonBytesWith(s.cache.sent, s.cache.warm, msgs)
+}
+
+// commonBytesWith is how many bytes msgs share with the request of sent
+// (the warm-up's when warm).
+func (s *Planner) commonBytesWith(sent []Message, warm bool, msgs []Message) (bytes int, all bool) {
+	bytes = s.cfg.PrefixChars
+	if warm {
+		return bytes, false
+	}
+	for i, m := range sent {
+		if i >= len(msgs) || !sameMessage(m, msgs[i]) {
+			if i < len(msgs) && m.Role == msgs[i].Role {
+				bytes += commonPrefix(m.Content, msgs[i].Content)
+			}
+			return bytes, false
+		}
+		bytes += sizeOf(m)
+	}
+	return bytes, true
 }
 
 // CacheModel is how the planner believes the engine reuses its cache,
@@ -280,17 +399,11 @@ func (s *Planner) commonTokens(msgs []Message) int {
 	if t.warm {
 		return min(s.prefixCount(), t.engine.n)
 	}
-	bytes := s.cfg.PrefixChars
-	for i, m := range t.sent {
-		if i >= len(msgs) || !sameMessage(m, msgs[i]) {
-			if i < len(msgs) && m.Role == msgs[i].Role {
-				bytes += commonPrefix(m.Content, msgs[i].Content)
-			}
-			return min(s.est.Known(bytes), t.engine.n)
-		}
-		bytes += sizeOf(m)
+	bytes, all := s.commonBytes(msgs)
+	if all {
+		return t.engine.n // an append of the last request
 	}
-	return t.engine.n // an append of the last request
+	return min(s.tokensAt(bytes), t.engine.n)
 }
 
 // sameMessage reports whether two messages render the same.
@@ -365,7 +478,14 @@ func (s *Planner) settleQueue() {
 // micro-batch after its steady part (the preamble and what the user
 // said, which the next rewrite keeps): its checkpoint lands just before
 // the steady part's end, where that rewrite will change the request.
-// nil when the recap's text after its steady part is shorter than that.
+// It costs a micro-batch: the request after it changes inside the recap
+// and restarts at that checkpoint, not at its own end. So it is asked
+// only when the next rewrite would otherwise restart more than that
+// before the steady part's end, at the checkpoints a full slot keeps
+// longest, and when the checkpoints taken at the last fold lived until
+// this one (else this one will not live until the next). nil when it is
+// not worth it, or when the recap's text after its steady part is
+// shorter than a micro-batch.
 func (s *Planner) steadyCut(msgs []Message) []Message {
 	if len(msgs) == 0 || s.view.Len() != len(msgs) || s.fold.front.steady == 0 {
 		return nil
@@ -374,18 +494,31 @@ func (s *Planner) steadyCut(msgs []Message) []Message {
 	if it.of != frontRecap && it.of != s.fold.lead {
 		return nil
 	}
+	t := &s.cache
 	base := s.cfg.PrefixChars + msgOverhead
-	// The estimate errs by a few percent either way: the checkpoint aims
-	// a little before the steady part's end, never after it.
-	target := s.est.Known(base + s.fold.front.steady)
-	target -= 32 + target/20
+	ub := t.model.Ubatch
+	steady := min(s.tokensIn(msgs, base+s.fold.front.steady), t.engine.n)
+	// The steady part's end is counted from the marks of the prompt the
+	// engine holds, between which the template's overhead per message and
+	// the text's density vary (on a byte-level vocabulary the recap's end
+	// came out hundreds of tokens late): the checkpoint aims a little
+	// before it, never after it.
+	target := steady - 32 - steady/30
+	if target-s.oldestBefore(steady) <= ub || !s.foldPointKept() {
+		// Without it the next rewrite restarts, once the slot has thinned
+		// what the requests after this fold take, less than the
+		// micro-batch it costs before its change; or checkpoints taken at
+		// the last fold did not live until this one.
+		return nil
+	}
 	content := msgs[0].Content
 	n := len(s.fold.front.msg.Content) // what is the recap's in the first message
+	at := func(cut int) int { return s.tokensIn(msgs, base+cut) + 1 - ub }
 	cut := s.fold.front.steady
-	for cut < n && s.est.Known(base+cut)+1-s.cache.model.Ubatch < target {
+	for cut < n && at(cut) < target {
 		cut += 64
 	}
-	for cut > s.fold.front.steady && s.est.Known(base+cut)+1-s.cache.model.Ubatch > target {
+	for cut > s.fold.front.steady && at(cut) > target {
 		cut--
 	}
 	if cut >= n || cut <= s.fold.front.steady {
@@ -398,6 +531,61 @@ func (s *Planner) steadyCut(msgs []Message) []Message {
 	m.Content = content[:cut]
 	return []Message{m}
 }
+
+// oldestBefore is the checkpoint a change at token c restarts at once a
+// full slot has thinned what later requests did not take: the newest
+// before c of those it keeps longest (its first, and each that stands at
+// least MinStep after the one kept before it).
+func (s *Planner) oldestBefore(c int) int {
+	t := &s.cache
+	at, kept := 0, -1
+	for _, p := range t.engine.points {
+		if p.at > c {
+			break
+		}
+		if kept < 0 || p.at-kept >= t.model.MinStep {
+			kept, at = p.at, p.at
+		}
+	}
+	return at
+}
+
+// foldPointKept reports whether the slot still holds the first
+// checkpoint the engine took after the last fold (true before one).
+func (s *Planner) foldPointKept() bool {
+	t := &s.cache
+	if t.foldPoint == 0 {
+		return true
+	}
+	for _, p := range t.engine.points {
+		if p.at == t.foldPoint {
+			return true
+		}
+	}
+	return false
+}
+
+// primer is the checkpoint request before a session's first request on
+// an engine that restarts from checkpoints: a user message a little
+// shorter than a micro-batch, so that the checkpoint the engine takes a
+// micro-batch before its end lands just before the first message's text
+// — where every later fold of the front changes the request. A full
+// slot keeps its first checkpoint longest; without the primer that is
+// the first request's, a micro-batch before its end, inside the fixed
+// prefix, and each fold re-prefills the prefix's tail too.
+func (s *Planner) primer() Message {
+	// " ok" is one token in the tokenizers of the common models; a
+	// sixteenth of the micro-batch is left for the sentence before it
+	// and for a tokenizer that splits more.
+	words := max(s.cache.model.Ubatch-s.cache.model.Ubatch/16-primerHead, 0)
+	return Message{Role: User, Content: primerText + strings.Repeat(" ok", words)}
+}
+
+// primerText opens the primer; primerHead is about its length in tokens.
+const (
+	primerText = "This request only primes the engine's cache; no answer is needed."
+	primerHead = 16
+)
 
 // checkpointCut is where a checkpoint request after a fold ends: at the
 // newest assistant message after the recap whose request's checkpoint,
@@ -422,12 +610,12 @@ func (s *Planner) checkpointCut(msgs []Message) int {
 	if of := s.view.items[r].of; of >= 0 {
 		end = bytes + len(s.entries[of].lead) // the recap leads a user message
 	}
-	target := s.est.Known(end)
+	target := s.tokensIn(msgs, end)
 	bytes += s.view.items[r].size
 	cut := 0
 	for j := r + 1; j < len(msgs); j++ {
 		if msgs[j].Role == Assistant {
-			lands := s.est.Known(bytes)+1-s.cache.model.Ubatch <= target
+			lands := s.tokensIn(msgs, bytes)+1-s.cache.model.Ubatch <= target
 			if lands || cut == 0 {
 				cut = j
 			}
@@ -445,7 +633,7 @@ func (s *Planner) checkpointCut(msgs []Message) int {
 // distance back to where it restarts.
 func (s *Planner) restartExtra(at int) int {
 	t := &s.cache
-	c := min(s.est.Known(at), t.engine.n)
+	c := min(s.tokensAt(at), t.engine.n)
 	return c - t.model.restart(t.engine, c)
 }
 
@@ -467,8 +655,22 @@ func (s *Planner) observeCache(u Usage) {
 		s.learnCache(from, predicted)
 	}
 	t.engine = t.model.processed(t.engine, from, u.PromptTokens)
+	if t.watch {
+		t.watch = false
+		for _, p := range t.engine.points {
+			if p.at > from {
+				t.foldPoint = p.at
+				break
+			}
+		}
+	}
+	s.mark(u.PromptTokens)
 	t.observed, t.observedWarm = t.sent, t.warm
 }
+
+// swaReach is the widest sliding window of the common models, in
+// tokens (Gemma 2 and Mistral's 4096; Gemma 3's is 1024, gpt-oss's 128).
+const swaReach = 4096
 
 // learnCache compares where the engine restarted with the change point
 // and with what the model predicted. The change point is an estimate
@@ -478,6 +680,8 @@ func (s *Planner) observeCache(u Usage) {
 // no checkpoint but by chance.
 func (s *Planner) learnCache(from, predicted int) {
 	t := &s.cache
+	defer func(was CacheClass) {
+	}(t.model.Class)
 	if t.engine.n == 0 || t.common >= t.engine.n {
 		return // the first request, or an append: every class reuses it whole
 	}
@@ -499,7 +703,10 @@ func (s *Planner) learnCache(from, predicted int) {
 				t.why = fmt.Sprintf("the engine restarted at its checkpoint at token %d for a change at about %d", from, t.common)
 			}
 		}
-	case from+tol >= t.common && predicted+tol < t.common && t.model.Class == CacheCheckpointed && !t.engine.isCheckpoint(from, t.common, true):
+	case from+tol >= t.common && predicted+tol < t.common && t.model.Class == CacheCheckpointed && !t.engine.isCheckpoint(from, t.common, true) &&
+		t.engine.n-t.common > swaReach:
+		// (A sliding-window model restarts at a change within its window
+		// of the prompt's end too: only a change farther back tells.)
 		t.model.Class = CacheDense
 		t.why = fmt.Sprintf("the engine kept its cache up to token %d for a change at about %d, with no checkpoint there", from, t.common)
 	case from+tol >= t.common && t.model.Class == CacheUnknown:
@@ -516,6 +723,9 @@ func (s *Planner) observeWarm(u Usage) {
 	s.observeCache(u)
 	t.sent, t.warm = nil, true
 	t.observed, t.observedWarm = nil, true
+	if u.PromptTokens > 0 {
+		t.marks = []tokenMark{{bytes: s.cfg.PrefixChars, tokens: s.prefixCount()}}
+	}
 }
 
 // refused forgets the request the engine refused as too long: it

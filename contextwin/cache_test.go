@@ -1,6 +1,7 @@
 package contextwin
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -291,6 +292,100 @@ func TestDenseEngineStaysDense(t *testing.T) {
 			if m.Class != CacheDense {
 				t.Errorf("window %d seed %d: on a dense engine the planner ended believing %s", w, seed, m)
 			}
+		}
+	}
+}
+
+// Where a request changes is counted from the engine's own figures for
+// the requests before it (each one's prompt ends a message at a known
+// token), not from one ratio over the whole prompt: on a prompt whose
+// tool results run at 2 bytes a token and the rest at 6, a change at
+// the start of an older round is placed within the template's few
+// tokens, where the ratio alone misses it by hundreds.
+func TestChangePointCountedFromTheEnginesFigures(t *testing.T) {
+	cfg := Config{Window: 131072, PrefixChars: 4000, Cache: CacheModel{Class: CacheCheckpointed}}
+	s := NewPlanner(cfg)
+	tokens := func(msgs []Message) int { // the engine's count up to the end of msgs
+		n := cfg.PrefixChars / 4
+		for _, m := range msgs {
+			if m.Role == Tool {
+				n += sizeOf(m) / 2
+			} else {
+				n += sizeOf(m) / 6
+			}
+		}
+		return n
+	}
+	h := harness{s: s}
+	s.Append(Message{Role: User, Content: "Find where the cache is primed."})
+	var sent []Message
+	for n := range 12 {
+		if n > 0 {
+			h.round(n, []result{{kind: Read, path: fmt.Sprintf("f%d.go", n), chars: 3000 + 700*n}})
+		}
+		p := s.Plan()
+		if p.Event != Append {
+			t.Fatalf("request %d: %s, want an append", n, p.Event)
+		}
+		s.Observe(Usage{PromptTokens: tokens(p.Messages) + promptTail, CompletionTokens: 40})
+		sent = p.Messages
+	}
+	for k := 1; k < len(sent); k++ {
+		if sent[k].Role != Assistant {
+			continue
+		}
+		changed := slices.Clone(sent)
+		changed[k].Content = "rewritten"
+		truth := tokens(sent[:k])
+		got := s.commonTokens(changed)
+		bytes := cfg.PrefixChars
+		for _, m := range sent[:k] {
+			bytes += sizeOf(m)
+		}
+		if d := got - truth; d < -2 || d > 2 {
+			t.Errorf("a change at message %d (token %d) is counted at %d", k, truth, got)
+		}
+		if off := s.est.Known(bytes) - truth; k > 6 && off > -100 && off < 100 {
+			t.Errorf("at message %d the ratio alone errs by %d tokens: the test shows nothing", k, s.est.Known(bytes)-truth)
+		}
+	}
+}
+
+// On an engine that restarts from checkpoints the session's first
+// request is preceded by a primer, whose early checkpoint — the one a
+// full slot keeps longest — stands just before the first message's
+// text: every fold of the front changes the request there, and restarts
+// a few tokens before it, not a micro-batch inside the fixed prefix.
+func TestPrimerPutsTheFirstCheckpointBeforeTheFirstMessage(t *testing.T) {
+	for _, c := range []struct {
+		class CacheClass
+		want  bool
+	}{{CacheCheckpointed, true}, {CacheDense, false}, {CacheUnknown, false}} {
+		cfg := Config{Window: 32768, PrefixChars: 9000, Cache: CacheModel{Class: c.class}}
+		s := NewPlanner(cfg)
+		s.Append(Message{Role: User, Content: "Find where the cache is primed."})
+		p := s.Plan()
+		if got := len(p.Checkpoints) == 1; got != c.want {
+			t.Fatalf("%s: the first plan asks for %d checkpoint requests", c.class, len(p.Checkpoints))
+		}
+		if !c.want {
+			continue
+		}
+		e := &checkpointEngine{}
+		n, cached := e.send(cfg.PrefixChars, p.Checkpoints[0])
+		s.ObserveCheckpoint(Usage{PromptTokens: n, CompletionTokens: 1, Cached: cached, CachedKnown: true})
+		n, cached = e.send(cfg.PrefixChars, p.Messages)
+		s.Observe(Usage{PromptTokens: n, CompletionTokens: 40, Cached: cached, CachedKnown: true})
+		text := engineTokens(cfg.PrefixChars + len("user|"))
+		if first := e.points[0]; first > text || first < text-DefaultUbatch/8 {
+			t.Errorf("the slot's first checkpoint is at %d, want it just before the first message's text at %d", first, text)
+		}
+		if cached > text || cached < text-DefaultUbatch/8 {
+			t.Errorf("the first request restarted at %d, want just before its text at %d", cached, text)
+		}
+		next := s.Plan()
+		if len(next.Checkpoints) != 0 {
+			t.Errorf("the second plan asks for %d checkpoint requests", len(next.Checkpoints))
 		}
 	}
 }

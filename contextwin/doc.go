@@ -17,9 +17,15 @@
 //		}
 //		// send prefix + p.Messages with max_tokens p.MaxTokens …
 //		// on a context-length refusal: p = s.Overflow(promptTokens, window) and retry once
-//		s.Observe(contextwin.Usage{PromptTokens: …, CompletionTokens: …, FinishReason: …})
+//		fig := s.Observe(contextwin.Usage{PromptTokens: …, CompletionTokens: …, FinishReason: …})
+//		// fig says what became of the count: Learned, Missing, Truncated, Outlier
 //		s.Append(reply); s.Append(results…)
 //	}
+//
+// The engine's counts are checked, not trusted: the ratio is the median of
+// recent counts, a count far from it (or above what any tokenizer gives) is
+// an outlier and not learned, no count at all leaves the estimate cautious,
+// and no single count makes the window too small (see Estimator).
 //
 // Inside, the Planner keeps the transcript (every message appended, and
 // how each stands: whole, shed to its summary, cut to fit), the view and

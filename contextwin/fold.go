@@ -66,10 +66,12 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		// The old recap stays as it was sent; what is new follows it.
 		// Its room is small: the ledger's exact facts that the request
 		// does not show yet go first, then what happened; the note's prose
-		// waits for the next rewrite, which carries it (r.Note).
+		// waits for the next rewrite, which carries it (r.Note). A middle
+		// recap this fold takes in goes from the request: its facts are in
+		// the ledger, and so come along.
 		v, n := s.verbatimText(s.fold.upTo, boundary)
 		part := BuildRecap(RecapInput{Note: factsText(r.Ledger), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2,
-			Shown: s.fold.front.msg.Content + s.fold.mid.msg.Content + v})
+			Shown: s.fold.front.msg.Content + v})
 		s.fold.front.text += appendPart(&text, s.fold.front.msg.Content, part.Text)
 		verbatim = len(s.fold.front.msg.Content)
 		text.WriteString(v)

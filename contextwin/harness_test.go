@@ -67,6 +67,14 @@ type harness struct {
 	events  int
 	plans   []Plan
 	noteFor string
+	// count, when set, is the engine's own count of a request of chars
+	// bytes (engineTokens otherwise); misreport, when set, is the count it
+	// reports for request seq (from 1) it counted n tokens, 0 for none.
+	count     func(chars int) int
+	misreport func(seq, n int) int
+	// maxPrompt and maxNote are the largest request and note round sent,
+	// by the engine's own count.
+	maxPrompt, maxNote int
 }
 
 func newHarness(t testing.TB, cfg Config) *harness {
@@ -143,6 +151,9 @@ func (h *harness) promptTokens(p Plan) int {
 	for _, m := range p.Messages {
 		n += sizeOf(m)
 	}
+	if h.count != nil {
+		return h.count(n)
+	}
 	return engineTokens(n)
 }
 
@@ -151,7 +162,16 @@ func (h *harness) overflows(p Plan) bool {
 }
 
 func (h *harness) answer(p Plan, completion int) {
-	h.s.Observe(Usage{PromptTokens: h.promptTokens(p), CompletionTokens: completion, FinishReason: "tool_calls"})
+	n := h.promptTokens(p)
+	if p.Event == Note {
+		h.maxNote = max(h.maxNote, n)
+	} else {
+		h.maxPrompt = max(h.maxPrompt, n)
+	}
+	if h.misreport != nil {
+		n = h.misreport(h.sent+1, n)
+	}
+	h.s.Observe(Usage{PromptTokens: n, CompletionTokens: completion, FinishReason: "tool_calls"})
 	if p.Event != Note {
 		h.prev = p.Messages
 	}

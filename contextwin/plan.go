@@ -247,9 +247,7 @@ func (s *Planner) Overflow(promptTokens, window int) Plan {
 	if window >= 256 && (s.cfg.Window == 0 || window < s.cfg.Window) {
 		s.cfg.Window = window
 	}
-	if promptTokens > 0 && s.last.chars > 0 {
-		s.est.Ratio = float64(promptTokens) / (float64(s.last.chars) / charsPerToken)
-	}
+	s.est.Refused(s.last.chars, promptTokens)
 	s.sync()
 	if s.cfg.Window <= 0 {
 		return Plan{GiveUp: true, Messages: s.view.Messages(), Problem: "the engine refused the request as too long and did not say its window: set REIKA_CONTEXT_WINDOW"}
@@ -267,7 +265,7 @@ func (s *Planner) Overflow(promptTokens, window int) Plan {
 func (s *Planner) tooSmall(b Budget) (Plan, bool) {
 	instruction := 0
 	if t := s.turnStart(); t >= 0 {
-		instruction = s.est.Known(sizeOf(s.log[t]))
+		instruction = s.est.knownFirm(sizeOf(s.log[t]))
 	}
 	prefix := s.prefixCount()
 	if need := prefix + instruction; need > b.Usable {
@@ -287,25 +285,40 @@ func (s *Planner) tooSmall(b Budget) (Plan, bool) {
 // and extra bytes of messages (the warm-up): from the first request on,
 // the prefix is priced as bytes the engine has seen, at its own ratio
 // (never sparser than 4 bytes a token). Its cache figures teach the
-// planner's mirror of the engine's cache, as Observe's do.
-func (s *Planner) ObservePrefix(extra int, u Usage) {
+// planner's mirror of the engine's cache, as Observe's do. It says what
+// the estimator made of the count, as Observe does; only a learned count
+// stands for the prefix's size.
+func (s *Planner) ObservePrefix(extra int, u Usage) Figure {
+	fig := s.est.Learn(s.cfg.PrefixChars+extra, u.PromptTokens)
 	if u.PromptTokens > 0 {
-		s.est.Learn(s.cfg.PrefixChars+extra, u.PromptTokens)
 		s.prefix.sent = true // the engine holds it now: no longer new bytes
-		s.prefix.reported = max(u.PromptTokens-ceilTokens(float64(extra)/charsPerToken), 1)
 		s.observeWarm(u)
 	}
+	if fig == Learned {
+		s.prefix.reported = max(u.PromptTokens-ceilTokens(float64(extra)/charsPerToken), 1)
+	}
+	return fig
 }
 
-// prefixCount is the fixed prefix in tokens as the engine counts it: its
-// own figure from the warm-up when there was one, else the likely
-// estimate. Whether a request can be sent at all is decided on it; how
-// much to shed, never below 4 bytes a token, on the estimate.
+// prefixCount is the fixed prefix in tokens as the engine counts it, as
+// far as its figures firmly say: whether a request can be sent at all is
+// decided on it, so one count that may be misreported never decides
+// alone. It is the warm-up's count while it agrees with the prefix at the
+// firm ratio (the baseline until two counts agree), else that estimate;
+// how much to shed, never below 4 bytes a token, is decided on the
+// estimate.
 func (s *Planner) prefixCount() int {
-	if s.prefix.reported > 0 {
-		return s.prefix.reported
+	firm := s.est.knownFirm(s.cfg.PrefixChars)
+	if r := s.prefix.reported; r > 0 && r <= int(float64(firm)*outlierBand) {
+		return r
 	}
-	return s.est.Known(s.cfg.PrefixChars)
+	return firm
+}
+
+// firmCount is the request's likely count as its firm figures say: what
+// decides that it cannot be sent.
+func (s *Planner) firmCount() int {
+	return s.est.knownFirm(s.countedSize()) + s.prefixCount()
 }
 
 // finish fills in what every plan carries.
@@ -314,6 +327,9 @@ func (s *Planner) finish(p Plan) Plan {
 		p.Messages = s.view.Messages()
 	}
 	p.Estimate = s.estimate()
+	if s.cache.model.Class == CacheCheckpointed && s.cache.engine.n == 0 && !s.cache.warm && p.Event != Note && len(p.Messages) > 0 {
+		p.Checkpoints = append(p.Checkpoints, []Message{s.primer()})
+	}
 	if p.Event == Fold && s.cache.model.Class == CacheCheckpointed {
 		if s.fold.rewrote {
 			if m := s.steadyCut(p.Messages); m != nil {
@@ -323,6 +339,7 @@ func (s *Planner) finish(p Plan) Plan {
 		if cut := s.checkpointCut(p.Messages); cut > 0 {
 			p.Checkpoints = append(p.Checkpoints, slices.Clone(p.Messages[:cut]))
 		}
+		s.cache.watch = true
 	}
 	s.plannedWith(p.Messages, p.Checkpoints)
 	if p.Event != Note {
@@ -528,7 +545,7 @@ func (s *Planner) degrade(b Budget, p *Plan) {
 	// The cautious estimate prices bytes the engine has not seen at 1.6 a
 	// token; whether to send at all is decided on the likely count, and
 	// an engine that counts more refuses, which an emergency fold mends.
-	if s.estimate() <= b.Usable || s.likely()-s.est.Known(s.cfg.PrefixChars)+s.prefixCount() <= b.Usable {
+	if s.estimate() <= b.Usable || s.firmCount() <= b.Usable {
 		return
 	}
 	p.TooSmall = true
@@ -537,7 +554,7 @@ func (s *Planner) degrade(b Budget, p *Plan) {
 		mode = "; use a larger window"
 	}
 	p.Problem = fmt.Sprintf("window too small: after shedding, folding and cutting, the request still needs %d tokens, above the %d usable in a %d-token window%s",
-		s.likely(), b.Usable, b.Window, mode)
+		s.firmCount(), b.Usable, b.Window, mode)
 }
 
 // noteMessages is the note round's request: the view up to the current

@@ -361,7 +361,7 @@ func TestObserveFlagsTruncation(t *testing.T) {
 		b.call(Read, "f.go", text(3000, r))
 	}
 	b.s.Plan()
-	if !b.s.Observe(Usage{PromptTokens: 500}) {
+	if b.s.Observe(Usage{PromptTokens: 500}) != Truncated {
 		t.Errorf("Observe(500 tokens for ~32 KB) = not truncated, want flagged")
 	}
 	if b.s.Estimator().Ratio != 0 {

@@ -305,12 +305,14 @@ func (s *Planner) Estimator() Estimator { return s.est }
 
 // Observe takes the engine's figures for the request last planned: the
 // prompt count teaches the token ratio, the completion the reserve. It
-// reports truncated when the prompt count is far below what the request
-// must have cost — an engine that silently dropped part of it — and then
-// learns nothing from it.
-func (s *Planner) Observe(u Usage) (truncated bool) {
-	truncated = s.est.Learn(s.last.chars, u.PromptTokens)
-	if !truncated && u.PromptTokens > 0 {
+// says what the estimator made of the count (see Estimator.Learn): only a
+// learned one teaches; a missing one keeps the estimate cautious; a
+// truncated one is an engine that silently dropped part of the prompt; an
+// outlier is a count the history does not support.
+func (s *Planner) Observe(u Usage) Figure {
+	fig := s.est.Learn(s.last.chars, u.PromptTokens)
+	s.last.reported = 0
+	if fig == Learned {
 		s.last.reported = u.PromptTokens
 	}
 	s.res.Observe(u.CompletionTokens, u.FinishReason)
@@ -341,7 +343,7 @@ func (s *Planner) Observe(u Usage) (truncated bool) {
 	s.prefix.sent = true
 	s.sent = max(s.sent, bound)
 	s.last.emergency = false
-	return truncated
+	return fig
 }
 
 // Chip is the status line's view of the last request: the engine's own

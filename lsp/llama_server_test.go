@@ -34,10 +34,11 @@ import (
 // checkpoint at or before it, or at 0); the test logs it per event, with
 // the checkpoint requests the agent sends after a fold on the others, and
 // prefilled/growth per class. No event restarts from token 0, and the
-// sliding-window and recurrent models prefill at most 1.25× what the
-// dense one does (1.17× measured; 1.37× when every engine was priced as
-// dense: what is left is llama-server's, whose checkpoints land a
-// micro-batch before a prompt's end).
+// sliding-window and recurrent models prefill at most 1.2× what the
+// dense one does (1.09× and 1.15× measured; 1.37× when every engine was
+// priced as dense: what is left is llama-server's, whose checkpoints land
+// a micro-batch before a prompt's end, and whose full slot keeps only its
+// first checkpoint, the warm-up's, from long before the recap).
 func TestRealLlamaServer(t *testing.T) {
 	const n = 60
 	prefilled := map[string]int{}
@@ -49,8 +50,8 @@ func TestRealLlamaServer(t *testing.T) {
 	}
 	dense := prefilled["dense"]
 	for _, class := range []string{"swa", "recurrent"} {
-		if p := prefilled[class]; dense > 0 && p > 0 && float64(p) > 1.25*float64(dense) {
-			t.Errorf("%s prefilled %d tokens, more than 1.25 × the dense model's %d", class, p, dense)
+		if p := prefilled[class]; dense > 0 && p > 0 && float64(p) > 1.2*float64(dense) {
+			t.Errorf("%s prefilled %d tokens, more than 1.2 × the dense model's %d", class, p, dense)
 		} else if dense > 0 && p > 0 {
 			t.Logf("%s prefilled %.2f × what the dense model did", class, float64(p)/float64(dense))
 		}

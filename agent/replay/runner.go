@@ -446,7 +446,7 @@ type meter struct {
 
 	prev     [][]byte // the previous turn request's messages, as JSON
 	prevTool []byte
-	started  bool
+	started  bool // a turn request was answered
 	requests []Request
 	last     engine.Request
 	problems []string
@@ -497,13 +497,18 @@ func (m *meter) Chat(ctx context.Context, req engine.Request, c Call) (*engine.R
 		q.CacheN, q.PromptN = c, q.PromptTokens-c
 		q.PromptMS = float64(q.PromptN) * m.srv.Config().PrefillMSPerToken
 	}
-	if !m.started {
-		q.Growth = q.PromptN
+	switch {
+	case !m.started && c.Side:
+		// A checkpoint request before the first turn (a primer) carries
+		// nothing of the conversation: the first turn request's prompt
+		// is all growth still.
+	case !m.started:
+		q.Growth = q.PromptTokens
 		m.fresh = m.fresh[:0]
-	} else {
+		m.started = true
+	default:
 		q.Growth = m.growth(req)
 	}
-	m.started = true
 	if !c.Side {
 		m.prev, m.prevTool = msgs, tools
 		m.last = req

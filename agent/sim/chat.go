@@ -299,9 +299,16 @@ func cutConnection(w http.ResponseWriter) {
 	conn.Close()
 }
 
-// completionBody is the flavour's non-streamed chat completion.
+// completionBody is the flavour's non-streamed chat completion, with the
+// figures the fault lets it report.
 func (s *Server) completionBody(a answer) obj {
-	return s.fl.completionBody(a, s.messageObj(a.gen))
+	fig, shown := a.fault.reported(a.fig)
+	a.fig = fig
+	body := s.fl.completionBody(a, s.messageObj(a.gen))
+	if !shown {
+		body = slices.DeleteFunc(body, func(f kv) bool { return f.k == "usage" || f.k == "timings" })
+	}
+	return body
 }
 
 // messageObj is the assistant message of a reply in the flavour's shape.

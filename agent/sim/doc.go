@@ -46,7 +46,8 @@
 //     reply.
 //   - Faults ([Fault], faults.go): latency, HTTP errors, a reverse proxy's
 //     HTML error page, streams cut or stalled mid-way, malformed
-//     tool-call arguments; injected for the next requests
+//     tool-call arguments, figures absent, all zero or a prompt count
+//     scaled (Fault.Usage, Fault.PromptScale); injected for the next requests
 //     ([Server.Inject]) or standing by schedule (Config.Faults).
 //
 // The callers: `reika-lsp sim` (cmd/reika-lsp/sim.go) serves one flavour

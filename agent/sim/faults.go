@@ -36,7 +36,23 @@ type Fault struct {
 	// MalformedToolCalls cuts the reply's tool-call arguments short, so they
 	// are not valid JSON.
 	MalformedToolCalls bool
+	// Usage misreports the reply's figures as a careless engine or a proxy
+	// in front of one does: UsageAbsent sends none (no usage object, no
+	// timings), UsageZero sends every count as 0.
+	Usage UsageFault
+	// PromptScale multiplies the prompt_tokens the usage reports (and its
+	// total) by this factor; 0 and 1 leave them. The request is served
+	// and recorded with its true count.
+	PromptScale int
 }
+
+// UsageFault is how a reply misreports its figures.
+type UsageFault string
+
+const (
+	UsageAbsent UsageFault = "absent"
+	UsageZero   UsageFault = "zero"
+)
 
 // FaultRule applies a Fault to chat requests by their number (1 for the
 // first chat request the server receives).
@@ -77,11 +93,18 @@ func (f Fault) validate() error {
 			return fmt.Errorf("fault retry_after %q: a header value is printable ASCII", f.RetryAfter)
 		}
 	}
+	if f.Usage != "" && f.Usage != UsageAbsent && f.Usage != UsageZero {
+		return fmt.Errorf("fault usage %q: want %q or %q", f.Usage, UsageAbsent, UsageZero)
+	}
+	if f.PromptScale < 0 {
+		return fmt.Errorf("fault prompt_scale %d must not be negative", f.PromptScale)
+	}
 	return nil
 }
 
 // merge combines two faults: the longer delays, the first status, the
-// first Retry-After, the earlier cut or stall, either malformation.
+// first Retry-After, the earlier cut or stall, either malformation, the
+// first misreport of the usage, the larger prompt scale.
 func (f Fault) merge(g Fault) Fault {
 	f.Latency = max(f.Latency, g.Latency)
 	f.ChunkLatency = max(f.ChunkLatency, g.ChunkLatency)
@@ -95,6 +118,10 @@ func (f Fault) merge(g Fault) Fault {
 	f.CutAfter = minPositive(f.CutAfter, g.CutAfter)
 	f.StallAfter = minPositive(f.StallAfter, g.StallAfter)
 	f.MalformedToolCalls = f.MalformedToolCalls || g.MalformedToolCalls
+	if f.Usage == "" {
+		f.Usage = g.Usage
+	}
+	f.PromptScale = max(f.PromptScale, g.PromptScale)
 	return f
 }
 
@@ -134,6 +161,12 @@ func (f Fault) String() string {
 	if f.MalformedToolCalls {
 		parts = append(parts, "malformed-tool-calls")
 	}
+	if f.Usage != "" {
+		parts = append(parts, "usage="+string(f.Usage))
+	}
+	if f.PromptScale > 1 {
+		parts = append(parts, fmt.Sprintf("prompt-scale=%d", f.PromptScale))
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -146,7 +179,8 @@ func (f Fault) htmlStatus() int {
 
 // faultJSON is a Fault as a script writes it:
 // {"latency": "200ms", "chunk_latency": "10ms", "status": 503, "html": true,
-// "retry_after": 60, "cut_after": 3, "stall_after": 3, "malformed_tool_calls": true}.
+// "retry_after": 60, "cut_after": 3, "stall_after": 3, "malformed_tool_calls": true,
+// "usage": "absent", "prompt_scale": 10}.
 // retry_after is a number of seconds or a string sent as it is (a date).
 type faultJSON struct {
 	Latency            string          `json:"latency,omitempty"`
@@ -157,6 +191,8 @@ type faultJSON struct {
 	CutAfter           int             `json:"cut_after,omitempty"`
 	StallAfter         int             `json:"stall_after,omitempty"`
 	MalformedToolCalls bool            `json:"malformed_tool_calls,omitempty"`
+	Usage              UsageFault      `json:"usage,omitempty"`
+	PromptScale        int             `json:"prompt_scale,omitempty"`
 }
 
 // UnmarshalJSON reads the script form of a fault; durations are strings
@@ -169,7 +205,7 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("fault: %w", err)
 	}
 	out := Fault{Status: j.Status, HTML: j.HTML, CutAfter: j.CutAfter,
-		StallAfter: j.StallAfter, MalformedToolCalls: j.MalformedToolCalls}
+		StallAfter: j.StallAfter, MalformedToolCalls: j.MalformedToolCalls, Usage: j.Usage, PromptScale: j.PromptScale}
 	var err error
 	if out.RetryAfter, err = retryAfterValue(j.RetryAfter); err != nil {
 		return err
@@ -191,7 +227,7 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 // MarshalJSON writes the script form of a fault.
 func (f Fault) MarshalJSON() ([]byte, error) {
 	j := faultJSON{Status: f.Status, HTML: f.HTML, CutAfter: f.CutAfter,
-		StallAfter: f.StallAfter, MalformedToolCalls: f.MalformedToolCalls}
+		StallAfter: f.StallAfter, MalformedToolCalls: f.MalformedToolCalls, Usage: f.Usage, PromptScale: f.PromptScale}
 	if f.Latency > 0 {
 		j.Latency = f.Latency.String()
 	}
@@ -219,6 +255,22 @@ func retryAfterValue(raw json.RawMessage) (string, error) {
 		return "", fmt.Errorf("fault retry_after %s: want whole seconds or a string (an HTTP-date)", raw)
 	}
 	return strconv.FormatUint(n, 10), nil
+}
+
+// reported is what a reply says of its figures under f: the true ones,
+// all zero, or a prompt count scaled; shown is false when it says
+// nothing (no usage, no timings).
+func (f Fault) reported(fig figures) (out figures, shown bool) {
+	switch f.Usage {
+	case UsageAbsent:
+		return figures{}, false
+	case UsageZero:
+		return figures{}, true
+	}
+	if f.PromptScale > 1 {
+		fig.promptTokens *= f.PromptScale
+	}
+	return fig, true
 }
 
 // malformArguments cuts JSON arguments short so they no longer parse: a

@@ -312,7 +312,7 @@ func TestCancelStopsGeneration(t *testing.T) {
 }
 
 func TestFaultValidation(t *testing.T) {
-	for _, f := range []Fault{{Status: 200}, {Latency: -1}, {CutAfter: -2}} {
+	for _, f := range []Fault{{Status: 200}, {Latency: -1}, {CutAfter: -2}, {Usage: "some"}, {PromptScale: -10}} {
 		if _, err := New(Config{Faults: []FaultRule{{Fault: f}}}); err == nil {
 			t.Errorf("New with fault %+v = nil error, want one", f)
 		}
@@ -368,6 +368,50 @@ func TestFaultRetryAfter(t *testing.T) {
 		var f Fault
 		if err := json.Unmarshal([]byte(bad.text), &f); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("fault %s = %v, want an error containing %q", bad.text, err, bad.want)
+		}
+	}
+}
+
+// A fault on the figures: the reply is the same, its usage (and, on
+// llama.cpp, its timings) absent, all zero or its prompt count scaled;
+// the record keeps the true count. Streamed replies carry the same.
+func TestFaultMisreportedUsage(t *testing.T) {
+	for _, flavor := range []Flavor{LlamaCpp, VLLM} {
+		for _, tt := range []struct {
+			fault  Fault
+			prompt func(true int) int // the reported count, -1 for no usage object
+			timing bool               // llama.cpp's timings are sent
+		}{
+			{Fault{}, func(n int) int { return n }, true},
+			{Fault{Usage: UsageAbsent}, func(int) int { return -1 }, false},
+			{Fault{Usage: UsageZero}, func(int) int { return 0 }, true},
+			{Fault{PromptScale: 10}, func(n int) int { return 10 * n }, true},
+		} {
+			t.Run(fmt.Sprintf("%s %v", flavor, tt.fault), func(t *testing.T) {
+				s, url := start(t, Config{Flavor: flavor})
+				s.Inject(tt.fault, tt.fault)
+				_, data := do(t, "POST", url+"/v1/chat/completions", body(user("count me")))
+				stream := with(body(user("count me")), "stream", true, "stream_options", map[string]any{"include_usage": true})
+				resp := openStream(t, context.Background(), url, stream)
+				evs := events(t, resp.Body)
+				recs := waitRecords(t, s, 2)
+				for i, raw := range [][]byte{data, []byte(strings.Join(evs, "\n"))} {
+					want := tt.prompt(recs[i].PromptTokens)
+					hasUsage := strings.Contains(string(raw), `"usage":{`)
+					if hasUsage != (want >= 0) {
+						t.Errorf("reply %d carries usage = %v, want %v: %s", i+1, hasUsage, want >= 0, raw)
+					}
+					if want >= 0 && !strings.Contains(string(raw), fmt.Sprintf(`"prompt_tokens":%d,`, want)) {
+						t.Errorf("reply %d = %s, want prompt_tokens %d (the engine counted %d)", i+1, raw, want, recs[i].PromptTokens)
+					}
+					if got := strings.Contains(string(raw), `"timings":`); got != (tt.timing && flavor == LlamaCpp) {
+						t.Errorf("reply %d carries timings = %v, want %v", i+1, got, tt.timing && flavor == LlamaCpp)
+					}
+					if recs[i].PromptTokens == 0 || recs[i].Fault != tt.fault.String() {
+						t.Errorf("record %d: %d prompt tokens, fault %q; want the true count and %q", i+1, recs[i].PromptTokens, recs[i].Fault, tt.fault)
+					}
+				}
+			})
 		}
 	}
 }

@@ -107,8 +107,12 @@ func (s *Server) streamChunks(a answer) []sseChunk {
 		}
 	}
 
-	includeUsage := a.c.req.StreamOptions != nil && a.c.req.StreamOptions.IncludeUsage
-	timings := s.fl.timingsObj(a.fig) // nil where the engine reports none
+	fig, shown := a.fault.reported(a.fig)
+	includeUsage := shown && a.c.req.StreamOptions != nil && a.c.req.StreamOptions.IncludeUsage
+	var timings obj
+	if shown {
+		timings = s.fl.timingsObj(fig) // nil where the engine reports none
+	}
 	var extra obj
 	if timings != nil && !includeUsage {
 		extra = obj{{"timings", timings}}
@@ -118,7 +122,7 @@ func (s *Server) streamChunks(a answer) []sseChunk {
 		tokens: g.TailN,
 	})
 	if includeUsage {
-		extra := obj{{"usage", s.fl.usageObj(a.fig)}}
+		extra := obj{{"usage", s.fl.usageObj(fig)}}
 		if timings != nil {
 			extra = append(extra, kv{"timings", timings})
 		}
