@@ -11,11 +11,13 @@ const foldPreamble = "[The conversation before this point was folded to stay ins
 	"Nothing is lost: read files and run searches again for anything you need in full.]\n\n"
 
 // foldable reports whether a fold would fold anything: some group starts
-// between the recap and the current round.
+// between the recap and the current round — the first one after the
+// recap too, which a fold at the current round takes, unless it is one of
+// the user's messages, which the recap would carry word for word anyway.
 func (s *Planner) foldable() bool {
 	cur := s.currentStart()
-	for i := s.fold.upTo + 1; i < cur; i++ {
-		if s.log[i].Role != Tool {
+	for i := s.fold.upTo; i < cur; i++ {
+		if s.log[i].Role != Tool && (i > s.fold.upTo || !s.isVerbatimUser(i)) {
 			return true
 		}
 	}

@@ -20,8 +20,9 @@ const (
 	maxRanges    = 8 // per file
 	maxPages     = 20
 	maxSearches  = 20
-	notePercent  = 25 // of the budget, the least the note keeps when the facts need room
-	factPercent  = 70 // of the budget, the most the facts may hold back from the note
+	notePercent  = 40 // of the budget, the note's share when the rest needs room
+	noteLeast    = 10 // of the budget, the least the note keeps when the facts need room
+	factPercent  = 85 // of the budget, the most the facts may hold back from the note
 )
 
 // BuildRecap folds in.Folded into a recap that replaces in.Previous. Its
@@ -43,9 +44,9 @@ const (
 //	- "func Chat" in agent
 //
 // The exact facts come before the note's prose: the note takes what the
-// facts and the other sections leave, but when they need more it keeps at
-// least a quarter of the budget, and the facts hold back at most 70% of
-// it; past its room the note is cut, at a line end when one is near, and
+// other sections leave, but at least 40% of the budget — and never the
+// room the facts it does not show need, up to 85% of the budget, though
+// it keeps a tenth; past its room the note is cut, at a line end when one is near, and
 // "…" marks the cut. The sections below it fill in their order and a
 // lower one gets only what the higher ones leave; an item (a fact, an
 // entry, a file) is shown whole or not at all, and a fact too long for
@@ -227,7 +228,7 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 		// of them when the note need not be cut for it, else up to a share
 		// of the budget.
 		facts := min(sectionSize("Facts:", factLines(r.Ledger, "", shown)), budget*factPercent/100)
-		room := min(len(r.Note), avail, max(budget*notePercent/100, avail-facts, avail-rest))
+		room := min(len(r.Note), avail, max(budget*noteLeast/100, min(avail-facts, max(budget*notePercent/100, avail-rest))))
 		if room >= len(r.Note) || room >= 16 {
 			cut := cutNote(r.Note, room)
 			t.add(head)

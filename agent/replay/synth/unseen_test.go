@@ -41,6 +41,8 @@ var regressionSeeds = []uint64{
 	2606015421, // src/cmd/link, 288 rounds: 0.38 / 0.62 / 1.00; at 12k and 16k the last request is 4 messages
 	3257315044, // src/database, 245 rounds: 0.43 / 0.91 / 0.52, worse at 32k than at 16k
 	1220740093, // src/math, 335 rounds: 0.42 / 0.75 / 0.58
+	89529530,   // src/cmd/go, 280 rounds: 0.91 / 0.96 / 1.00 with the ledger first; a fold of the round after the recap went without a note
+	783756867,  // src/cmd/cgo, 695 rounds: 0.92 / 1.00 / 1.00 with the ledger first; at 12k the note's prose left the last facts no room
 }
 
 // The property the unseen sessions hold to, in every window.
@@ -339,7 +341,7 @@ func TestUnseenReplay(t *testing.T) {
 			if res.Row.Window == w {
 				rows = append(rows, newUnseenRow(bySession[res.Row.Session], res))
 				if *unseenDump != "" {
-					dumpRequest(t, filepath.Join(*unseenDump, fmt.Sprintf("%s-%d.txt", res.Row.Session, w)), res.Last)
+					dumpRequest(t, filepath.Join(*unseenDump, fmt.Sprintf("%s-%d.txt", res.Row.Session, w)), res)
 				}
 			}
 		}
@@ -489,10 +491,15 @@ func joinSeeds(seeds []uint64) string {
 	return strings.Join(parts, ",")
 }
 
-// dumpRequest writes req's messages as text, for a person to read.
-func dumpRequest(t *testing.T, path string, req engine.Request) {
+// dumpRequest writes the events of res and its last request's messages as text, for a person to read.
+func dumpRequest(t *testing.T, path string, res replay.Result) {
 	var b strings.Builder
-	for i, m := range req.Messages {
+	for _, r := range res.Requests {
+		if r.Event != "append" {
+			fmt.Fprintf(&b, "round %d %s side=%v refused=%v prompt %d\n", r.Round, r.Event, r.Side, r.Refused, r.PromptTokens)
+		}
+	}
+	for i, m := range res.Last.Messages {
 		fmt.Fprintf(&b, "=== %d %s (%d bytes)\n%s\n", i, m.Role, len(m.Content), m.Content)
 		for _, c := range m.ToolCalls {
 			fmt.Fprintf(&b, "  call %s %s\n", c.Name, c.Arguments)
