@@ -94,6 +94,7 @@ func realSession(t *testing.T, class string, model llamatest.Model, n int) int {
 	// (a) Appends are reused to the token; anything else follows a shrink.
 	var prev *llamatest.Exchange     // the last request the engine processed
 	var prevTurn *llamatest.Exchange // of them, the last that was not a checkpoint request
+	var prevAsk *llamatest.Exchange  // of those, the last that was not a note round
 	appends, others, refusals, checkpoints := 0, 0, 0, 0
 	prefilled, reused, growth, fromZero := 0, 0, 0, 0
 	var events []string
@@ -124,6 +125,17 @@ func realSession(t *testing.T, class string, model llamatest.Model, n int) int {
 			others++
 			growth += newTokens(t, prevTurn.Body, x.Body, x.Prompt)
 			events = append(events, fmt.Sprintf("#%d change at %d of #%d, restart at %d after the checkpoint requests", x.Seq, changePoint(prevTurn.Prompt, x.Prompt), prevTurn.Seq, x.CacheN))
+		case prev != prevAsk && prevAsk != nil && isNoteRequest(t, prev.Body) && extends(t, prevAsk.Body, x.Body):
+			// A note round after which the planner found no fold was due
+			// (the note's count said the request was smaller than it
+			// looked): the request appends to the one before the note, and
+			// the engine reuses it up to the note's question.
+			appends++
+			growth += x.PromptTokens - prevAsk.PromptTokens
+			if x.CacheN < prevAsk.PromptTokens {
+				t.Errorf("request #%d appends to #%d (%d tokens) after a note round but the engine reused %d of them",
+					x.Seq, prevAsk.Seq, prevAsk.PromptTokens, x.CacheN)
+			}
 		case extends(t, prev.Body, x.Body):
 			appends++
 			growth += x.PromptTokens - prev.PromptTokens
@@ -144,6 +156,9 @@ func realSession(t *testing.T, class string, model llamatest.Model, n int) int {
 			events = append(events, fmt.Sprintf("#%d change at %d, restart at %d (%d lost)", x.Seq, change, x.CacheN, change-x.CacheN))
 		}
 		prev, prevTurn = x, x
+		if !isNoteRequest(t, x.Body) {
+			prevAsk = x
+		}
 	}
 	shrinks := plan["shed"] + plan["fold"] + refusals
 	t.Logf("%d requests: %d appends, %d after a shrink, %d refused; %d tokens prefilled, %d reused from the cache (%.0f%%); planned %v",
@@ -295,6 +310,20 @@ func shortLogs(prefix string, n int) map[string]string {
 // isCheckpointRequest reports whether a chat request's body is one of the
 // checkpoint requests the agent sends after a fold on an engine that
 // restarts from checkpoints: one token, tools forbidden.
+// isNoteRequest reports whether a request is a note round: tools
+// forbidden, a reply of more than a token.
+func isNoteRequest(t *testing.T, body []byte) bool {
+	t.Helper()
+	var req struct {
+		MaxTokens  int             `json:"max_tokens"`
+		ToolChoice json.RawMessage `json:"tool_choice"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatalf("a request's body: %v", err)
+	}
+	return req.MaxTokens != 1 && string(req.ToolChoice) == `"none"`
+}
+
 func isCheckpointRequest(t *testing.T, body []byte) bool {
 	t.Helper()
 	var req struct {
