@@ -3,6 +3,7 @@ package contextwin
 import (
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -188,8 +189,9 @@ func factsText(facts []Fact) string {
 }
 
 // verbatimText is what the recap carries word for word of the entries in
-// [from, to): the user's messages — the first of the session as the task —
-// and the task's payload as it was sent. Their bytes were carried before,
+// [from, to): the user's messages — the first of the session as the task,
+// each whole while it fits its room (carriedUser) — and the task's
+// payload as it was sent. Their bytes were carried before,
 // so they are not priced as new; n counts them.
 func (s *Planner) verbatimText(from, to int) (text string, n int) {
 	var b strings.Builder
@@ -204,8 +206,9 @@ func (s *Planner) verbatimText(from, to int) (text string, n int) {
 			} else {
 				b.WriteString("\n\n" + userHeading)
 			}
-			b.WriteString(s.log[i].Content)
-			n += len(s.log[i].Content)
+			carried := s.carriedUser(i)
+			b.WriteString(carried)
+			n += len(carried)
 		}
 		first = false
 	}
@@ -335,4 +338,44 @@ func (s *Planner) definesTask(i, turn int) bool {
 	}
 	base := path.Base(p)
 	return len(base) >= 4 && strings.Contains(request, base)
+}
+
+// carriedText is text whole when it fits in room bytes, else its head
+// (three fifths of the room) and its tail (three tenths), cut at line
+// ends where one is near, with a line between them that says how much
+// was left out, followed by the lines of what was left out that read as
+// exact facts ("key: value", as a note states them), up to a quarter of
+// the room more: what the user stated exactly survives the cut.
+func carriedText(text string, room int) string {
+	if len(text) <= room {
+		return text
+	}
+	head := headUpTo(text, room*3/5)
+	if i := strings.LastIndexByte(head, '\n'); i >= len(head)/2 {
+		head = head[:i+1]
+	}
+	tail := tailUpTo(text[len(head):], room*3/10)
+	if i := strings.IndexByte(tail, '\n'); i >= 0 && i < len(tail)/2 {
+		tail = tail[i+1:]
+	}
+	middle := text[len(head) : len(text)-len(tail)]
+	var facts strings.Builder
+	for line := range strings.Lines(middle) {
+		line = strings.TrimSpace(line)
+		if _, ok := factOf(line); ok && facts.Len()+len(line)+1 <= room/4 {
+			facts.WriteString(line + "\n")
+		}
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(head, "\n"))
+	b.WriteString("\n[… " + strconv.Itoa(len(middle)) + " bytes of this message left out to fit the recap")
+	if facts.Len() > 0 {
+		b.WriteString("; the exact facts among them:]\n")
+		b.WriteString(facts.String())
+		b.WriteString("[…]\n")
+	} else {
+		b.WriteString(" …]\n")
+	}
+	b.WriteString(tail)
+	return b.String()
 }
