@@ -307,24 +307,23 @@ func shortLogs(prefix string, n int) map[string]string {
 	return files
 }
 
-// isCheckpointRequest reports whether a chat request's body is one of the
-// checkpoint requests the agent sends after a fold on an engine that
-// restarts from checkpoints: one token, tools forbidden.
 // isNoteRequest reports whether a request is a note round: tools
 // forbidden, a reply of more than a token.
 func isNoteRequest(t *testing.T, body []byte) bool {
-	t.Helper()
-	var req struct {
-		MaxTokens  int             `json:"max_tokens"`
-		ToolChoice json.RawMessage `json:"tool_choice"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		t.Fatalf("a request's body: %v", err)
-	}
-	return req.MaxTokens != 1 && string(req.ToolChoice) == `"none"`
+	n, side := sideRequest(t, body)
+	return side && n != 1
 }
 
+// isCheckpointRequest reports whether a chat request's body is one of the
+// checkpoint requests the agent sends after a fold on an engine that
+// restarts from checkpoints: one token, tools forbidden.
 func isCheckpointRequest(t *testing.T, body []byte) bool {
+	n, side := sideRequest(t, body)
+	return side && n == 1
+}
+
+// sideRequest reads a request's max_tokens and whether it forbids tools.
+func sideRequest(t *testing.T, body []byte) (maxTokens int, side bool) {
 	t.Helper()
 	var req struct {
 		MaxTokens  int             `json:"max_tokens"`
@@ -333,5 +332,5 @@ func isCheckpointRequest(t *testing.T, body []byte) bool {
 	if err := json.Unmarshal(body, &req); err != nil {
 		t.Fatalf("a request's body: %v", err)
 	}
-	return req.MaxTokens == 1 && string(req.ToolChoice) == `"none"`
+	return req.MaxTokens, string(req.ToolChoice) == `"none"`
 }

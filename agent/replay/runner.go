@@ -397,6 +397,12 @@ func FactsVisible(facts []Fact, req engine.Request) float64 {
 	if len(facts) == 0 {
 		return 1
 	}
+	return float64(len(facts)-len(FactsLost(facts, req))) / float64(len(facts))
+}
+
+// FactsLost are the facts whose value does not appear in req's messages,
+// in their order: those FactsVisible does not count.
+func FactsLost(facts []Fact, req engine.Request) []Fact {
 	var b strings.Builder
 	for _, m := range req.Messages {
 		b.WriteString(m.Content)
@@ -407,13 +413,13 @@ func FactsVisible(facts []Fact, req engine.Request) float64 {
 		}
 	}
 	text := b.String()
-	n := 0
+	var lost []Fact
 	for _, f := range facts {
-		if strings.Contains(text, f.Value) {
-			n++
+		if !strings.Contains(text, f.Value) {
+			lost = append(lost, f)
 		}
 	}
-	return float64(n) / float64(len(facts))
+	return lost
 }
 
 // scriptTurn is a recorded reply as the engine's script: it generates the

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/reika-lsp/reika/agent/engine"
 	"github.com/reika-lsp/reika/agent/replay"
 	"github.com/reika-lsp/reika/contextwin"
 )
@@ -361,7 +360,7 @@ type unseenRow struct {
 }
 
 func newUnseenRow(s *UnseenSession, res replay.Result) unseenRow {
-	u := unseenRow{s: s, row: res.Row, lost: factsLost(s.Recording.Facts, res.Last), msgs: len(res.Last.Messages)}
+	u := unseenRow{s: s, row: res.Row, lost: replay.FactsLost(s.Recording.Facts, res.Last), msgs: len(res.Last.Messages)}
 	for _, m := range res.Last.Messages {
 		u.bytes += len(m.Content)
 	}
@@ -370,27 +369,6 @@ func newUnseenRow(s *UnseenSession, res replay.Result) unseenRow {
 
 func (u unseenRow) failed() bool {
 	return u.row.FactsKept < minFacts || u.row.Failed() || u.row.Overflows > 0
-}
-
-// factsLost are the facts whose value the request does not carry, as
-// replay.FactsVisible counts them.
-func factsLost(facts []replay.Fact, req engine.Request) []replay.Fact {
-	var b strings.Builder
-	for _, m := range req.Messages {
-		b.WriteString(m.Content)
-		b.WriteByte('\n')
-		for _, c := range m.ToolCalls {
-			b.WriteString(c.Arguments)
-			b.WriteByte('\n')
-		}
-	}
-	var lost []replay.Fact
-	for _, f := range facts {
-		if !strings.Contains(b.String(), f.Value) {
-			lost = append(lost, f)
-		}
-	}
-	return lost
 }
 
 // phase is the third of the session a fact was planted in.
