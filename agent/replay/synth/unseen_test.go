@@ -22,9 +22,10 @@ import (
 )
 
 var (
-	unseenN     = flag.Int("unseen", 20, "fresh seeds per window for TestUnseenReplay (and a few for TestUnseenShape)")
-	unseenDump  = flag.String("dump", "", "a directory: TestUnseenReplay writes each session's last request there, one text file per seed and window")
-	unseenSeeds = flag.String("seeds", "", "comma-separated seeds: TestUnseenReplay and TestUnseenShape replay these instead of fresh ones and print every fact lost")
+	unseenN       = flag.Int("unseen", 20, "fresh seeds per window for TestUnseenReplay (and a few for TestUnseenShape)")
+	unseenDump    = flag.String("dump", "", "a directory: TestUnseenReplay writes each session's last request there, one text file per seed and window")
+	unseenDumpAll = flag.Bool("dump-all", false, "with -dump, every request's line, appends too")
+	unseenSeeds   = flag.String("seeds", "", "comma-separated seeds: TestUnseenReplay and TestUnseenShape replay these instead of fresh ones and print every fact lost")
 )
 
 // unseenWindows are the windows the unseen sessions are replayed in.
@@ -473,8 +474,8 @@ func joinSeeds(seeds []uint64) string {
 func dumpRequest(t *testing.T, path string, res replay.Result) {
 	var b strings.Builder
 	for _, r := range res.Requests {
-		if r.Event != "append" {
-			fmt.Fprintf(&b, "round %d %s side=%v refused=%v prompt %d\n", r.Round, r.Event, r.Side, r.Refused, r.PromptTokens)
+		if r.Event != "append" || *unseenDumpAll {
+			fmt.Fprintf(&b, "round %d %s side=%v refused=%v prompt %d prefilled %d growth %d\n", r.Round, r.Event, r.Side, r.Refused, r.PromptTokens, r.PromptN, r.Growth)
 		}
 	}
 	for i, m := range res.Last.Messages {
