@@ -462,6 +462,27 @@ func LatestTranscript(getenv func(string) string, stateDir, workspace string, sk
 	return transcript.Latest(stateDir, workspace, skip...)
 }
 
+// TranscriptByID is the transcript of the session id in stateDir ("": the
+// user's state directory): the file a session of either front end wrote,
+// which Setup.Resume continues. It fails on an id that is not a plain name
+// or names no transcript.
+func TranscriptByID(getenv func(string) string, stateDir, id string) (string, error) {
+	if id == "" || id != filepath.Base(id) || strings.HasPrefix(id, ".") {
+		return "", fmt.Errorf("%q is not a session id", id)
+	}
+	if stateDir == "" {
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		stateDir = transcript.Dir(getenv)
+	}
+	path := filepath.Join(stateDir, id+".jsonl")
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("no transcript of session %s in %s", id, stateDir)
+	}
+	return path, nil
+}
+
 // MapFiles is the RepoMap of m for a front end without an editor: the files
 // the agent reads join it under their workspace paths.
 func MapFiles(m *repomap.Map) RepoMap { return mapFiles{m} }

@@ -1,0 +1,42 @@
+// Package acp is Reika's second front end: the Agent Client Protocol
+// (ACP, protocol version 1) over stdio, for editors that show an agent's
+// conversation themselves (Zed, JetBrains, Neovim's CodeCompanion and
+// avante, Emacs' agent-shell). It builds its sessions with agent.Start,
+// the one constructor the language server uses, and turns a run's events
+// into session/update notifications:
+//
+//	err := acp.Serve(ctx, os.Stdin, os.Stdout, acp.Options{Log: os.Stderr})
+//
+// A session is one workspace (session/new's cwd, confined as the
+// language server's folders); its id is its transcript's, so that
+// session/load resumes a session of either front end and replays its
+// conversation as updates. Each prompt is a run (agent.Session.Run) or a
+// command (/compact, /recap, /status, /new, /save); the reply streams
+// as agent_message_chunk and agent_thought_chunk, each tool call is a
+// tool_call with its kind and place and a tool_call_update with its
+// status and, for a change, its diff; the ctx chip is a usage_update;
+// sheds, folds and warnings are one finished tool call of kind other
+// each, titled with their one line, never in the answer.
+//
+// Changes land through fs/write_text_file when the client offers it,
+// else on the disk; a change is checked against the text it was made
+// from (the client's, through fs/read_text_file, for the files the
+// prompt named or the agent changed) and refused when that changed, and
+// what landed is read back. Questions of the tools (commands off the
+// allow list, protected paths, new hosts; every change in the "ask"
+// mode) are session/request_permission with the answers the tools offer.
+// Commands run in the agent's sandbox: terminal/* is not used.
+//
+// The wire is github.com/coder/acp-go-sdk's (newline-delimited JSON-RPC,
+// each request on a goroutine of its own, notifications in order). Its
+// defects, each pinned by a test in sdk_test.go:
+//
+//  1. A line that is not JSON is logged and dropped: no -32700 answer,
+//     so a client that sent a broken request waits for its answer.
+//  2. A line over 10 MiB ends the connection (bufio.Scanner's limit).
+//  3. Its errors put the reason in data under "Internal error"; failure
+//     gives the client the reason as the message instead.
+//
+// The methods of Server are called by the SDK and are safe for concurrent
+// use.
+package acp
