@@ -205,14 +205,17 @@ func (w *world) connect(c *client) *conn {
 		sw.Close()
 	}()
 	cc := sdk.NewClientSideConnection(c, cw, cr)
+	var once sync.Once
 	stop := func() {
-		cw.Close()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			w.t.Error("Serve did not return after the client closed its end")
-		}
-		cancel()
+		once.Do(func() {
+			cw.Close()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				w.t.Error("Serve did not return after the client closed its end")
+			}
+			cancel()
+		})
 	}
 	w.t.Cleanup(stop)
 	caps := sdk.ClientCapabilities{}
