@@ -29,13 +29,17 @@
 //
 // The wire is github.com/coder/acp-go-sdk's (newline-delimited JSON-RPC,
 // each request on a goroutine of its own, notifications in order). Its
-// defects, each pinned by a test in sdk_test.go:
+// defects, the first three pinned by a test each in sdk_test.go:
 //
 //  1. A line that is not JSON is logged and dropped: no -32700 answer,
 //     so a client that sent a broken request waits for its answer.
 //  2. A line over 10 MiB ends the connection (bufio.Scanner's limit).
 //  3. Its errors put the reason in data under "Internal error"; failure
 //     gives the client the reason as the message instead.
+//  4. SetLogger writes a field its reader goroutine, started by the
+//     constructor, reads: Serve holds the input shut until the logger is
+//     set (gated). A race is not pinned by a test that fails when it is
+//     mended; `go test -race ./acp` fails if the gate goes.
 //
 // The methods of Server are called by the SDK and are safe for concurrent
 // use.

@@ -46,14 +46,29 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &Server{opts: opts, ctx: ctx, sessions: map[sdk.SessionId]*session{}}
-	s.conn = sdk.NewAgentSideConnection(s, w, r)
+	// The SDK reads r from its constructor on, and its logger is a plain
+	// field (defect 4): r is held shut until the logger is in place.
+	open := make(chan struct{})
+	s.conn = sdk.NewAgentSideConnection(s, w, gated{r, open})
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(opts.Log, nil)))
+	close(open)
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():
 	}
 	s.closeAll()
 	return nil
+}
+
+// gated is a reader that reads nothing until open is closed.
+type gated struct {
+	r    io.Reader
+	open <-chan struct{}
+}
+
+func (g gated) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
 
 // Server is one client's connection: its capabilities and sessions. The
