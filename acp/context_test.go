@@ -71,3 +71,53 @@ func TestAppendsStayAppends(t *testing.T) {
 		}
 	}
 }
+
+// The user types in the file between the agent's reading it and its
+// change: a line above the change, and the change is placed on their
+// text, the model told; the changed line itself, and the change is
+// refused, their text kept and the model told why.
+func TestChangePlacedOnTheUsersText(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		typed  func(string) string
+		placed bool
+	}{
+		{"a line above", func(s string) string { return "// typed by the user\n" + s }, true},
+		{"the same line", func(s string) string { return strings.Replace(s, `println("hi")`, `println("hi there")`, 1) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, sim.Config{Script: []sim.Turn{editMain, {Content: "Done."}}}, map[string]string{"main.go": mainGo})
+			abs := filepath.Join(w.ws, "main.go")
+			c := &client{fs: true, buffers: map[string]string{abs: mainGo}}
+			c.afterRead = func(n int) {
+				if n == 1 { // the edit tool has read the file
+					c.buffers[abs] = tc.typed(mainGo)
+				}
+			}
+			cn := w.connect(c)
+			id := cn.newSession(t, w.ws)
+			if _, err := cn.Prompt(cn.ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{
+				sdk.TextBlock("Say hello."), sdk.ResourceLinkBlock("main.go", "file://"+abs)}}); err != nil {
+				t.Fatal(err)
+			}
+			reqs := w.engine.Requests()
+			told := string(reqs[len(reqs)-1].Body)
+			got := c.buffers[abs]
+			if tc.placed {
+				if want := tc.typed(strings.Replace(mainGo, "hi", "hello", 1)); got != want {
+					t.Errorf("the buffer = %q, want %q", got, want)
+				}
+				if !strings.Contains(told, "placed on their text") {
+					t.Errorf("the model was not told the change was placed on the user's text")
+				}
+			} else {
+				if got != tc.typed(mainGo) {
+					t.Errorf("the buffer = %q, want the user's text kept", got)
+				}
+				if !strings.Contains(told, "no longer matches") {
+					t.Errorf("the model was not told why the change was refused")
+				}
+			}
+		})
+	}
+}

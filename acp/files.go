@@ -71,8 +71,9 @@ func (s *session) fileText(ctx context.Context, abs string) (string, bool, error
 
 // propose lands a change: after the user's yes where it needs one (a
 // protected path, or every change in the ask mode), written through
-// fs/write_text_file when the client offers it, else to the disk. What
-// landed is checked, and the outcome says it as it is.
+// fs/write_text_file when the client offers it, else to the disk, placed
+// on the file's text as it is now (tools.PlanEdit). What landed is read
+// back, and the outcome says it as it is.
 func (s *session) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, error) {
 	name := p.Path
 	if p.Protected != "" || tools.RunMode(ctx) == tools.AskAll {
@@ -92,23 +93,24 @@ func (s *session) propose(ctx context.Context, p tools.Proposal) (tools.Outcome,
 	if err != nil {
 		return tools.Outcome{Reason: fmt.Sprintf("%s cannot be read: %v; nothing was applied", name, err)}, nil
 	}
-	switch {
-	case p.Create && exists && cur == p.New:
-		return tools.Outcome{Applied: true, Note: name + " already had this text"}, nil
-	case p.Create && exists:
-		return tools.Outcome{Reason: name + " was created since the agent proposed it, and its text differs; nothing was applied"}, nil
-	case !p.Create && !exists:
-		return tools.Outcome{Reason: name + " no longer exists; nothing was applied"}, nil
-	case !p.Create && cur != p.Old:
-		return tools.Outcome{Reason: name + " changed since the agent read it; nothing was applied: read it again"}, nil
+	// Placed on the text as it is now, by the language server's rule: a
+	// hunk whose lines the user changed is refused, one they moved is
+	// placed where they are.
+	plan, err := tools.PlanEdit(p, tools.Current{Text: cur, Exists: exists})
+	if err != nil {
+		return tools.Outcome{Reason: err.Error()}, nil
 	}
+	if plan.Empty() {
+		return tools.Outcome{Applied: true, Note: name + " already had this text"}, nil
+	}
+	text := plan.Result()
 	viaClient := s.srv.capabilities().Fs.WriteTextFile
 	if viaClient {
 		wctx, cancel := context.WithTimeout(ctx, clientTimeout)
-		_, err = s.srv.conn.WriteTextFile(wctx, sdk.WriteTextFileRequest{SessionId: s.id, Path: p.Abs, Content: p.New})
+		_, err = s.srv.conn.WriteTextFile(wctx, sdk.WriteTextFileRequest{SessionId: s.id, Path: p.Abs, Content: text})
 		cancel()
 	} else {
-		err = writeDisk(p.Abs, p.New, p.Create)
+		err = writeDisk(p.Abs, text, p.Create)
 	}
 	if err != nil {
 		return tools.Outcome{Reason: fmt.Sprintf("writing %s failed: %v; nothing was applied", name, oneLine(err.Error()))}, nil
@@ -116,10 +118,14 @@ func (s *session) propose(ctx context.Context, p tools.Proposal) (tools.Outcome,
 	s.mu.Lock()
 	s.known[p.Abs] = true
 	s.mu.Unlock()
-	if now, exists, err := s.fileText(ctx, p.Abs); err == nil && (!exists || now != p.New) {
+	if now, exists, err := s.fileText(ctx, p.Abs); err == nil && (!exists || now != text) {
 		return tools.Outcome{Reason: name + " does not hold the change after it was written: the editor changed it or did not keep it"}, nil
 	}
-	return tools.Outcome{Applied: true}, nil
+	out := tools.Outcome{Applied: true}
+	if plan.Reanchored {
+		out.Note = "The user had changed the file since you read it; the change was placed on their text. Read the file again before changing it further."
+	}
+	return out, nil
 }
 
 // writeDisk writes a file's new text, keeping its mode; a new file's

@@ -72,6 +72,10 @@ type client struct {
 	buffers map[string]string // the editor's text, by absolute path
 	written []string
 	onChunk func() // called at each agent_message_chunk
+	// afterRead, when set, is called after each fs/read_text_file with
+	// its count (from 1), under mu: the user typing meanwhile.
+	afterRead func(n int)
+	reads     int
 }
 
 func (c *client) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
@@ -99,6 +103,10 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 func (c *client) ReadTextFile(ctx context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
 	c.mu.Lock()
 	text, ok := c.buffers[p.Path]
+	c.reads++
+	if c.afterRead != nil {
+		c.afterRead(c.reads)
+	}
 	c.mu.Unlock()
 	if ok {
 		return sdk.ReadTextFileResponse{Content: text}, nil
