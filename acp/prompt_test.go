@@ -232,3 +232,31 @@ func waitFor(t *testing.T, ok func() bool, what string) {
 		}
 	}
 }
+
+// A command's output, as the model reads it, is the tool call's content.
+func TestCommandOutputShown(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{
+		{ToolCalls: []sim.ScriptCall{{Name: "glob", Arguments: json.RawMessage(`{"pattern":"*.go"}`)}}}, {Content: "One file."}}},
+		map[string]string{"main.go": mainGo})
+	c := &client{}
+	cn := w.connect(c)
+	id := cn.newSession(t, w.ws)
+	if _, err := cn.prompt(t, id, "Which Go files?"); err != nil {
+		t.Fatal(err)
+	}
+	calls := c.matching("tool_call")
+	if len(calls) != 1 || calls[0]["kind"] != "search" || calls[0]["title"] != "Find *.go" {
+		t.Fatalf("tool calls %v", calls)
+	}
+	shown := ""
+	for _, u := range c.matching("tool_call_update") {
+		for _, x := range asList(u["content"]) {
+			if m, ok := x.(map[string]any)["content"].(map[string]any); ok {
+				shown += m["text"].(string)
+			}
+		}
+	}
+	if !strings.Contains(shown, "main.go") {
+		t.Errorf("the glob's output %q does not name main.go", shown)
+	}
+}

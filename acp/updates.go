@@ -67,6 +67,12 @@ var toolKinds = map[string]sdk.ToolKind{
 	"glob": sdk.ToolKindSearch, "grep": sdk.ToolKindSearch, "bash": sdk.ToolKindExecute, "fetch_url": sdk.ToolKindFetch,
 }
 
+// shownOutput are the tools whose result a tool call shows, up to
+// outputShown bytes.
+var shownOutput = map[string]bool{"bash": true, "grep": true, "glob": true, "fetch_url": true}
+
+const outputShown = 4000
+
 // toolArgs are the arguments of a call the title and place are made of.
 type toolArgs struct {
 	Path    string `json:"path"`
@@ -138,9 +144,14 @@ func (s *session) toolRan(e agent.Event) {
 	}
 	status := sdk.ToolCallStatusCompleted
 	opts := []sdk.ToolCallUpdateOpt{}
-	if e.ToolFailed {
+	switch {
+	case e.ToolFailed:
 		status = sdk.ToolCallStatusFailed
 		opts = append(opts, sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(e.Detail))}))
+	case shownOutput[e.Tool] && strings.TrimSpace(e.Text) != "":
+		// What a command printed, what a search found: the file a read
+		// read is the editor's already, an edit's is its diff.
+		opts = append(opts, sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("```\n" + clip(strings.TrimRight(e.Text, "\n"), outputShown) + "\n```"))}))
 	}
 	opts = append(opts, sdk.WithUpdateStatus(status))
 	s.update(sdk.UpdateToolCall(id, opts...))

@@ -88,7 +88,8 @@ type Event struct {
 	// (ToolRan).
 	CallID, Args string
 	ToolFailed   bool
-	// Text: a warning, a debug line, a note.
+	// Text: a warning, a debug line, a note; a tool's result as the model
+	// reads it (ToolRan).
 	Text string
 	// Shed and Folded figures.
 	ShedItems  []contextwin.Removed

@@ -239,7 +239,7 @@ func (r *run) runTool(ctx context.Context, call engine.ToolCall, sendErr error) 
 	if res.Read != nil && r.s.cfg.RepoMap != nil {
 		r.s.cfg.RepoMap.Learn(*res.Read)
 	}
-	r.report(Event{Kind: ToolRan, Round: r.rounds, Tool: call.Name, CallID: call.ID, Detail: detail, ToolFailed: res.Error})
+	r.report(Event{Kind: ToolRan, Round: r.rounds, Tool: call.Name, CallID: call.ID, Detail: detail, ToolFailed: res.Error, Text: res.Content})
 	if p := res.Proposal; p != nil {
 		r.proposals = append(r.proposals, p)
 		r.report(Event{Kind: ProposalReady, Round: r.rounds, Proposal: p, Applied: res.Outcome != nil && res.Outcome.Applied, Detail: p.Path, CallID: call.ID})
