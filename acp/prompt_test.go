@@ -260,3 +260,40 @@ func TestCommandOutputShown(t *testing.T) {
 		t.Errorf("the glob's output %q does not name main.go", shown)
 	}
 }
+
+// The engine cuts its reply short and the request is sent again: what the
+// client has is not sent twice when the new reply starts the same, and a
+// status line says so when it does not.
+func TestRetriedReplyNotShownTwice(t *testing.T) {
+	answer := "The program prints hi, and it has one function, main, which does nothing else at all."
+	for _, tc := range []struct {
+		name, again string
+		told        bool
+	}{
+		{"the same reply", answer, false},
+		{"another reply", "Another answer altogether, from its first word to its last one.", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: answer, Fault: &sim.Fault{CutAfter: 3}}, {Content: tc.again}}}, nil)
+			c := &client{}
+			cn := w.connect(c)
+			id := cn.newSession(t, w.ws)
+			res, err := cn.prompt(t, id, "What does it print?")
+			if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+				t.Fatalf("prompt = %+v, %v", res, err)
+			}
+			got := c.text("agent_message_chunk")
+			told := false
+			for _, tc := range c.matching("tool_call") {
+				told = told || strings.Contains(tc["title"].(string), "starts again below")
+			}
+			if !tc.told {
+				if got != answer {
+					t.Errorf("the client has %q, want the answer once", got)
+				}
+			} else if !strings.HasSuffix(got, tc.again) || !told {
+				t.Errorf("the client has %q (told %v), want the new answer after a status line", got, told)
+			}
+		})
+	}
+}

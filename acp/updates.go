@@ -16,12 +16,24 @@ import (
 // diff, the ctx chip as usage, and each shed, fold and warning as one
 // status line of its own, never in the answer.
 func (s *session) reporter() func(agent.Event) {
+	var st stream
 	return func(e agent.Event) {
 		switch e.Kind {
+		case agent.RoundStarted:
+			st = stream{}
 		case agent.Streamed:
-			s.update(sdk.UpdateAgentMessageText(e.Text))
+			text := st.answer.next(e.Text)
+			if st.answer.diverged {
+				st.answer.diverged = false
+				s.status("the engine's reply was cut short, and its new one differs: the answer starts again below")
+			}
+			if text != "" {
+				s.update(sdk.UpdateAgentMessageText(text))
+			}
 		case agent.Reasoned:
-			s.update(sdk.UpdateAgentThoughtText(e.Text))
+			if text := st.thought.next(e.Text); text != "" {
+				s.update(sdk.UpdateAgentThoughtText(text))
+			}
 		case agent.ToolStarted:
 			s.toolStarted(e)
 		case agent.ToolRan:
@@ -33,11 +45,62 @@ func (s *session) reporter() func(agent.Event) {
 		case agent.Shed, agent.Folded:
 			s.status(e.String())
 		case agent.Warning:
+			if e.Retry {
+				st.answer.again()
+				st.thought.again()
+			}
 			s.status(e.Text)
 		case agent.Debug, agent.NoteWritten, agent.Activity, agent.Waiting:
 			fmt.Fprintf(s.srv.opts.Log, "reika acp: %s\n", e)
 		}
 	}
+}
+
+// stream is what a round's request streamed: a request sent again streams
+// again from its start, and what the client has already is not sent twice.
+type stream struct{ answer, thought shown }
+
+// shown is the text of one kind the client has of the round's request.
+type shown struct {
+	text strings.Builder
+	// before is the text shown before the request was sent again, at how
+	// much of it the new reply is; diverged is set when the new reply
+	// turned out to differ.
+	before   string
+	at       int
+	diverged bool
+}
+
+// again marks the request sent again.
+func (sh *shown) again() {
+	if sh.before == "" { // else the client still has only the text before
+		sh.before = sh.text.String()
+	}
+	sh.at = 0
+	sh.text.Reset()
+}
+
+// next takes a piece the engine streamed and returns what the client
+// does not have yet.
+func (sh *shown) next(piece string) string {
+	sh.text.WriteString(piece)
+	if sh.before == "" {
+		return piece
+	}
+	rest := sh.before[sh.at:]
+	switch {
+	case strings.HasPrefix(rest, piece):
+		sh.at += len(piece)
+		if sh.at == len(sh.before) {
+			sh.before = ""
+		}
+		return ""
+	case strings.HasPrefix(piece, rest):
+		sh.before = ""
+		return piece[len(rest):]
+	}
+	sh.before, sh.diverged = "", true
+	return sh.text.String()
 }
 
 func (s *session) update(u sdk.SessionUpdate) { s.srv.update(s.id, u) }

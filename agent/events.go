@@ -96,6 +96,9 @@ type Event struct {
 	ShedChars  int
 	Folded     int
 	RecapChars int
+	// Retry marks the Warning that the round's request is sent again
+	// (what it streamed so far streams again, from its start).
+	Retry bool
 	// Emergency marks the Shed and Folded of an emergency shrink (the
 	// engine refused the request as too long), and the Warning that says
 	// in one line what it did.

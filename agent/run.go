@@ -391,7 +391,7 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 			if ee.RetryAfter > 0 {
 				wait = ee.RetryAfter
 			}
-			r.report(Event{Kind: Warning, Round: r.rounds, Text: fmt.Sprintf("%v; retrying in %v", err, wait)})
+			r.report(Event{Kind: Warning, Round: r.rounds, Retry: true, Text: fmt.Sprintf("%v; retrying in %v", err, wait)})
 			if err := r.pause(ctx, wait, retryReason(ee.Kind)); err != nil {
 				return nil, err
 			}
