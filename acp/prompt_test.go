@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -295,5 +296,32 @@ func TestRetriedReplyNotShownTwice(t *testing.T) {
 				t.Errorf("the client has %q (told %v), want the new answer after a status line", got, told)
 			}
 		})
+	}
+}
+
+// The commands of a new session come after the answer that gives the
+// client its id (a client drops updates of a session it does not know):
+// sent before it, they fail this test; sent from a goroutine at the same
+// time, they came after it here too, and only sometimes would.
+func TestCommandsAfterTheSession(t *testing.T) {
+	w := newWorld(t, sim.Config{}, nil)
+	r := w.raw(t)
+	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+	if m := r.next(t); m["id"] != float64(1) {
+		t.Fatalf("initialize answered %v", m)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+strconv.Quote(w.ws)+`,"mcpServers":[]}}`)
+	var order []string
+	for len(order) < 2 {
+		m := r.next(t)
+		switch {
+		case m["id"] == float64(2):
+			order = append(order, "answer")
+		case m["method"] == "session/update":
+			order = append(order, m["params"].(map[string]any)["update"].(map[string]any)["sessionUpdate"].(string))
+		}
+	}
+	if strings.Join(order, " ") != "answer available_commands_update" {
+		t.Errorf("the client got %v", order)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -49,7 +50,8 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	// The SDK reads r from its constructor on, and its logger is a plain
 	// field (defect 4): r is held shut until the logger is in place.
 	open := make(chan struct{})
-	s.conn = sdk.NewAgentSideConnection(s, w, gated{r, open})
+	s.wire = &wire{w: w}
+	s.conn = sdk.NewAgentSideConnection(s, s.wire, gated{r, open})
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(opts.Log, nil)))
 	close(open)
 	select {
@@ -71,6 +73,51 @@ func (g gated) Read(p []byte) (int, error) {
 	return g.r.Read(p)
 }
 
+// wire is the connection's output: the SDK writes each message whole, in
+// one Write, under its lock. It runs what waits for the answer that gives
+// a session's id, once that answer is out.
+type wire struct {
+	w io.Writer
+
+	mu      sync.Mutex
+	waiting map[sdk.SessionId]func()
+}
+
+func (o *wire) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	o.mu.Lock()
+	pending := len(o.waiting) > 0
+	o.mu.Unlock()
+	if pending {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result struct {
+				SessionID sdk.SessionId `json:"sessionId"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(p, &m) == nil && len(m.ID) > 0 && m.Result.SessionID != "" {
+			o.mu.Lock()
+			f := o.waiting[m.Result.SessionID]
+			delete(o.waiting, m.Result.SessionID)
+			o.mu.Unlock()
+			if f != nil {
+				go f() // the SDK holds its write lock here
+			}
+		}
+	}
+	return n, err
+}
+
+// afterSession runs f once the answer that gives the session id is out.
+func (o *wire) afterSession(id sdk.SessionId, f func()) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.waiting == nil {
+		o.waiting = map[sdk.SessionId]func(){}
+	}
+	o.waiting[id] = f
+}
+
 // Server is one client's connection: its capabilities and sessions. The
 // SDK calls its methods, requests each on a goroutine of its own and
 // notifications in order.
@@ -78,6 +125,7 @@ type Server struct {
 	opts Options
 	ctx  context.Context // the connection's: updates go out under it
 	conn *sdk.AgentSideConnection
+	wire *wire
 
 	mu       sync.Mutex // guards caps, sessions
 	caps     sdk.ClientCapabilities
@@ -129,7 +177,9 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	go sess.sendCommands()
+	// The commands are the session's: the client learns them once it
+	// knows the session, after the answer.
+	s.wire.afterSession(sess.id, sess.sendCommands)
 	return sdk.NewSessionResponse{SessionId: sess.id, Modes: sess.modes()}, nil
 }
 
