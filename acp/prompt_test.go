@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"strings"
 	"testing"
 	"time"
@@ -198,16 +199,12 @@ func TestCancelMidStream(t *testing.T) {
 	c := &client{}
 	cn := w.connect(c)
 	id := cn.newSession(t, w.ws)
-	var once bool
+	var once sync.Once
+	c.mu.Lock()
 	c.onChunk = func() {
-		c.mu.Lock()
-		first := !once
-		once = true
-		c.mu.Unlock()
-		if first {
-			go cn.Cancel(cn.ctx, sdk.CancelNotification{SessionId: id})
-		}
+		once.Do(func() { go cn.Cancel(cn.ctx, sdk.CancelNotification{SessionId: id}) })
 	}
+	c.mu.Unlock()
 	start := time.Now()
 	res, err := cn.prompt(t, id, "Tell me a long story.")
 	if err != nil || res.StopReason != sdk.StopReasonCancelled {
