@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
