@@ -23,6 +23,7 @@ type world struct {
 	t        *testing.T
 	ws       string
 	engine   *sim.Server
+	http     *httptest.Server
 	stateDir string
 	env      map[string]string
 }
@@ -38,7 +39,7 @@ func newWorld(t *testing.T, cfg sim.Config, files map[string]string) *world {
 	}
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	w := &world{t: t, ws: filepath.Join(t.TempDir(), "ws"), engine: srv, stateDir: t.TempDir()}
+	w := &world{t: t, ws: filepath.Join(t.TempDir(), "ws"), engine: srv, http: ts, stateDir: t.TempDir()}
 	os.MkdirAll(filepath.Join(w.ws, ".git"), 0o755)
 	for name, text := range files {
 		p := filepath.Join(w.ws, filepath.FromSlash(name))

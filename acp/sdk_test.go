@@ -127,3 +127,18 @@ func TestEngineDown(t *testing.T) {
 		t.Errorf("the message is several lines: %q", re.Message)
 	}
 }
+
+// The engine goes away after the session started: the prompt fails with
+// what happened and what to do, in one line.
+func TestEngineGoneMidSession(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: "Back."}}}, nil)
+	cn := w.connect(&client{})
+	id := cn.newSession(t, w.ws)
+	w.http.Close()
+	_, err := cn.prompt(t, id, "Anything?")
+	re, ok := err.(*sdk.RequestError)
+	if !ok || !strings.HasPrefix(re.Message, "the run stopped: ") || !strings.Contains(re.Message, "unreachable") || strings.Contains(re.Message, "\n") {
+		t.Fatalf("prompt with the engine gone = %v", err)
+	}
+	t.Logf("engine gone: %s", re.Message)
+}

@@ -194,7 +194,7 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	if err == nil {
 		err = errors.New(res.End.String())
 	}
-	return sdk.PromptResponse{}, failure(fmt.Errorf("Reika stopped: %s", oneLine(err.Error())))
+	return sdk.PromptResponse{}, failure(fmt.Errorf("the run stopped: %s", oneLine(err.Error())))
 }
 
 // instruction is the prompt's blocks as the model reads them: the text,
