@@ -73,7 +73,10 @@ func (s *session) command(ctx context.Context, name string) (sdk.PromptResponse,
 			return sdk.PromptResponse{}, failure(err)
 		}
 		old.Close()
-		say("A new conversation: the model starts from the workspace alone (the last one is in %s).", old.TranscriptPath())
+		// The protocol gives a session one id, which names the transcript
+		// session/load resumes: the thread's id stays the first
+		// conversation's.
+		say("A new conversation: the model starts from the workspace alone. The last one is in %s; loading this thread after a restart resumes that one (a new thread in the editor keeps conversations apart).", old.TranscriptPath())
 		s.chip(s.agentSession().Chip())
 	case "save":
 		path, err := a.SaveMarkdown()

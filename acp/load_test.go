@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -195,5 +196,62 @@ func TestOneSessionFormat(t *testing.T) {
 	cn.stop()
 	if got := agent.LatestTranscript(getenv, w.stateDir, w.ws, lspPath); filepath.Base(got) != string(id)+".jsonl" {
 		t.Errorf("the latest transcript of the workspace is %s, want this session's %s", got, id)
+	}
+}
+
+// /new starts the model afresh in the same thread: the next request
+// carries none of the earlier conversation.
+func TestNewCommand(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: "First answer."}, {Content: "Second answer."}}}, nil)
+	c := &client{}
+	cn := w.connect(c)
+	id := cn.newSession(t, w.ws)
+	if _, err := cn.prompt(t, id, "The first question."); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := cn.prompt(t, id, "/new"); err != nil || res.StopReason != sdk.StopReasonEndTurn || !strings.Contains(c.text("agent_message_chunk"), "A new conversation") {
+		t.Fatalf("/new = %+v, %v, %q", res, err, c.text("agent_message_chunk"))
+	}
+	if _, err := cn.prompt(t, id, "The second question."); err != nil {
+		t.Fatal(err)
+	}
+	reqs := w.engine.Requests()
+	if last := string(reqs[len(reqs)-1].Body); strings.Contains(last, "The first question.") || !strings.Contains(last, "The second question.") {
+		t.Errorf("the request after /new carries the earlier conversation")
+	}
+}
+
+// /save writes the transcript as Markdown and says where; /recap says
+// there is none before a fold; /compact folds or says why not.
+func TestCommands(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: "An answer."}, {Content: "The note."}}}, nil)
+	c := &client{}
+	cn := w.connect(c)
+	id := cn.newSession(t, w.ws)
+	if _, err := cn.prompt(t, id, "A question."); err != nil {
+		t.Fatal(err)
+	}
+	say := func(cmd string) string {
+		c.mu.Lock()
+		c.updates = nil
+		c.mu.Unlock()
+		res, err := cn.prompt(t, id, cmd)
+		if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+			t.Fatalf("%s = %+v, %v", cmd, res, err)
+		}
+		return c.text("agent_message_chunk")
+	}
+	saved := say("/save")
+	path := strings.TrimPrefix(saved, "Saved the transcript to ")
+	if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), "A question.") {
+		t.Errorf("/save said %q; the file: %v", saved, err)
+	}
+	if got := say("/recap"); !strings.HasPrefix(got, "No recap yet") {
+		t.Errorf("/recap = %q", got)
+	}
+	if got := say("/compact"); !strings.HasPrefix(got, "Folded the conversation") && !strings.HasPrefix(got, "Nothing was folded: ") {
+		t.Errorf("/compact = %q", got)
+	} else {
+		t.Logf("/compact: %s", got)
 	}
 }
