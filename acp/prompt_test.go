@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -320,5 +321,40 @@ func TestCommandsAfterTheSession(t *testing.T) {
 	}
 	if strings.Join(order, " ") != "answer available_commands_update" {
 		t.Errorf("the client got %v", order)
+	}
+}
+
+// A change to a protected path asks first, in the normal mode too, with
+// why it is protected; rejected, nothing is written.
+func TestProtectedPathAsks(t *testing.T) {
+	for _, answer := range []string{"deny", "once"} {
+		t.Run(answer, func(t *testing.T) {
+			w := newWorld(t, sim.Config{Script: []sim.Turn{
+				{ToolCalls: []sim.ScriptCall{{Name: "write", Arguments: json.RawMessage(`{"path":".zed/tasks.json","content":"[]\n"}`)}}},
+				{Content: "Done."}}}, nil)
+			c := &client{answer: func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome { return selected(answer) }}
+			cn := w.connect(c)
+			id := cn.newSession(t, w.ws)
+			if res, err := cn.prompt(t, id, "Add a Zed task file."); err != nil || res.StopReason != sdk.StopReasonEndTurn {
+				t.Fatalf("prompt = %+v, %v", res, err)
+			}
+			if len(c.asked) != 1 {
+				t.Fatalf("asked %d times, want once", len(c.asked))
+			}
+			q := c.asked[0]
+			why := ""
+			for _, x := range q.ToolCall.Content {
+				if x.Content != nil && x.Content.Content.Text != nil {
+					why += x.Content.Content.Text.Text
+				}
+			}
+			if *q.ToolCall.Title != "Create .zed/tasks.json" || !strings.Contains(why, "Zed reads it") {
+				t.Errorf("asked %q because %q", *q.ToolCall.Title, why)
+			}
+			_, err := os.Stat(filepath.Join(w.ws, ".zed", "tasks.json"))
+			if written := err == nil; written != (answer == "once") {
+				t.Errorf("answered %s, written %v", answer, written)
+			}
+		})
 	}
 }
