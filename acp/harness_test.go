@@ -251,6 +251,13 @@ func (c *conn) prompt(t *testing.T, id sdk.SessionId, text string) (sdk.PromptRe
 	return c.Prompt(c.ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
 }
 
+// contextWithTimeout is a context that ends after d or with the test.
+func contextWithTimeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func selected(id string) sdk.RequestPermissionOutcome {
 	return sdk.NewRequestPermissionOutcomeSelected(sdk.PermissionOptionId(id))
 }
