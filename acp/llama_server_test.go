@@ -21,9 +21,6 @@ import (
 // reused by the engine's prompt cache to the token; the others are
 // shrinks (fewer messages: a fold after its note round).
 func TestRealLlamaServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a real engine: not in -short")
-	}
 	const n = 12
 	real := llamatest.Start(t, llamatest.Options{Ctx: 8192, Model: llamatest.TinyModel})
 	files := map[string]string{}
