@@ -55,6 +55,9 @@ type Setup struct {
 	// A Proposer gets the user's yes to each change of a protected path.
 	Proposer tools.Proposer
 	Ask      tools.Ask
+	// Terminal, when set, runs the commands the sandbox does not contain
+	// in the editor's terminal (tools.Config.Terminal).
+	Terminal tools.Terminal
 
 	// StateDir is where transcripts go: "" means the user's state
 	// directory, NoTranscript keeps none (and nothing is written but
@@ -351,6 +354,7 @@ func (st Setup) builtinTools(settings *config.Settings, configPath, spill string
 		Buffers:      st.Buffers,
 		Proposer:     st.Proposer,
 		Ask:          st.Ask,
+		Terminal:     st.Terminal,
 		Remember:     remember(configPath),
 		BashAllow:    settings.BashAllow.Value,
 		FetchEnabled: settings.Fetch.Value,
