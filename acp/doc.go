@@ -25,7 +25,9 @@
 // what landed is read back. Questions of the tools (commands off the
 // allow list, protected paths, new hosts; every change in the "ask"
 // mode) are session/request_permission with the answers the tools offer.
-// Commands run in the agent's sandbox: terminal/* is not used.
+// Commands run in the agent's sandbox; one the user lets out of it (or
+// every one, where there is no sandbox) runs in the client's terminal
+// when it offers terminal/*, shown on its tool call (terminal.go).
 //
 // The wire is github.com/coder/acp-go-sdk's (newline-delimited JSON-RPC,
 // each request on a goroutine of its own, notifications in order). Its

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -77,6 +79,10 @@ type client struct {
 	// its count (from 1), under mu: the user typing meanwhile.
 	afterRead func(n int)
 	reads     int
+	// terminal offers terminal/*: commands run here, as the editor would.
+	terminal  bool
+	terminals map[string]*terminal
+	released  []string
 }
 
 func (c *client) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
@@ -132,20 +138,75 @@ func (c *client) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) 
 
 var errNoTerminal = errors.New("this client has no terminal")
 
-func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, errNoTerminal
+// A terminal of the client's: a command it runs for the agent.
+type terminal struct {
+	command string
+	done    chan struct{}
+	out     strings.Builder
+	exit    int
+	cmd     *exec.Cmd
 }
-func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, errNoTerminal
+
+func (c *client) CreateTerminal(ctx context.Context, p sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	if !c.terminal {
+		return sdk.CreateTerminalResponse{}, errNoTerminal
+	}
+	tm := &terminal{command: p.Command + " " + strings.Join(p.Args, " "), done: make(chan struct{})}
+	tm.cmd = exec.Command(p.Command, p.Args...)
+	if p.Cwd != nil {
+		tm.cmd.Dir = *p.Cwd
+	}
+	tm.cmd.Stdout, tm.cmd.Stderr = &tm.out, &tm.out
+	if err := tm.cmd.Start(); err != nil {
+		return sdk.CreateTerminalResponse{}, err
+	}
+	go func() {
+		tm.cmd.Wait()
+		tm.exit = tm.cmd.ProcessState.ExitCode()
+		close(tm.done)
+	}()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.terminals == nil {
+		c.terminals = map[string]*terminal{}
+	}
+	id := fmt.Sprintf("term-%d", len(c.terminals)+1)
+	c.terminals[id] = tm
+	return sdk.CreateTerminalResponse{TerminalId: id}, nil
 }
-func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, errNoTerminal
+
+func (c *client) term(id string) *terminal {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.terminals[id]
 }
-func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, errNoTerminal
+
+func (c *client) KillTerminal(ctx context.Context, p sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	c.term(p.TerminalId).cmd.Process.Kill()
+	return sdk.KillTerminalResponse{}, nil
 }
-func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, errNoTerminal
+
+func (c *client) TerminalOutput(ctx context.Context, p sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	tm := c.term(p.TerminalId)
+	<-tm.done // the tests read it after the exit only
+	return sdk.TerminalOutputResponse{Output: tm.out.String()}, nil
+}
+
+func (c *client) ReleaseTerminal(ctx context.Context, p sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	c.mu.Lock()
+	c.released = append(c.released, p.TerminalId)
+	c.mu.Unlock()
+	return sdk.ReleaseTerminalResponse{}, nil
+}
+
+func (c *client) WaitForTerminalExit(ctx context.Context, p sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	tm := c.term(p.TerminalId)
+	select {
+	case <-tm.done:
+		return sdk.WaitForTerminalExitResponse{ExitCode: &tm.exit}, nil
+	case <-ctx.Done():
+		return sdk.WaitForTerminalExitResponse{}, ctx.Err()
+	}
 }
 
 // kinds are the sessionUpdate values received, in order.
@@ -231,6 +292,7 @@ func (w *world) connect(c *client) *conn {
 	if c.fs {
 		caps.Fs = sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
 	}
+	caps.Terminal = c.terminal
 	if _, err := cc.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber, ClientCapabilities: caps}); err != nil {
 		w.t.Fatal(err)
 	}

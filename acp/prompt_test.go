@@ -358,3 +358,37 @@ func TestProtectedPathAsks(t *testing.T) {
 		})
 	}
 }
+
+// With terminal/* offered, a command the user let out of the sandbox runs
+// in the client's terminal, shown on its tool call; its output and status
+// reach the model, and the terminal is released.
+func TestCommandInTheClientsTerminal(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{
+		{ToolCalls: []sim.ScriptCall{{Name: "bash", Arguments: json.RawMessage(`{"command":"echo from-the-terminal; exit 3","outside_sandbox":true}`)}}},
+		{Content: "It exited 3."}}}, nil)
+	c := &client{terminal: true, answer: func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome { return selected("once") }}
+	cn := w.connect(c)
+	id := cn.newSession(t, w.ws)
+	if res, err := cn.prompt(t, id, "Run it outside."); err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v", res, err)
+	}
+	if len(c.terminals) != 1 || c.terminals["term-1"].command != "bash -c echo from-the-terminal; exit 3" {
+		t.Fatalf("terminals %v", c.terminals)
+	}
+	if strings.Join(c.released, " ") != "term-1" {
+		t.Errorf("released %v, want term-1", c.released)
+	}
+	shown := false
+	for _, u := range c.matching("tool_call_update") {
+		for _, x := range asList(u["content"]) {
+			shown = shown || (x.(map[string]any)["type"] == "terminal" && x.(map[string]any)["terminalId"] == "term-1")
+		}
+	}
+	if !shown {
+		t.Errorf("the terminal is not on the tool call:\n%s", c.all())
+	}
+	reqs := w.engine.Requests()
+	if last := string(reqs[len(reqs)-1].Body); !strings.Contains(last, `from-the-terminal\n[exit status 3]`) {
+		t.Errorf("the model did not get the terminal's output and status")
+	}
+}

@@ -42,6 +42,10 @@ type session struct {
 // startAgent starts (or, with resume, resumes) the agent session.
 func (s *session) startAgent(ctx context.Context, resume string) error {
 	o := s.srv.opts
+	var term tools.Terminal
+	if s.srv.capabilities().Terminal {
+		term = s.terminal
+	}
 	a, err := agent.Start(ctx, agent.Setup{
 		Getenv:     o.Getenv,
 		HTTPClient: o.HTTPClient,
@@ -49,6 +53,7 @@ func (s *session) startAgent(ctx context.Context, resume string) error {
 		Buffers:    buffers{s},
 		Proposer:   s.propose,
 		Ask:        s.ask,
+		Terminal:   term,
 		StateDir:   o.StateDir,
 		Resume:     resume,
 	})
