@@ -61,6 +61,7 @@ func TestACPClient(t *testing.T) {
 		{name: "load", script: `[{"content": "It greets."}, {"content": "Then it returns."}]`},
 		{name: "engine-down", script: `[]`, env: []string{"REIKA_ENDPOINT=http://127.0.0.1:1/v1"}},
 		{name: "overflow", script: logScript, files: logs, env: []string{"REIKA_CONTEXT_WINDOW=32768"}},
+		{name: "terminal", script: `[{"tool_calls": [{"name": "bash", "arguments": {"command": "echo from-the-terminal", "outside_sandbox": true}}]}, {"content": "It printed."}]`},
 		{name: "malformed", script: `[{"tool_calls": [{"name": "read", "arguments": {"path": "greet.go"}}], "fault": {"malformed_tool_calls": true}}, {"content": "Recovered."}]`},
 	} {
 		label := sc.name

@@ -32,10 +32,13 @@ function fail(why) {
 
 // An editor: one `reika-lsp acp` process and what it sent.
 class Editor {
-  constructor({ fs: offersFs = true, answer = 'once' } = {}) {
+  constructor({ fs: offersFs = true, answer = 'once', terminal = false } = {}) {
     this.updates = [];
     this.asked = [];
     this.buffers = new Map();
+    this.terminals = new Map();
+    this.released = [];
+    this.offersTerminal = terminal;
     this.answer = answer;
     this.onChunk = null;
     this.proc = spawn('reika-lsp', ['acp'], { stdio: ['pipe', 'pipe', 'inherit'], cwd: workspace });
@@ -57,6 +60,34 @@ class Editor {
       .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
         this.buffers.set(params.path, params.content);
         return {};
+      })
+      // A terminal: the command runs here, as the editor would run it.
+      .onRequest(acp.methods.client.terminal.create, ({ params }) => {
+        const id = `term-${this.terminals.size + 1}`;
+        const child = spawn(params.command, params.args ?? [], { cwd: params.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+        const t = { command: [params.command, ...(params.args ?? [])].join(' '), output: '', exit: null };
+        child.stdout.on('data', (d) => (t.output += d));
+        child.stderr.on('data', (d) => (t.output += d));
+        t.exited = new Promise((resolve) => child.on('close', (code, signal) => resolve((t.exit = { exitCode: code, signal }))));
+        t.child = child;
+        this.terminals.set(id, t);
+        return { terminalId: id };
+      })
+      .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => {
+        const e = await this.terminals.get(params.terminalId).exited;
+        return e.exitCode === null ? { signal: e.signal } : { exitCode: e.exitCode };
+      })
+      .onRequest(acp.methods.client.terminal.output, ({ params }) => {
+        const t = this.terminals.get(params.terminalId);
+        return { output: t.output, truncated: false, ...(t.exit ? { exitStatus: t.exit.exitCode === null ? { signal: t.exit.signal } : { exitCode: t.exit.exitCode } } : {}) };
+      })
+      .onRequest(acp.methods.client.terminal.kill, ({ params }) => {
+        this.terminals.get(params.terminalId).child.kill();
+        return {};
+      })
+      .onRequest(acp.methods.client.terminal.release, ({ params }) => {
+        this.released.push(params.terminalId);
+        return {};
       });
     this.conn = app.connect(stream);
     this.agent = this.conn.agent;
@@ -66,7 +97,7 @@ class Editor {
   async initialize() {
     const res = await this.agent.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: this.offersFs, writeTextFile: this.offersFs }, terminal: false },
+      clientCapabilities: { fs: { readTextFile: this.offersFs, writeTextFile: this.offersFs }, terminal: this.offersTerminal },
     });
     if (res.protocolVersion !== acp.PROTOCOL_VERSION) fail(`protocol version ${res.protocolVersion}`);
     if (!res.agentCapabilities.loadSession) fail('no loadSession capability');
@@ -234,6 +265,24 @@ const scenarios = {
     if (lines.length === 0 || lines.some((u) => u.kind !== 'other' || u.status !== 'completed')) fail(`lines ${JSON.stringify(lines)}`);
     const answer = e.text('agent_message_chunk');
     if (/too long/.test(answer) || !answer.endsWith('They passed.')) fail(`answer ${answer}`);
+    await e.close();
+  },
+
+  // A command the user lets out of the sandbox runs in the editor's
+  // terminal, shown on its tool call, and the terminal is released.
+  async terminal() {
+    const e = new Editor({ terminal: true, answer: 'once' });
+    await e.initialize();
+    await e.newSession();
+    const res = await e.prompt('Run it outside the sandbox.');
+    if (res.stopReason !== 'end_turn' || e.text('agent_message_chunk') !== 'It printed.') fail(`answer ${e.text('agent_message_chunk')}`);
+    const t = e.terminals.get('term-1');
+    if (e.terminals.size !== 1 || t.command !== 'bash -c echo from-the-terminal' || t.output !== 'from-the-terminal\n') {
+      fail(`terminals ${JSON.stringify([...e.terminals.entries()].map(([id, x]) => [id, x.command, x.output]))}`);
+    }
+    if (e.released.join(' ') !== 'term-1') fail(`released ${e.released}`);
+    const shown = e.of('tool_call_update').some((u) => (u.content ?? []).some((c) => c.type === 'terminal' && c.terminalId === 'term-1'));
+    if (!shown) fail(`the terminal is not on the tool call: ${JSON.stringify(e.of('tool_call_update'))}`);
     await e.close();
   },
 
