@@ -255,3 +255,20 @@ func TestCommands(t *testing.T) {
 		t.Logf("/compact: %s", got)
 	}
 }
+
+// A session of one workspace does not load in another: the tools would be
+// confined to a folder the conversation is not about.
+func TestLoadRefusesAnotherWorkspace(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: "An answer."}}}, nil)
+	cn := w.connect(&client{})
+	id := cn.newSession(t, w.ws)
+	if _, err := cn.prompt(t, id, "A question."); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	_, err := cn.LoadSession(cn.ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: other, McpServers: []sdk.McpServer{}})
+	re, ok := err.(*sdk.RequestError)
+	if !ok || !strings.Contains(re.Message, "open that folder to load it") {
+		t.Fatalf("session/load in another workspace = %v", err)
+	}
+}

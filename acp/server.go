@@ -187,9 +187,13 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 // either front end), replays its conversation as updates, and answers when
 // the replay is done. The engine's slot is restored as reika.resume does.
 func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
-	path, err := agent.TranscriptByID(s.opts.Getenv, s.opts.StateDir, string(p.SessionId))
+	root, err := workspace(p.Cwd)
 	if err != nil {
-		return sdk.LoadSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		return sdk.LoadSessionResponse{}, &sdk.RequestError{Code: -32602, Message: err.Error()}
+	}
+	path, err := agent.TranscriptByID(s.opts.Getenv, s.opts.StateDir, root, string(p.SessionId))
+	if err != nil {
+		return sdk.LoadSessionResponse{}, &sdk.RequestError{Code: -32602, Message: err.Error()}
 	}
 	s.mu.Lock()
 	old := s.sessions[p.SessionId]

@@ -466,11 +466,11 @@ func LatestTranscript(getenv func(string) string, stateDir, workspace string, sk
 	return transcript.Latest(stateDir, workspace, skip...)
 }
 
-// TranscriptByID is the transcript of the session id in stateDir ("": the
-// user's state directory): the file a session of either front end wrote,
-// which Setup.Resume continues. It fails on an id that is not a plain name
-// or names no transcript.
-func TranscriptByID(getenv func(string) string, stateDir, id string) (string, error) {
+// TranscriptByID is the transcript of the session id of workspace in
+// stateDir ("": the user's state directory): the file a session of either
+// front end wrote, which Setup.Resume continues. It fails on an id that is
+// not a plain name, names no transcript, or one of another workspace.
+func TranscriptByID(getenv func(string) string, stateDir, workspace, id string) (string, error) {
 	if id == "" || id != filepath.Base(id) || strings.HasPrefix(id, ".") {
 		return "", fmt.Errorf("%q is not a session id", id)
 	}
@@ -483,6 +483,9 @@ func TranscriptByID(getenv func(string) string, stateDir, id string) (string, er
 	path := filepath.Join(stateDir, id+".jsonl")
 	if _, err := os.Stat(path); err != nil {
 		return "", fmt.Errorf("no transcript of session %s in %s", id, stateDir)
+	}
+	if ws := transcript.Workspace(path); ws != workspace {
+		return "", fmt.Errorf("session %s is of the workspace %s, not %s: open that folder to load it", id, ws, workspace)
 	}
 	return path, nil
 }
