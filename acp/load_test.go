@@ -272,3 +272,27 @@ func TestLoadRefusesAnotherWorkspace(t *testing.T) {
 		t.Fatalf("session/load in another workspace = %v", err)
 	}
 }
+
+// Bad params say what is wrong in the message: a cwd that is not a
+// directory, a session that does not exist, a mode that does not, an
+// empty prompt.
+func TestBadParamsSayWhy(t *testing.T) {
+	w := newWorld(t, sim.Config{}, nil)
+	cn := w.connect(&client{})
+	_, err := cn.NewSession(cn.ctx, sdk.NewSessionRequest{Cwd: "relative/dir", McpServers: []sdk.McpServer{}})
+	check := func(what string, err error, want string) {
+		t.Helper()
+		re, ok := err.(*sdk.RequestError)
+		if !ok || re.Code != -32602 || !strings.Contains(re.Message, want) {
+			t.Errorf("%s = %v, want -32602 saying %q", what, err, want)
+		}
+	}
+	check("session/new of a relative cwd", err, "is not an absolute path")
+	_, err = cn.prompt(t, "nope", "hello")
+	check("session/prompt of no session", err, "no session nope")
+	id := cn.newSession(t, w.ws)
+	_, err = cn.SetSessionMode(cn.ctx, sdk.SetSessionModeRequest{SessionId: id, ModeId: "yolo"})
+	check("session/set_mode yolo", err, `no mode "yolo"`)
+	_, err = cn.prompt(t, id, "  ")
+	check("an empty prompt", err, "the prompt holds no text")
+}

@@ -189,11 +189,11 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
 	root, err := workspace(p.Cwd)
 	if err != nil {
-		return sdk.LoadSessionResponse{}, &sdk.RequestError{Code: -32602, Message: err.Error()}
+		return sdk.LoadSessionResponse{}, invalid(err)
 	}
 	path, err := agent.TranscriptByID(s.opts.Getenv, s.opts.StateDir, root, string(p.SessionId))
 	if err != nil {
-		return sdk.LoadSessionResponse{}, &sdk.RequestError{Code: -32602, Message: err.Error()}
+		return sdk.LoadSessionResponse{}, invalid(err)
 	}
 	s.mu.Lock()
 	old := s.sessions[p.SessionId]
@@ -216,7 +216,7 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 func (s *Server) start(ctx context.Context, cwd, resume string) (*session, error) {
 	root, err := workspace(cwd)
 	if err != nil {
-		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		return nil, invalid(err)
 	}
 	sess := &session{srv: s, root: root, known: map[string]bool{}, calls: map[string]string{}}
 	if err := sess.startAgent(ctx, resume); err != nil {
@@ -255,12 +255,18 @@ func failure(err error) error {
 	return &sdk.RequestError{Code: -32603, Message: err.Error()}
 }
 
+// invalid is bad params as the client reads them: the reason is the
+// message.
+func invalid(err error) *sdk.RequestError {
+	return &sdk.RequestError{Code: -32602, Message: err.Error()}
+}
+
 func (s *Server) session(id sdk.SessionId) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sess := s.sessions[id]
 	if sess == nil {
-		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %s: start one with session/new or session/load", id)})
+		return nil, invalid(fmt.Errorf("no session %s: start one with session/new or session/load", id))
 	}
 	return sess, nil
 }
@@ -292,7 +298,7 @@ func (s *Server) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest
 		return sdk.SetSessionModeResponse{}, err
 	}
 	if err := sess.setMode(p.ModeId); err != nil {
-		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		return sdk.SetSessionModeResponse{}, invalid(err)
 	}
 	return sdk.SetSessionModeResponse{}, nil
 }

@@ -181,7 +181,7 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	}
 	text := s.instruction(blocks)
 	if strings.TrimSpace(text) == "" {
-		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "the prompt holds no text"})
+		return sdk.PromptResponse{}, invalid(errors.New("the prompt holds no text"))
 	}
 	if c, ok := commandOf(text); ok {
 		return s.command(ctx, c)
