@@ -72,11 +72,15 @@ func (s *session) startAgent(ctx context.Context, resume string) error {
 	}
 	warmCtx, stop := context.WithCancel(s.srv.ctx)
 	s.mu.Lock()
+	stopOld := s.stopWarm // the session /new replaces: its warm-up ends
 	s.agent, s.stopWarm, s.notices = a, stop, notices
 	if s.id == "" {
 		s.id = sdk.SessionId(id)
 	}
 	s.mu.Unlock()
+	if stopOld != nil {
+		stopOld()
+	}
 	if a.Info().Settings.Warmup.Value {
 		go func() {
 			defer stop()
