@@ -19,25 +19,27 @@
 // each, titled with their one line, never in the answer.
 //
 // Changes land through fs/write_text_file when the client offers it,
-// else on the disk; a change is checked against the text it was made
-// from (the client's, through fs/read_text_file, for the files the
-// prompt named or the agent changed) and refused when that changed, and
-// what landed is read back. Questions of the tools (commands off the
+// else on the disk, placed on the file's text as it is now (the client's,
+// through fs/read_text_file, for the files the prompt named or the agent
+// changed) by the language server's rule, tools.PlanEdit; what landed is
+// read back. A retried request's reply is not streamed twice. Questions of the tools (commands off the
 // allow list, protected paths, new hosts; every change in the "ask"
 // mode) are session/request_permission with the answers the tools offer.
 // Commands run in the agent's sandbox; one the user lets out of it (or
 // every one, where there is no sandbox) runs in the client's terminal
 // when it offers terminal/*, shown on its tool call (terminal.go).
 //
-// The wire is github.com/coder/acp-go-sdk's (newline-delimited JSON-RPC,
-// each request on a goroutine of its own, notifications in order). Its
+// The wire is github.com/coder/acp-go-sdk v0.13.5's (newline-delimited
+// JSON-RPC, each request on a goroutine of its own, notifications in
+// order, session/cancel cancelling the prompt's context). Its
 // defects, the first three pinned by a test each in sdk_test.go:
 //
 //  1. A line that is not JSON is logged and dropped: no -32700 answer,
 //     so a client that sent a broken request waits for its answer.
 //  2. A line over 10 MiB ends the connection (bufio.Scanner's limit).
-//  3. Its errors put the reason in data under "Internal error"; failure
-//     gives the client the reason as the message instead.
+//  3. Its errors put the reason in data under "Internal error" (or
+//     "Invalid params"); failure and invalid give the client the reason
+//     as the message instead.
 //  4. SetLogger writes a field its reader goroutine, started by the
 //     constructor, reads: Serve holds the input shut until the logger is
 //     set (gated). A race is not pinned by a test that fails when it is
