@@ -3,6 +3,7 @@ module github.com/reika-lsp/reika
 go 1.26.0
 
 require (
+	github.com/coder/acp-go-sdk v0.13.5
 	github.com/google/go-cmp v0.7.0
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/sourcegraph/go-diff v0.10.0

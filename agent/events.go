@@ -54,12 +54,23 @@ const (
 	// (Text: "engine reading about 12k tokens, 4 s", "engine writing, 310
 	// tokens, 6 s", "running go test ./... (8 s)"); a progress line only.
 	Activity
+	// Streamed: a piece of the model's reply (Text) as the engine streams
+	// it, for front ends that show the conversation as it is written. A
+	// request that is retried streams again from its start; a note
+	// round's text is not streamed.
+	Streamed
+	// Reasoned: a piece of the model's reasoning (Text), likewise.
+	Reasoned
+	// ToolStarted: a tool call is about to run; Tool, CallID and Args say
+	// which. Its ToolRan (and ProposalReady) carry the same CallID.
+	ToolStarted
 )
 
 var eventNames = [...]string{
 	RoundStarted: "round", ChipChanged: "chip", ToolRan: "tool", NoteWritten: "note", Shed: "shed",
 	Folded: "fold", ProposalReady: "proposal", Warning: "warning", Debug: "debug", Finished: "finished", Failed: "failed",
-	Waiting: "waiting", Replied: "replied", Activity: "activity",
+	Waiting: "waiting", Replied: "replied", Activity: "activity", Streamed: "streamed", Reasoned: "reasoned",
+	ToolStarted: "tool started",
 }
 
 func (k EventKind) String() string { return eventNames[k] }
@@ -72,13 +83,22 @@ type Event struct {
 	Chip  contextwin.Chip
 	// Tool and Detail: the tool that ran and a one-line account of it.
 	Tool, Detail string
-	// Text: a warning, a debug line, a note.
+	// CallID and Args: the model's id of the tool call and its argument
+	// text (ToolStarted); ToolFailed: the call's result is an error
+	// (ToolRan).
+	CallID, Args string
+	ToolFailed   bool
+	// Text: a warning, a debug line, a note; a tool's result as the model
+	// reads it (ToolRan).
 	Text string
 	// Shed and Folded figures.
 	ShedItems  []contextwin.Removed
 	ShedChars  int
 	Folded     int
 	RecapChars int
+	// Retry marks the Warning that the round's request is sent again
+	// (what it streamed so far streams again, from its start).
+	Retry bool
 	// Emergency marks the Shed and Folded of an emergency shrink (the
 	// engine refused the request as too long), and the Warning that says
 	// in one line what it did.

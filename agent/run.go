@@ -223,6 +223,7 @@ func (r *run) take(ctx context.Context, resp *engine.Response, sendErr error, co
 // runTool runs one call, or explains to the model why it could not.
 func (r *run) runTool(ctx context.Context, call engine.ToolCall, sendErr error) tools.Result {
 	var res tools.Result
+	r.report(Event{Kind: ToolStarted, Round: r.rounds, Tool: call.Name, CallID: call.ID, Args: call.Arguments})
 	if sendErr != nil && !validJSON(call.Arguments) {
 		res = tools.Result{Error: true, Content: fmt.Sprintf("error: the arguments of this %s call are not valid JSON (%q); call it again with a JSON object",
 			call.Name, clipWithEllipsis(call.Arguments, 200))}
@@ -238,10 +239,10 @@ func (r *run) runTool(ctx context.Context, call engine.ToolCall, sendErr error) 
 	if res.Read != nil && r.s.cfg.RepoMap != nil {
 		r.s.cfg.RepoMap.Learn(*res.Read)
 	}
-	r.report(Event{Kind: ToolRan, Round: r.rounds, Tool: call.Name, Detail: detail})
+	r.report(Event{Kind: ToolRan, Round: r.rounds, Tool: call.Name, CallID: call.ID, Detail: detail, ToolFailed: res.Error, Text: res.Content})
 	if p := res.Proposal; p != nil {
 		r.proposals = append(r.proposals, p)
-		r.report(Event{Kind: ProposalReady, Round: r.rounds, Proposal: p, Applied: res.Outcome != nil && res.Outcome.Applied, Detail: p.Path})
+		r.report(Event{Kind: ProposalReady, Round: r.rounds, Proposal: p, Applied: res.Outcome != nil && res.Outcome.Applied, Detail: p.Path, CallID: call.ID})
 	}
 	return res
 }
@@ -253,7 +254,7 @@ func (r *run) noteRound(ctx context.Context, p contextwin.Plan) contextwin.Plan 
 	s := r.s
 	req := s.Prefix().Request(p.Messages, p.MaxTokens, "none")
 	req.Temperature = s.cfg.Temperature
-	resp, err := r.chat(ctx, req, p)
+	resp, err := r.chat(ctx, req, p, nil)
 	if ctx.Err() != nil {
 		// Cancelled while the model wrote: no note, and no fold for it.
 		s.mu.Lock()
@@ -362,7 +363,7 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 	for attempt := 0; ; attempt++ {
 		req := s.Prefix().Request(p.Messages, p.MaxTokens, "")
 		req.Temperature = s.cfg.Temperature
-		resp, err := r.chat(ctx, req, p)
+		resp, err := r.chat(ctx, req, p, r.stream)
 		var ee *engine.Error
 		switch {
 		case err == nil, errors.Is(err, engine.BadToolCall):
@@ -390,7 +391,7 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 			if ee.RetryAfter > 0 {
 				wait = ee.RetryAfter
 			}
-			r.report(Event{Kind: Warning, Round: r.rounds, Text: fmt.Sprintf("%v; retrying in %v", err, wait)})
+			r.report(Event{Kind: Warning, Round: r.rounds, Retry: true, Text: fmt.Sprintf("%v; retrying in %v", err, wait)})
 			if err := r.pause(ctx, wait, retryReason(ee.Kind)); err != nil {
 				return nil, err
 			}
@@ -473,14 +474,30 @@ func (r *run) checkpoint(ctx context.Context, msgs []contextwin.Message) {
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CachedTokens: cached, CachedKnown: known, PromptMS: ms}})
 }
 
-// chat sends one request, streaming, and takes in the engine's figures.
-func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan) (*engine.Response, error) {
+// stream reports a round's streamed text and reasoning as they arrive.
+func (r *run) stream(d engine.Delta) {
+	if d.Content != "" {
+		r.report(Event{Kind: Streamed, Round: r.rounds, Text: d.Content})
+	}
+	if d.Reasoning != "" {
+		r.report(Event{Kind: Reasoned, Round: r.rounds, Text: d.Reasoning})
+	}
+}
+
+// chat sends one request, streaming (each piece to onDelta when it is
+// set), and takes in the engine's figures.
+func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan, onDelta func(engine.Delta)) (*engine.Response, error) {
 	s := r.s
 	cur, starts := promptBytes(req)
 	req.FirstByte = s.firstByte(p.Estimate)
 	req.Slot = s.slotRef()
 	touch, stop := r.watchSilence(ctx, p.Estimate)
-	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) { touch() })
+	resp, err := s.cfg.Engine.Chat(ctx, req, func(d engine.Delta) {
+		touch()
+		if onDelta != nil {
+			onDelta(d)
+		}
+	})
 	stop()
 	s.mu.Lock()
 	prev := s.prev

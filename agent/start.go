@@ -55,6 +55,9 @@ type Setup struct {
 	// A Proposer gets the user's yes to each change of a protected path.
 	Proposer tools.Proposer
 	Ask      tools.Ask
+	// Terminal, when set, runs the commands the sandbox does not contain
+	// in the editor's terminal (tools.Config.Terminal).
+	Terminal tools.Terminal
 
 	// StateDir is where transcripts go: "" means the user's state
 	// directory, NoTranscript keeps none (and nothing is written but
@@ -351,6 +354,7 @@ func (st Setup) builtinTools(settings *config.Settings, configPath, spill string
 		Buffers:      st.Buffers,
 		Proposer:     st.Proposer,
 		Ask:          st.Ask,
+		Terminal:     st.Terminal,
 		Remember:     remember(configPath),
 		BashAllow:    settings.BashAllow.Value,
 		FetchEnabled: settings.Fetch.Value,
@@ -460,6 +464,30 @@ func LatestTranscript(getenv func(string) string, stateDir, workspace string, sk
 		stateDir = transcript.Dir(getenv)
 	}
 	return transcript.Latest(stateDir, workspace, skip...)
+}
+
+// TranscriptByID is the transcript of the session id of workspace in
+// stateDir ("": the user's state directory): the file a session of either
+// front end wrote, which Setup.Resume continues. It fails on an id that is
+// not a plain name, names no transcript, or one of another workspace.
+func TranscriptByID(getenv func(string) string, stateDir, workspace, id string) (string, error) {
+	if id == "" || id != filepath.Base(id) || strings.HasPrefix(id, ".") {
+		return "", fmt.Errorf("%q is not a session id", id)
+	}
+	if stateDir == "" {
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		stateDir = transcript.Dir(getenv)
+	}
+	path := filepath.Join(stateDir, id+".jsonl")
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("no transcript of session %s in %s", id, stateDir)
+	}
+	if ws := transcript.Workspace(path); ws != workspace {
+		return "", fmt.Errorf("session %s is of the workspace %s, not %s: open that folder to load it", id, ws, workspace)
+	}
+	return path, nil
 }
 
 // MapFiles is the RepoMap of m for a front end without an editor: the files

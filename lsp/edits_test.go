@@ -34,7 +34,7 @@ func edOff16(text string, p protocol.Position) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	line := text[start:nextLineStart(text, start)]
+	line := text[start:edNextLineStart(text, start)]
 	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 	units, i := 0, 0
 	for units < int(p.Character) {
@@ -61,7 +61,7 @@ func edOff8(text string, p protocol.Position) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	line := strings.TrimSuffix(strings.TrimSuffix(text[start:nextLineStart(text, start)], "\n"), "\r")
+	line := strings.TrimSuffix(strings.TrimSuffix(text[start:edNextLineStart(text, start)], "\n"), "\r")
 	if int(p.Character) > len(line) {
 		return 0, fmt.Errorf("position %d:%d is past the end of its line", p.Line, p.Character)
 	}
@@ -78,6 +78,15 @@ func edLineStart(text string, line uint32) (int, error) {
 		at += j + 1
 	}
 	return at, nil
+}
+
+// edNextLineStart is the offset after the newline that ends the line
+// holding offset i, or len(text).
+func edNextLineStart(text string, i int) int {
+	if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+		return i + j + 1
+	}
+	return len(text)
 }
 
 func edURI(abs string) protocol.DocumentURI { return protocol.DocumentURI("file://" + abs) }

@@ -31,7 +31,7 @@ type landing struct {
 }
 
 func expectLanding(plan EditPlan) landing {
-	l := landing{from: plan.Current.Version, old: plan.Current.Text, want: plan.Result(), spans: plan.edits().Written()}
+	l := landing{from: plan.Current.Version, old: plan.Current.Text, want: plan.Result(), spans: plan.Edits().Written()}
 	for _, h := range plan.Hunks {
 		l.was = append(l.was, [2]int{h.OldStart, h.OldEnd})
 		l.texts = append(l.texts, h.Text)

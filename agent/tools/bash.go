@@ -99,7 +99,15 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 		// a sandbox, what follows asks.
 		r.setWrote()
 	}
-	out, status, failed := s.runCommand(ctx, command, contained, a.Network)
+	var out, status string
+	var failed bool
+	ran := false
+	if !contained && s.terminal != nil {
+		out, status, failed, ran = s.runInTerminal(ctx, command)
+	}
+	if !ran {
+		out, status, failed = s.runCommand(ctx, command, contained, a.Network)
+	}
 	if out == "" {
 		out = "(no output)"
 	}
@@ -110,6 +118,32 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 		}
 	}
 	return Result{Content: text, Payload: p, Error: failed}
+}
+
+// Terminal runs command with bash -c in dir where the user sees it (an
+// editor's terminal), stopped when ctx ends. It returns what the command
+// printed and its exit status (-1 when a signal ended it), the context's
+// error when ctx ended first (with what it printed by then), or another
+// error when the terminal could not run it.
+type Terminal func(ctx context.Context, command, dir string) (output string, exit int, err error)
+
+// runInTerminal runs command in the terminal, under the commands' time
+// limit; ran is false when the terminal could not run it.
+func (s *Set) runInTerminal(ctx context.Context, command string) (out, status string, failed, ran bool) {
+	tctx, cancel := context.WithTimeout(ctx, s.bashTimeout)
+	defer cancel()
+	out, exit, err := s.terminal(tctx, command, s.folders[0].root)
+	switch {
+	case ctx.Err() != nil:
+		return out, "[cancelled: the command was stopped in the editor's terminal]", true, true
+	case tctx.Err() != nil:
+		return out, fmt.Sprintf("[stopped at the time limit of %s in the editor's terminal; run something shorter, or limit its time]", humanDuration(s.bashTimeout)), true, true
+	case err != nil:
+		return "", "", false, false
+	case exit < 0:
+		return out, "[stopped by a signal in the editor's terminal]", false, true
+	}
+	return out, fmt.Sprintf("[exit status %d]", exit), false, true
 }
 
 // join puts two reasons together; either may be empty.

@@ -40,6 +40,11 @@ type Config struct {
 	// Sandbox contains commands; nil runs them as they are, and then an
 	// allowlisted command asks too once the run has changed a file.
 	Sandbox Sandbox
+	// Terminal, when set, runs the commands the sandbox does not contain
+	// (those the user let out of it, or all of them without a sandbox)
+	// where the user sees them: the editor's terminal. They ask as they
+	// would otherwise; one the terminal cannot run runs here.
+	Terminal Terminal
 	// BashAllow lists commands that run without confirmation: each entry
 	// names a program and optionally its leading arguments ("go test"),
 	// and a command line runs without asking when every command in it is
@@ -70,6 +75,7 @@ type Set struct {
 	asker    Ask
 	remember Remember
 	sandbox  Sandbox
+	terminal Terminal
 	allow    atomic.Pointer[allowlist]
 	// hosts are the hosts fetch_url may reach in this session.
 	hostsMu      sync.Mutex
@@ -95,6 +101,7 @@ func New(cfg Config) (*Set, error) {
 		asker:        cfg.Ask,
 		remember:     cfg.Remember,
 		sandbox:      cfg.Sandbox,
+		terminal:     cfg.Terminal,
 		hosts:        map[string]bool{},
 		bashTimeout:  cfg.BashTimeout,
 		fetchEnabled: cfg.FetchEnabled,

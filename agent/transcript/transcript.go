@@ -357,6 +357,13 @@ func Latest(dir, workspace string, skip ...string) string {
 	return ""
 }
 
+// Workspace is the workspace a transcript was written in, "" when its
+// first lines do not say.
+func Workspace(path string) string {
+	ws, _ := peek(path)
+	return ws
+}
+
 // peek reads a transcript's workspace and whether it holds a message,
 // from its first lines.
 func peek(path string) (workspace string, messages bool) {

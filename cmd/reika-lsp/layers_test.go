@@ -24,13 +24,17 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s imports %s: contextwin and repomap do no I/O and read no clock", pkg, imp)
 			case strings.HasPrefix(imp, "go.lsp.dev/") && !under(pkg, "lsp"):
 				t.Errorf("%s imports %s: only lsp speaks the protocol", pkg, imp)
+			case strings.HasPrefix(imp, "github.com/coder/acp-go-sdk") && !under(pkg, "acp"):
+				t.Errorf("%s imports %s: only acp speaks the Agent Client Protocol", pkg, imp)
+			case pkg == mod+"acp" && strings.HasPrefix(imp, mod) && !acpMay[strings.TrimPrefix(imp, mod)]:
+				t.Errorf("acp imports %s: it builds on agent and the tools' vocabulary, beside lsp, never on it", imp)
 			case strings.HasPrefix(imp, "github.com/sashabaranov/go-openai") && pkg != mod+"agent/engine":
 				t.Errorf("%s imports %s: only the engine client (agent/engine) does", pkg, imp)
 			case pkg == mod+"lsp" && strings.HasPrefix(imp, mod) && !lspMay[strings.TrimPrefix(imp, mod)]:
 				t.Errorf("lsp imports %s: it builds on agent and the tools' vocabulary (and keeps the repo map of open documents)", imp)
 			case (under(pkg, "contextwin") || under(pkg, "repomap") || under(pkg, "agent/sim")) && strings.HasPrefix(imp, mod) && !under(imp, "repomap/internal"):
 				t.Errorf("%s imports %s: contextwin, repomap and the simulator import nothing of ours (contextwin is the vocabulary the others share)", pkg, imp)
-			case imp == mod+"agent" && !under(pkg, "lsp") && !under(pkg, "cmd") && !under(pkg, "agent/replay"):
+			case imp == mod+"agent" && !under(pkg, "lsp") && !under(pkg, "acp") && !under(pkg, "cmd") && !under(pkg, "agent/replay"):
 				t.Errorf("%s imports agent: the parts agent composes (config, engine, tools, transcript) know nothing of it", pkg)
 			case imp == mod+"lsp" && !under(pkg, "cmd/reika-lsp") && !isTestSupport(pkg):
 				t.Errorf("%s imports lsp: only the binary (and test support) starts the server", pkg)
@@ -44,6 +48,10 @@ func TestLayering(t *testing.T) {
 			switch {
 			case under(pkg, "agent") && (strings.HasPrefix(dep, "go.lsp.dev/") || under(dep, "lsp")):
 				t.Errorf("%s depends on %s: the agent knows no LSP", pkg, dep)
+			case under(pkg, "agent") && (strings.HasPrefix(dep, "github.com/coder/acp-go-sdk") || under(dep, "acp")):
+				t.Errorf("%s depends on %s: the agent knows no ACP", pkg, dep)
+			case under(pkg, "acp") && (strings.HasPrefix(dep, "go.lsp.dev/") || under(dep, "lsp")):
+				t.Errorf("%s depends on %s: the two front ends stand side by side", pkg, dep)
 			case under(pkg, "agent/sim") && dep == mod+"agent/engine":
 				t.Errorf("%s depends on the engine client: the simulator is the other side of the wire", pkg)
 			case under(pkg, "agent/engine") && dep == mod+"agent/config":
@@ -68,3 +76,5 @@ var pure = map[string]bool{
 
 // lspMay lists the packages of this module lsp may import.
 var lspMay = map[string]bool{"agent": true, "agent/tools": true, "repomap": true}
+
+var acpMay = map[string]bool{"agent": true, "agent/tools": true}

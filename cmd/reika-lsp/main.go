@@ -1,6 +1,7 @@
 // Command reika-lsp is the Reika language server and its tools.
 //
 //	reika-lsp                         speak LSP on stdio (what an editor starts)
+//	reika-lsp acp                     speak the Agent Client Protocol on stdio
 //	reika-lsp check [--json]          diagnose the engine setup
 //	reika-lsp budget --window N       show how a window is divided
 //	reika-lsp sim --listen ADDR ...   run the simulated engine
@@ -37,6 +38,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "speak LSP on stdin and stdout (the default: what an editor starts)", runServe},
+		{"acp", "speak the Agent Client Protocol on stdin and stdout (Zed, CodeCompanion, agent-shell)", runACP},
 		{"budget", "show how a context window is divided (--window N [--reserve G] [--json])", runBudget},
 		{"demo", "run a long agent session against the built-in simulated engine (no model needed)", runDemo},
 		{"replay", "replay recorded sessions through several context strategies on the simulated engine and compare them", runReplay},

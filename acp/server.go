@@ -1,0 +1,348 @@
+package acp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/reika-lsp/reika/agent"
+)
+
+// Options configure a server.
+type Options struct {
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// StateDir is where transcripts go ("" the user's state directory,
+	// agent.NoTranscript none).
+	StateDir string
+	// HTTPClient, when set, carries every request to the engine.
+	HTTPClient *http.Client
+	// Log receives the connection's diagnostics; nil discards them.
+	Log io.Writer
+	// Version is the agent's version in initialize.
+	Version string
+}
+
+// Serve speaks ACP with the client on r and w until the client closes its
+// end or ctx ends. Every session it made is closed before it returns.
+func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := &Server{opts: opts, ctx: ctx, sessions: map[sdk.SessionId]*session{}}
+	// The SDK reads r from its constructor on, and its logger is a plain
+	// field (defect 4): r is held shut until the logger is in place.
+	open := make(chan struct{})
+	s.wire = &wire{w: w}
+	s.conn = sdk.NewAgentSideConnection(s, s.wire, gated{r, open})
+	s.conn.SetLogger(slog.New(slog.NewTextHandler(opts.Log, nil)))
+	close(open)
+	select {
+	case <-s.conn.Done():
+	case <-ctx.Done():
+	}
+	s.closeAll()
+	return nil
+}
+
+// gated is a reader that reads nothing until open is closed.
+type gated struct {
+	r    io.Reader
+	open <-chan struct{}
+}
+
+func (g gated) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
+}
+
+// wire is the connection's output: the SDK writes each message whole, in
+// one Write, under its lock. It runs what waits for the answer that gives
+// a session's id, once that answer is out.
+type wire struct {
+	w io.Writer
+
+	mu      sync.Mutex
+	waiting map[sdk.SessionId]func()
+}
+
+func (o *wire) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	o.mu.Lock()
+	pending := len(o.waiting) > 0
+	o.mu.Unlock()
+	if pending {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result struct {
+				SessionID sdk.SessionId `json:"sessionId"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(p, &m) == nil && len(m.ID) > 0 && m.Result.SessionID != "" {
+			o.mu.Lock()
+			f := o.waiting[m.Result.SessionID]
+			delete(o.waiting, m.Result.SessionID)
+			o.mu.Unlock()
+			if f != nil {
+				go f() // the SDK holds its write lock here
+			}
+		}
+	}
+	return n, err
+}
+
+// afterSession runs f once the answer that gives the session id is out.
+func (o *wire) afterSession(id sdk.SessionId, f func()) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.waiting == nil {
+		o.waiting = map[sdk.SessionId]func(){}
+	}
+	o.waiting[id] = f
+}
+
+// Server is one client's connection: its capabilities and sessions. The
+// SDK calls its methods, requests each on a goroutine of its own and
+// notifications in order.
+type Server struct {
+	opts Options
+	ctx  context.Context // the connection's: updates go out under it
+	conn *sdk.AgentSideConnection
+	wire *wire
+
+	mu       sync.Mutex // guards caps, sessions
+	caps     sdk.ClientCapabilities
+	sessions map[sdk.SessionId]*session
+}
+
+var _ sdk.Agent = (*Server)(nil)
+var _ sdk.AgentLoader = (*Server)(nil)
+
+// Initialize answers with what Reika does: loading sessions, prompts with
+// embedded context (selections), no authentication (the engine is the
+// user's own).
+func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	s.mu.Lock()
+	s.caps = p.ClientCapabilities
+	s.mu.Unlock()
+	title := "Reika"
+	return sdk.InitializeResponse{
+		ProtocolVersion: sdk.ProtocolVersionNumber,
+		AgentInfo:       &sdk.Implementation{Name: "reika", Title: &title, Version: s.opts.Version},
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+		},
+		AuthMethods: []sdk.AuthMethod{},
+	}, nil
+}
+
+func (s *Server) capabilities() sdk.ClientCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps
+}
+
+// Authenticate is never needed: initialize offers no method.
+func (s *Server) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, nil
+}
+
+// Logout likewise.
+func (s *Server) Logout(context.Context, sdk.LogoutRequest) (sdk.LogoutResponse, error) {
+	return sdk.LogoutResponse{}, nil
+}
+
+// NewSession starts an agent session on the workspace cwd, as the
+// language server does on its folders: the tools are confined to it.
+func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	sess, err := s.start(ctx, p.Cwd, "")
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	// The commands are the session's: the client learns them once it
+	// knows the session, after the answer.
+	s.wire.afterSession(sess.id, sess.sendCommands)
+	return sdk.NewSessionResponse{SessionId: sess.id, Modes: sess.modes()}, nil
+}
+
+// LoadSession resumes the session id from its transcript (one written by
+// either front end), replays its conversation as updates, and answers when
+// the replay is done. The engine's slot is restored as reika.resume does.
+func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	root, err := workspace(p.Cwd)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, invalid(err)
+	}
+	path, err := agent.TranscriptByID(s.opts.Getenv, s.opts.StateDir, root, string(p.SessionId))
+	if err != nil {
+		return sdk.LoadSessionResponse{}, invalid(err)
+	}
+	s.mu.Lock()
+	old := s.sessions[p.SessionId]
+	delete(s.sessions, p.SessionId)
+	s.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	sess, err := s.start(ctx, p.Cwd, path)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	sess.replayHistory()
+	sess.sendCommands()
+	return sdk.LoadSessionResponse{Modes: sess.modes()}, nil
+}
+
+// start makes a session: agent.Start on the workspace cwd, resuming
+// the transcript at resume when it is set.
+func (s *Server) start(ctx context.Context, cwd, resume string) (*session, error) {
+	root, err := workspace(cwd)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	sess := &session{srv: s, root: root, known: map[string]bool{}, calls: map[string]string{}}
+	if err := sess.startAgent(ctx, resume); err != nil {
+		return nil, failure(err)
+	}
+	s.mu.Lock()
+	s.sessions[sess.id] = sess
+	s.mu.Unlock()
+	return sess, nil
+}
+
+// workspace checks the cwd a client gave: an absolute directory, neither
+// / nor the home directory (the tools would reach everything).
+func workspace(cwd string) (string, error) {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return "", fmt.Errorf("cwd %q is not an absolute path: give the project's directory", cwd)
+	}
+	root := filepath.Clean(cwd)
+	st, err := os.Stat(root)
+	if err != nil || !st.IsDir() {
+		return "", fmt.Errorf("cwd %s is not a directory", root)
+	}
+	if home, _ := os.UserHomeDir(); root == "/" || root == filepath.Clean(home) {
+		return "", fmt.Errorf("cwd %s is too wide a workspace: open a project's directory", root)
+	}
+	return root, nil
+}
+
+// failure is err as the client reads it: its message, not "Internal
+// error" with the text hidden in data.
+func failure(err error) error {
+	var re *sdk.RequestError
+	if errors.As(err, &re) {
+		return re
+	}
+	return &sdk.RequestError{Code: -32603, Message: err.Error()}
+}
+
+// invalid is bad params as the client reads them: the reason is the
+// message.
+func invalid(err error) *sdk.RequestError {
+	return &sdk.RequestError{Code: -32602, Message: err.Error()}
+}
+
+func (s *Server) session(id sdk.SessionId) (*session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess := s.sessions[id]
+	if sess == nil {
+		return nil, invalid(fmt.Errorf("no session %s: start one with session/new or session/load", id))
+	}
+	return sess, nil
+}
+
+// Prompt runs one turn: a command (/compact, /status…) or a run of the
+// agent, its reply streamed as updates; it answers with why the turn
+// ended.
+func (s *Server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	sess, err := s.session(p.SessionId)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	return sess.prompt(ctx, p.Prompt)
+}
+
+// Cancel: the SDK has cancelled the prompt's context already; the run
+// closes the engine's stream and answers "cancelled".
+func (s *Server) Cancel(ctx context.Context, p sdk.CancelNotification) error {
+	if sess, err := s.session(p.SessionId); err == nil {
+		sess.cancelRun()
+	}
+	return nil
+}
+
+// SetSessionMode switches between the modes modes() offers.
+func (s *Server) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	sess, err := s.session(p.SessionId)
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	if err := sess.setMode(p.ModeId); err != nil {
+		return sdk.SetSessionModeResponse{}, invalid(err)
+	}
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+// The methods initialize does not offer.
+
+func (s *Server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	return sdk.CloseSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionClose)
+}
+
+func (s *Server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
+}
+
+func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
+}
+
+func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+}
+
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	all := s.sessions
+	s.sessions = map[sdk.SessionId]*session{}
+	s.mu.Unlock()
+	for _, sess := range all {
+		sess.close()
+	}
+}
+
+// update sends one session/update; a failure (the client went away) is
+// the connection's end, which Serve sees.
+func (s *Server) update(id sdk.SessionId, u sdk.SessionUpdate) {
+	_ = s.conn.SessionUpdate(s.ctx, sdk.SessionNotification{SessionId: id, Update: u})
+}
+
+// randomID names a session that keeps no transcript.
+func randomID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "acp-" + hex.EncodeToString(b[:])
+}
+
+// oneLine is s on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

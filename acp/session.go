@@ -1,0 +1,245 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/reika-lsp/reika/agent"
+	"github.com/reika-lsp/reika/agent/tools"
+)
+
+// session is one ACP session: an agent session on one workspace, the mode
+// its runs take, and the tool calls of the run under way.
+type session struct {
+	srv  *Server
+	id   sdk.SessionId
+	root string
+
+	runMu sync.Mutex // one turn at a time
+
+	mu       sync.Mutex // guards the fields below
+	agent    *agent.Session
+	stopWarm context.CancelFunc
+	cancel   context.CancelFunc // the turn under way, nil between turns
+	mode     tools.Mode
+	notices  []string // Start's warnings, told at the first turn
+	// known are the absolute paths the client told of (in a prompt) or
+	// the agent changed: only their text is asked of the client, so that
+	// a grep over the tree does not open every file in the editor.
+	known map[string]bool
+	// calls maps the model's tool-call ids in the run under way to the
+	// ids the client knows (unique in the session; the model's repeat).
+	calls   map[string]string
+	running string // the tool call running now, "" between calls
+	serial  int    // for the ids of tool calls and status lines
+}
+
+// startAgent starts (or, with resume, resumes) the agent session.
+func (s *session) startAgent(ctx context.Context, resume string) error {
+	o := s.srv.opts
+	var term tools.Terminal
+	if s.srv.capabilities().Terminal {
+		term = s.terminal
+	}
+	a, err := agent.Start(ctx, agent.Setup{
+		Getenv:     o.Getenv,
+		HTTPClient: o.HTTPClient,
+		Folders:    []string{s.root},
+		Buffers:    buffers{s},
+		Proposer:   s.propose,
+		Ask:        s.ask,
+		Terminal:   term,
+		StateDir:   o.StateDir,
+		Resume:     resume,
+	})
+	if err != nil {
+		return err
+	}
+	var notices []string
+	for _, n := range a.Info().Notices {
+		if n.Warning {
+			notices = append(notices, n.Text)
+		}
+	}
+	id := a.ID()
+	if id == "" {
+		id = randomID()
+	}
+	warmCtx, stop := context.WithCancel(s.srv.ctx)
+	s.mu.Lock()
+	stopOld := s.stopWarm // the session /new replaces: its warm-up ends
+	s.agent, s.stopWarm, s.notices = a, stop, notices
+	if s.id == "" {
+		s.id = sdk.SessionId(id)
+	}
+	s.mu.Unlock()
+	if stopOld != nil {
+		stopOld()
+	}
+	if a.Info().Settings.Warmup.Value {
+		go func() {
+			defer stop()
+			if err := a.Warmup(warmCtx); err != nil && warmCtx.Err() == nil {
+				fmt.Fprintf(s.srv.opts.Log, "reika acp: warm-up: %v\n", err)
+			}
+		}()
+	}
+	return nil
+}
+
+func (s *session) agentSession() *agent.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.agent
+}
+
+// close ends the turn under way and the agent session.
+func (s *session) close() {
+	s.cancelRun()
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	s.mu.Lock()
+	a, stop := s.agent, s.stopWarm
+	s.agent = nil
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	if a != nil {
+		a.Close()
+	}
+}
+
+func (s *session) cancelRun() {
+	s.mu.Lock()
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// The modes a session offers: the tools' own.
+var modes = []struct {
+	id   sdk.SessionModeId
+	mode tools.Mode
+	name string
+	desc string
+}{
+	{"normal", tools.Normal, "Normal", "edits apply (your editor's undo reverts them); protected paths, commands off the allow list and new hosts ask first"},
+	{"ask", tools.AskAll, "Ask first", "every edit and every command asks first"},
+}
+
+func (s *session) modes() *sdk.SessionModeState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := &sdk.SessionModeState{}
+	for _, m := range modes {
+		desc := m.desc
+		st.AvailableModes = append(st.AvailableModes, sdk.SessionMode{Id: m.id, Name: m.name, Description: &desc})
+		if m.mode == s.mode {
+			st.CurrentModeId = m.id
+		}
+	}
+	return st
+}
+
+func (s *session) setMode(id sdk.SessionModeId) error {
+	for _, m := range modes {
+		if m.id == id {
+			s.mu.Lock()
+			s.mode = m.mode
+			s.mu.Unlock()
+			return nil
+		}
+	}
+	return fmt.Errorf("no mode %q: the modes are normal and ask", id)
+}
+
+// prompt runs one turn.
+func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.PromptResponse, error) {
+	// The SDK cancelled the turn this prompt supersedes; it ends first.
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	a, mode, notices := s.agent, s.mode, s.notices
+	s.cancel, s.notices = cancel, nil
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+	}()
+	if a == nil {
+		return sdk.PromptResponse{}, failure(errors.New("the session was closed: start a new one"))
+	}
+	for _, n := range notices {
+		s.status(n)
+	}
+	text := s.instruction(blocks)
+	if strings.TrimSpace(text) == "" {
+		return sdk.PromptResponse{}, invalid(errors.New("the prompt holds no text"))
+	}
+	if c, ok := commandOf(text); ok {
+		return s.command(ctx, c)
+	}
+	res, err := a.Run(tools.WithRun(ctx, mode), text, s.reporter())
+	s.chip(a.Chip())
+	switch {
+	case res.End == agent.Answered:
+		return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
+	case res.End == agent.Canceled || ctx.Err() != nil:
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	case res.End == agent.StepLimit:
+		return sdk.PromptResponse{StopReason: sdk.StopReasonMaxTurnRequests}, nil
+	}
+	if err == nil {
+		err = errors.New(res.End.String())
+	}
+	return sdk.PromptResponse{}, failure(fmt.Errorf("the run stopped: %s", oneLine(err.Error())))
+}
+
+// instruction is the prompt's blocks as the model reads them: the text,
+// the files the client linked (by path), and the selections it embedded
+// (fenced, with their path). The files become known: their text is asked
+// of the client.
+func (s *session) instruction(blocks []sdk.ContentBlock) string {
+	var b strings.Builder
+	for _, c := range blocks {
+		switch {
+		case c.Text != nil:
+			b.WriteString(c.Text.Text)
+		case c.ResourceLink != nil:
+			fmt.Fprintf(&b, "\n(file: %s)", s.mention(c.ResourceLink.Uri))
+		case c.Resource != nil && c.Resource.Resource.TextResourceContents != nil:
+			r := c.Resource.Resource.TextResourceContents
+			fmt.Fprintf(&b, "\n\n%s:\n```\n%s\n```\n", s.mention(r.Uri), strings.TrimRight(r.Text, "\n"))
+		}
+	}
+	return b.String()
+}
+
+// mention is how a prompt names a file: its workspace path when it is
+// in the workspace, else the URI as given; a file in the workspace
+// becomes known.
+func (s *session) mention(uri string) string {
+	abs, ok := pathOf(uri)
+	if !ok {
+		return uri
+	}
+	rel, inside := s.relative(abs)
+	if !inside {
+		return abs
+	}
+	s.mu.Lock()
+	s.known[abs] = true
+	s.mu.Unlock()
+	return rel
+}
