@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -17,10 +18,20 @@ import (
 // status line of its own, never in the answer.
 func (s *session) reporter() func(agent.Event) {
 	var st stream
+	var plan []sdk.PlanEntry
+	planned := func() {
+		if p := planOf(st.answer.text.String()); p != nil && !slices.EqualFunc(p, plan, sameEntry) {
+			plan = p
+			s.update(sdk.UpdatePlan(p...))
+		}
+	}
 	return func(e agent.Event) {
 		switch e.Kind {
 		case agent.RoundStarted:
+			planned()
 			st = stream{}
+		case agent.Finished, agent.Failed:
+			planned()
 		case agent.Streamed:
 			text := st.answer.next(e.Text)
 			if st.answer.diverged {
@@ -313,4 +324,47 @@ func (s *session) relative(abs string) (string, bool) {
 		return abs, false
 	}
 	return filepath.ToSlash(rel), true
+}
+
+// planOf reads the plan a reply gives, when it gives one: a Markdown task
+// list of two items or more ("- [ ] step" to do, "- [x] step" done), as
+// the protocol's plan entries. The first step not done is the one in
+// progress. A reply with no such list gives no plan (nil): the agent does
+// not make one up.
+func planOf(text string) []sdk.PlanEntry {
+	var out []sdk.PlanEntry
+	current := false
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		for _, m := range []string{"- ", "* ", "+ "} {
+			line = strings.TrimPrefix(line, m)
+		}
+		if len(line) < 4 || line[0] != '[' || line[2] != ']' || line[3] != ' ' {
+			continue
+		}
+		content := strings.TrimSpace(line[4:])
+		if content == "" {
+			continue
+		}
+		status := sdk.PlanEntryStatusPending
+		switch line[1] {
+		case 'x', 'X':
+			status = sdk.PlanEntryStatusCompleted
+		case ' ':
+			if !current {
+				status, current = sdk.PlanEntryStatusInProgress, true
+			}
+		default:
+			continue
+		}
+		out = append(out, sdk.PlanEntry{Content: content, Priority: sdk.PlanEntryPriorityMedium, Status: status})
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+func sameEntry(a, b sdk.PlanEntry) bool {
+	return a.Content == b.Content && a.Status == b.Status && a.Priority == b.Priority
 }
