@@ -73,8 +73,9 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		// recap this fold takes in goes from the request: its facts are in
 		// the ledger, and so come along.
 		v, n := s.verbatimText(s.fold.upTo, boundary)
-		part := BuildRecap(RecapInput{Note: factsText(r.Ledger), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2,
-			Shown: s.fold.front.msg.Content + v})
+		shown := s.fold.front.msg.Content + v
+		part := BuildRecap(RecapInput{Note: factsText(unshown(r.Ledger, shown)), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2,
+			Shown: shown})
 		s.fold.front.text += appendPart(&text, s.fold.front.msg.Content, part.Text)
 		verbatim = len(s.fold.front.msg.Content)
 		text.WriteString(v)
@@ -158,8 +159,8 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	turns := s.log[from:boundary]
 	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
 	v, n := s.verbatimText(from, boundary)
-	part := BuildRecap(RecapInput{Note: factsText(r.Ledger), Folded: turns, Budget: s.midRoom(budget),
-		Shown: s.fold.front.msg.Content + s.fold.mid.msg.Content + v})
+	shown := s.fold.front.msg.Content + s.fold.mid.msg.Content + v
+	part := BuildRecap(RecapInput{Note: factsText(unshown(r.Ledger, shown)), Folded: turns, Budget: s.midRoom(budget), Shown: shown})
 	var text strings.Builder
 	verbatim := 0
 	if s.fold.midTo > 0 {
@@ -177,6 +178,17 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	s.fold.midTo = boundary
 	s.rebuildFrom(k, Message{Role: User, Content: text.String()}, verbatim)
 	return boundary - from, text.Len()
+}
+
+// unshown are the facts that shown does not state as "key: value".
+func unshown(facts []Fact, shown string) []Fact {
+	var out []Fact
+	for _, f := range facts {
+		if !strings.Contains(shown, f.Key+": "+f.Value) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // factsText writes facts one a line, as a note states them.
