@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -44,7 +45,12 @@ func recorded(t *testing.T, srv *sim.Server, n int) []sim.RequestRecord {
 	for len(srv.Requests()) < n && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	return srv.Requests()
+	// A request is recorded when its reply has gone out, and the reply's
+	// last bytes can reach the client, which sends the next request,
+	// before the record is made: the records in the order they came.
+	recs := srv.Requests()
+	slices.SortStableFunc(recs, func(a, b sim.RequestRecord) int { return a.Seq - b.Seq })
+	return recs
 }
 
 // collect gathers a run's events.
