@@ -3,8 +3,11 @@ package acp
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/reika-lsp/reika/agent/tools"
 )
 
 // terminalOutputLimit is the output a terminal keeps for the agent; the
@@ -20,7 +23,7 @@ func (s *session) terminal(ctx context.Context, command, dir string) (string, in
 	limit := terminalOutputLimit
 	res, err := s.srv.conn.CreateTerminal(ctx, sdk.CreateTerminalRequest{SessionId: s.id, Command: "bash", Args: []string{"-c", command}, Cwd: &dir, OutputByteLimit: &limit})
 	if err != nil {
-		return "", 0, err
+		return "", 0, fmt.Errorf("%w: %v", tools.ErrNoTerminal, err)
 	}
 	id := res.TerminalId
 	// The terminal is the client's until it is released, whatever ctx.

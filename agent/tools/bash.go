@@ -123,9 +123,15 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 // Terminal runs command with bash -c in dir where the user sees it (an
 // editor's terminal), stopped when ctx ends. It returns what the command
 // printed and its exit status (-1 when a signal ended it), the context's
-// error when ctx ended first (with what it printed by then), or another
-// error when the terminal could not run it.
+// error when ctx ended first (with what it printed by then), an error
+// that wraps ErrNoTerminal when the terminal could not start it, or
+// another error when it started the command and lost track of it.
 type Terminal func(ctx context.Context, command, dir string) (output string, exit int, err error)
+
+// ErrNoTerminal is what a Terminal's error wraps when it did not start the
+// command: only then does the command run here instead. One the terminal
+// started is never run a second time.
+var ErrNoTerminal = errors.New("the editor's terminal did not start the command")
 
 // runInTerminal runs command in the terminal, under the commands' time
 // limit; ran is false when the terminal could not run it.
@@ -138,8 +144,10 @@ func (s *Set) runInTerminal(ctx context.Context, command string) (out, status st
 		return out, "[cancelled: the command was stopped in the editor's terminal]", true, true
 	case tctx.Err() != nil:
 		return out, fmt.Sprintf("[stopped at the time limit of %s in the editor's terminal; run something shorter, or limit its time]", humanDuration(s.bashTimeout)), true, true
-	case err != nil:
+	case errors.Is(err, ErrNoTerminal):
 		return "", "", false, false
+	case err != nil:
+		return out, fmt.Sprintf("[the editor's terminal started the command but did not say how it ended: %v]", err), true, true
 	case exit < 0:
 		return out, "[stopped by a signal in the editor's terminal]", false, true
 	}

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -17,14 +18,18 @@ func TestBashInTheTerminal(t *testing.T) {
 	q := &questions{answers: []Answer{Once, Once}}
 	sb := &fakeSandbox{}
 	var inTerminal []string
-	broken := false
+	broken, lost := false, false
 	term := func(ctx context.Context, command, dir string) (string, int, error) {
 		if broken {
-			return "", 0, errors.New("no terminal")
+			return "", 0, fmt.Errorf("%w: no terminal", ErrNoTerminal)
 		}
 		inTerminal = append(inTerminal, command+" in "+dir)
+		if lost {
+			return "", 0, errors.New("the client stopped answering")
+		}
 		return "printed in the terminal\n", 3, nil
 	}
+	q.answers = append(q.answers, Once)
 	s := newSet(t, root, Config{Ask: q.ask, BashAllow: []string{"true", "echo"}, Sandbox: sb, Terminal: term})
 	ctx := WithRun(context.Background(), Normal)
 	runTool(t, s, ctx, "bash", map[string]any{"command": "true"})
@@ -37,13 +42,19 @@ func TestBashInTheTerminal(t *testing.T) {
 	if !strings.HasPrefix(res.Content, "here\n") {
 		t.Errorf("bash outside with no terminal = %q, want it run here", res.Content)
 	}
+	// A command the terminal started and lost track of is not run again.
+	broken, lost = false, true
+	res = runTool(t, s, ctx, "bash", map[string]any{"command": "echo once", "outside_sandbox": true})
+	if !res.Error || strings.Contains(res.Content, "once\n") || !strings.Contains(res.Content, "did not say how it ended") {
+		t.Errorf("bash outside, the terminal lost = %q, want a failure and no second run", res.Content)
+	}
 	if d := cmp.Diff([]string{"true"}, sb.started); d != "" {
 		t.Errorf("started in the sandbox (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"echo outside in " + root}, inTerminal); d != "" {
+	if d := cmp.Diff([]string{"echo outside in " + root, "echo once in " + root}, inTerminal); d != "" {
 		t.Errorf("run in the terminal (-want +got):\n%s", d)
 	}
-	if len(q.asked) != 2 {
+	if len(q.asked) != 3 {
 		t.Errorf("asked %d times, want each command outside the sandbox asked", len(q.asked))
 	}
 }
