@@ -109,7 +109,7 @@ func (s *session) propose(ctx context.Context, p tools.Proposal) (tools.Outcome,
 		wctx, cancel := context.WithTimeout(ctx, clientTimeout)
 		_, err = s.srv.conn.WriteTextFile(wctx, sdk.WriteTextFileRequest{SessionId: s.id, Path: p.Abs, Content: text})
 		cancel()
-	} else {
+	} else if err = tools.Recheck(s.root, p); err == nil {
 		err = writeDisk(p.Abs, text, p.Create)
 	}
 	if err != nil {

@@ -115,6 +115,31 @@ func (s *Set) protection(abs, rel string) string {
 	return ""
 }
 
+// Recheck judges p's file again as its symbolic links stand now, for a
+// front end that writes it itself long after the proposal was made (a
+// question to the user between): it must still resolve inside root, and
+// lead to no protected path the proposal did not say it touches. A link
+// put in place meanwhile cannot carry the write elsewhere.
+func Recheck(root string, p Proposal) error {
+	rr, err := realPath(filepath.Clean(root))
+	if err != nil {
+		return fmt.Errorf("cannot resolve the workspace %s: %w", root, err)
+	}
+	real, err := realPath(p.Abs)
+	if err != nil {
+		return fmt.Errorf("cannot resolve %s: %w", p.Path, err)
+	}
+	if !within(rr, real) {
+		return fmt.Errorf("%s now leads through a symbolic link to %s, outside the workspace", p.Path, real)
+	}
+	if rel, err := filepath.Rel(rr, real); err == nil && p.Protected == "" {
+		if why := Protection(filepath.ToSlash(rel)); why != "" {
+			return fmt.Errorf("%s now leads through a symbolic link to %s: %s", p.Path, filepath.ToSlash(rel), why)
+		}
+	}
+	return nil
+}
+
 // inside reports whether the symlink-resolved path real is in a folder, or
 // in the spill dir when spill is set.
 func (s *Set) inside(real string, spill bool) bool {
