@@ -119,7 +119,12 @@ func (rp *replayer) drive(i int, r transcript.Record) {
 		rp.s.replayMaps = append(rp.s.replayMaps, r.Text) // for the fold of the next plan
 	case transcript.KindWarmup:
 		if u := r.Usage; u != nil {
-			cw.ObservePrefix(len(warmupMessage)+warmupOverhead, contextwin.Usage{PromptTokens: u.PromptTokens, Cached: u.CachedTokens, CachedKnown: u.CachedKnown})
+			cu := contextwin.Usage{PromptTokens: u.PromptTokens, Cached: u.CachedTokens, CachedKnown: u.CachedKnown}
+			if u.PrimerTokens > 0 {
+				cw.ObservePrimer(warmupOverhead, u.PrimerTokens, cu)
+			} else {
+				cw.ObservePrefix(len(warmupMessage)+warmupOverhead, cu)
+			}
 		}
 	case transcript.KindCheckpoint:
 		if u := r.Usage; u != nil {

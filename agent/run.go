@@ -381,6 +381,11 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 			}
 			r.reportShrink(p)
 			r.report(Event{Kind: Warning, Round: r.rounds, Emergency: true, Text: emergencyText(ee.PromptTokens, window, p)})
+			// The fold's checkpoint requests go before its retry, as
+			// before any fold's request.
+			for _, m := range p.Checkpoints {
+				r.checkpoint(ctx, m)
+			}
 			attempt = -1
 			continue
 		case errors.As(err, &ee) && ee.Kind.Retryable() && ee.Kind != engine.Unreachable && attempt < retriesFor(ee.Kind):

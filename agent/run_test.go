@@ -592,3 +592,91 @@ func TestSilentEngineRetriedOnce(t *testing.T) {
 		t.Errorf("requests = %d, want 2 (one retry)", got)
 	}
 }
+
+// An emergency fold's retry on an engine that restarts from checkpoints is
+// sent after the checkpoint requests its plan asks for, as any fold's
+// request is: without them the next fold restarts far before its change.
+func TestOverflowRetrySendsItsCheckpoints(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 4096, Cache: sim.CacheModel{Kind: sim.CacheRecurrent}})
+	var turns []sim.Turn
+	for i := 0; i < 12; i++ {
+		turns = append(turns, readTurn(fmt.Sprintf("f%d.go", i)))
+	}
+	srv.AppendScript(append(turns, sim.Turn{Content: "done"})...)
+	big := strings.Repeat("\tvalue = compute(value, 1)\n", 60)
+	box := &agenttest.Toolbox{Names: []string{"read"}, Answer: func(c engine.ToolCall) tools.Result {
+		return tools.Result{Content: big, Payload: contextwin.Payload{Kind: contextwin.Read, Path: "f.go"}}
+	}}
+	s, _ := newSession(sessionConfig{Engine: client, Tools: box, Context: contextwin.Config{
+		Window: 64000, Cache: contextwin.CacheModel{Class: contextwin.CacheCheckpointed}}})
+	res, err := s.Run(context.Background(), "read them all", nil)
+	if err != nil || res.End != Answered || s.Stats().Overflows == 0 {
+		t.Fatalf("Run = %+v, %v, %d overflows; want an answer after an emergency fold", res, err, s.Stats().Overflows)
+	}
+	recs := recorded(t, srv, s.Stats().Requests)
+	refused := slices.IndexFunc(recs, func(r sim.RequestRecord) bool { return r.Status >= 400 })
+	if refused < 0 || refused+1 >= len(recs) {
+		t.Fatalf("no refused request followed by another among %d", len(recs))
+	}
+	var after []string
+	for _, r := range recs[refused+1:] {
+		after = append(after, fmt.Sprintf("%s/%d", r.ToolChoice, r.MaxTokens))
+	}
+	if next := recs[refused+1]; next.ToolChoice != "none" || next.MaxTokens != 1 {
+		t.Errorf("after the refusal came %v, want the emergency fold's checkpoint requests (none/1) before its retry", after)
+	}
+}
+
+// On an engine that restarts from checkpoints the warm-up is the primer,
+// sized by the engine's own counts: the slot's first checkpoint then
+// stands just before the first message's text, where the first request
+// changes from it (with the one short message it stands a micro-batch
+// before the warm-up's end, deep in the fixed prefix).
+func TestWarmupPrimesTheCheckpoints(t *testing.T) {
+	for _, counted := range []bool{true, false} {
+		t.Run(fmt.Sprintf("counted=%v", counted), func(t *testing.T) {
+			srv, err := sim.New(sim.Config{Ctx: 8192, Cache: sim.CacheModel{Kind: sim.CacheRecurrent}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(srv.Handler())
+			t.Cleanup(func() { srv.Close(); ts.Close() })
+			opts := engine.Options{BaseURL: ts.URL + "/v1", Flavor: engine.LlamaCpp}
+			client := engine.NewClient(opts)
+			srv.AppendScript(sim.Turn{Content: "warm"}, sim.Turn{Content: "answer"})
+			s, _ := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read", "grep"}},
+				Context: contextwin.Config{Window: 8192, Cache: contextwin.CacheModel{Class: contextwin.CacheCheckpointed}}})
+			if counted {
+				s.countPrimer(context.Background(), opts)
+			}
+			if err := s.Warmup(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Run(context.Background(), "a task", nil); err != nil {
+				t.Fatal(err)
+			}
+			reqs := recorded(t, srv, 2)
+			if len(reqs) != 2 || reqs[0].MaxTokens != 1 {
+				t.Fatalf("requests = %d, first max_tokens %d; want the warm-up with max_tokens 1", len(reqs), reqs[0].MaxTokens)
+			}
+			first := reqs[1]
+			lost := first.Common - first.CacheN
+			t.Logf("warm-up of %d tokens; the first request changes at %d, restarts at %d", reqs[0].PromptTokens, first.Common, first.CacheN)
+			if counted && (first.CacheN == 0 || lost > sim.DefaultUbatch/8) {
+				t.Errorf("the first request restarted at %d for a change at %d: want the primer's checkpoint just before it", first.CacheN, first.Common)
+			}
+			if !counted && lost < sim.DefaultUbatch/2 {
+				t.Errorf("without the engine's counts the warm-up was not its one short message: restart at %d for a change at %d", first.CacheN, first.Common)
+			}
+			if s.Messages()[0].Content != "a task" {
+				t.Errorf("the warm-up entered the conversation")
+			}
+			s.mu.Lock()
+			notes := s.takeFigureNotes()
+			s.mu.Unlock()
+			if len(notes) > 0 {
+				t.Errorf("the warm-up's count was not taken: %q", notes)
+			}
+		})
+	}
+}

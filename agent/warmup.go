@@ -58,6 +58,7 @@ func (s *Session) Warmup(ctx context.Context) error {
 	}()
 	s.confirmSlot(ctx)
 	var req engine.Request
+	primed := 0 // the primer's tokens, when the warm-up is one
 	if resumed {
 		// The request sent last before the restart, byte for byte: the
 		// engine still holds it (or restored it), and a new prefix would
@@ -65,7 +66,15 @@ func (s *Session) Warmup(ctx context.Context) error {
 		req = *s.resumeReq
 		req.MaxTokens = 1
 	} else {
-		req = s.Prefix().Request([]contextwin.Message{{Role: contextwin.User, Content: warmupMessage}}, 1, "")
+		msg := contextwin.Message{Role: contextwin.User, Content: warmupMessage}
+		s.mu.Lock()
+		if m, n, ok := s.cw.Primer(); ok {
+			// The warm-up is the primer: its checkpoint, the slot's
+			// first, stands just before the first message's text.
+			msg, primed = m, n
+		}
+		s.mu.Unlock()
+		req = s.Prefix().Request([]contextwin.Message{msg}, 1, "")
 	}
 	req.Temperature = s.cfg.Temperature
 	req.Slot = s.slotRef()
@@ -91,13 +100,50 @@ func (s *Session) Warmup(ctx context.Context) error {
 	// The engine's own count teaches the estimate what the prefix costs
 	// before the first real request is planned.
 	cached, known := cacheFigure(resp)
-	estimate := s.cw.Estimator().Known(s.prefix.Chars + len(warmupMessage) + warmupOverhead) // the request built it
-	fig := s.cw.ObservePrefix(len(warmupMessage)+warmupOverhead, contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, Cached: cached, CachedKnown: known})
+	u := contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, Cached: cached, CachedKnown: known}
+	var estimate int // the request built it
+	var fig contextwin.Figure
+	if primed > 0 {
+		estimate = s.cw.Estimator().Known(s.prefix.Chars+warmupOverhead) + primed
+		fig = s.cw.ObservePrimer(warmupOverhead, primed, u)
+	} else {
+		estimate = s.cw.Estimator().Known(s.prefix.Chars + len(warmupMessage) + warmupOverhead)
+		fig = s.cw.ObservePrefix(len(warmupMessage)+warmupOverhead, u)
+	}
 	if text := s.figureNotice(fig, resp.Usage.PromptTokens, estimate); text != "" {
 		s.figures.pending = append(s.figures.pending, text)
 	}
-	s.drove(transcript.Record{Kind: transcript.KindWarmup, Usage: &transcript.Usage{PromptTokens: resp.Usage.PromptTokens, CachedTokens: cached, CachedKnown: known}})
+	s.drove(transcript.Record{Kind: transcript.KindWarmup, Usage: &transcript.Usage{PromptTokens: resp.Usage.PromptTokens, CachedTokens: cached, CachedKnown: known, PrimerTokens: primed}})
 	return nil
+}
+
+// countPrimer asks the engine to count the primer's parts (two /tokenize
+// calls), which size it (contextwin.Planner.CountPrimer), when the
+// planner wants one: on an engine that restarts from checkpoints the
+// session's first request is a user message just short of a
+// micro-batch, so that the slot's first checkpoint — the one a full slot
+// keeps longest — stands just before the first message's text, where
+// every fold of the front changes the request. Without the engine's
+// counts it is sized as the common tokenizers count, which a tokenizer
+// that splits more overshoots: then the first request restarts from 0.
+func (s *Session) countPrimer(ctx context.Context, opts engine.Options) {
+	s.mu.Lock()
+	want := s.cw.WantsPrimer()
+	s.mu.Unlock()
+	if !want {
+		return
+	}
+	head, err := engine.Tokenize(ctx, opts, contextwin.PrimerText)
+	if err != nil {
+		return
+	}
+	words, err := engine.Tokenize(ctx, opts, contextwin.PrimerWords)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cw.CountPrimer(head, words)
 }
 
 // warmupOverhead is what a chat template adds around the warm-up's one

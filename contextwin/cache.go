@@ -270,6 +270,9 @@ type cacheTrack struct {
 	// fold do not outlive the requests until the next one.
 	foldPoint int
 	watch     bool
+	// primer is the engine's counts of PrimerText and PrimerWords, 0
+	// when not known (CountPrimer).
+	primer struct{ head, per64 int }
 	// why says what taught the model, when the engine's figures did;
 	// seen counts the restarts at a checkpoint before a change while the
 	// model was not checkpointed.
@@ -574,18 +577,65 @@ func (s *Planner) foldPointKept() bool {
 // the first request's, a micro-batch before its end, inside the fixed
 // prefix, and each fold re-prefills the prefix's tail too.
 func (s *Planner) primer() Message {
-	// " ok" is one token in the tokenizers of the common models; a
-	// sixteenth of the micro-batch is left for the sentence before it
-	// and for a tokenizer that splits more.
-	words := max(s.cache.model.Ubatch-s.cache.model.Ubatch/16-primerHead, 0)
-	return Message{Role: User, Content: primerText + strings.Repeat(" ok", words)}
+	m, _ := s.primerOf()
+	return m
 }
 
-// primerText opens the primer; primerHead is about its length in tokens.
+// primerOf is the primer and its length in the engine's tokens: sized by
+// the engine's counts when CountPrimer took them, else as if " ok" were
+// one token and PrimerText primerHead, as in the tokenizers of the
+// common models. It falls a sixteenth of the micro-batch short of it,
+// for the template's tokens around a message and a count that errs.
+func (s *Planner) primerOf() (Message, int) {
+	head, per64 := s.cache.primer.head, s.cache.primer.per64
+	if head <= 0 || per64 <= 0 {
+		head, per64 = primerHead, 64
+	}
+	ub := s.cache.model.Ubatch
+	words := max((ub-ub/16-head)*64/per64, 0)
+	return Message{Role: User, Content: PrimerText + strings.Repeat(" ok", words)}, head + words*per64/64
+}
+
+// CountPrimer takes the engine's own counts of PrimerText (head tokens)
+// and of PrimerWords (per64), which size the primer. Counts that make a
+// primer of less than half the micro-batch are not taken.
+func (s *Planner) CountPrimer(head, per64 int) {
+	ub := s.cache.model.Ubatch
+	if head <= 0 || per64 <= 0 || head >= ub/2 || per64 >= ub {
+		return
+	}
+	s.cache.primer.head, s.cache.primer.per64 = head, per64
+}
+
+// WantsPrimer reports whether the session's first request should be a
+// primer: the engine restarts from checkpoints and has processed no
+// request of this session yet.
+func (s *Planner) WantsPrimer() bool {
+	return s.cache.model.Class == CacheCheckpointed && s.cache.engine.n == 0 && !s.cache.warm
+}
+
+// Primer is the warm-up's message on an engine that restarts from
+// checkpoints, and its length in the engine's tokens, for ObservePrimer.
+// ok is false when no primer is wanted (WantsPrimer) or the engine's
+// counts of it are not known (CountPrimer).
+func (s *Planner) Primer() (m Message, tokens int, ok bool) {
+	if !s.WantsPrimer() || s.cache.primer.per64 == 0 {
+		return Message{}, 0, false
+	}
+	m, tokens = s.primerOf()
+	return m, tokens, true
+}
+
+// PrimerText opens the primer and PrimerWords are 64 of the words that
+// fill it: what the engine is asked to count to size it (Primer).
+// primerHead is about PrimerText's length in tokens.
 const (
-	primerText = "This request only primes the engine's cache; no answer is needed."
+	PrimerText = "This request only primes the engine's cache; no answer is needed."
 	primerHead = 16
 )
+
+// PrimerWords is 64 of the primer's filling words.
+var PrimerWords = strings.Repeat(" ok", 64)
 
 // checkpointCut is where a checkpoint request after a fold ends: at the
 // newest assistant message after the recap whose request's checkpoint,

@@ -3,6 +3,7 @@ package contextwin
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -387,5 +388,44 @@ func TestPrimerPutsTheFirstCheckpointBeforeTheFirstMessage(t *testing.T) {
 		if len(next.Checkpoints) != 0 {
 			t.Errorf("the second plan asks for %d checkpoint requests", len(next.Checkpoints))
 		}
+	}
+}
+
+// The primer is sized by the engine's counts of its parts when it gave
+// them: a tokenizer that makes five tokens of " ok" (a byte vocabulary
+// with a three-byte word mark) gets a primer of a fifth of the words, and
+// one just as long in its tokens.
+func TestPrimerSizedByTheEnginesCounts(t *testing.T) {
+	cfg := Config{Window: 32768, PrefixChars: 9000, Cache: CacheModel{Class: CacheCheckpointed}}
+	tokens := func(m Message, head, per64 int) int {
+		words := strings.Count(m.Content, " ok")
+		return head + words*per64/64
+	}
+	s := NewPlanner(cfg)
+	if _, _, ok := s.Primer(); ok {
+		t.Errorf("a primer without the engine's counts")
+	}
+	for _, c := range []struct{ head, per64 int }{{16, 64}, {80, 323}, {14, 128}} {
+		s := NewPlanner(cfg)
+		s.CountPrimer(c.head, c.per64)
+		m, n, ok := s.Primer()
+		if !ok || !strings.HasPrefix(m.Content, PrimerText) {
+			t.Fatalf("counts %v: no primer", c)
+		}
+		if got := tokens(m, c.head, c.per64); n != got || n > DefaultUbatch-DefaultUbatch/16 || n < DefaultUbatch-DefaultUbatch/16-c.per64/64 {
+			t.Errorf("counts %v: a primer of %d tokens (it says %d), want just under %d", c, got, n, DefaultUbatch-DefaultUbatch/16)
+		}
+	}
+	for _, c := range []struct{ head, per64 int }{{0, 64}, {16, 0}, {300, 64}, {16, 600}} {
+		s := NewPlanner(cfg)
+		s.CountPrimer(c.head, c.per64)
+		if _, _, ok := s.Primer(); ok {
+			t.Errorf("counts %v taken", c)
+		}
+	}
+	dense := NewPlanner(Config{Window: 32768, PrefixChars: 9000, Cache: CacheModel{Class: CacheDense}})
+	dense.CountPrimer(16, 64)
+	if _, _, ok := dense.Primer(); ok {
+		t.Errorf("a primer for a dense engine")
 	}
 }

@@ -289,13 +289,30 @@ func (s *Planner) tooSmall(b Budget) (Plan, bool) {
 // the estimator made of the count, as Observe does; only a learned count
 // stands for the prefix's size.
 func (s *Planner) ObservePrefix(extra int, u Usage) Figure {
-	fig := s.est.Learn(s.cfg.PrefixChars+extra, u.PromptTokens)
+	return s.observePrefix(extra, 0, u)
+}
+
+// ObservePrimer is ObservePrefix for a warm-up whose message was the
+// primer (Primer) of tokens tokens, extra bytes of the template around it
+// not counted in them.
+func (s *Planner) ObservePrimer(extra, tokens int, u Usage) Figure {
+	return s.observePrefix(extra, tokens, u)
+}
+
+// observePrefix takes the count of a request of the fixed prefix, extra
+// bytes and a message of tokens tokens.
+func (s *Planner) observePrefix(extra, tokens int, u Usage) Figure {
+	counted := u.PromptTokens - tokens
+	if u.PromptTokens <= 0 || counted <= 0 {
+		counted = 0
+	}
+	fig := s.est.Learn(s.cfg.PrefixChars+extra, counted)
 	if u.PromptTokens > 0 {
 		s.prefix.sent = true // the engine holds it now: no longer new bytes
 		s.observeWarm(u)
 	}
 	if fig == Learned {
-		s.prefix.reported = max(u.PromptTokens-ceilTokens(float64(extra)/charsPerToken), 1)
+		s.prefix.reported = max(counted-ceilTokens(float64(extra)/charsPerToken), 1)
 	}
 	return fig
 }
@@ -327,10 +344,10 @@ func (s *Planner) finish(p Plan) Plan {
 		p.Messages = s.view.Messages()
 	}
 	p.Estimate = s.estimate()
-	if s.cache.model.Class == CacheCheckpointed && s.cache.engine.n == 0 && !s.cache.warm && p.Event != Note && len(p.Messages) > 0 {
+	if s.WantsPrimer() && p.Event != Note && len(p.Messages) > 0 {
 		p.Checkpoints = append(p.Checkpoints, []Message{s.primer()})
 	}
-	if p.Event == Fold && s.cache.model.Class == CacheCheckpointed {
+	if (p.Event == Fold || p.Event == Emergency && p.Folded > 0) && s.cache.model.Class == CacheCheckpointed {
 		if s.fold.rewrote {
 			if m := s.steadyCut(p.Messages); m != nil {
 				p.Checkpoints = append(p.Checkpoints, m)

@@ -109,16 +109,22 @@ func realSession(t *testing.T, class string, model llamatest.Model, n int) int {
 		}
 		prefilled += x.PromptN
 		reused += x.CacheN
+		maxTokens, _ := sideRequest(t, x.Body)
 		switch {
-		case prev == nil:
-			growth += x.PromptTokens
-		case isCheckpointRequest(t, x.Body):
-			// A checkpoint request after a fold (one token, no tools): its
-			// prefill counts, it brings nothing new.
+		case isCheckpointRequest(t, x.Body) || prevTurn == nil && maxTokens == 1:
+			// A checkpoint request after a fold (one token, no tools), or
+			// the primer before the first request (the warm-up's, or the
+			// planner's when the ask came first): its prefill counts, it
+			// brings nothing new.
 			checkpoints++
 			events = append(events, fmt.Sprintf("#%d checkpoint request of %d tokens, restart at %d", x.Seq, x.PromptTokens, x.CacheN))
 			prev = x
 			continue
+		case prevTurn == nil:
+			growth += x.PromptTokens
+			if prev != nil {
+				events = append(events, fmt.Sprintf("#%d the first request, restart at %d after the primer", x.Seq, x.CacheN))
+			}
 		case prevTurn != prev:
 			// The request after checkpoint requests: new tokens are those
 			// the last turn request did not carry.

@@ -168,6 +168,9 @@ type Usage struct {
 	// transcripts do not say, and their figures are not learned from.
 	CachedKnown bool    `json:"cached_known,omitempty"`
 	PromptMS    float64 `json:"prompt_ms,omitempty"`
+	// PrimerTokens is the warm-up's primer's length in the engine's
+	// tokens; 0 for a warm-up of one short message.
+	PrimerTokens int `json:"primer_tokens,omitempty"`
 	// Event is the event of the plan the request was sent under; nil for
 	// a request no plan made (the warm-up).
 	Event        *contextwin.Event `json:"event,omitempty"`

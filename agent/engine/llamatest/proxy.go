@@ -47,8 +47,10 @@ type Exchange struct {
 // refusal of the real engine reaches the client as the engine sent it, and
 // the simulator never sees that request. The slot calls (GET /slots and
 // POST /slots/{id}?action=…) go to the real engine, whose slots hold the
-// cache; every other request (discovery: /v1/models, /props, /health, …)
-// goes to the simulator.
+// cache, and so do GET /props and POST /tokenize, which tell the model
+// (its file, whose header gives its cache class) and count in its
+// tokens; every other request (discovery: /v1/models, /health, …) goes
+// to the simulator.
 //
 // Chat requests are served one at a time, in the order they arrive, so
 // the real engine's slot sees the client's sequence of prompts.
@@ -105,6 +107,10 @@ func (p *Proxy) Exchanges() []Exchange {
 }
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/props" || r.URL.Path == "/tokenize" {
+		p.slots.ServeHTTP(w, r)
+		return
+	}
 	if r.URL.Path == "/slots" || strings.HasPrefix(r.URL.Path, "/slots/") {
 		// A slot action waits for the chat exchange under way, as the
 		// engine's own queue would.
