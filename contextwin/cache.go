@@ -477,6 +477,65 @@ func (s *Planner) settleQueue() {
 	t.queue = nil
 }
 
+// frontCheckpoints are the checkpoint requests after a fold of the front
+// recap laid out in two messages (splitFront), each the start of the
+// request itself, so that the request goes on from the last one's end
+// and nothing is prefilled twice: when the fold rewrote the recap, its
+// steady part alone (the request goes on with the assistant's header,
+// which ends that one too), whose checkpoint stands just before the
+// rest, where the next rewrite changes the request; then the rest as the
+// start of the assistant's turn, unclosed (llama.cpp prefills a last
+// assistant message), whose checkpoint stands just before its end, where
+// the next fold that appends to the recap changes it; between them, on a
+// rewrite, the part of the rest this rewrite kept of the last one's text,
+// which the next rewrite is likely to keep too. (The assistant's message
+// goes without its reasoning: a prefill renders its text alone.) ok is
+// false when the recap is not laid out so or the fold was into the middle
+// recap.
+func (s *Planner) frontCheckpoints(msgs []Message) (cps [][]Message, ok bool) {
+	if !s.fold.split || !s.fold.frontMoved || len(msgs) < 2 || len(msgs) != s.view.Len() ||
+		s.view.items[0].of != frontRecap || s.view.items[1].of != s.fold.lead {
+		return nil, false
+	}
+	rest := strings.TrimSuffix(s.entries[s.fold.lead].lead, "\n\n")
+	if s.fold.rewrote {
+		cps = append(cps, slices.Clone(msgs[:1]))
+		if k := s.fold.kept; k >= keptLeast && k+keptLeast <= len(rest) {
+			// What this rewrite kept of the last one's text the next is
+			// likely to keep too: a checkpoint at its end.
+			cps = append(cps, []Message{msgs[0], {Role: Assistant, Content: rest[:k]}})
+		}
+	}
+	cps = append(cps, []Message{msgs[0], {Role: Assistant, Content: rest}})
+	// One that ends before the request changes from the last, at a
+	// checkpoint the slot still holds, would only go back from the
+	// change to plant it again.
+	shared, _ := s.commonBytes(msgs)
+	keep := cps[:0]
+	for _, c := range cps {
+		if end := s.sentBytes(c) - msgOverhead; end > shared || !s.holdsNear(s.tokensAt(end)) {
+			keep = append(keep, c)
+		}
+	}
+	return keep, true
+}
+
+// holdsNear reports whether the mirror holds a checkpoint about where a
+// checkpoint request ending at token at (an estimate from the marks
+// around it) takes one.
+func (s *Planner) holdsNear(at int) bool {
+	for _, p := range s.cache.engine.points {
+		if p.at <= at+16+at/50 && p.at >= at-32-at/30 {
+			return true
+		}
+	}
+	return false
+}
+
+// keptLeast is the fewest bytes of a recap's text a checkpoint request
+// inside it stands apart from its start and end.
+const keptLeast = 64
+
 // steadyCut is the checkpoint request that ends inside the front recap a
 // micro-batch after its steady part (the preamble and what the user
 // said, which the next rewrite keeps): its checkpoint lands just before
@@ -490,7 +549,7 @@ func (s *Planner) settleQueue() {
 // not worth it, or when the recap's text after its steady part is
 // shorter than a micro-batch.
 func (s *Planner) steadyCut(msgs []Message) []Message {
-	if len(msgs) == 0 || s.view.Len() != len(msgs) || s.fold.front.steady == 0 {
+	if len(msgs) == 0 || s.view.Len() != len(msgs) || s.fold.front.steady == 0 || s.fold.split {
 		return nil
 	}
 	it := s.view.items[0]

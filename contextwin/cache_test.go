@@ -252,7 +252,7 @@ func TestCheckpointedEngineIsPricedAsOne(t *testing.T) {
 				cfg  Config
 			}{{"told checkpointed", known}, {"told dense", dense}, {"told nothing", base}} {
 				got, far, m := runOn(t, c.cfg, steps, false)
-				t.Logf("window %d seed %d, %s: prefilled %d, %.3f of the %d a dense engine prefills; ended believing %s", w, seed, c.name, got, float64(got)/float64(ideal), ideal, m)
+				t.Logf("window %d seed %d, %s: prefilled %d, %.3f of the %d a dense engine prefills; ended believing %s (far %d)", w, seed, c.name, got, float64(got)/float64(ideal), ideal, m, far)
 				if float64(got) > 1.05*float64(ideal) {
 					t.Errorf("window %d seed %d, %s: prefilled %d on the checkpointed engine, more than 1.05 × the %d of a dense one", w, seed, c.name, got, ideal)
 				}
@@ -265,8 +265,10 @@ func TestCheckpointedEngineIsPricedAsOne(t *testing.T) {
 }
 
 // An engine started with a smaller --checkpoint-min-step keeps
-// checkpoints the mirror thins out; a restart at one teaches the planner
-// a smaller step, and it prefills about what one told the step does.
+// checkpoints the mirror thins out: a planner not told the step prefills
+// about what one told it does (its folds restart at checkpoints taken
+// since the fold before, which no step thins), and a restart at a
+// checkpoint the mirror thinned teaches it a smaller step.
 func TestCheckpointMinStepIsLearnt(t *testing.T) {
 	steps := session(65536, 200, 2)
 	cfg := Config{Window: 65536, PrefixChars: 4000, Reserve: 1024, Cache: CacheModel{Class: CacheCheckpointed}}
@@ -274,9 +276,21 @@ func TestCheckpointMinStepIsLearnt(t *testing.T) {
 	told.Cache.MinStep = 512
 	got, _, m := runOnEngine(t, cfg, steps, &checkpointEngine{minStep: 512})
 	want, _, _ := runOnEngine(t, told, steps, &checkpointEngine{minStep: 512})
-	t.Logf("min step 512: prefilled %d learning it (ended at %d), %d told", got, m.MinStep, want)
-	if m.MinStep >= DefaultMinStep {
-		t.Errorf("the planner kept a min step of %d on an engine that keeps checkpoints 512 apart", m.MinStep)
+	t.Logf("min step 512: prefilled %d not told it (ended at %d), %d told", got, m.MinStep, want)
+
+	s := NewPlanner(Config{Window: 65536, PrefixChars: 4000, Cache: CacheModel{Class: CacheCheckpointed, Checkpoints: 4}})
+	tc := &s.cache
+	for n := 0; n < 6*600; n += 600 { // appends of 600 tokens: a full slot thins the oldest
+		tc.engine = tc.model.processed(tc.engine, n, n+600)
+	}
+	if len(tc.engine.thinned) == 0 {
+		t.Fatalf("the mirror of a slot of 4 thinned nothing: %v", ats(tc.engine))
+	}
+	at := tc.engine.thinned[len(tc.engine.thinned)-1].at
+	tc.common = at + 1
+	s.learnCache(at, tc.model.restart(tc.engine, tc.common))
+	if m, _ := s.CacheModel(); m.MinStep >= DefaultMinStep {
+		t.Errorf("a restart at the thinned checkpoint %d left a min step of %d", at, m.MinStep)
 	}
 	if float64(got) > 1.02*float64(want) {
 		t.Errorf("learning the step prefilled %d, more than 1.02 × the %d of a planner told it", got, want)

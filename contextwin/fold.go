@@ -63,8 +63,13 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	if s.cfg.MapUpdate != nil {
 		mapNews = s.cfg.MapUpdate()
 	}
-	appended := s.canAppend(budget)
-	s.fold.rewrote = !appended
+	wasSteady := s.fold.front.steady
+	v, n := s.verbatimText(s.fold.upTo, boundary)
+	// A fold that takes in a message of the user's rewrites a recap laid
+	// out in two messages (splitFront): what the user said belongs in the
+	// user's part, which an appended part follows.
+	appended := s.canAppend(budget) && !s.splitsWith(v)
+	s.fold.rewrote, s.fold.frontMoved = !appended, true
 	if appended {
 		// The old recap stays as it was sent; what is new follows it.
 		// Its room is small: the ledger's exact facts that the request
@@ -72,7 +77,6 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		// waits for the next rewrite, which carries it (r.Note). A middle
 		// recap this fold takes in goes from the request: its facts are in
 		// the ledger, and so come along.
-		v, n := s.verbatimText(s.fold.upTo, boundary)
 		shown := s.fold.front.msg.Content + v
 		part := BuildRecap(RecapInput{Note: factsText(unshown(r.Ledger, shown)), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2,
 			Shown: shown})
@@ -103,6 +107,16 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		}
 	}
 
+	if !appended {
+		// How much of the recap's text after its steady part this
+		// rewrite kept of the last one's, to a line's end: what the next
+		// rewrite is likely to keep too (frontCheckpoints).
+		old, cur := "", text.String()[s.fold.front.steady:]
+		if prev := s.fold.front.msg.Content; wasSteady > 0 && wasSteady <= len(prev) {
+			old = prev[wasSteady:]
+		}
+		s.fold.kept = strings.LastIndexByte(cur[:commonPrefix(old, cur)], '\n') + 1
+	}
 	s.fold.recap = &r
 	s.fold.front.msg = Message{Role: User, Content: text.String()}
 	s.fold.front.verbatim = verbatim
@@ -119,6 +133,14 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 // midPreamble opens the middle recap.
 const midPreamble = "[The turns between the messages above and the ones below were folded to stay inside the context window. " +
 	"Nothing is lost: read files and run searches again for anything you need in full.]\n\n"
+
+// splitsWith reports whether a fold that carries v of the user's words
+// must rewrite the front recap: on an engine that restarts from
+// checkpoints, whose recap is laid out in two messages (splitFront), v
+// must join the user's part.
+func (s *Planner) splitsWith(v string) bool {
+	return v != "" && s.cache.model.Class == CacheCheckpointed
+}
 
 // canMid reports whether the recaps have room, in a budget of so many
 // bytes, for a fold into the middle recap.
@@ -145,7 +167,7 @@ const midParts = 8
 // the next rewrite of the front recap. It returns how many messages it
 // folded and the middle recap's size.
 func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
-	s.fold.rewrote = false
+	s.fold.rewrote, s.fold.frontMoved = false, false
 	budget := s.est.NewChars(b.Recap)
 	k := s.view.find(middleRecap)
 	if s.fold.midTo > 0 {

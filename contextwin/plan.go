@@ -348,13 +348,17 @@ func (s *Planner) finish(p Plan) Plan {
 		p.Checkpoints = append(p.Checkpoints, []Message{s.primer()})
 	}
 	if (p.Event == Fold || p.Event == Emergency && p.Folded > 0) && s.cache.model.Class == CacheCheckpointed {
-		if s.fold.rewrote {
-			if m := s.steadyCut(p.Messages); m != nil {
-				p.Checkpoints = append(p.Checkpoints, m)
+		if cps, ok := s.frontCheckpoints(p.Messages); ok {
+			p.Checkpoints = append(p.Checkpoints, cps...)
+		} else {
+			if s.fold.rewrote {
+				if m := s.steadyCut(p.Messages); m != nil {
+					p.Checkpoints = append(p.Checkpoints, m)
+				}
 			}
-		}
-		if cut := s.checkpointCut(p.Messages); cut > 0 {
-			p.Checkpoints = append(p.Checkpoints, slices.Clone(p.Messages[:cut]))
+			if cut := s.checkpointCut(p.Messages); cut > 0 {
+				p.Checkpoints = append(p.Checkpoints, slices.Clone(p.Messages[:cut]))
+			}
 		}
 		s.cache.watch = true
 	}

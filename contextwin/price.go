@@ -212,9 +212,13 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 		if s.fold.front.msg.Content != "" {
 			cached = s.fold.front.steady
 		}
-		if s.canAppend(recapChars) {
+		takes := verbatimAll - verbatimAfter - verbatimOld // of the user's words
+		if s.canAppend(recapChars) && (takes == 0 || s.cache.model.Class != CacheCheckpointed) {
 			cached = len(s.fold.front.msg.Content)
-			recap = cached + recapChars - s.fold.front.text + verbatimAll - verbatimAfter - verbatimOld
+			recap = cached + recapChars - s.fold.front.text + takes
+		}
+		if s.fold.split && cached > 0 {
+			cached += msgOverhead // the rest follows the steady part's message
 		}
 		extra := s.restartExtra(s.cfg.PrefixChars+cached) + s.noteCost()
 		for _, k := range s.keptForms(b, g < cur, keep, keepFresh, shedKeep, shedFresh) {

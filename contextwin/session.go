@@ -138,6 +138,16 @@ type folds struct {
 	upTo           int
 	midFrom, midTo int
 	lead           int // the entry the front recap leads, -1 when it stands alone
+	// split is set when the front recap is two messages: its steady part
+	// the user's, the rest leading the first kept message, the
+	// assistant's (see splitFront).
+	split bool
+	// front is set when the last fold was of the front recap (not into
+	// the middle one).
+	frontMoved bool
+	// kept is how many bytes of the front recap's text after its steady
+	// part the last rewrite kept of the one before, to a line's end.
+	kept int
 	front, mid     CarriedRecap
 	recap          *Recap // the current recap, nil before the first fold
 	mapSent        string // the map update the front recap carries
@@ -368,7 +378,11 @@ func (s *Planner) render(i int) Message {
 	if e.form != whole {
 		m.Content = e.text
 	}
-	if e.reasoningShed {
+	if e.reasoningShed || s.fold.split && i == s.fold.lead {
+		// (The message the recap's rest leads goes without its
+		// reasoning: a prefill renders an assistant message's text
+		// alone, and the checkpoint request of the rest must be the
+		// start of this request.)
 		m.Reasoning = ""
 	}
 	if e.lead != "" {
@@ -481,11 +495,17 @@ func (s *Planner) rebuild() {
 		s.entries[s.fold.lead].lead = ""
 		s.fold.lead = -1
 	}
+	s.fold.split = false
 	if front := s.fold.front; front.msg.Content != "" {
 		first := s.fold.upTo
-		if first < s.synced && s.log[first].Role == User {
+		switch {
+		case first < s.synced && s.log[first].Role == User:
 			s.leadWith(first, front)
-		} else {
+		case s.splitFront(first):
+			steady := Message{Role: User, Content: front.msg.Content[:front.steady]}
+			s.view.push(frontRecap, steady, sizeOf(steady)-min(front.verbatim, front.steady))
+			s.leadRest(first, front)
+		default:
 			s.view.push(frontRecap, front.msg, sizeOf(front.msg)-front.verbatim)
 		}
 	}
@@ -515,6 +535,46 @@ func (s *Planner) leadWith(first int, front CarriedRecap) {
 		e.fresh = min(e.size, oldFresh+len(lead)-front.verbatim)
 	}
 	s.fold.lead = first
+	s.dirty = append(s.dirty, first)
+}
+
+// splitFront reports whether the front recap is laid out in two
+// messages, with first the first kept entry: on an engine that restarts
+// from checkpoints, when first is the assistant's and the recap has a
+// steady part (the preamble and what the user said) and more. The
+// steady part is then the user's message and the rest leads first, so
+// that the request after the steady part goes on with an assistant
+// message and the rest is the assistant's text: a checkpoint request of
+// the steady part alone, or of the rest as the start of the assistant's
+// turn (llama.cpp's prefill of a last assistant message), is the start
+// of the request itself, and its checkpoint stands a few tokens before
+// the place where the next fold changes the request — the rest's start
+// when it rewrites the recap, the rest's end when it appends to it
+// (frontCheckpoints). In one user message every such place is followed
+// by the template's end of message, which a checkpoint request cannot
+// share with the request: its checkpoint then stands a micro-batch
+// earlier.
+func (s *Planner) splitFront(first int) bool {
+	front := s.fold.front
+	return s.cache.model.Class == CacheCheckpointed && front.steady > 0 && front.steady < len(front.msg.Content) &&
+		first < s.synced && s.log[first].Role == Assistant
+}
+
+// leadRest makes the front recap's rest, after its steady part, lead
+// entry first, the assistant's message: its bytes are new but for what
+// the recap carried before after its steady part.
+func (s *Planner) leadRest(first int, front CarriedRecap) {
+	e := &s.entries[first]
+	lead := front.msg.Content[front.steady:] + "\n\n"
+	oldSize, oldFresh := e.size, e.fresh
+	s.fold.lead, s.fold.split = first, true
+	e.lead = lead
+	e.size = sizeOf(s.render(first))
+	if oldFresh >= oldSize {
+		e.fresh = e.size
+	} else {
+		e.fresh = min(e.size, oldFresh+len(lead)-max(front.verbatim-front.steady, 0))
+	}
 	s.dirty = append(s.dirty, first)
 }
 

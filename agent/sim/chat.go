@@ -120,6 +120,9 @@ func (s *Server) faulted(ctx context.Context, w http.ResponseWriter, rec *Reques
 // A refusal is sent and recorded, and reported as false.
 func (s *Server) fitWindow(w http.ResponseWriter, rec *RequestRecord, c *chat) (fitting, bool) {
 	rec.Prompt = renderPrompt(c.messages, c.tools)
+	if s.cfg.Flavor == LlamaCpp {
+		rec.Prompt = prefillPrompt(c.messages, c.tools)
+	}
 	toks := PromptTokens(rec.Prompt)
 	rec.PromptTokens, rec.EvalTokens = len(toks), len(toks)
 	fit, ref := s.fl.fit(c, toks, s.cfg.Ctx)

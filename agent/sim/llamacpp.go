@@ -340,7 +340,7 @@ func (s *Server) applyTemplate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.keepReasoning(s.cfg.ReasoningTemplate)
-	s.writeJSON(w, http.StatusOK, obj{{"prompt", renderPrompt(c.messages, c.tools)}})
+	s.writeJSON(w, http.StatusOK, obj{{"prompt", prefillPrompt(c.messages, c.tools)}})
 }
 
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {

@@ -140,6 +140,23 @@ func TestLlamaCache(t *testing.T) {
 			t.Errorf("mid edit: cache_n = %d, want %d (the tokens before the edit)", got.Timings.CacheN, want)
 		}
 	})
+	t.Run("a last assistant message is prefilled", func(t *testing.T) {
+		// llama.cpp renders a last assistant message unclosed, the start of
+		// the turn the model goes on with: the request that carries the
+		// whole of it then goes on from there, on a recurrent slot too.
+		for _, kind := range []CacheKind{CacheDense, CacheRecurrent} {
+			_, url := start(t, Config{Cache: CacheModel{Kind: kind}})
+			first := chatOK(t, url, with(body(sys, q1, assistant("It returns an")), "max_tokens", 1))
+			second := chatOK(t, url, body(sys, q1, assistant("It returns an error."), q2))
+			want := len(PromptTokens(prefillPrompt([]message{{Role: "system", Content: sys["content"].(string)}, {Role: "user", Content: q1["content"].(string)}, {Role: "assistant", Content: "It returns an"}}, nil)))
+			if first.Usage.PromptTokens != want {
+				t.Errorf("%s: the prefill counted %d prompt tokens, want %d (no end of message, no generation prompt)", kind, first.Usage.PromptTokens, want)
+			}
+			if got := second.Timings.CacheN; got < want-4 || got > want {
+				t.Errorf("%s: the whole message's request reused %d tokens of the %d-token prefill", kind, got, want)
+			}
+		}
+	})
 	t.Run("cache_prompt false", func(t *testing.T) {
 		_, url := start(t, Config{})
 		chatOK(t, url, body(sys, q1))

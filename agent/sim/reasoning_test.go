@@ -94,8 +94,10 @@ func TestReasoningTemplate(t *testing.T) {
 // generated, and nothing of the rest.
 func TestReasoningRendered(t *testing.T) {
 	turn1 := msg{"role": "assistant", "content": "It returns an error.", "reasoning_content": "EARLIER"}
-	turn2 := msg{"role": "assistant", "content": "Still an error.", "reasoning": "CURRENT"} // vLLM's and Ollama's key
-	b := body(user("q1"), turn1, user("q2"), turn2)
+	turn2 := msg{"role": "assistant", "content": "Still an error.", "reasoning": "CURRENT", // vLLM's and Ollama's key
+		"tool_calls": []msg{{"id": "c1", "type": "function", "function": msg{"name": "read", "arguments": "{}"}}}}
+	// (A last assistant message would be prefilled: its text alone.)
+	b := body(user("q1"), turn1, user("q2"), turn2, msg{"role": "tool", "tool_call_id": "c1", "content": "x"})
 	tests := []struct {
 		tmpl ReasoningTemplate
 		want []string

@@ -357,6 +357,19 @@ func renderPrompt(msgs []message, tools []tool) string {
 	return lead + strings.Join(blocks, "") + generationPrompt
 }
 
+// prefillPrompt renders a conversation whose last message is the
+// assistant's as llama.cpp does unless started with
+// --no-prefill-assistant: the messages before it and the generation
+// prompt, then that message's text, unclosed — the start of the turn the
+// model goes on with. Its reasoning and tool calls are not rendered.
+// Another conversation is rendered as renderPrompt does.
+func prefillPrompt(msgs []message, tools []tool) string {
+	if len(msgs) == 0 || msgs[len(msgs)-1].Role != "assistant" {
+		return renderPrompt(msgs, tools)
+	}
+	return renderPrompt(msgs[:len(msgs)-1], tools) + msgs[len(msgs)-1].Content
+}
+
 // promptBlocks renders each message as its own block, and lead, a system
 // block that carries the tools when no system message comes first. Each
 // block starts with a special token, so blocks tokenize independently.
