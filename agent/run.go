@@ -468,6 +468,12 @@ func (r *run) checkpoint(ctx context.Context, msgs []contextwin.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Requests++
+	var ee *engine.Error
+	if errors.As(err, &ee) && ee.Kind == engine.BadRequest && len(msgs) > 0 && msgs[len(msgs)-1].Role == contextwin.Assistant {
+		// The engine does not go on with a last assistant message
+		// (llama.cpp's --no-prefill-assistant, or a template that thinks).
+		s.cw.RefusedPrefill()
+	}
 	if err != nil || resp == nil {
 		return
 	}

@@ -273,6 +273,12 @@ type cacheTrack struct {
 	// primer is the engine's counts of PrimerText and PrimerWords, 0
 	// when not known (CountPrimer).
 	primer struct{ head, per64 int }
+	// noPrefill is set once the engine refused a checkpoint request
+	// ending in an assistant message (RefusedPrefill), or did not go on
+	// from it; prefilled is that request's length while the next is
+	// awaited, else 0.
+	noPrefill bool
+	prefilled int
 	// why says what taught the model, when the engine's figures did;
 	// seen counts the restarts at a checkpoint before a change while the
 	// model was not checkpointed.
@@ -498,6 +504,19 @@ func (s *Planner) frontCheckpoints(msgs []Message) (cps [][]Message, ok bool) {
 		return nil, false
 	}
 	rest := strings.TrimSuffix(s.entries[s.fold.lead].lead, "\n\n")
+	if s.cache.noPrefill {
+		// The engine refuses to go on with a last assistant message: the
+		// steady part's request, then one ending at the first assistant
+		// message after the recap, whose checkpoint lands a micro-batch
+		// before its end.
+		if s.fold.rewrote {
+			cps = append(cps, slices.Clone(msgs[:1]))
+		}
+		if cut := s.checkpointCut(msgs); cut > 0 {
+			cps = append(cps, slices.Clone(msgs[:cut]))
+		}
+		return cps, true
+	}
 	if s.fold.rewrote {
 		cps = append(cps, slices.Clone(msgs[:1]))
 		if k := s.fold.kept; k >= keptLeast && k+keptLeast <= len(rest) {
@@ -519,6 +538,13 @@ func (s *Planner) frontCheckpoints(msgs []Message) (cps [][]Message, ok bool) {
 	}
 	return keep, true
 }
+
+// RefusedPrefill tells the planner that the engine refused a checkpoint
+// request ending in an assistant message it was to go on with (llama.cpp
+// does for a template that thinks): none is asked again. One that closed
+// the message instead (llama.cpp's --no-prefill-assistant) is told by
+// its figures: the request after it did not reuse it whole.
+func (s *Planner) RefusedPrefill() { s.cache.noPrefill = true }
 
 // holdsNear reports whether the mirror holds a checkpoint about where a
 // checkpoint request ending at token at (an estimate from the marks
@@ -757,6 +783,15 @@ func (s *Planner) observeCache(u Usage) {
 	if u.PromptTokens <= 0 {
 		return
 	}
+	if t.prefilled > 0 && u.CachedKnown && u.Cached+8 < t.prefilled {
+		// The request after one ending in an assistant message did not go
+		// on from it: the engine closed that message.
+		t.noPrefill = true
+	}
+	t.prefilled = 0
+	if n := len(t.sent); n > 0 && t.sent[n-1].Role == Assistant { // a prefill: the next request goes on from it
+		t.prefilled = u.PromptTokens
+	}
 	predicted := t.model.restart(t.engine, t.common)
 	from := predicted
 	if u.CachedKnown {
@@ -794,7 +829,11 @@ func (s *Planner) learnCache(from, predicted int) {
 	if t.engine.n == 0 || t.common >= t.engine.n {
 		return // the first request, or an append: every class reuses it whole
 	}
-	if t.model.Class == CacheCheckpointed && from > predicted && t.engine.wasThinned(from) && t.model.MinStep > 1 {
+	if t.model.Class == CacheCheckpointed && from > predicted && from+32 < t.common && t.engine.wasThinned(from) && t.model.MinStep > 1 {
+		// (Well before the change: at one the estimate of the change
+		// point placed too early, the mirror's own may stand just
+		// after, and a checkpoint long thinned may have stood at the
+		// same token.)
 		// The engine kept a checkpoint the mirror thinned out: its
 		// --checkpoint-min-step is smaller than the mirror's.
 		t.model.MinStep /= 2

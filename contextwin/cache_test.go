@@ -286,8 +286,16 @@ func TestCheckpointMinStepIsLearnt(t *testing.T) {
 	if len(tc.engine.thinned) == 0 {
 		t.Fatalf("the mirror of a slot of 4 thinned nothing: %v", ats(tc.engine))
 	}
-	at := tc.engine.thinned[len(tc.engine.thinned)-1].at
-	tc.common = at + 1
+	at := -1 // a thinned checkpoint well before a change, with none kept between
+	for _, p := range tc.engine.thinned {
+		if tc.model.restart(tc.engine, p.at+64) < p.at {
+			at = p.at
+		}
+	}
+	if at < 0 {
+		t.Fatalf("no thinned checkpoint stands alone: kept %v", ats(tc.engine))
+	}
+	tc.common = at + 64
 	s.learnCache(at, tc.model.restart(tc.engine, tc.common))
 	if m, _ := s.CacheModel(); m.MinStep >= DefaultMinStep {
 		t.Errorf("a restart at the thinned checkpoint %d left a min step of %d", at, m.MinStep)
@@ -441,5 +449,65 @@ func TestPrimerSizedByTheEnginesCounts(t *testing.T) {
 	dense.CountPrimer(16, 64)
 	if _, _, ok := dense.Primer(); ok {
 		t.Errorf("a primer for a dense engine")
+	}
+}
+
+// An engine that will not go on with a last assistant message — it
+// refused one, or its figures show the request after one did not reuse
+// it — is asked for no such checkpoint request again; the folds still
+// ask for others.
+func TestPrefillRefusedIsNotAskedAgain(t *testing.T) {
+	for _, how := range []string{"refused", "closed"} {
+		t.Run(how, func(t *testing.T) {
+			cfg := Config{Window: 16384, PrefixChars: 4000, Reserve: 1024, Cache: CacheModel{Class: CacheCheckpointed}}
+			s := NewPlanner(cfg)
+			e := &checkpointEngine{}
+			prefills, after, others := 0, 0, 0
+			stopped := false
+			for n, st := range session(16384, 60, 1) {
+				if st.user != "" {
+					s.Append(Message{Role: User, Content: st.user})
+				} else {
+					h := harness{s: s}
+					h.round(n, st.results)
+				}
+				p := s.Plan()
+				if p.Event == Note {
+					n, c := e.send(cfg.PrefixChars, p.Messages)
+					s.Observe(Usage{PromptTokens: n, CompletionTokens: 200, Cached: c, CachedKnown: true})
+					s.SetNote("state: working")
+					p = s.Plan()
+				}
+				cut := 0 // the length of a prefill the engine closed
+				for _, m := range p.Checkpoints {
+					if m[len(m)-1].Role != Assistant {
+						others++
+						n, c := e.send(cfg.PrefixChars, m)
+						s.ObserveCheckpoint(Usage{PromptTokens: n, CompletionTokens: 1, Cached: c, CachedKnown: true})
+						continue
+					}
+					prefills++
+					if stopped {
+						after++
+					}
+					if how == "refused" {
+						s.RefusedPrefill() // and no figures: the request was never processed
+						continue
+					}
+					n, c := e.send(cfg.PrefixChars, m)
+					s.ObserveCheckpoint(Usage{PromptTokens: n, CompletionTokens: 1, Cached: c, CachedKnown: true})
+					cut = n
+				}
+				stopped = stopped || prefills > 0 // from the next fold on
+				n, c := e.send(cfg.PrefixChars, p.Messages)
+				if cut > 0 {
+					c = min(c, cut/2) // the message was closed: the request went on from far before
+				}
+				s.Observe(Usage{PromptTokens: n, CompletionTokens: 150, Cached: c, CachedKnown: true})
+			}
+			if prefills == 0 || after > 0 || others == 0 {
+				t.Errorf("%s: %d prefill checkpoint requests, %d after the first, %d others; want one, none after it, some others", how, prefills, after, others)
+			}
+		})
 	}
 }
