@@ -142,16 +142,16 @@ type folds struct {
 	// the user's, the rest leading the first kept message, the
 	// assistant's (see splitFront).
 	split bool
-	// front is set when the last fold was of the front recap (not into
+	// frontMoved is set when the last fold was of the front recap (not into
 	// the middle one).
 	frontMoved bool
 	// kept is how many bytes of the front recap's text after its steady
 	// part the last rewrite kept of the one before, to a line's end.
-	kept int
-	front, mid     CarriedRecap
-	recap          *Recap // the current recap, nil before the first fold
-	mapSent        string // the map update the front recap carries
-	rewrote        bool   // the last fold rewrote the front recap (not appended to it, not the middle one)
+	kept       int
+	front, mid CarriedRecap
+	recap      *Recap // the current recap, nil before the first fold
+	mapSent    string // the map update the front recap carries
+	rewrote    bool   // the last fold rewrote the front recap (not appended to it, not the middle one)
 }
 
 // CarriedRecap is one recap as the request carries it: the front recap
