@@ -532,6 +532,9 @@ func (m *meter) Chat(ctx context.Context, req engine.Request, c Call) (*engine.R
 func (m *meter) growth(req engine.Request) int {
 	n := 0
 	for i, raw := range m.fresh {
+		// The message that carries it whole, else (a result cut to fit)
+		// the one answering its call: a recording's call ids repeat over
+		// hundreds of rounds, so an older result may answer the same id.
 		t := 0
 		for _, sent := range req.Messages {
 			if sent.Role != string(raw.Role) || (raw.Role == contextwin.Tool && sent.ToolCallID != raw.ToolCallID) {
@@ -542,8 +545,7 @@ func (m *meter) growth(req engine.Request) int {
 				break
 			}
 			if raw.Role == contextwin.Tool {
-				t = blockTokens(sent)
-				break
+				t = blockTokens(sent) // the last one answering it: the newest
 			}
 		}
 		if t > m.counted[i] {
