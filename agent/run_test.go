@@ -27,13 +27,21 @@ import (
 // client for it.
 func simEngine(t *testing.T, cfg sim.Config) (*sim.Server, *engine.Client) {
 	t.Helper()
+	s, opts := simServer(t, cfg)
+	return s, engine.NewClient(opts)
+}
+
+// simServer starts a simulator for the test, and returns the options
+// that reach it.
+func simServer(t *testing.T, cfg sim.Config) (*sim.Server, engine.Options) {
+	t.Helper()
 	s, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(func() { s.Close(); ts.Close() })
-	return s, engine.NewClient(engine.Options{BaseURL: ts.URL + "/v1", Flavor: engine.LlamaCpp})
+	return s, engine.Options{BaseURL: ts.URL + "/v1", Flavor: engine.LlamaCpp}
 }
 
 // recorded waits until the simulator has recorded n requests and returns
@@ -635,13 +643,7 @@ func TestOverflowRetrySendsItsCheckpoints(t *testing.T) {
 func TestWarmupPrimesTheCheckpoints(t *testing.T) {
 	for _, counted := range []bool{true, false} {
 		t.Run(fmt.Sprintf("counted=%v", counted), func(t *testing.T) {
-			srv, err := sim.New(sim.Config{Ctx: 8192, Cache: sim.CacheModel{Kind: sim.CacheRecurrent}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ts := httptest.NewServer(srv.Handler())
-			t.Cleanup(func() { srv.Close(); ts.Close() })
-			opts := engine.Options{BaseURL: ts.URL + "/v1", Flavor: engine.LlamaCpp}
+			srv, opts := simServer(t, sim.Config{Ctx: 8192, Cache: sim.CacheModel{Kind: sim.CacheRecurrent}})
 			client := engine.NewClient(opts)
 			srv.AppendScript(sim.Turn{Content: "warm"}, sim.Turn{Content: "answer"})
 			s, _ := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read", "grep"}},
