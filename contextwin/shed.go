@@ -43,7 +43,8 @@ func (s *Planner) shedCandidates() []shedCandidate {
 		switch {
 		case s.log[i].Continuation && e.form != continuationShed:
 			first = append(first, shedCandidate{i, shedContinuation})
-		case s.log[i].Role == Assistant && s.log[i].Reasoning != "" && !e.reasoningShed:
+		case s.log[i].Role == Assistant && s.log[i].Reasoning != "" && !e.reasoningShed && !(s.fold.split && i == s.fold.lead):
+			// (The message a two-message recap's rest leads carries none.)
 			first = append(first, shedCandidate{i, shedReasoning})
 		case s.log[i].Role == Tool && e.form != summarized && i != s.task.payload && !s.log[i].Payload.Task:
 			// Whether a result is worth its summary is asked only when a
