@@ -470,8 +470,8 @@ func (r *run) checkpoint(ctx context.Context, msgs []contextwin.Message) {
 	s.stats.Requests++
 	var ee *engine.Error
 	if errors.As(err, &ee) && ee.Kind == engine.BadRequest && len(msgs) > 0 && msgs[len(msgs)-1].Role == contextwin.Assistant {
-		// The engine does not go on with a last assistant message
-		// (llama.cpp's --no-prefill-assistant, or a template that thinks).
+		// The engine will not go on with a last assistant message
+		// (llama.cpp refuses it for a template that thinks).
 		s.cw.RefusedPrefill()
 	}
 	if err != nil || resp == nil {
