@@ -682,3 +682,37 @@ func TestWarmupPrimesTheCheckpoints(t *testing.T) {
 		})
 	}
 }
+
+// A checkpoint request ending in an assistant message that the engine
+// refuses (llama.cpp does for a template that thinks) turns such requests
+// off for the session; one it answers, or another refusal, does not.
+func TestRefusedPrefillTurnsThemOff(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		noPrefill bool
+		last      contextwin.Role
+		want      bool // prefills still asked for
+	}{
+		{"refused", true, contextwin.Assistant, false},
+		{"answered", false, contextwin.Assistant, true},
+		{"refused, not a prefill", true, contextwin.User, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, client := simEngine(t, sim.Config{Ctx: 8192, NoPrefill: tc.noPrefill, Cache: sim.CacheModel{Kind: sim.CacheRecurrent}})
+			s, _ := newSession(sessionConfig{Engine: client, Tools: &agenttest.Toolbox{Names: []string{"read"}},
+				Context: contextwin.Config{Window: 8192, Cache: contextwin.CacheModel{Class: contextwin.CacheCheckpointed}}})
+			if tc.name == "refused, not a prefill" {
+				srv.Inject(sim.Fault{Status: 400})
+			}
+			msgs := []contextwin.Message{{Role: contextwin.User, Content: "the recap's steady part"}, {Role: tc.last, Content: "the rest"}}
+			r := &run{s: s}
+			r.checkpoint(context.Background(), msgs)
+			s.mu.Lock()
+			got := s.cw.Prefills()
+			s.mu.Unlock()
+			if got != tc.want {
+				t.Errorf("after the request the planner asks for prefills: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -546,6 +546,10 @@ func (s *Planner) frontCheckpoints(msgs []Message) (cps [][]Message, ok bool) {
 // its figures: the request after it did not reuse it whole.
 func (s *Planner) RefusedPrefill() { s.cache.noPrefill = true }
 
+// Prefills reports whether the planner still asks for checkpoint
+// requests that end in an assistant message the engine goes on with.
+func (s *Planner) Prefills() bool { return !s.cache.noPrefill }
+
 // holdsNear reports whether the mirror holds a checkpoint about where a
 // checkpoint request ending at token at (an estimate from the marks
 // around it) takes one.

@@ -93,6 +93,11 @@ type Config struct {
 	// assistant messages carry back; empty means DropReasoning. /props
 	// reports AllReasoning as supports_preserve_reasoning.
 	ReasoningTemplate ReasoningTemplate
+	// NoPrefill refuses a request whose last message is the assistant's,
+	// as llama.cpp does for a template that thinks (400 "Assistant
+	// response prefill is incompatible with enable_thinking."); without
+	// it a llama.cpp flavour goes on with that message, unclosed.
+	NoPrefill bool
 	// Faults are standing faults applied to chat requests by schedule.
 	Faults []FaultRule
 	// Log, when set, receives one line per chat request.
