@@ -91,7 +91,7 @@ func NoWindowWarning(endpoint string) string {
 // refusing the key, not an OpenAI-compatible server, still loading); lesser
 // problems are Warnings.
 func Discover(ctx context.Context, opts Options, conf Configured) (*Discovery, error) {
-	d := &discoverer{opts: opts, t: opts.Timeouts.withDefaults(), http: opts.httpClient()}
+	d := newDiscoverer(opts)
 	base := strings.TrimRight(opts.BaseURL, "/")
 	out := &Discovery{Endpoint: base}
 	local := IsLocalHost(hostOf(base))
@@ -285,6 +285,12 @@ type discoverer struct {
 	// /props model_path, Ollama's /api/show model_info.
 	modelPath string
 	modelInfo map[string]any
+}
+
+// newDiscoverer is a discoverer of the engine opts names, at its
+// timeouts.
+func newDiscoverer(opts Options) *discoverer {
+	return &discoverer{opts: opts, t: opts.Timeouts.withDefaults(), http: opts.httpClient()}
 }
 
 // maxMetadataBody bounds what a metadata call may return (Ollama's
@@ -620,7 +626,7 @@ func FindLocal(ctx context.Context, opts Options) (string, error) {
 			base := fmt.Sprintf("http://127.0.0.1:%d/v1", p.Port)
 			probe := probe
 			probe.BaseURL = base
-			d := &discoverer{opts: probe, t: probe.Timeouts.withDefaults(), http: probe.httpClient()}
+			d := newDiscoverer(probe)
 			var ml modelList
 			err := d.getJSON(ctx, base+"/models", "GET /models", &ml)
 			results[i] <- result{base, err == nil || isKind(err, Loading) || isKind(err, Auth)}

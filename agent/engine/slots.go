@@ -26,7 +26,7 @@ type Slot struct {
 
 // Slots reads llama.cpp's GET /slots.
 func Slots(ctx context.Context, opts Options) ([]Slot, error) {
-	d := &discoverer{opts: opts, t: opts.Timeouts.withDefaults(), http: opts.httpClient()}
+	d := newDiscoverer(opts)
 	var raw []struct {
 		ID           int     `json:"id"`
 		Processing   bool    `json:"is_processing"`
@@ -168,7 +168,7 @@ func SlotAction(ctx context.Context, opts Options, id int, action, filename stri
 // refuses every slot action first (HTTP 501); with it, it refuses the
 // action (HTTP 400 "Invalid action"). Neither touches a slot.
 func SlotSaving(ctx context.Context, opts Options) (bool, error) {
-	d := &discoverer{opts: opts, t: opts.Timeouts.withDefaults(), http: opts.httpClient()}
+	d := newDiscoverer(opts)
 	var v any
 	err := d.doJSON(ctx, http.MethodPost, rootOf(opts.BaseURL)+"/slots/0?action=probe", "POST /slots/0?action=probe", strings.NewReader("{}"), &v)
 	var ee *Error

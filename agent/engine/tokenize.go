@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -13,7 +14,7 @@ import (
 // checkpoints (see agent.Session.Warmup); it never counts the prompts
 // themselves, whose figures the engine reports with every answer.
 func Tokenize(ctx context.Context, opts Options, text string) (int, error) {
-	d := &discoverer{opts: opts, t: opts.Timeouts.withDefaults(), http: opts.httpClient()}
+	d := newDiscoverer(opts)
 	body, err := json.Marshal(struct {
 		Content string `json:"content"`
 	}{text})
@@ -23,7 +24,7 @@ func Tokenize(ctx context.Context, opts Options, text string) (int, error) {
 	var out struct {
 		Tokens []json.RawMessage `json:"tokens"`
 	}
-	if err := d.doJSON(ctx, http.MethodPost, rootOf(opts.BaseURL)+"/tokenize", "POST /tokenize", strings.NewReader(string(body)), &out); err != nil {
+	if err := d.doJSON(ctx, http.MethodPost, rootOf(opts.BaseURL)+"/tokenize", "POST /tokenize", bytes.NewReader(body), &out); err != nil {
 		return 0, err
 	}
 	if out.Tokens == nil {
