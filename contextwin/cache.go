@@ -503,27 +503,24 @@ func (s *Planner) frontCheckpoints(msgs []Message) (cps [][]Message, ok bool) {
 		s.view.items[0].of != frontRecap || s.view.items[1].of != s.fold.lead {
 		return nil, false
 	}
-	rest := strings.TrimSuffix(s.entries[s.fold.lead].lead, "\n\n")
+	if s.fold.rewrote {
+		cps = append(cps, slices.Clone(msgs[:1]))
+	}
 	if s.cache.noPrefill {
-		// The engine refuses to go on with a last assistant message: the
-		// steady part's request, then one ending at the first assistant
+		// The engine refuses to go on with a last assistant message: after
+		// the steady part's request, one ending at the first assistant
 		// message after the recap, whose checkpoint lands a micro-batch
 		// before its end.
-		if s.fold.rewrote {
-			cps = append(cps, slices.Clone(msgs[:1]))
-		}
 		if cut := s.checkpointCut(msgs); cut > 0 {
 			cps = append(cps, slices.Clone(msgs[:cut]))
 		}
 		return cps, true
 	}
-	if s.fold.rewrote {
-		cps = append(cps, slices.Clone(msgs[:1]))
-		if k := s.fold.kept; k >= keptLeast && k+keptLeast <= len(rest) {
-			// What this rewrite kept of the last one's text the next is
-			// likely to keep too: a checkpoint at its end.
-			cps = append(cps, []Message{msgs[0], {Role: Assistant, Content: rest[:k]}})
-		}
+	rest := strings.TrimSuffix(s.entries[s.fold.lead].lead, "\n\n")
+	if k := s.fold.kept; s.fold.rewrote && k >= keptLeast && k+keptLeast <= len(rest) {
+		// What this rewrite kept of the last one's text the next is
+		// likely to keep too: a checkpoint at its end.
+		cps = append(cps, []Message{msgs[0], {Role: Assistant, Content: rest[:k]}})
 	}
 	cps = append(cps, []Message{msgs[0], {Role: Assistant, Content: rest}})
 	// One that ends before the request changes from the last, at a

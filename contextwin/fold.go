@@ -68,7 +68,7 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	// A fold that takes in a message of the user's rewrites a recap laid
 	// out in two messages (splitFront): what the user said belongs in the
 	// user's part, which an appended part follows.
-	appended := s.canAppend(budget) && !s.splitsWith(v)
+	appended := s.canAppend(budget) && !s.mustRewrite(v != "")
 	s.fold.rewrote, s.fold.frontMoved = !appended, true
 	if appended {
 		// The old recap stays as it was sent; what is new follows it.
@@ -134,12 +134,12 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 const midPreamble = "[The turns between the messages above and the ones below were folded to stay inside the context window. " +
 	"Nothing is lost: read files and run searches again for anything you need in full.]\n\n"
 
-// splitsWith reports whether a fold that carries v of the user's words
-// must rewrite the front recap: on an engine that restarts from
-// checkpoints, whose recap is laid out in two messages (splitFront), v
-// must join the user's part.
-func (s *Planner) splitsWith(v string) bool {
-	return v != "" && s.cache.model.Class == CacheCheckpointed
+// mustRewrite reports whether a fold that takes in words of the user's
+// (takes) must rewrite the front recap rather than append to it: on an
+// engine that restarts from checkpoints, whose recap is laid out in two
+// messages (splitFront), they must join the user's part.
+func (s *Planner) mustRewrite(takes bool) bool {
+	return takes && s.cache.model.Class == CacheCheckpointed
 }
 
 // canMid reports whether the recaps have room, in a budget of so many

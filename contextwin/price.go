@@ -213,7 +213,7 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 			cached = s.fold.front.steady
 		}
 		takes := verbatimAll - verbatimAfter - verbatimOld // of the user's words
-		if s.canAppend(recapChars) && (takes == 0 || s.cache.model.Class != CacheCheckpointed) {
+		if s.canAppend(recapChars) && !s.mustRewrite(takes != 0) {
 			cached = len(s.fold.front.msg.Content)
 			recap = cached + recapChars - s.fold.front.text + takes
 		}

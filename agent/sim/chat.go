@@ -125,9 +125,10 @@ func (s *Server) faulted(ctx context.Context, w http.ResponseWriter, rec *Reques
 // fitWindow renders the prompt and has the flavour fit it to the window.
 // A refusal is sent and recorded, and reported as false.
 func (s *Server) fitWindow(w http.ResponseWriter, rec *RequestRecord, c *chat) (fitting, bool) {
-	rec.Prompt = renderPrompt(c.messages, c.tools)
 	if s.cfg.Flavor == LlamaCpp {
 		rec.Prompt = prefillPrompt(c.messages, c.tools)
+	} else {
+		rec.Prompt = renderPrompt(c.messages, c.tools)
 	}
 	toks := PromptTokens(rec.Prompt)
 	rec.PromptTokens, rec.EvalTokens = len(toks), len(toks)

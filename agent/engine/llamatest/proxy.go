@@ -60,7 +60,7 @@ type Proxy struct {
 
 	real, replies string
 	client        *http.Client
-	other, slots  *httputil.ReverseProxy
+	other, engine *httputil.ReverseProxy
 
 	chat      sync.Mutex // held through one chat exchange
 	mu        sync.Mutex
@@ -81,7 +81,7 @@ func StartProxy(t testing.TB, real, replies string) *Proxy {
 		t.Fatalf("the engine's URL %q: %v", real, err)
 	}
 	p := &Proxy{real: real, replies: replies, client: &http.Client{Timeout: 30 * time.Second},
-		other: httputil.NewSingleHostReverseProxy(target), slots: httputil.NewSingleHostReverseProxy(realURL)}
+		other: httputil.NewSingleHostReverseProxy(target), engine: httputil.NewSingleHostReverseProxy(realURL)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("listen on loopback: %v", err)
@@ -108,7 +108,7 @@ func (p *Proxy) Exchanges() []Exchange {
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/props" || r.URL.Path == "/tokenize" {
-		p.slots.ServeHTTP(w, r)
+		p.engine.ServeHTTP(w, r)
 		return
 	}
 	if r.URL.Path == "/slots" || strings.HasPrefix(r.URL.Path, "/slots/") {
@@ -116,7 +116,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// engine's own queue would.
 		p.chat.Lock()
 		defer p.chat.Unlock()
-		p.slots.ServeHTTP(w, r)
+		p.engine.ServeHTTP(w, r)
 		return
 	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
