@@ -189,6 +189,19 @@ func (e *checkpointEngine) send(prefixChars int, msgs []Message) (promptTokens, 
 	return n, from
 }
 
+// planOn plans s's next request, answering on e the note round a fold
+// asks for first.
+func planOn(s *Planner, e *checkpointEngine, prefixChars int) Plan {
+	p := s.Plan()
+	if p.Event == Note {
+		n, c := e.send(prefixChars, p.Messages)
+		s.Observe(Usage{PromptTokens: n, CompletionTokens: 200, Cached: c, CachedKnown: true})
+		s.SetNote("state: working\nbuild: passes")
+		p = s.Plan()
+	}
+	return p
+}
+
 // runOn plays a session against a checkpointing engine and returns what
 // it prefilled, and the planner's model at the end.
 func runOn(t *testing.T, cfg Config, steps []step, dense bool) (prefilled, far int, m CacheModel) {
@@ -200,13 +213,7 @@ func runOnEngine(t *testing.T, cfg Config, steps []step, e *checkpointEngine) (p
 	t.Helper()
 	s := NewPlanner(cfg)
 	request := func() bool {
-		p := s.Plan()
-		if p.Event == Note {
-			n, c := e.send(cfg.PrefixChars, p.Messages)
-			s.Observe(Usage{PromptTokens: n, CompletionTokens: 200, Cached: c, CachedKnown: true})
-			s.SetNote("state: working\nbuild: passes")
-			p = s.Plan()
-		}
+		p := planOn(s, e, cfg.PrefixChars)
 		if p.TooSmall {
 			return false
 		}
@@ -219,12 +226,7 @@ func runOnEngine(t *testing.T, cfg Config, steps []step, e *checkpointEngine) (p
 		return true
 	}
 	for n, st := range steps {
-		if st.user != "" {
-			s.Append(Message{Role: User, Content: st.user})
-		} else {
-			h := harness{s: s}
-			h.round(n, st.results)
-		}
+		(&harness{s: s}).play(n, st)
 		if !request() {
 			t.Fatalf("the run ended at step %d", n)
 		}
@@ -465,19 +467,8 @@ func TestPrefillRefusedIsNotAskedAgain(t *testing.T) {
 			prefills, after, others := 0, 0, 0
 			stopped := false
 			for n, st := range session(16384, 60, 1) {
-				if st.user != "" {
-					s.Append(Message{Role: User, Content: st.user})
-				} else {
-					h := harness{s: s}
-					h.round(n, st.results)
-				}
-				p := s.Plan()
-				if p.Event == Note {
-					n, c := e.send(cfg.PrefixChars, p.Messages)
-					s.Observe(Usage{PromptTokens: n, CompletionTokens: 200, Cached: c, CachedKnown: true})
-					s.SetNote("state: working")
-					p = s.Plan()
-				}
+				(&harness{s: s}).play(n, st)
+				p := planOn(s, e, cfg.PrefixChars)
 				cut := 0 // the length of a prefill the engine closed
 				for _, m := range p.Checkpoints {
 					if m[len(m)-1].Role != Assistant {

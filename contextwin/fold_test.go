@@ -36,12 +36,7 @@ func TestFoldsKeepEveryNotesFacts(t *testing.T) {
 			e := &checkpointEngine{dense: true}
 			var facts []string
 			for n, st := range session(w, 120, seed) {
-				if st.user != "" {
-					s.Append(Message{Role: User, Content: st.user})
-				} else {
-					h := harness{s: s}
-					h.round(n, st.results)
-				}
+				(&harness{s: s}).play(n, st)
 				hadMid := s.fold.midTo > 0
 				p := s.Plan()
 				if p.Event == Note {

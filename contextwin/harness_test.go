@@ -81,14 +81,20 @@ func newHarness(t testing.TB, cfg Config) *harness {
 	return &harness{t: t, s: NewPlanner(cfg), cfg: cfg}
 }
 
+// play puts step n of a session into the planner: the user's message,
+// or a round of results.
+func (h *harness) play(n int, st step) {
+	if st.user != "" {
+		h.s.Append(Message{Role: User, Content: st.user})
+	} else {
+		h.round(n, st.results)
+	}
+}
+
 // run plays the steps; after each it plans, checks, and "sends".
 func (h *harness) run(steps []step) {
 	for n, st := range steps {
-		if st.user != "" {
-			h.s.Append(Message{Role: User, Content: st.user})
-		} else {
-			h.round(n, st.results)
-		}
+		h.play(n, st)
 		h.noteFor = st.note
 		if !h.request() {
 			return // the agent ends the run on a state it cannot fix
