@@ -91,6 +91,10 @@ type Request struct {
 	CacheN       int
 	PromptN      int
 	PromptMS     float64
+	// Common is how many of the prompt's tokens the engine held before
+	// the first that differs: where a dense engine restarts. CacheN below
+	// it is what restarting from a checkpoint cost.
+	Common int
 	// Decoded are the tokens the engine generated for it (its usage's
 	// completion_tokens).
 	Decoded int
@@ -493,6 +497,9 @@ func (m *meter) Chat(ctx context.Context, req engine.Request, c Call) (*engine.R
 	}
 	tools, _ := json.Marshal(req.Tools)
 	q.Extends = !m.started || extends(m.prev, m.prevTool, msgs, tools)
+	if rec, ok := m.srv.LastRequest(); ok {
+		q.Common = rec.Common
+	}
 	q.PromptTokens = resp.Usage.PromptTokens
 	q.Decoded = resp.Usage.CompletionTokens
 	if t := resp.Timings; t != nil {

@@ -194,6 +194,19 @@ func (s *Server) Requests() []RequestRecord {
 	return out
 }
 
+// LastRequest is the record of the newest chat request, without its body;
+// ok is false before the first.
+func (s *Server) LastRequest() (r RequestRecord, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.records) == 0 {
+		return RequestRecord{}, false
+	}
+	r = s.records[len(s.records)-1]
+	r.Body, r.Tools, r.ToolCalls = nil, slices.Clone(r.Tools), slices.Clone(r.ToolCalls)
+	return r, true
+}
+
 func (s *Server) loading() bool {
 	if !s.fl.loads() {
 		return false
