@@ -357,8 +357,8 @@ func pluralSuffix(n int) string {
 func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, error) {
 	s := r.s
 	overflowed := false
-	for _, m := range p.Checkpoints {
-		r.checkpoint(ctx, m)
+	for i, m := range p.Checkpoints {
+		r.checkpoint(ctx, m, i == 0 && p.Fresh)
 	}
 	for attempt := 0; ; attempt++ {
 		req := s.Prefix().Request(p.Messages, p.MaxTokens, "")
@@ -383,8 +383,8 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 			r.report(Event{Kind: Warning, Round: r.rounds, Emergency: true, Text: emergencyText(ee.PromptTokens, window, p)})
 			// The fold's checkpoint requests go before its retry, as
 			// before any fold's request.
-			for _, m := range p.Checkpoints {
-				r.checkpoint(ctx, m)
+			for i, m := range p.Checkpoints {
+				r.checkpoint(ctx, m, i == 0 && p.Fresh)
 			}
 			attempt = -1
 			continue
@@ -458,12 +458,17 @@ func sleep(ctx context.Context, d time.Duration) error {
 // on an engine that restarts from checkpoints, one token generated, so
 // that the engine takes a checkpoint just before a place the next fold
 // changes (see contextwin.Plan.Checkpoints). A failure costs only the
-// checkpoint: the request itself follows whatever happens.
-func (r *run) checkpoint(ctx context.Context, msgs []contextwin.Message) {
+// checkpoint: the request itself follows whatever happens. A fresh one
+// goes without the engine's prompt cache (Plan.Fresh): llama.cpp then
+// prefills it from token 0 and drops the slot's checkpoints.
+func (r *run) checkpoint(ctx context.Context, msgs []contextwin.Message, fresh bool) {
 	s := r.s
 	req := s.Prefix().Request(msgs, 1, "none")
 	req.Temperature = s.cfg.Temperature
 	req.Slot = s.slotRef()
+	if fresh {
+		req.Extra = map[string]any{"cache_prompt": false}
+	}
 	resp, err := s.cfg.Engine.Chat(ctx, req, func(engine.Delta) {})
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -694,7 +694,7 @@ func TestRefusedPrefillTurnsThemOff(t *testing.T) {
 			}
 			msgs := []contextwin.Message{{Role: contextwin.User, Content: "the recap's steady part"}, {Role: tc.last, Content: "the rest"}}
 			r := &run{s: s}
-			r.checkpoint(context.Background(), msgs)
+			r.checkpoint(context.Background(), msgs, false)
 			s.mu.Lock()
 			got := s.cw.Prefills()
 			s.mu.Unlock()
@@ -703,4 +703,49 @@ func TestRefusedPrefillTurnsThemOff(t *testing.T) {
 			}
 		})
 	}
+}
+
+// On an engine that restarts from checkpoints, a fold that starts a
+// middle recap where the slot keeps no checkpoint starts the slot over:
+// its first checkpoint request goes without the prompt cache
+// (cache_prompt false), so the engine prefills it from token 0 and its
+// first checkpoint stands just before the recap; the folds after it
+// restart there, a few tokens before their change.
+func TestResetStartsTheSlotOver(t *testing.T) {
+	srv, opts := simServer(t, sim.Config{Ctx: 16384, Cache: sim.CacheModel{Kind: sim.CacheRecurrent}})
+	client := engine.NewClient(opts)
+	box := scriptReads(srv, 150, 12)
+	s, _ := newSession(sessionConfig{Engine: client, Tools: box, Context: contextwin.Config{
+		Window: 16384, Cache: contextwin.CacheModel{Class: contextwin.CacheCheckpointed}}})
+	s.countPrimer(context.Background(), opts)
+	if res, err := s.Run(context.Background(), "read them all", nil); err != nil || res.End != Answered {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	recs := recorded(t, srv, s.Stats().Requests)
+	fresh := -1
+	for i, r := range recs {
+		if strings.Contains(string(r.Body), `"cache_prompt":false`) {
+			if fresh >= 0 {
+				t.Errorf("requests %d and %d both start the slot over", fresh, i)
+			}
+			fresh = i
+		}
+	}
+	if fresh < 0 || fresh+1 >= len(recs) {
+		t.Fatalf("no request of %d started the slot over", len(recs))
+	}
+	if r := recs[fresh]; r.CacheN != 0 || r.MaxTokens != 1 {
+		t.Errorf("the fresh request reused %d tokens with max_tokens %d; want 0, a checkpoint request", r.CacheN, r.MaxTokens)
+	}
+	folds := 0
+	for _, r := range recs[fresh+1:] {
+		if r.Restart == sim.RestartAtChange || r.MaxTokens == 1 {
+			continue
+		}
+		folds++
+		if lost := r.Common - r.CacheN; lost > sim.DefaultUbatch/8 {
+			t.Errorf("a request after the reset restarted at %d for a change at %d", r.CacheN, r.Common)
+		}
+	}
+	t.Logf("reset at request %d of %d; %d requests after it restarted at a checkpoint before their change", fresh, len(recs), folds)
 }

@@ -215,9 +215,11 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 	s.info, s.cleanup = info, cleanup
 	if st.Engine == nil {
 		s.setupSlot(ctx, conn, info.StateDir, &info.Notices)
-		if conn.Discovery.Flavor == engine.LlamaCpp {
-			s.countPrimer(ctx, conn.Options)
-		}
+	}
+	if conn.Discovery.Flavor == engine.LlamaCpp {
+		// (The replay's metered engine is llama.cpp's too: its primer is
+		// sized as a user's is.)
+		s.countPrimer(ctx, conn.Options)
 	}
 	if w := s.RoomWarning(); w != "" {
 		info.notice(true, w)

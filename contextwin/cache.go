@@ -453,6 +453,13 @@ func (s *Planner) plannedWith(msgs []Message, checkpoints [][]Message) {
 	s.planned(checkpoints[0])
 }
 
+// plannedFresh is plannedWith for a plan whose first checkpoint request
+// goes without the prompt cache: the engine restarts it at token 0.
+func (s *Planner) plannedFresh(msgs []Message, checkpoints [][]Message) {
+	s.plannedWith(msgs, checkpoints)
+	s.cache.common = 0
+}
+
 // ObserveCheckpoint takes the engine's figures for the next checkpoint
 // request a plan asked for (Plan.Checkpoints), sent before its request.
 func (s *Planner) ObserveCheckpoint(u Usage) {
@@ -534,6 +541,20 @@ func (s *Planner) frontCheckpoints(msgs []Message) (cps [][]Message, ok bool) {
 		}
 	}
 	return keep, true
+}
+
+// resetPlant is the checkpoint request that starts the engine's cache
+// over before a fold that started a new middle recap (option.reset): the
+// request up to the recap, then the primer, so that the checkpoint the
+// engine takes a micro-batch before its end, the slot's first, stands
+// just before the recap, where every later fold into it changes the
+// request. nil when the request holds no middle recap.
+func (s *Planner) resetPlant(msgs []Message) []Message {
+	k := s.view.find(middleRecap)
+	if k <= 0 || len(msgs) != s.view.Len() {
+		return nil
+	}
+	return append(slices.Clone(msgs[:k]), s.primer())
 }
 
 // RefusedPrefill tells the planner that the engine refused a checkpoint
@@ -843,7 +864,7 @@ func (s *Planner) learnCache(from, predicted int) {
 	}
 	tol := 64 + t.common*15/100
 	switch {
-	case from+tol < t.common && t.engine.isCheckpoint(from, t.common, false) && t.model.Class != CacheBlocks:
+	case from+tol < t.common && t.engine.isCheckpoint(from, t.common, true) && t.model.Class != CacheBlocks:
 		// Twice: once may be a coincidence (a change the estimate placed
 		// late, at a place where a checkpoint would stand).
 		if t.model.Class != CacheCheckpointed {
@@ -858,7 +879,9 @@ func (s *Planner) learnCache(from, predicted int) {
 		// of the prompt's end too: only a change farther back tells.)
 		t.model.Class = CacheDense
 		t.why = fmt.Sprintf("the engine kept its cache up to token %d for a change at about %d, with no checkpoint there", from, t.common)
-	case from+tol >= t.common && t.model.Class == CacheUnknown:
+	case from+tol >= t.common && t.model.Class == CacheUnknown && !t.engine.isCheckpoint(from, t.common, true):
+		// (At one of the mirror's checkpoints a checkpointed engine
+		// restarts too: no sign.)
 		t.model.Class = CacheDense
 		t.why = fmt.Sprintf("the engine kept its cache up to the change at about token %d", t.common)
 	}

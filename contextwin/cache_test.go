@@ -2,6 +2,7 @@ package contextwin
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -255,8 +256,15 @@ func TestCheckpointedEngineIsPricedAsOne(t *testing.T) {
 			}{{"told checkpointed", known}, {"told dense", dense}, {"told nothing", base}} {
 				got, far, m := runOn(t, c.cfg, steps, false)
 				t.Logf("window %d seed %d, %s: prefilled %d, %.3f of the %d a dense engine prefills; ended believing %s (far %d)", w, seed, c.name, got, float64(got)/float64(ideal), ideal, m, far)
-				if float64(got) > 1.05*float64(ideal) {
-					t.Errorf("window %d seed %d, %s: prefilled %d on the checkpointed engine, more than 1.05 × the %d of a dense one", w, seed, c.name, got, ideal)
+				// A planner told the class does best; one that learns it
+				// from the figures anchors its middle recap only once it
+				// has, after folds priced as dense.
+				bound := 1.05
+				if c.cfg.Cache.Class != CacheCheckpointed {
+					bound = 1.06
+				}
+				if float64(got) > bound*float64(ideal) {
+					t.Errorf("window %d seed %d, %s: prefilled %d on the checkpointed engine, more than %.2f × the %d of a dense one", w, seed, c.name, got, bound, ideal)
 				}
 				if far > 0 && m.Class != CacheCheckpointed {
 					t.Errorf("window %d seed %d, %s: the engine restarted far before a change %d times, yet the planner ended believing %s", w, seed, c.name, far, m)
@@ -500,5 +508,97 @@ func TestPrefillRefusedIsNotAskedAgain(t *testing.T) {
 				t.Errorf("%s: %d prefill checkpoint requests, %d after the first, %d others; want one, none after it, some others", how, prefills, after, others)
 			}
 		})
+	}
+}
+
+// smallSession is a long session of small results, one or two a round,
+// whose notes state an exact fact more every twenty rounds (and those
+// before it): many folds, each of a few turns' worth of room.
+func smallSession(rounds, seed int) []step {
+	rng := rand.New(rand.NewPCG(uint64(seed), 11))
+	steps := []step{{user: "Make the simulator's edits unambiguous. Keep the standard library only."}}
+	for r := 0; r < rounds; r++ {
+		var rs []result
+		for k := 0; k < 1+rng.IntN(2); k++ {
+			rs = append(rs, result{kind: Read, path: fmt.Sprintf("sim/p%d.go", rng.IntN(30)), chars: 300 + rng.IntN(1500)})
+		}
+		note := fmt.Sprintf("state: round %d", r)
+		for k := 0; k <= r/20; k++ {
+			note += fmt.Sprintf("\nfact%d: value %d", k, k)
+		}
+		steps = append(steps, step{results: rs, note: note})
+	}
+	return steps
+}
+
+// On an engine that restarts from checkpoints, a long session of small
+// results folds into a middle recap at a checkpoint a full slot keeps:
+// where it finds one (the chain of checkpoints --checkpoint-min-step
+// apart, at 32k), or after a request that starts the slot over (16k,
+// where the prefix's is the only one). Each fold then restarts at the
+// recap's start and prefills the recap, rewritten in place at a bounded
+// size, and the turns after it: about what a dense engine prefills, and
+// every fact the notes stated is still carried.
+func TestSmallResultsFoldAtAnAnchor(t *testing.T) {
+	for _, w := range []int{16384, 32768} {
+		steps := smallSession(400, 1)
+		noted := 0  // the step whose note the last fold took
+		resets := 0 // the checkpointed run's requests that started the slot over
+		run := func(class CacheClass, dense bool) (int, *Planner, *checkpointEngine) {
+			cfg := Config{Window: w, PrefixChars: 4000, Reserve: 1024, Cache: CacheModel{Class: class}}
+			s := NewPlanner(cfg)
+			s.CountPrimer(16, 64)
+			e := &checkpointEngine{dense: dense}
+			fresh := 0
+			noted = 0
+			for n, st := range steps {
+				(&harness{s: s}).play(n, st)
+				p := s.Plan()
+				if p.Event == Note {
+					nn, c := e.send(cfg.PrefixChars, p.Messages)
+					s.Observe(Usage{PromptTokens: nn, CompletionTokens: 200, Cached: c, CachedKnown: true})
+					s.SetNote(st.note)
+					noted = n
+					p = s.Plan()
+				}
+				for i, m := range p.Checkpoints {
+					if i == 0 && p.Fresh {
+						e.prev, fresh = nil, fresh+1 // cache_prompt false: from token 0
+					}
+					nn, c := e.send(cfg.PrefixChars, m)
+					s.ObserveCheckpoint(Usage{PromptTokens: nn, CompletionTokens: 1, Cached: c, CachedKnown: true})
+				}
+				nn, c := e.send(cfg.PrefixChars, p.Messages)
+				s.Observe(Usage{PromptTokens: nn, CompletionTokens: 60, Cached: c, CachedKnown: true})
+			}
+			if class == CacheDense && fresh > 0 {
+				t.Errorf("window %d: a dense planner started the slot over %d times", w, fresh)
+			}
+			resets = fresh
+			return e.prefilled, s, e
+		}
+		ideal, _, _ := run(CacheDense, true)
+		got, s, e := run(CacheCheckpointed, false)
+		t.Logf("window %d: prefilled %d on the checkpointed engine, %.3f of the %d a dense engine prefills (%d restarts before a change, %d far, %d resets)",
+			w, got, float64(got)/float64(ideal), ideal, e.events, e.far, resets)
+		if w == 16384 && resets != 1 {
+			t.Errorf("window %d: the slot was started over %d times, want once: the prefix's is its only checkpoint a full slot keeps below the shed point", w, resets)
+		}
+		if float64(got) > 1.03*float64(ideal) {
+			t.Errorf("window %d: prefilled %d on the checkpointed engine, more than 1.03 × the %d of a dense one", w, got, ideal)
+		}
+		if s.fold.midTo == 0 {
+			t.Errorf("window %d: no middle recap", w)
+		}
+		budget := s.est.NewChars(s.Budget().Recap)
+		if s.fold.mid.text > budget {
+			t.Errorf("window %d: the middle recap's text is %d bytes, over the recap budget of %d", w, s.fold.mid.text, budget)
+		}
+		msgs := s.View().Messages()
+		for k := 0; k <= (noted-1)/20; k++ {
+			if f := fmt.Sprintf("fact%d: value %d", k, k); !containsContent(msgs, f) {
+				t.Errorf("window %d: the request no longer carries %q", w, f)
+			}
+		}
 	}
 }

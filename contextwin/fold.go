@@ -202,6 +202,49 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	return boundary - from, text.Len()
 }
 
+// rewriteMiddle folds the turns the middle recap stands for and those
+// after it up to boundary (a group start) into a new middle recap, in
+// rewriteRoom, that stands where the old one stood: the request changes
+// at its start, and the older turns before it stay as they were sent.
+// It carries the note, the ledger's facts the request does not show
+// otherwise, what happened most recently, and what the user said in
+// those turns word for word. It returns how many messages it folded and
+// the middle recap's size.
+func (s *Planner) rewriteMiddle(b Budget, boundary int) (folded, chars int) {
+	s.fold.rewrote, s.fold.frontMoved = false, false
+	budget := s.est.NewChars(b.Recap)
+	k := s.view.find(middleRecap)
+	if s.fold.midTo == 0 || k < 0 || boundary <= s.fold.midTo {
+		return 0, 0
+	}
+	turns := s.log[s.fold.midTo:boundary]
+	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
+	v, n := s.verbatimText(s.fold.midFrom, boundary)
+	shown := s.fold.front.msg.Content + v
+	body := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: s.rewriteRoomFor(budget, r.Ledger, shown), Shown: shown})
+	var text strings.Builder
+	text.WriteString(midPreamble)
+	text.WriteString(body.Text)
+	text.WriteString(v)
+	s.fold.mid.text = len(body.Text)
+	folded = boundary - s.fold.midTo
+	s.fold.recap = &r
+	s.fold.midTo = boundary
+	s.rebuildFrom(k, Message{Role: User, Content: text.String()}, n)
+	return folded, text.Len()
+}
+
+// rewriteRoomFor is rewriteRoom, widened to what the ledger's facts that
+// shown does not state need: a rewritten middle recap drops no fact while
+// the recap budget holds them.
+func (s *Planner) rewriteRoomFor(budget int, ledger []Fact, shown string) int {
+	need := len(recapHeader) + len("\nFacts:") + len("\n…")
+	for _, f := range unshown(ledger, shown) {
+		need += len("\n- ") + len(f.Key) + len(": ") + len(f.Value)
+	}
+	return max(s.rewriteRoom(budget), min(need, budget-s.fold.front.text-len(appendHeading)-2))
+}
+
 // unshown are the facts that shown does not state as "key: value".
 func unshown(facts []Fact, shown string) []Fact {
 	var out []Fact

@@ -64,6 +64,11 @@ type Plan struct {
 	// goes — so that fold restarts there, and not at an older checkpoint.
 	// Their figures go to ObserveCheckpoint.
 	Checkpoints [][]Message
+	// Fresh asks for the first of the Checkpoints to be sent without the
+	// engine's prompt cache (llama.cpp's cache_prompt false): it starts
+	// the slot over, so that its checkpoint, the first of the slot, is
+	// one a full slot keeps (see option.reset).
+	Fresh bool
 
 	// TooSmall is set when the window cannot hold the fixed prefix and one
 	// round: Problem says so in a sentence for the user. It is a state to
@@ -348,7 +353,12 @@ func (s *Planner) finish(p Plan) Plan {
 		p.Checkpoints = append(p.Checkpoints, []Message{s.primer()})
 	}
 	if (p.Event == Fold || p.Event == Emergency && p.Folded > 0) && s.cache.model.Class == CacheCheckpointed {
-		if cps, ok := s.frontCheckpoints(p.Messages); ok {
+		if s.fold.reset {
+			s.fold.reset = false
+			if plant := s.resetPlant(p.Messages); plant != nil {
+				p.Checkpoints, p.Fresh = append(p.Checkpoints, plant), true
+			}
+		} else if cps, ok := s.frontCheckpoints(p.Messages); ok {
 			p.Checkpoints = append(p.Checkpoints, cps...)
 		} else {
 			if s.fold.rewrote {
@@ -362,7 +372,11 @@ func (s *Planner) finish(p Plan) Plan {
 		}
 		s.cache.watch = true
 	}
-	s.plannedWith(p.Messages, p.Checkpoints)
+	if p.Fresh {
+		s.plannedFresh(p.Messages, p.Checkpoints)
+	} else {
+		s.plannedWith(p.Messages, p.Checkpoints)
+	}
 	if p.Event != Note {
 		s.last.chars = s.cfg.PrefixChars + s.countedSize()
 		s.last.carriedUpTo = len(s.entries)
@@ -482,8 +496,12 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	}
 	s.note.compact = false
 	switch {
+	case o.mid > 0 && o.rewrite:
+		p.Folded, p.RecapChars = s.rewriteMiddle(b, o.fold)
 	case o.mid > 0:
 		p.Folded, p.RecapChars = s.foldMiddle(b, o.mid, o.fold)
+		s.fold.reset = o.reset
+
 	case o.fold > 0:
 		p.Folded, p.RecapChars = s.foldAt(b, o.fold)
 	}

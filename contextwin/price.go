@@ -60,6 +60,16 @@ type option struct {
 	mid int
 	// shedKept sheds the candidates of the turns a fold keeps.
 	shedKept bool
+	// rewrite makes a fold into the middle recap rewrite it in place:
+	// the turns it stands for and those up to fold go into a new one,
+	// so the request changes at its start.
+	rewrite bool
+	// reset makes a new middle recap start the engine's cache over: on an
+	// engine that restarts from checkpoints, with no checkpoint a full
+	// slot keeps near where it starts, the request before the fold's is
+	// sent without the cache, so the engine's first checkpoint stands at
+	// the recap's start, and every later fold into it restarts there.
+	reset bool
 	// after is the likely size of the request after it, in tokens; est
 	// the decision estimate; cost the tokens re-prefilled that earlier
 	// requests carried; room the growth before the shed point.
@@ -244,12 +254,12 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 // change; with one, the turns from its end on are appended to it.
 func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 	budget := s.est.NewChars(b.Recap)
+	out := s.midRewrites(b, budget, at)
 	if !s.canMid(budget) {
-		return nil
+		return out
 	}
 	cur := s.currentStart()
 	m := s.midPricing(b, budget, cur)
-	var out []option
 	kf, shedKeep, shedFresh := 0, 0, 0
 	for g := m.n - 1; g > m.lo; g-- {
 		e := &s.entries[g]
@@ -261,13 +271,136 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 			continue // inside the current round, or not followed by a recap validly
 		}
 		for _, k := range s.keptForms(b, g < cur, m.suf[g-m.lo], kf, shedKeep, shedFresh) {
-			if o, ok := s.midOption(b, &m, g, k); ok {
-				out = append(out, o)
+			for _, how := range m.hows() {
+				if o, ok := s.midOption(b, &m, g, k, how); ok {
+					out = append(out, o)
+				}
 			}
 		}
 	}
 	return out
 }
+
+// startHow is how a new middle recap's start is chosen.
+type startHow int
+
+const (
+	// byShare: the fewest older turns that keep the request at the share
+	// a middle recap aims for.
+	byShare startHow = iota
+	// anchored: the same among the starts just after a checkpoint a full
+	// slot keeps (anchoredStarts).
+	anchored
+	// reset: the fewest older turns that keep the request live, the
+	// engine's cache started over (option.reset).
+	reset
+)
+
+// hows are the ways a fold into the middle recap chooses its start: with
+// a middle recap already, the one it has; on an engine that restarts
+// from checkpoints, also anchored, and reset where it may.
+func (m *midTables) hows() []startHow {
+	switch {
+	case m.anchored == nil:
+		return []startHow{byShare}
+	case m.reset:
+		return []startHow{byShare, anchored, reset}
+	}
+	return []startHow{byShare, anchored}
+}
+
+// midRewrites prices folds that rewrite the middle recap in place, on an
+// engine that restarts from checkpoints: the turns it stands for and
+// those after it up to each boundary go into a new one, of rewriteRoom,
+// that stands where it stood. The request changes at its start, after
+// the older turns, which stay as they were sent; there the engine keeps a
+// checkpoint (anchoredStarts), where it keeps none near the recap's end
+// once later requests have filled the slot. So a recap that is full, or
+// that an appended part would re-prefill whole anyway, is renewed at the
+// size a rewrite keeps, without a fold of the front, which would
+// re-prefill the older turns too.
+func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) []option {
+	if s.fold.midTo == 0 || s.cache.model.Class != CacheCheckpointed {
+		// (On an engine that keeps any prefix, parts appended to the
+		// recap cost only themselves, and a fold of the front, when the
+		// budget is full, makes room for longer: fewer note rounds.)
+		return nil
+	}
+	cur := s.currentStart()
+	lo, n := s.fold.midTo, len(s.entries)
+	// Everything before the middle recap stays; the verbatim text of what
+	// it stands for comes along.
+	before := s.countedSize() - s.view.sizeAt(middleRecap)
+	for i := lo; i < n; i++ {
+		before -= s.entries[i].size
+	}
+	verb := 0
+	for i := s.fold.midFrom; i < lo; i++ {
+		if s.isVerbatimUser(i) {
+			verb += s.verbatimLen(i)
+		}
+		if i == s.task.payload {
+			verb += len(s.sentContent(i)) + 120
+		}
+	}
+	ledger := []Fact(nil)
+	if s.fold.recap != nil {
+		ledger = s.fold.recap.Ledger
+	}
+	head := len(midPreamble) + s.rewriteRoomFor(budget, ledger, s.fold.front.msg.Content) + msgOverhead
+	extra := s.restartExtra(s.cfg.PrefixChars+before) + s.noteCost()
+	var out []option
+	keep, kf, shedKeep, shedFresh := 0, 0, 0, 0
+	verbAfter := 0
+	for i := lo; i < n; i++ {
+		if s.isVerbatimUser(i) {
+			verbAfter += s.verbatimLen(i)
+		}
+		if i == s.task.payload {
+			verbAfter += len(s.sentContent(i)) + 120
+		}
+	}
+	for g := n - 1; g > lo; g-- {
+		e := &s.entries[g]
+		keep += e.size
+		kf += e.fresh
+		sn, sf := s.shedEntry(g, cur, at)
+		shedKeep += sn
+		shedFresh += sf
+		if s.isVerbatimUser(g) {
+			verbAfter -= s.verbatimLen(g)
+		}
+		if g == s.task.payload {
+			verbAfter -= len(s.sentContent(g)) + 120
+		}
+		if g > cur || s.log[g].Role != Assistant {
+			continue
+		}
+		mid := head + verb + verbAfter
+		for _, k := range s.keptForms(b, g < cur, keep, kf, shedKeep, shedFresh) {
+			size := before + mid + k.bytes
+			o := option{shedFrom: s.view.Len(), fold: g, mid: s.fold.midFrom, shedKept: k.shed, rewrite: true}
+			o.after = s.est.Known(size + s.cfg.PrefixChars)
+			o.est = s.price(size, k.fresh+mid)
+			o.cost = s.est.Known(max(mid+k.bytes-k.fresh, 0)) + extra
+			o.room = b.ShedPoint - o.after
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// rewriteRoom is the room, in bytes, of the text of a middle recap
+// rewritten in place, in a recap budget of so many bytes: what the front
+// recap leaves, at most rewriteShare of the budget, so that parts can
+// be appended to it again.
+func (s *Planner) rewriteRoom(budget int) int {
+	return max(min(budget*rewriteShare/8, budget-s.fold.front.text-len(appendHeading)-2), 0)
+}
+
+// rewriteShare is a rewritten middle recap's most room, in eighths of
+// the recap budget.
+var rewriteShare = 3
 
 // midTables is what pricing folds into the middle recap needs at every
 // boundary, computed once per event.
@@ -283,10 +416,17 @@ type midTables struct {
 	// it carried before); keepTo the size, in tokens, a new middle recap
 	// aims to leave the request at.
 	part, head, cached, keepTo int
+	// reset is set when a new middle recap may start the engine's cache
+	// over; steady is the size a middle recap rewritten in place keeps,
+	// verbatim text aside (on an engine that restarts from checkpoints).
+	reset  bool
+	steady int
 	// starts are the places a new middle recap may begin, in order: group
 	// starts after a message not the user's (two user messages in a row
-	// are not valid roles).
-	starts []int
+	// are not valid roles). On an engine that restarts from checkpoints,
+	// anchored are those of them just after a checkpoint a full slot
+	// keeps (anchoredStarts); nil on any other.
+	starts, anchored []int
 }
 
 // midPricing builds the tables for a recap budget of so many bytes.
@@ -324,51 +464,171 @@ func (s *Planner) midPricing(b Budget, budget, cur int) midTables {
 				m.starts = append(m.starts, i)
 			}
 		}
+		if s.cache.model.Class == CacheCheckpointed {
+			m.reset = s.cache.primer.per64 > 0
+			m.anchored = s.anchoredStarts(m.starts)
+			var ledger []Fact
+			if s.fold.recap != nil {
+				ledger = s.fold.recap.Ledger
+			}
+			m.steady = len(midPreamble) + s.rewriteRoomFor(budget, ledger, s.fold.front.msg.Content) + msgOverhead
+		}
 	}
 	return m
+}
+
+// anchoredStarts are the starts of a new middle recap, on an engine that
+// restarts from checkpoints, that stand just after a checkpoint a full
+// slot keeps (durable): the first at or after each. Every later fold into
+// that recap, or rewrite of it, changes the request at its start and
+// restarts at that checkpoint, so a start further from it would cost the
+// turns between at every fold. With no durable checkpoint before any
+// start, all of them.
+func (s *Planner) anchoredStarts(starts []int) []int {
+	durable := s.durable()
+	if len(durable) == 0 {
+		return starts
+	}
+	offset := s.cfg.PrefixChars
+	k, at := 0, make(map[int]int, len(starts))
+	for j := range s.view.items {
+		it := &s.view.items[j]
+		for k < len(starts) && starts[k] < it.of {
+			k++
+		}
+		if k < len(starts) && starts[k] == it.of {
+			at[it.of] = offset
+		}
+		offset += it.size
+	}
+	var out []int
+	d := 0
+	for _, g := range starts {
+		b, ok := at[g]
+		if !ok {
+			continue
+		}
+		t := s.tokensAt(b)
+		for d < len(durable) && durable[d] <= t {
+			d++
+			if len(out) == 0 || out[len(out)-1] != g {
+				out = append(out, g)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return starts
+	}
+	return out
+}
+
+// durableExtra is how many tokens before a change at byte position at
+// (the fixed prefix included) the engine restarts once a full slot has
+// thinned what later requests do not take: back to the newest durable
+// checkpoint before it.
+func (s *Planner) durableExtra(at int) int {
+	c := min(s.tokensAt(at), s.cache.engine.n)
+	d := 0
+	for _, p := range s.durable() {
+		if p <= c {
+			d = p
+		}
+	}
+	return c - d
+}
+
+// durable are the checkpoints of the engine's slot, as the mirror holds
+// them, that a full slot keeps longest: the first, and each that stands
+// at least MinStep after the one kept before it.
+func (s *Planner) durable() []int {
+	var out []int
+	for _, p := range s.cache.engine.points {
+		if p.at <= 0 {
+			continue
+		}
+		if len(out) == 0 || p.at-out[len(out)-1] >= s.cache.model.MinStep {
+			out = append(out, p.at)
+		}
+	}
+	return out
 }
 
 // midOption prices the fold into the middle recap up to boundary g that
 // keeps the turns from g on in form k. With no middle recap yet, it
 // starts the new one where midStart says; ok is false when no start will
-// do.
-func (s *Planner) midOption(b Budget, m *midTables, g int, k kept) (o option, ok bool) {
+// do. A reset starts it over the engine's cache (option.reset): its
+// restart costs everything before the recap and the primer, counted
+// once over the folds that restart at its checkpoint after it
+// (resetSpread).
+func (s *Planner) midOption(b Budget, m *midTables, g int, k kept, how startHow) (o option, ok bool) {
 	kb, kf, shed := k.bytes, k.fresh, k.shed
 	from := m.lo
 	before := s.countedSize() - m.suf[0] - s.view.sizeAt(middleRecap) // the recap and the older turns
 	if s.fold.midTo == 0 {
-		j := s.midStart(b, m, g, kb, kf)
+		starts, keepTo := m.starts, m.keepTo
+		switch how {
+		case anchored:
+			starts = m.anchored
+		case reset:
+			// Everything before the recap is prefilled again: the
+			// fewest older turns that keep the request live.
+			keepTo = int(float64(b.Usable) * liveFloorShare)
+		}
+		j := s.midStart(b, m, starts, keepTo, g, kb, kf)
 		if j < 0 {
 			return option{}, false
 		}
-		from = m.starts[j]
+		from = starts[j]
 		before = s.countedSize() - m.suf[from-m.lo]
 	}
 	mid := m.head + m.part + m.verb[g-m.lo] - m.verb[from-m.lo] + msgOverhead
 	size := before + mid + kb
-	o = option{shedFrom: s.view.Len(), fold: g, mid: from, shedKept: shed}
+	o = option{shedFrom: s.view.Len(), fold: g, mid: from, shedKept: shed, reset: how == reset}
 	o.after = s.est.Known(size + s.cfg.PrefixChars)
 	o.est = s.price(size, kf+mid-m.cached)
-	o.cost = s.est.Known(max(mid-m.cached+kb-kf, 0)) + s.restartExtra(s.cfg.PrefixChars+before+m.cached) + s.noteCost()
 	o.room = b.ShedPoint - o.after
+	if s.fold.midTo != 0 || m.anchored == nil {
+		o.cost = s.est.Known(max(mid-m.cached+kb-kf, 0)) + s.noteCost() + s.restartExtra(s.cfg.PrefixChars+before+m.cached)
+		return o, true
+	}
+	// A new middle recap on an engine that restarts from checkpoints: every
+	// later fold into it restarts at the checkpoint a full slot keeps
+	// before its start (or, after a reset, at its start) and prefills the
+	// whole recap again, at the size a rewrite keeps it. It is priced at
+	// such a fold's cost, and what this fold costs beyond it counted over
+	// resetSpread folds.
+	steady := max(mid, m.steady+m.verb[g-m.lo]-m.verb[from-m.lo])
+	gap, now := 0, 0
+	if how == reset {
+		_, primer := s.primerOf()
+		now = s.prefixCount() + s.est.Known(before) + primer
+	} else {
+		gap = s.durableExtra(s.cfg.PrefixChars + before)
+		now = max(s.restartExtra(s.cfg.PrefixChars+before)-gap, 0)
+	}
+	o.cost = s.est.Known(max(steady+kb-kf, 0)) + gap + s.noteCost() + now/resetSpread
 	return o, true
 }
 
-// midStart is the index in m.starts of where a new middle recap up to g
+// resetSpread is how many folds a reset's restart is counted over: the
+// folds into the middle recap after it restart at its checkpoint.
+const resetSpread = 8
+
+// midStart is the index in starts of where a new middle recap up to g
 // begins, kb bytes (kf of them fresh) kept after it: the fewest older
 // turns that keep the request at the share it aims for (the most room for
 // the same cost), but not so many that it stays over the shed target; -1
 // when there is no such start.
-func (s *Planner) midStart(b Budget, m *midTables, g, kb, kf int) int {
-	n := sort.SearchInts(m.starts, g)
+func (s *Planner) midStart(b Budget, m *midTables, starts []int, keepTo, g, kb, kf int) int {
+	n := sort.SearchInts(starts, g)
 	sizeAt := func(j int) (size, mid int) {
-		f := m.starts[j]
+		f := starts[j]
 		mid = m.head + m.part + m.verb[g-m.lo] - m.verb[f-m.lo] + msgOverhead
 		return s.countedSize() - m.suf[f-m.lo] + mid + kb, mid
 	}
 	j := sort.Search(n, func(j int) bool {
 		size, _ := sizeAt(j)
-		return s.est.Known(size+s.cfg.PrefixChars) >= m.keepTo
+		return s.est.Known(size+s.cfg.PrefixChars) >= keepTo
 	})
 	over := sort.Search(n, func(j int) bool {
 		size, mid := sizeAt(j)

@@ -152,6 +152,7 @@ type folds struct {
 	recap      *Recap // the current recap, nil before the first fold
 	mapSent    string // the map update the front recap carries
 	rewrote    bool   // the last fold rewrote the front recap (not appended to it, not the middle one)
+	reset      bool   // the last fold started a middle recap over the engine's cache (option.reset)
 }
 
 // CarriedRecap is one recap as the request carries it: the front recap
