@@ -70,6 +70,8 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	// user's part, which an appended part follows.
 	appended := s.canAppend(budget) && !s.mustRewrite(v != "")
 	s.fold.rewrote, s.fold.frontMoved = !appended, true
+	s.fold.folds++
+	s.fold.fronts++
 	if appended {
 		// The old recap stays as it was sent; what is new follows it.
 		// Its room is small: the ledger's exact facts that the request
@@ -168,6 +170,7 @@ const midParts = 8
 // folded and the middle recap's size.
 func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	s.fold.rewrote, s.fold.frontMoved = false, false
+	s.fold.folds++
 	budget := s.est.NewChars(b.Recap)
 	k := s.view.find(middleRecap)
 	if s.fold.midTo > 0 {
@@ -212,6 +215,7 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 // the middle recap's size.
 func (s *Planner) rewriteMiddle(b Budget, boundary int) (folded, chars int) {
 	s.fold.rewrote, s.fold.frontMoved = false, false
+	s.fold.folds++
 	budget := s.est.NewChars(b.Recap)
 	k := s.view.find(middleRecap)
 	if s.fold.midTo == 0 || k < 0 || boundary <= s.fold.midTo {

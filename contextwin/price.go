@@ -465,7 +465,7 @@ func (s *Planner) midPricing(b Budget, budget, cur int) midTables {
 			}
 		}
 		if s.cache.model.Class == CacheCheckpointed {
-			m.reset = s.cache.primer.per64 > 0
+			m.reset = s.cache.primer.per64 > 0 && s.resetFits(b)
 			m.anchored = s.anchoredStarts(m.starts)
 			var ledger []Fact
 			if s.fold.recap != nil {
@@ -602,6 +602,12 @@ func (s *Planner) midOption(b Budget, m *midTables, g int, k kept, how startHow)
 	if how == reset {
 		_, primer := s.primerOf()
 		now = s.prefixCount() + s.est.Known(before) + primer
+		if s.fold.folds > 0 {
+			// The slot keeps no checkpoint before the recap after it: a
+			// later fold of the front prefills the fixed prefix again, as
+			// often as the folds so far were of the front.
+			o.cost += s.prefixCount() * s.fold.fronts / s.fold.folds
+		}
 	} else {
 		gap = s.durableExtra(s.cfg.PrefixChars + before)
 		now = max(s.restartExtra(s.cfg.PrefixChars+before)-gap, 0)
@@ -610,9 +616,27 @@ func (s *Planner) midOption(b Budget, m *midTables, g int, k kept, how startHow)
 	return o, true
 }
 
+// resetFits reports whether the session's results so far would each fit
+// beside a middle recap started over the engine's cache: after a reset
+// the slot keeps no checkpoint before the recap, so a round too large to
+// fit after it brings a fold of the front that prefills the whole fixed
+// prefix again. It holds when the largest result yet takes at most half
+// of what the request leaves, at its live floor, before the next event's
+// gap: a round of two such results still fits.
+func (s *Planner) resetFits(b Budget) bool {
+	largest := 0
+	for i := range s.entries {
+		if s.log[i].Role == Tool {
+			largest = max(largest, s.entries[i].size, len(s.log[i].Content))
+		}
+	}
+	room := b.ShedPoint - int(float64(b.Usable)*(liveFloorShare+minGapShare))
+	return 2*s.est.Known(largest) <= room
+}
+
 // resetSpread is how many folds a reset's restart is counted over: the
 // folds into the middle recap after it restart at its checkpoint.
-const resetSpread = 8
+const resetSpread = 6
 
 // midStart is the index in starts of where a new middle recap up to g
 // begins, kb bytes (kf of them fresh) kept after it: the fewest older

@@ -153,6 +153,9 @@ type folds struct {
 	mapSent    string // the map update the front recap carries
 	rewrote    bool   // the last fold rewrote the front recap (not appended to it, not the middle one)
 	reset      bool   // the last fold started a middle recap over the engine's cache (option.reset)
+	// folds and fronts count the folds so far, and of them the folds of
+	// the front.
+	folds, fronts int
 }
 
 // CarriedRecap is one recap as the request carries it: the front recap
