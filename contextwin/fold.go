@@ -242,10 +242,13 @@ func (s *Planner) rewriteMiddle(b Budget, boundary int) (folded, chars int) {
 // shown does not state need: a rewritten middle recap drops no fact while
 // the recap budget holds them.
 func (s *Planner) rewriteRoomFor(budget int, ledger []Fact, shown string) int {
-	need := len(recapHeader) + len("\nFacts:") + len("\n…")
+	facts := len("\nFacts:")
 	for _, f := range unshown(ledger, shown) {
-		need += len("\n- ") + len(f.Key) + len(": ") + len(f.Value)
+		facts += len("\n- ") + len(f.Key) + len(": ") + len(f.Value)
 	}
+	// The facts take at most factPercent of a recap's budget (the note
+	// keeps the rest): the room is widened so that all of them fit.
+	need := len(recapHeader) + len("\n…") + facts*100/factPercent + 1
 	return max(s.rewriteRoom(budget), min(need, budget-s.fold.front.text-len(appendHeading)-2))
 }
 
