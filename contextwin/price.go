@@ -191,8 +191,7 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 	var out []option
 	// Walk the entries backwards from the end, keeping the sizes of what a
 	// fold at each group start keeps.
-	keep, keepFresh := 0, 0 // the kept entries as they stand
-	shedKeep, shedFresh := 0, 0
+	var sums keptSums // the kept entries
 	verbatimAll := s.verbatimBytes(cur)
 	verbatimOld := s.verbatimBytes(s.fold.upTo) // already in the recap
 	verbatimAfter := 0                          // verbatim bytes of user messages at or after the boundary
@@ -201,12 +200,7 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 		low = s.fold.midTo // a fold of the front takes the middle recap in
 	}
 	for g := len(s.entries) - 1; g >= low; g-- {
-		e := &s.entries[g]
-		keep += e.size
-		keepFresh += e.fresh
-		sn, sf := s.shedEntry(g, cur, at)
-		shedKeep += sn
-		shedFresh += sf
+		sums.add(s, g, cur, at)
 		if g < cur && s.isVerbatimUser(g) {
 			verbatimAfter += s.verbatimLen(g)
 		}
@@ -231,7 +225,7 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 			cached += msgOverhead // the rest follows the steady part's message
 		}
 		extra := s.restartExtra(s.cfg.PrefixChars+cached) + s.noteCost()
-		for _, k := range s.keptForms(b, g < cur, keep, keepFresh, shedKeep, shedFresh) {
+		for _, k := range sums.forms(s, b, g < cur) {
 			kb, kf, shed := k.bytes, k.fresh, k.shed
 			size := recap + kb
 			o := option{shedFrom: s.view.Len(), fold: g, shedKept: shed}
@@ -260,17 +254,13 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 	}
 	cur := s.currentStart()
 	m := s.midPricing(b, budget, cur)
-	kf, shedKeep, shedFresh := 0, 0, 0
+	var sums keptSums
 	for g := m.n - 1; g > m.lo; g-- {
-		e := &s.entries[g]
-		kf += e.fresh
-		sn, sf := s.shedEntry(g, cur, at)
-		shedKeep += sn
-		shedFresh += sf
+		sums.add(s, g, cur, at)
 		if g > cur || s.log[g].Role != Assistant {
 			continue // inside the current round, or not followed by a recap validly
 		}
-		for _, k := range s.keptForms(b, g < cur, m.suf[g-m.lo], kf, shedKeep, shedFresh) {
+		for _, k := range sums.forms(s, b, g < cur) {
 			for _, how := range m.hows() {
 				if o, ok := s.midOption(b, &m, g, k, how); ok {
 					out = append(out, o)
@@ -329,18 +319,15 @@ func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) 
 	cur := s.currentStart()
 	lo, n := s.fold.midTo, len(s.entries)
 	// Everything before the middle recap stays; the verbatim text of what
-	// it stands for comes along.
+	// it stands for comes along, and that of the turns it takes in.
 	before := s.countedSize() - s.view.sizeAt(middleRecap)
-	for i := lo; i < n; i++ {
-		before -= s.entries[i].size
-	}
-	verb := 0
-	for i := s.fold.midFrom; i < lo; i++ {
-		if s.isVerbatimUser(i) {
-			verb += s.verbatimLen(i)
-		}
-		if i == s.task.payload {
-			verb += len(s.sentContent(i)) + 120
+	verb, verbAfter := 0, 0
+	for i := s.fold.midFrom; i < n; i++ {
+		if i < lo {
+			verb += s.verbatimOf(i)
+		} else {
+			before -= s.entries[i].size
+			verbAfter += s.verbatimOf(i)
 		}
 	}
 	ledger := []Fact(nil)
@@ -350,34 +337,15 @@ func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) 
 	head := len(midPreamble) + s.rewriteRoomFor(budget, ledger, s.fold.front.msg.Content) + msgOverhead
 	extra := s.restartExtra(s.cfg.PrefixChars+before) + s.noteCost()
 	var out []option
-	keep, kf, shedKeep, shedFresh := 0, 0, 0, 0
-	verbAfter := 0
-	for i := lo; i < n; i++ {
-		if s.isVerbatimUser(i) {
-			verbAfter += s.verbatimLen(i)
-		}
-		if i == s.task.payload {
-			verbAfter += len(s.sentContent(i)) + 120
-		}
-	}
+	var sums keptSums
 	for g := n - 1; g > lo; g-- {
-		e := &s.entries[g]
-		keep += e.size
-		kf += e.fresh
-		sn, sf := s.shedEntry(g, cur, at)
-		shedKeep += sn
-		shedFresh += sf
-		if s.isVerbatimUser(g) {
-			verbAfter -= s.verbatimLen(g)
-		}
-		if g == s.task.payload {
-			verbAfter -= len(s.sentContent(g)) + 120
-		}
+		sums.add(s, g, cur, at)
+		verbAfter -= s.verbatimOf(g)
 		if g > cur || s.log[g].Role != Assistant {
 			continue
 		}
 		mid := head + verb + verbAfter
-		for _, k := range s.keptForms(b, g < cur, keep, kf, shedKeep, shedFresh) {
+		for _, k := range sums.forms(s, b, g < cur) {
 			size := before + mid + k.bytes
 			o := option{shedFrom: s.view.Len(), fold: g, mid: s.fold.midFrom, shedKept: k.shed, rewrite: true}
 			o.after = s.est.Known(size + s.cfg.PrefixChars)
@@ -442,14 +410,7 @@ func (s *Planner) midPricing(b Budget, budget, cur int) midTables {
 	}
 	m.verb = make([]int, n-lo+1)
 	for i := lo; i < n; i++ {
-		v := 0
-		if s.isVerbatimUser(i) {
-			v = s.verbatimLen(i)
-		}
-		if i == s.task.payload {
-			v += len(s.sentContent(i)) + 120
-		}
-		m.verb[i+1-lo] = m.verb[i-lo] + v
+		m.verb[i+1-lo] = m.verb[i-lo] + s.verbatimOf(i)
 	}
 	m.part = s.midRoom(budget)
 	m.head = len(midPreamble)
@@ -659,6 +620,41 @@ func (s *Planner) midStart(b Budget, m *midTables, starts []int, keepTo, g, kb, 
 		return s.price(size, kf+mid) > b.ShedTarget
 	})
 	return max(min(j, over-1, n-1), -1)
+}
+
+// keptSums are the sizes of the entries a fold keeps after its boundary,
+// summed walking the entries backwards: as they stand and with their
+// shed candidates shed (shedEntry).
+type keptSums struct {
+	keep, fresh, shedKeep, shedFresh int
+}
+
+// add takes entry g in.
+func (k *keptSums) add(s *Planner, g, cur int, at map[int][]shedCandidate) {
+	e := &s.entries[g]
+	k.keep += e.size
+	k.fresh += e.fresh
+	sn, sf := s.shedEntry(g, cur, at)
+	k.shedKeep += sn
+	k.shedFresh += sf
+}
+
+// forms are keptForms of the sums.
+func (k *keptSums) forms(s *Planner, b Budget, bounded bool) []kept {
+	return s.keptForms(b, bounded, k.keep, k.fresh, k.shedKeep, k.shedFresh)
+}
+
+// verbatimOf is what entry i adds to a recap word for word: a message of
+// the user's, or the task's payload.
+func (s *Planner) verbatimOf(i int) int {
+	v := 0
+	if s.isVerbatimUser(i) {
+		v = s.verbatimLen(i)
+	}
+	if i == s.task.payload {
+		v += len(s.sentContent(i)) + 120
+	}
+	return v
 }
 
 // kept is what a fold keeps after its boundary: bytes, fresh bytes, and

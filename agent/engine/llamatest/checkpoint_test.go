@@ -15,11 +15,21 @@ import (
 // its figures.
 func chatRaw(t *testing.T, url string, msgs ...string) Exchange {
 	t.Helper()
+	return chatWith(t, url, nil, msgs...)
+}
+
+// chatWith is chatRaw with more fields in the request's body.
+func chatWith(t *testing.T, url string, fields map[string]any, msgs ...string) Exchange {
+	t.Helper()
 	var m []map[string]string
 	for i, c := range msgs {
 		m = append(m, map[string]string{"role": []string{"user", "assistant"}[i%2], "content": c})
 	}
-	body, _ := json.Marshal(map[string]any{"messages": m, "max_tokens": 1})
+	req := map[string]any{"messages": m, "max_tokens": 1}
+	for k, v := range fields {
+		req[k] = v
+	}
+	body, _ := json.Marshal(req)
 	resp, err := http.Post(url+"/v1/chat/completions", "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)

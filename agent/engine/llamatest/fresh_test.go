@@ -1,38 +1,12 @@
 package llamatest
 
-import (
-	"bytes"
-	"encoding/json"
-	"net/http"
-	"testing"
-)
+import "testing"
 
 // chatFresh is chatRaw with cache_prompt false: the request the planner
 // sends to start a slot over (contextwin's Plan.Fresh).
 func chatFresh(t *testing.T, url string, msgs ...string) Exchange {
 	t.Helper()
-	var m []map[string]string
-	for i, c := range msgs {
-		m = append(m, map[string]string{"role": []string{"user", "assistant"}[i%2], "content": c})
-	}
-	body, _ := json.Marshal(map[string]any{"messages": m, "max_tokens": 1, "cache_prompt": false})
-	resp, err := http.Post(url+"/v1/chat/completions", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var v struct {
-		Usage struct {
-			PromptTokens int `json:"prompt_tokens"`
-		} `json:"usage"`
-		Timings struct {
-			CacheN int `json:"cache_n"`
-		} `json:"timings"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
-		t.Fatal(err)
-	}
-	return Exchange{Status: resp.StatusCode, PromptTokens: v.Usage.PromptTokens, CacheN: v.Timings.CacheN}
+	return chatWith(t, url, map[string]any{"cache_prompt": false}, msgs...)
 }
 
 // TestFreshRequestStartsTheSlotOver pins what a middle recap's reset
