@@ -170,7 +170,6 @@ const midParts = 8
 // folded and the middle recap's size.
 func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	s.fold.rewrote, s.fold.frontMoved = false, false
-	s.fold.folds++
 	budget := s.est.NewChars(b.Recap)
 	k := s.view.find(middleRecap)
 	if s.fold.midTo > 0 {
@@ -181,6 +180,7 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	if k < 0 || boundary <= from {
 		return 0, 0
 	}
+	s.fold.folds++
 	turns := s.log[from:boundary]
 	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
 	v, n := s.verbatimText(from, boundary)
@@ -215,12 +215,12 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 // the middle recap's size.
 func (s *Planner) rewriteMiddle(b Budget, boundary int) (folded, chars int) {
 	s.fold.rewrote, s.fold.frontMoved = false, false
-	s.fold.folds++
 	budget := s.est.NewChars(b.Recap)
 	k := s.view.find(middleRecap)
 	if s.fold.midTo == 0 || k < 0 || boundary <= s.fold.midTo {
 		return 0, 0
 	}
+	s.fold.folds++
 	turns := s.log[s.fold.midTo:boundary]
 	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
 	v, n := s.verbatimText(s.fold.midFrom, boundary)

@@ -501,7 +501,6 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	case o.mid > 0:
 		p.Folded, p.RecapChars = s.foldMiddle(b, o.mid, o.fold)
 		s.fold.reset = o.reset
-
 	case o.fold > 0:
 		p.Folded, p.RecapChars = s.foldAt(b, o.fold)
 	}

@@ -368,7 +368,7 @@ func (s *Planner) rewriteRoom(budget int) int {
 
 // rewriteShare is a rewritten middle recap's most room, in eighths of
 // the recap budget.
-var rewriteShare = 3
+const rewriteShare = 3
 
 // midTables is what pricing folds into the middle recap needs at every
 // boundary, computed once per event.
@@ -567,7 +567,7 @@ func (s *Planner) midOption(b Budget, m *midTables, g int, k kept, how startHow)
 			// The slot keeps no checkpoint before the recap after it: a
 			// later fold of the front prefills the fixed prefix again, as
 			// often as the folds so far were of the front.
-			o.cost += s.prefixCount() * s.fold.fronts / s.fold.folds
+			gap = s.prefixCount() * s.fold.fronts / s.fold.folds
 		}
 	} else {
 		gap = s.durableExtra(s.cfg.PrefixChars + before)
