@@ -120,10 +120,6 @@ func (m CacheModel) String() string {
 // at token at.
 type checkpoint struct {
 	at int
-	// start marks one taken where a request's prefill started: where a
-	// dense engine restarts too when a change comes back to the same
-	// place, so no sign of a checkpointed one.
-	start bool
 }
 
 // engineCache mirrors what the engine holds for the session: the last
@@ -168,16 +164,14 @@ func (m CacheModel) restart(c engineCache, common int) int {
 // checkpointed one restarts at them.
 func (m CacheModel) processed(c engineCache, from, n int) engineCache {
 	keep := c.points[:0:0]
-	restored := false // from is a checkpoint the engine restored (a sliding window's a token before it)
 	for _, p := range c.points {
 		if p.at <= from {
 			keep = append(keep, p)
 		}
-		restored = restored || !p.start && (p.at == from || p.at == from+1)
 	}
 	for _, at := range []int{from, n - checkpointBack - m.Ubatch, n - checkpointBack} {
 		if at >= from && at > 0 && at < n && (len(keep) == 0 || keep[len(keep)-1].at < at) {
-			keep = append(keep, checkpoint{at: at, start: at == from && !restored})
+			keep = append(keep, checkpoint{at: at})
 		}
 	}
 	thinned := c.thinned
@@ -220,14 +214,13 @@ func (c engineCache) wasThinned(from int) bool {
 
 // isCheckpoint reports whether the engine restarting at from for a
 // change at common restarted at one of the checkpoints the mirror holds
-// (of those taken where a prefill started, only when starts is set)
 // (a sliding-window model resumes one token before it), or at 0 with
 // none before the change. (A dense engine that lost its cache to another
 // client restarts at 0 too; the next event at its change corrects that.)
-func (c engineCache) isCheckpoint(from, common int, starts bool) bool {
+func (c engineCache) isCheckpoint(from, common int) bool {
 	before := false
 	for _, p := range c.points {
-		if from > 0 && (starts || !p.start) && (from == p.at || from == p.at-1) {
+		if from > 0 && (from == p.at || from == p.at-1) {
 			return true
 		}
 		before = before || p.at <= common
@@ -864,7 +857,7 @@ func (s *Planner) learnCache(from, predicted int) {
 	}
 	tol := 64 + t.common*15/100
 	switch {
-	case from+tol < t.common && t.engine.isCheckpoint(from, t.common, true) && t.model.Class != CacheBlocks:
+	case from+tol < t.common && t.engine.isCheckpoint(from, t.common) && t.model.Class != CacheBlocks:
 		// Twice: once may be a coincidence (a change the estimate placed
 		// late, at a place where a checkpoint would stand).
 		if t.model.Class != CacheCheckpointed {
@@ -873,13 +866,13 @@ func (s *Planner) learnCache(from, predicted int) {
 				t.why = fmt.Sprintf("the engine restarted at its checkpoint at token %d for a change at about %d", from, t.common)
 			}
 		}
-	case from+tol >= t.common && predicted+tol < t.common && t.model.Class == CacheCheckpointed && !t.engine.isCheckpoint(from, t.common, true) &&
+	case from+tol >= t.common && predicted+tol < t.common && t.model.Class == CacheCheckpointed && !t.engine.isCheckpoint(from, t.common) &&
 		t.engine.n-t.common > swaReach:
 		// (A sliding-window model restarts at a change within its window
 		// of the prompt's end too: only a change farther back tells.)
 		t.model.Class = CacheDense
 		t.why = fmt.Sprintf("the engine kept its cache up to token %d for a change at about %d, with no checkpoint there", from, t.common)
-	case from+tol >= t.common && t.model.Class == CacheUnknown && !t.engine.isCheckpoint(from, t.common, true):
+	case from+tol >= t.common && t.model.Class == CacheUnknown && !t.engine.isCheckpoint(from, t.common):
 		// (At one of the mirror's checkpoints a checkpointed engine
 		// restarts too: no sign.)
 		t.model.Class = CacheDense

@@ -330,11 +330,7 @@ func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) 
 			verbAfter += s.verbatimOf(i)
 		}
 	}
-	ledger := []Fact(nil)
-	if s.fold.recap != nil {
-		ledger = s.fold.recap.Ledger
-	}
-	head := len(midPreamble) + s.rewriteRoomFor(budget, ledger, s.fold.front.msg.Content) + msgOverhead
+	head := s.rewrittenMid(budget)
 	extra := s.restartExtra(s.cfg.PrefixChars+before) + s.noteCost()
 	var out []option
 	var sums keptSums
@@ -364,6 +360,17 @@ func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) 
 // be appended to it again.
 func (s *Planner) rewriteRoom(budget int) int {
 	return max(min(budget*rewriteShare/8, budget-s.fold.front.text-len(appendHeading)-2), 0)
+}
+
+// rewrittenMid is the size, in bytes, of a middle recap rewritten in
+// place, what the user said in it aside: its preamble and its room for
+// the recap's facts as they stand (rewriteRoomFor).
+func (s *Planner) rewrittenMid(budget int) int {
+	var ledger []Fact
+	if s.fold.recap != nil {
+		ledger = s.fold.recap.Ledger
+	}
+	return len(midPreamble) + s.rewriteRoomFor(budget, ledger, s.fold.front.msg.Content) + msgOverhead
 }
 
 // rewriteShare is a rewritten middle recap's most room, in eighths of
@@ -428,11 +435,7 @@ func (s *Planner) midPricing(b Budget, budget, cur int) midTables {
 		if s.cache.model.Class == CacheCheckpointed {
 			m.reset = s.cache.primer.per64 > 0 && s.resetFits(b)
 			m.anchored = s.anchoredStarts(m.starts)
-			var ledger []Fact
-			if s.fold.recap != nil {
-				ledger = s.fold.recap.Ledger
-			}
-			m.steady = len(midPreamble) + s.rewriteRoomFor(budget, ledger, s.fold.front.msg.Content) + msgOverhead
+			m.steady = s.rewrittenMid(budget)
 		}
 	}
 	return m
