@@ -262,10 +262,37 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 		}
 		for _, k := range sums.forms(s, b, g < cur) {
 			for _, how := range m.hows() {
+				if how == anchored {
+					out = s.anchoredOptions(b, &m, g, k, out)
+					continue
+				}
 				if o, ok := s.midOption(b, &m, g, k, how); ok {
 					out = append(out, o)
 				}
 			}
+		}
+	}
+	return out
+}
+
+// anchoredOptions prices a new middle recap up to g at each of the
+// anchored starts before it (anchoredStarts), appended to out. Any of
+// them costs the same at every later fold: the recap and the turns
+// between the checkpoint and its start; so an earlier one, which makes
+// more room, is priced too, down to the live floor (choose). But not one
+// whose recap would carry more of the user's words than half its own
+// text: rewritten at every fold, those are prefilled again each time,
+// where a fold of the front keeps them in its steady part.
+func (s *Planner) anchoredOptions(b Budget, m *midTables, g int, k kept, out []option) []option {
+	for _, f := range m.anchored {
+		if f >= g {
+			break
+		}
+		if m.verb[g-m.lo]-m.verb[f-m.lo] > m.steady/2 {
+			continue
+		}
+		if o, ok := s.midOptionAt(b, m, g, k, anchored, f); ok {
+			out = append(out, o)
 		}
 	}
 	return out
@@ -278,8 +305,8 @@ const (
 	// byShare: the fewest older turns that keep the request at the share
 	// a middle recap aims for.
 	byShare startHow = iota
-	// anchored: the same among the starts just after a checkpoint a full
-	// slot keeps (anchoredStarts).
+	// anchored: each of the starts just after a checkpoint a full slot
+	// keeps (anchoredStarts), down to the live floor (anchoredOptions).
 	anchored
 	// reset: the fewest older turns that keep the request live, the
 	// engine's cache started over (option.reset).
@@ -525,24 +552,30 @@ func (s *Planner) durable() []int {
 // once over the folds that restart at its checkpoint after it
 // (resetSpread).
 func (s *Planner) midOption(b Budget, m *midTables, g int, k kept, how startHow) (o option, ok bool) {
-	kb, kf, shed := k.bytes, k.fresh, k.shed
+	kb, kf := k.bytes, k.fresh
 	from := m.lo
-	before := s.countedSize() - m.suf[0] - s.view.sizeAt(middleRecap) // the recap and the older turns
 	if s.fold.midTo == 0 {
-		starts, keepTo := m.starts, m.keepTo
-		switch how {
-		case anchored:
-			starts = m.anchored
-		case reset:
+		keepTo := m.keepTo
+		if how == reset {
 			// Everything before the recap is prefilled again: the
 			// fewest older turns that keep the request live.
 			keepTo = int(float64(b.Usable) * liveFloorShare)
 		}
-		j := s.midStart(b, m, starts, keepTo, g, kb, kf)
+		j := s.midStart(b, m, m.starts, keepTo, g, kb, kf)
 		if j < 0 {
 			return option{}, false
 		}
-		from = starts[j]
+		from = m.starts[j]
+	}
+	return s.midOptionAt(b, m, g, k, how, from)
+}
+
+// midOptionAt is midOption for a new middle recap that starts at entry
+// from (with one already, from is where it starts).
+func (s *Planner) midOptionAt(b Budget, m *midTables, g int, k kept, how startHow, from int) (o option, ok bool) {
+	kb, kf, shed := k.bytes, k.fresh, k.shed
+	before := s.countedSize() - m.suf[0] - s.view.sizeAt(middleRecap) // the recap and the older turns
+	if s.fold.midTo == 0 {
 		before = s.countedSize() - m.suf[from-m.lo]
 	}
 	mid := m.head + m.part + m.verb[g-m.lo] - m.verb[from-m.lo] + msgOverhead
