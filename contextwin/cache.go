@@ -550,6 +550,65 @@ func (s *Planner) resetPlant(msgs []Message) []Message {
 	return append(slices.Clone(msgs[:k]), s.primer())
 }
 
+// chainPlant is the checkpoint request that goes before an append, on an
+// engine that restarts from checkpoints, when that append is the first
+// request whose checkpoints reach MinStep past the newest a full slot
+// keeps (durable) and the one it takes a micro-batch before its end
+// would land inside its new results: the request itself, then the
+// primer, so that the checkpoint the chain keeps stands at the end of
+// its last message, where a middle recap can start, not inside it. It is
+// asked only for the crossing below the size a new middle recap aims to
+// leave the request at (midKeepShare), where one will be anchored; nil
+// for any other request.
+func (s *Planner) chainPlant(msgs []Message) []Message {
+	t := &s.cache
+	if t.model.Class != CacheCheckpointed || s.fold.midTo > 0 || len(msgs) == 0 || len(t.queue) > 0 ||
+		msgs[len(msgs)-1].Role == User || s.cache.primer.per64 == 0 {
+		return nil
+	}
+	durable := s.durable()
+	if len(durable) == 0 {
+		return nil
+	}
+	next := durable[len(durable)-1] + t.model.MinStep
+	b := s.Budget()
+	keepTo := int(float64(b.Usable) * midKeepShare)
+	if next > keepTo || next+t.model.MinStep <= keepTo {
+		return nil
+	}
+	// A recap anchored at the slot's first checkpoint needs as many
+	// kept turns as reach the live floor, all prefilled again at every
+	// fold; where that is more than a fold keeps at its least, the recap
+	// will be anchored at this crossing.
+	floor := int(float64(b.Usable) * liveFloorShare)
+	if s.firstStartAfter(durable[0])+s.est.Known(s.rewrittenMid(s.est.NewChars(b.Recap)))+b.Usable/10 >= floor {
+		return nil
+	}
+	from := s.commonTokens(msgs)
+	n := s.tokensIn(msgs, s.sentBytes(msgs)) + promptTail
+	if from >= next || n-checkpointBack-t.model.Ubatch < next {
+		return nil
+	}
+	return append(slices.Clone(msgs), s.primer())
+}
+
+// firstStartAfter is the token position of the first place a new middle
+// recap may start at or after token at (a message not a tool's, after one
+// not the user's), or at when there is none.
+func (s *Planner) firstStartAfter(at int) int {
+	off := s.cfg.PrefixChars
+	for k := range s.view.items {
+		it := &s.view.items[k]
+		if i := it.of; i > 0 && i < len(s.log) && s.log[i].Role != Tool && s.log[i-1].Role != User {
+			if t := s.tokensAt(off); t >= at {
+				return t
+			}
+		}
+		off += it.size
+	}
+	return at
+}
+
 // RefusedPrefill tells the planner that the engine refused a checkpoint
 // request ending in an assistant message it was to go on with (llama.cpp
 // does for a template that thinks): none is asked again. One that closed

@@ -602,3 +602,60 @@ func TestSmallResultsFoldAtAnAnchor(t *testing.T) {
 		}
 	}
 }
+
+// On an engine that restarts from checkpoints, the checkpoint a full slot
+// keeps MinStep past the prefix's would land a micro-batch before the end
+// of whichever request first reaches it: inside a large result. Where a
+// middle recap anchored at the prefix's checkpoint could not reach the
+// live floor (a small prefix), the planner asks for that request first
+// with the primer after it, so that the kept checkpoint stands at its
+// last message's end, where a middle recap can start.
+func TestChainCheckpointAtAMessageEnd(t *testing.T) {
+	const w = 32768
+	planted := 0
+	for seed := range 8 {
+		cfg := Config{Window: w, PrefixChars: 2000, Reserve: 1024, Cache: CacheModel{Class: CacheCheckpointed}}
+		s := NewPlanner(cfg)
+		s.CountPrimer(16, 64)
+		e := &checkpointEngine{}
+		rng := rand.New(rand.NewPCG(uint64(seed), 11))
+		steps := []step{{user: "Make the simulator's edits unambiguous. Keep the standard library only."}}
+		for r := 0; r < 40; r++ {
+			steps = append(steps, step{results: []result{{kind: Read, path: fmt.Sprintf("sim/p%d.go", rng.IntN(30)), chars: 2500 + rng.IntN(2500)}}, note: fmt.Sprintf("state: round %d", r)})
+		}
+		var ends []int // where the requests' messages end, in the engine's tokens
+		for n, st := range steps {
+			(&harness{s: s}).play(n, st)
+			p := s.Plan()
+			if p.Event != Append {
+				break // the chain is laid before the first event
+			}
+			for _, m := range p.Checkpoints {
+				nn, c := e.send(cfg.PrefixChars, m)
+				s.ObserveCheckpoint(Usage{PromptTokens: nn, CompletionTokens: 1, Cached: c, CachedKnown: true})
+				if len(m) > 1 && m[len(m)-1].Content == s.primer().Content {
+					planted++
+				}
+			}
+			nn, c := e.send(cfg.PrefixChars, p.Messages)
+			s.Observe(Usage{PromptTokens: nn, CompletionTokens: 60, Cached: c, CachedKnown: true})
+			ends = append(ends, nn)
+		}
+		var chain []int
+		for _, p := range e.points {
+			if len(chain) == 0 || p-chain[len(chain)-1] >= 8192 {
+				chain = append(chain, p)
+			}
+		}
+		if len(chain) < 2 {
+			t.Fatalf("seed %d: the slot keeps the chain %v, no second checkpoint", seed, chain)
+		}
+		if !slices.ContainsFunc(ends, func(end int) bool { return chain[1] <= end && chain[1] >= end-64 }) {
+			t.Errorf("seed %d: the slot keeps its checkpoint past the prefix's at token %d, inside a message (the requests end at %v)", seed, chain[1], ends)
+		}
+	}
+	if planted == 0 {
+		t.Errorf("no checkpoint planted in 8 sessions")
+	}
+	t.Logf("%d checkpoints planted in 8 sessions", planted)
+}

@@ -61,7 +61,9 @@ type Plan struct {
 	// checkpoint lands just before a place where the next fold will change
 	// the request — the end of the front recap's steady part, where a
 	// rewrite changes it, and the recap's end, where an appended part
-	// goes — so that fold restarts there, and not at an older checkpoint.
+	// goes — so that fold restarts there, and not at an older checkpoint;
+	// before an append, the request itself then the primer, so that the
+	// checkpoint a full slot keeps stands at its end (chainPlant).
 	// Their figures go to ObserveCheckpoint.
 	Checkpoints [][]Message
 	// Fresh asks for the first of the Checkpoints to be sent without the
@@ -351,6 +353,11 @@ func (s *Planner) finish(p Plan) Plan {
 	p.Estimate = s.estimate()
 	if s.WantsPrimer() && p.Event != Note && len(p.Messages) > 0 {
 		p.Checkpoints = append(p.Checkpoints, []Message{s.primer()})
+	}
+	if p.Event == Append {
+		if plant := s.chainPlant(p.Messages); plant != nil {
+			p.Checkpoints = append(p.Checkpoints, plant)
+		}
 	}
 	if (p.Event == Fold || p.Event == Emergency && p.Folded > 0) && s.cache.model.Class == CacheCheckpointed {
 		if s.fold.reset {
