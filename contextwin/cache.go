@@ -581,7 +581,8 @@ func (s *Planner) chainPlant(msgs []Message) []Message {
 	// fold; where that is more than a fold keeps at its least, the recap
 	// will be anchored at this crossing.
 	floor := int(float64(b.Usable) * liveFloorShare)
-	if s.firstStartAfter(durable[0])+s.est.Known(s.rewrittenMid(s.est.NewChars(b.Recap)))+b.Usable/10 >= floor {
+	first := s.firstStartAfter(durable[0])
+	if first+s.est.Known(s.rewrittenMid(s.est.NewChars(b.Recap), first))+b.Usable/10 >= floor {
 		return nil
 	}
 	from := s.commonTokens(msgs)

@@ -659,3 +659,27 @@ func TestChainCheckpointAtAMessageEnd(t *testing.T) {
 	}
 	t.Logf("%d checkpoints planted in 8 sessions", planted)
 }
+
+// A middle recap rewritten in place is prefilled again at every fold:
+// above the live floor its room is lean (leanShare), below it the recap
+// takes the place of kept turns, prefilled again as well, and keeps
+// rewriteShare.
+func TestRewriteRoomLeanAboveTheFloor(t *testing.T) {
+	s := NewPlanner(Config{Window: 32768, PrefixChars: 4000, Reserve: 1024, Cache: CacheModel{Class: CacheCheckpointed}})
+	b := s.Budget()
+	budget := s.est.NewChars(b.Recap)
+	floor := int(float64(b.Usable) * liveFloorShare)
+	for _, c := range []struct {
+		start, eighths int
+	}{
+		{-1, rewriteShare},
+		{floor / 4, rewriteShare},
+		{floor - s.est.Known(budget*leanShare/8) - 1, rewriteShare},
+		{floor - s.est.Known(budget*leanShare/8), leanShare},
+		{2 * floor, leanShare},
+	} {
+		if got, want := s.rewriteRoom(budget, c.start), budget*c.eighths/8; got != want {
+			t.Errorf("rewriteRoom(%d, %d) = %d, want %d (%d eighths; the floor at %d)", budget, c.start, got, want, c.eighths, floor)
+		}
+	}
+}

@@ -225,7 +225,7 @@ func (s *Planner) rewriteMiddle(b Budget, boundary int) (folded, chars int) {
 	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
 	v, n := s.verbatimText(s.fold.midFrom, boundary)
 	shown := s.fold.front.msg.Content + v
-	body := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: s.rewriteRoomFor(budget, r.Ledger, shown), Shown: shown})
+	body := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: s.rewriteRoomFor(budget, s.midStartTokens(), r.Ledger, shown), Shown: shown})
 	var text strings.Builder
 	text.WriteString(midPreamble)
 	text.WriteString(body.Text)
@@ -241,7 +241,7 @@ func (s *Planner) rewriteMiddle(b Budget, boundary int) (folded, chars int) {
 // rewriteRoomFor is rewriteRoom, widened to what the ledger's facts that
 // shown does not state need: a rewritten middle recap drops no fact while
 // the recap budget holds them.
-func (s *Planner) rewriteRoomFor(budget int, ledger []Fact, shown string) int {
+func (s *Planner) rewriteRoomFor(budget, start int, ledger []Fact, shown string) int {
 	facts := len("\nFacts:")
 	for _, f := range unshown(ledger, shown) {
 		facts += len("\n- ") + len(f.Key) + len(": ") + len(f.Value)
@@ -249,7 +249,7 @@ func (s *Planner) rewriteRoomFor(budget int, ledger []Fact, shown string) int {
 	// The facts take at most factPercent of a recap's budget (the note
 	// keeps the rest): the room is widened so that all of them fit.
 	need := len(recapHeader) + len("\n…") + facts*100/factPercent + 1
-	return max(s.rewriteRoom(budget), min(need, budget-s.fold.front.text-len(appendHeading)-2))
+	return max(s.rewriteRoom(budget, start), min(need, budget-s.fold.front.text-len(appendHeading)-2))
 }
 
 // unshown are the facts that shown does not state as "key: value".

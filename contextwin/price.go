@@ -357,7 +357,7 @@ func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) 
 			verbAfter += s.verbatimOf(i)
 		}
 	}
-	head := s.rewrittenMid(budget)
+	head := s.rewrittenMid(budget, s.midStartTokens())
 	extra := s.restartExtra(s.cfg.PrefixChars+before) + s.noteCost()
 	var out []option
 	var sums keptSums
@@ -382,27 +382,52 @@ func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) 
 }
 
 // rewriteRoom is the room, in bytes, of the text of a middle recap
-// rewritten in place, in a recap budget of so many bytes: what the front
-// recap leaves, at most rewriteShare of the budget, so that parts can
-// be appended to it again.
-func (s *Planner) rewriteRoom(budget int) int {
-	return max(min(budget*rewriteShare/8, budget-s.fold.front.text-len(appendHeading)-2), 0)
+// rewritten in place, in a recap budget of so many bytes, for one that
+// starts at token start: what the front recap leaves, at most
+// rewriteShare of the budget, so that parts can be appended to it again;
+// leanShare where the turns before it, with so lean a recap, already
+// make the live floor. Every fold prefills the recap again: below the
+// floor its text takes the place of kept turns, prefilled again as
+// well, but above it, it is a cost the room does not pay back.
+func (s *Planner) rewriteRoom(budget, start int) int {
+	share := rewriteShare
+	if start+s.est.Known(budget*leanShare/8) >= int(float64(s.Budget().Usable)*liveFloorShare) {
+		share = leanShare
+	}
+	return max(min(budget*share/8, budget-s.fold.front.text-len(appendHeading)-2), 0)
 }
 
 // rewrittenMid is the size, in bytes, of a middle recap rewritten in
-// place, what the user said in it aside: its preamble and its room for
-// the recap's facts as they stand (rewriteRoomFor).
-func (s *Planner) rewrittenMid(budget int) int {
+// place that starts at token start, what the user said in it aside: its
+// preamble and its room for the recap's facts as they stand
+// (rewriteRoomFor).
+func (s *Planner) rewrittenMid(budget, start int) int {
 	var ledger []Fact
 	if s.fold.recap != nil {
 		ledger = s.fold.recap.Ledger
 	}
-	return len(midPreamble) + s.rewriteRoomFor(budget, ledger, s.fold.front.msg.Content) + msgOverhead
+	return len(midPreamble) + s.rewriteRoomFor(budget, start, ledger, s.fold.front.msg.Content) + msgOverhead
+}
+
+// midStartTokens is the token position where the middle recap starts,
+// -1 when there is none.
+func (s *Planner) midStartTokens() int {
+	off := s.cfg.PrefixChars
+	for k := range s.view.items {
+		if s.view.items[k].of == middleRecap {
+			return s.tokensAt(off)
+		}
+		off += s.view.items[k].size
+	}
+	return -1
 }
 
 // rewriteShare is a rewritten middle recap's most room, in eighths of
-// the recap budget.
-const rewriteShare = 3
+// the recap budget; leanShare its room above the live floor.
+const (
+	rewriteShare = 3
+	leanShare    = 2
+)
 
 // midTables is what pricing folds into the middle recap needs at every
 // boundary, computed once per event.
@@ -419,10 +444,11 @@ type midTables struct {
 	// aims to leave the request at.
 	part, head, cached, keepTo int
 	// reset is set when a new middle recap may start the engine's cache
-	// over; steady is the size a middle recap rewritten in place keeps,
-	// verbatim text aside (on an engine that restarts from checkpoints).
-	reset  bool
-	steady int
+	// over; steady is the size a middle recap rewritten in place keeps
+	// at most, verbatim text aside, in a recap budget of budget bytes (on
+	// an engine that restarts from checkpoints).
+	reset          bool
+	budget, steady int
 	// starts are the places a new middle recap may begin, in order: group
 	// starts after a message not the user's (two user messages in a row
 	// are not valid roles). On an engine that restarts from checkpoints,
@@ -462,7 +488,7 @@ func (s *Planner) midPricing(b Budget, budget, cur int) midTables {
 		if s.cache.model.Class == CacheCheckpointed {
 			m.reset = s.cache.primer.per64 > 0 && s.resetFits(b)
 			m.anchored = s.anchoredStarts(m.starts)
-			m.steady = s.rewrittenMid(budget)
+			m.budget, m.steady = budget, s.rewrittenMid(budget, -1)
 		}
 	}
 	return m
@@ -594,7 +620,7 @@ func (s *Planner) midOptionAt(b Budget, m *midTables, g int, k kept, how startHo
 	// whole recap again, at the size a rewrite keeps it. It is priced at
 	// such a fold's cost, and what this fold costs beyond it counted over
 	// resetSpread folds.
-	steady := max(mid, m.steady+m.verb[g-m.lo]-m.verb[from-m.lo])
+	steady := max(mid, s.rewrittenMid(m.budget, s.tokensAt(s.cfg.PrefixChars+before))+m.verb[g-m.lo]-m.verb[from-m.lo])
 	gap, now := 0, 0
 	if how == reset {
 		_, primer := s.primerOf()
