@@ -391,10 +391,17 @@ func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) 
 // well, but above it, it is a cost the room does not pay back.
 func (s *Planner) rewriteRoom(budget, start int) int {
 	share := rewriteShare
-	if start+s.est.Known(budget*leanShare/8) >= int(float64(s.Budget().Usable)*liveFloorShare) {
+	if start >= s.leanFrom(budget) {
 		share = leanShare
 	}
 	return max(min(budget*share/8, budget-s.fold.front.text-len(appendHeading)-2), 0)
+}
+
+// leanFrom is the token from which a middle recap rewritten in place is
+// lean (rewriteRoom): where the turns before it, with a lean recap, make
+// the live floor.
+func (s *Planner) leanFrom(budget int) int {
+	return int(float64(s.Budget().Usable)*liveFloorShare) - s.est.Known(budget*leanShare/8)
 }
 
 // rewrittenMid is the size, in bytes, of a middle recap rewritten in
@@ -444,11 +451,11 @@ type midTables struct {
 	// aims to leave the request at.
 	part, head, cached, keepTo int
 	// reset is set when a new middle recap may start the engine's cache
-	// over; steady is the size a middle recap rewritten in place keeps
-	// at most, verbatim text aside, in a recap budget of budget bytes (on
-	// an engine that restarts from checkpoints).
-	reset          bool
-	budget, steady int
+	// over; steady is the size a middle recap rewritten in place keeps,
+	// verbatim text aside, lean that of one that starts at or after token
+	// leanFrom (rewriteRoom; on an engine that restarts from checkpoints).
+	reset                  bool
+	steady, lean, leanFrom int
 	// starts are the places a new middle recap may begin, in order: group
 	// starts after a message not the user's (two user messages in a row
 	// are not valid roles). On an engine that restarts from checkpoints,
@@ -488,7 +495,8 @@ func (s *Planner) midPricing(b Budget, budget, cur int) midTables {
 		if s.cache.model.Class == CacheCheckpointed {
 			m.reset = s.cache.primer.per64 > 0 && s.resetFits(b)
 			m.anchored = s.anchoredStarts(m.starts)
-			m.budget, m.steady = budget, s.rewrittenMid(budget, -1)
+			m.leanFrom = s.leanFrom(budget)
+			m.steady, m.lean = s.rewrittenMid(budget, -1), s.rewrittenMid(budget, m.leanFrom)
 		}
 	}
 	return m
@@ -620,7 +628,11 @@ func (s *Planner) midOptionAt(b Budget, m *midTables, g int, k kept, how startHo
 	// whole recap again, at the size a rewrite keeps it. It is priced at
 	// such a fold's cost, and what this fold costs beyond it counted over
 	// resetSpread folds.
-	steady := max(mid, s.rewrittenMid(m.budget, s.tokensAt(s.cfg.PrefixChars+before))+m.verb[g-m.lo]-m.verb[from-m.lo])
+	rewritten := m.steady
+	if s.tokensAt(s.cfg.PrefixChars+before) >= m.leanFrom {
+		rewritten = m.lean
+	}
+	steady := max(mid, rewritten+m.verb[g-m.lo]-m.verb[from-m.lo])
 	gap, now := 0, 0
 	if how == reset {
 		_, primer := s.primerOf()
