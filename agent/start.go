@@ -242,6 +242,9 @@ func (st Setup) connect(ctx context.Context, settings *config.Settings, info *In
 	if m, src, ok := settings.CacheModel(); ok {
 		conf.Cache, conf.CacheSource = m, sourceOf(src)
 	}
+	if settings.CheckpointMinStep.IsSet() {
+		conf.MinStep = settings.CheckpointMinStep.Value
+	}
 	conn, err := engine.Connect(ctx, engine.Target{
 		Endpoint: settings.Endpoint.Value, EndpointSource: sourceOf(settings.Endpoint.Source),
 		Model: settings.Model.Value, APIKey: settings.APIKey(st.getenv()), APIKeyEnv: settings.APIKeyEnv.Value,

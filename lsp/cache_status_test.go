@@ -21,7 +21,7 @@ func TestStatusNamesThePromptCache(t *testing.T) {
 		{"forced checkpointed", map[string]string{"REIKA_CACHE_CLASS": "checkpointed"}, "checkpointed",
 			" · prompt cache checkpointed (recurrent or hybrid) (env REIKA_CACHE_CLASS): recurrent/hybrid model: each change restarts from a checkpoint, " +
 				"or from the start; a full slot (--ctx-checkpoints, default 32) keeps its old checkpoints --checkpoint-min-step apart (default 8192): " +
-				"start llama-server with --checkpoint-min-step 512 so that one stands every 512 tokens of the window, or --ctx-checkpoints N for more"},
+				"start llama-server with --checkpoint-min-step 512 so that one stands every 512 tokens of the window, and set REIKA_CHECKPOINT_MIN_STEP=512 (checkpoint_min_step) to tell Reika; or --ctx-checkpoints N for more"},
 		{"forced SWA", map[string]string{"REIKA_SWA_WINDOW": "1024"}, "checkpointed",
 			" · prompt cache checkpointed (sliding window 1024) (env REIKA_SWA_WINDOW): SWA model (window 1024): "},
 		{"forced dense", map[string]string{"REIKA_CACHE_CLASS": "dense"}, "dense", ""},

@@ -50,3 +50,35 @@ func TestCacheModelSetting(t *testing.T) {
 		})
 	}
 }
+
+// checkpoint_min_step tells llama-server's --checkpoint-min-step, from
+// any layer, the editor's camelCase too; a negative one is refused.
+func TestCheckpointMinStepSetting(t *testing.T) {
+	file, err := ParseFile("/cfg/reika/config.json", []byte(`{"checkpoint_min_step": 2048}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		in   Inputs
+		want int
+		set  bool
+		warn string
+	}{
+		{"unset", Inputs{}, 0, false, ""},
+		{"the environment", Inputs{Env: envOf("REIKA_CHECKPOINT_MIN_STEP", "512")}, 512, true, ""},
+		{"the file", Inputs{File: file, FilePath: "/cfg/reika/config.json"}, 2048, true, ""},
+		{"the editor over the file", Inputs{File: file, FilePath: "/cfg/reika/config.json", Editor: map[string]any{"checkpointMinStep": 1024}}, 1024, true, ""},
+		{"a negative one is ignored", Inputs{Env: envOf("REIKA_CHECKPOINT_MIN_STEP", "-1")}, 0, false, "REIKA_CHECKPOINT_MIN_STEP = -1 is out of range"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Resolve(tc.in)
+			if got := s.CheckpointMinStep; got.Value != tc.want || got.IsSet() != tc.set {
+				t.Errorf("CheckpointMinStep = %d (set %v), want %d (set %v)", got.Value, got.IsSet(), tc.want, tc.set)
+			}
+			if got := strings.Join(s.Warnings, "\n"); tc.warn == "" && got != "" || !strings.Contains(got, tc.warn) {
+				t.Errorf("Warnings = %q, want %q", got, tc.warn)
+			}
+		})
+	}
+}

@@ -141,15 +141,19 @@ type Settings struct {
 	// (contextwin.CacheClass: dense, checkpointed, blocks, unknown); ""
 	// discovers it. SWAWindow is a checkpointed model's sliding window
 	// (0: recurrent or hybrid); set alone, it means checkpointed.
-	CacheClass      Value[string]
-	SWAWindow       Value[int]
-	MaxTokens       Value[int] // 0: no cap beyond the window
-	MinGenTokens    Value[int] // 0: learn the reserve
-	RepoMapBudget   Value[int] // unset: 5% of the window; set to 0: no repo map
-	ReasoningRounds Value[int]
-	Debug           Value[bool]
-	Minimal         Value[bool]
-	Warmup          Value[bool]
+	CacheClass Value[string]
+	SWAWindow  Value[int]
+	// CheckpointMinStep is llama-server's --checkpoint-min-step as the
+	// user started it (0 or unset: its default), so that the planner
+	// knows which checkpoints a full slot keeps.
+	CheckpointMinStep Value[int]
+	MaxTokens         Value[int] // 0: no cap beyond the window
+	MinGenTokens      Value[int] // 0: learn the reserve
+	RepoMapBudget     Value[int] // unset: 5% of the window; set to 0: no repo map
+	ReasoningRounds   Value[int]
+	Debug             Value[bool]
+	Minimal           Value[bool]
+	Warmup            Value[bool]
 	// ReasoningBack sends the model's reasoning back on the assistant
 	// messages of the turn that made it (interleaved thinking in a tool
 	// loop), as they were sent until a shrink event; off, reasoning stays
@@ -205,23 +209,24 @@ const DefaultReasoningRounds = 2
 // Profile is one named profile of the config file; its fields are also
 // allowed at the file's top level, as defaults for every profile.
 type Profile struct {
-	Endpoint        string         `json:"endpoint,omitempty"`
-	Model           string         `json:"model,omitempty"`
-	APIKeyEnv       string         `json:"api_key_env,omitempty"`
-	ContextWindow   *int           `json:"context_window,omitempty"`
-	CacheClass      string         `json:"cache_class,omitempty"`
-	SWAWindow       *int           `json:"swa_window,omitempty"`
-	MaxTokens       *int           `json:"max_tokens,omitempty"`
-	MinGenTokens    *int           `json:"min_gen_tokens,omitempty"`
-	RepoMapBudget   *int           `json:"repo_map_budget,omitempty"`
-	ReasoningRounds *int           `json:"reasoning_rounds,omitempty"`
-	Debug           *bool          `json:"debug,omitempty"`
-	Minimal         *bool          `json:"minimal,omitempty"`
-	Warmup          *bool          `json:"warmup,omitempty"`
-	ReasoningBack   *bool          `json:"reasoning_back,omitempty"`
-	BashAllow       []string       `json:"bash_allow,omitempty"`
-	Fetch           *bool          `json:"fetch,omitempty"`
-	Extra           map[string]any `json:"extra,omitempty"`
+	Endpoint          string         `json:"endpoint,omitempty"`
+	Model             string         `json:"model,omitempty"`
+	APIKeyEnv         string         `json:"api_key_env,omitempty"`
+	ContextWindow     *int           `json:"context_window,omitempty"`
+	CacheClass        string         `json:"cache_class,omitempty"`
+	SWAWindow         *int           `json:"swa_window,omitempty"`
+	CheckpointMinStep *int           `json:"checkpoint_min_step,omitempty"`
+	MaxTokens         *int           `json:"max_tokens,omitempty"`
+	MinGenTokens      *int           `json:"min_gen_tokens,omitempty"`
+	RepoMapBudget     *int           `json:"repo_map_budget,omitempty"`
+	ReasoningRounds   *int           `json:"reasoning_rounds,omitempty"`
+	Debug             *bool          `json:"debug,omitempty"`
+	Minimal           *bool          `json:"minimal,omitempty"`
+	Warmup            *bool          `json:"warmup,omitempty"`
+	ReasoningBack     *bool          `json:"reasoning_back,omitempty"`
+	BashAllow         []string       `json:"bash_allow,omitempty"`
+	Fetch             *bool          `json:"fetch,omitempty"`
+	Extra             map[string]any `json:"extra,omitempty"`
 }
 
 // FileContents is the config file:

@@ -43,6 +43,8 @@ var settingsTable = []setting{
 	{key: "cache_class", env: "REIKA_CACHE_CLASS", kind: kindString, hint: "dense, checkpointed, blocks or unknown"},
 	{key: "swa_window", env: "REIKA_SWA_WINDOW", kind: kindInt, min: 0, max: contextwin.MaxWindow,
 		hint: "the model's sliding window in tokens, such as 1024; 0 for a recurrent or hybrid model"},
+	{key: "checkpoint_min_step", env: "REIKA_CHECKPOINT_MIN_STEP", kind: kindInt, min: 0, max: contextwin.MaxWindow,
+		hint: "llama-server's --checkpoint-min-step in tokens, such as 1024; 0 for its default"},
 	{key: "max_tokens", env: "REIKA_MAX_TOKENS", kind: kindInt, min: 1, max: contextwin.MaxWindow, hint: "a positive number of tokens"},
 	{key: "min_gen_tokens", env: "REIKA_MIN_GEN_TOKENS", kind: kindInt, min: 1, max: contextwin.MaxWindow, hint: "a positive number of tokens, such as 4096"},
 	{key: "repo_map_budget", env: "REIKA_REPO_MAP_BUDGET", kind: kindInt, min: 0, max: 1_000_000, hint: "a number of characters; 0 leaves the map out"},
@@ -86,7 +88,7 @@ func (r *resolver) applyProfile(p Profile, src Source) {
 		key string
 		v   *int
 	}{
-		{"context_window", p.ContextWindow}, {"swa_window", p.SWAWindow}, {"max_tokens", p.MaxTokens}, {"min_gen_tokens", p.MinGenTokens},
+		{"context_window", p.ContextWindow}, {"swa_window", p.SWAWindow}, {"checkpoint_min_step", p.CheckpointMinStep}, {"max_tokens", p.MaxTokens}, {"min_gen_tokens", p.MinGenTokens},
 		{"repo_map_budget", p.RepoMapBudget}, {"reasoning_rounds", p.ReasoningRounds},
 	} {
 		if f.v != nil {
@@ -243,6 +245,8 @@ func (r *resolver) setInt(st setting, n int, src Source) {
 		r.s.ContextWindow = v
 	case "swa_window":
 		r.s.SWAWindow = v
+	case "checkpoint_min_step":
+		r.s.CheckpointMinStep = v
 	case "max_tokens":
 		r.s.MaxTokens = v
 	case "min_gen_tokens":
@@ -412,6 +416,7 @@ func (s *Settings) Each(f func(key string, value any, src Source)) {
 	f("context_window", s.ContextWindow.Value, s.ContextWindow.Source)
 	f("cache_class", s.CacheClass.Value, s.CacheClass.Source)
 	f("swa_window", s.SWAWindow.Value, s.SWAWindow.Source)
+	f("checkpoint_min_step", s.CheckpointMinStep.Value, s.CheckpointMinStep.Source)
 	f("max_tokens", s.MaxTokens.Value, s.MaxTokens.Source)
 	f("min_gen_tokens", s.MinGenTokens.Value, s.MinGenTokens.Source)
 	f("repo_map_budget", s.RepoMapBudget.Value, s.RepoMapBudget.Source)

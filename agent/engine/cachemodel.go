@@ -336,15 +336,20 @@ func (d *discoverer) sglangCache(ctx context.Context, base string, out *Discover
 }
 
 // checkpointAdvice is how to start llama-server so that its checkpoints
-// stand across the whole window: a 32nd of it apart.
+// stand across the whole window, a 32nd of it apart, and to tell Reika
+// so; or, when the settings told the step, what it is.
 func (d *Discovery) checkpointAdvice() string {
+	if m := d.Cache.MinStep; m > 0 && m != contextwin.DefaultMinStep {
+		return fmt.Sprintf("a full slot (--ctx-checkpoints, default %d) keeps its old checkpoints %d tokens apart (checkpoint_min_step, as llama-server's --checkpoint-min-step must be)",
+			contextwin.DefaultCheckpoints, m)
+	}
 	step := 1024
 	if d.Window > 0 {
 		step = max(d.Window/contextwin.DefaultCheckpoints, 256)
 	}
 	return fmt.Sprintf("a full slot (--ctx-checkpoints, default %d) keeps its old checkpoints --checkpoint-min-step apart (default %d): "+
-		"start llama-server with --checkpoint-min-step %d so that one stands every %d tokens of the window, or --ctx-checkpoints N for more",
-		contextwin.DefaultCheckpoints, contextwin.DefaultMinStep, step, step)
+		"start llama-server with --checkpoint-min-step %d so that one stands every %d tokens of the window, and set REIKA_CHECKPOINT_MIN_STEP=%d (checkpoint_min_step) to tell Reika; or --ctx-checkpoints N for more",
+		contextwin.DefaultCheckpoints, contextwin.DefaultMinStep, step, step, step)
 }
 
 // CacheAdvice says what the cache model costs a change to the prompt and

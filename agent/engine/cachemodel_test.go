@@ -90,7 +90,30 @@ func TestDiscoverCacheSWAFullAdvice(t *testing.T) {
 	want := "SWA model (window 1024): a change more than 1024 tokens before the prompt's end restarts from a context checkpoint, or from the start; " +
 		"--swa-full keeps any prefix, at about 65 MiB more (if llama-server already runs with it, set cache_class dense); " +
 		"else a full slot (--ctx-checkpoints, default 32) keeps its old checkpoints --checkpoint-min-step apart (default 8192): " +
-		"start llama-server with --checkpoint-min-step 256 so that one stands every 256 tokens of the window, or --ctx-checkpoints N for more"
+		"start llama-server with --checkpoint-min-step 256 so that one stands every 256 tokens of the window, and set REIKA_CHECKPOINT_MIN_STEP=256 (checkpoint_min_step) to tell Reika; or --ctx-checkpoints N for more"
+	if got := d.CacheAdvice(); got != want {
+		t.Errorf("CacheAdvice() =\n%q, want\n%q", got, want)
+	}
+}
+
+// No engine tells its --checkpoint-min-step: the setting gives it to the
+// planner's cache model, whatever the class discovery found, and the
+// advice then names it instead of asking for it.
+func TestDiscoverConfiguredMinStep(t *testing.T) {
+	mamba := writeFile(t, "mamba.gguf", writeGGUF([]kvPair{{"general.architecture", 0, "mamba"}, {"mamba.ssm.state_size", ggufUint32, 16}}, 1))
+	srv := fakeEngine(t, map[string]route{
+		"GET /v1/models": {body: readCapture(t, "llama.cpp/c8192-np1/02-v1-models.json")},
+		"GET /props":     {body: propsWithPath(t, mamba)},
+	})
+	d, err := Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{MinStep: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (contextwin.CacheModel{Class: contextwin.CacheCheckpointed, MinStep: 256}); d.Cache != want {
+		t.Errorf("Cache = %+v, want %+v", d.Cache, want)
+	}
+	want := "recurrent/hybrid model: each change restarts from a checkpoint, or from the start; " +
+		"a full slot (--ctx-checkpoints, default 32) keeps its old checkpoints 256 tokens apart (checkpoint_min_step, as llama-server's --checkpoint-min-step must be)"
 	if got := d.CacheAdvice(); got != want {
 		t.Errorf("CacheAdvice() =\n%q, want\n%q", got, want)
 	}

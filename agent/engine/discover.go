@@ -73,6 +73,10 @@ type Configured struct {
 	// (cache_class, swa_window); CacheSource is the setting's layer.
 	Cache       contextwin.CacheModel
 	CacheSource Source
+	// MinStep is llama-server's --checkpoint-min-step as the settings
+	// give it (checkpoint_min_step), 0 when they do not: no engine tells
+	// it.
+	MinStep int
 }
 
 // NoWindowWarning is the startup warning when no source gives a window.
@@ -128,6 +132,9 @@ func Discover(ctx context.Context, opts Options, conf Configured) (*Discovery, e
 	out.Cache, out.CacheSource = out.EngineCache, out.EngineCacheSource
 	if conf.Cache.Class != "" {
 		out.Cache, out.CacheSource = conf.Cache, conf.CacheSource
+	}
+	if conf.MinStep > 0 {
+		out.Cache.MinStep = conf.MinStep
 	}
 	return out, nil
 }

@@ -63,11 +63,22 @@ func discovered(c sim.CacheModel) func(*config.Settings) {
 		return func(st *config.Settings) {
 			st.CacheClass = config.Value[string]{Value: string(contextwin.CacheCheckpointed), Source: src}
 			st.SWAWindow = config.Value[int]{Value: c.Window, Source: src}
+			minStep(st, c)
 		}
 	case sim.CacheRecurrent:
 		return func(st *config.Settings) {
 			st.CacheClass = config.Value[string]{Value: string(contextwin.CacheCheckpointed), Source: src}
+			minStep(st, c)
 		}
 	}
 	return nil
+}
+
+// minStep tells the agent the slot's --checkpoint-min-step when the
+// replay starts the simulated llama-server with one, as check advises a
+// user who does to (checkpoint_min_step).
+func minStep(st *config.Settings, c sim.CacheModel) {
+	if c.MinStep > 0 {
+		st.CheckpointMinStep = config.Value[int]{Value: c.MinStep, Source: config.Source{Layer: config.Flag, Detail: "replay --checkpoint-min-step"}}
+	}
 }

@@ -11,6 +11,7 @@ export const serverSettings = [
   "contextWindow",
   "cacheClass",
   "swaWindow",
+  "checkpointMinStep",
   "maxTokens",
   "minGenTokens",
   "repoMapBudget",
