@@ -38,18 +38,24 @@ import (
 // dense one does (1.09× and 1.15× measured; 1.37× when every engine was
 // priced as dense: what is left is llama-server's, whose checkpoints land
 // a micro-batch before a prompt's end, and whose full slot keeps only its
-// first checkpoint, the warm-up's, from long before the recap).
+// first checkpoint, the warm-up's, from long before the recap). The
+// recurrent model runs once more with llama-server started as check
+// advises (--checkpoint-min-step 512) and Reika told so
+// (REIKA_CHECKPOINT_MIN_STEP): the slot must keep the checkpoints the
+// planner then counts on.
 func TestRealLlamaServer(t *testing.T) {
 	const n = 60
 	prefilled := map[string]int{}
 	for _, class := range []struct {
 		name  string
 		model llamatest.Model
-	}{{"dense", llamatest.TinyModel}, {"swa", llamatest.TinySWAModel}, {"recurrent", llamatest.TinyRecurrentModel}} {
-		t.Run(class.name, func(t *testing.T) { prefilled[class.name] = realSession(t, class.name, class.model, n) })
+		step  int // llama-server's --checkpoint-min-step, Reika told it; 0: neither
+	}{{"dense", llamatest.TinyModel, 0}, {"swa", llamatest.TinySWAModel, 0}, {"recurrent", llamatest.TinyRecurrentModel, 0},
+		{"recurrent-told-step", llamatest.TinyRecurrentModel, 512}} {
+		t.Run(class.name, func(t *testing.T) { prefilled[class.name] = realSession(t, class.name, class.model, n, class.step) })
 	}
 	dense := prefilled["dense"]
-	for _, class := range []string{"swa", "recurrent"} {
+	for _, class := range []string{"swa", "recurrent", "recurrent-told-step"} {
 		if p := prefilled[class]; dense > 0 && p > 0 && float64(p) > 1.03*float64(dense) {
 			t.Errorf("%s prefilled %d tokens, more than 1.03 × the dense model's %d", class, p, dense)
 		} else if dense > 0 && p > 0 {
@@ -60,14 +66,21 @@ func TestRealLlamaServer(t *testing.T) {
 
 // realSession runs the session of TestRealLlamaServer, of n reads, on a
 // real engine serving model, and returns the tokens it prefilled.
-func realSession(t *testing.T, class string, model llamatest.Model, n int) int {
-	real := llamatest.Start(t, llamatest.Options{Ctx: 8192, Model: model})
+func realSession(t *testing.T, class string, model llamatest.Model, n, step int) int {
+	opts := llamatest.Options{Ctx: 8192, Model: model}
+	env := map[string]string{"REIKA_CONTEXT_WINDOW": "16384"}
+	if step > 0 {
+		// Started as check advises, and Reika told so.
+		opts.Args = []string{"--checkpoint-min-step", fmt.Sprint(step)}
+		env["REIKA_CHECKPOINT_MIN_STEP"] = fmt.Sprint(step)
+	}
+	real := llamatest.Start(t, opts)
 	var proxy *llamatest.Proxy
 	script := append(shortReadTurns("a", n), sim.Turn{Content: "Every build passed."})
 	e := lsptest.Start(t, lsptest.Config{
 		Caps:    lsptest.Full(),
 		Files:   shortLogs("a", n),
-		Env:     map[string]string{"REIKA_CONTEXT_WINDOW": "16384"},
+		Env:     env,
 		Engine:  sim.Config{Ctx: 16384, Script: script},
 		Timeout: 180 * time.Second, // the dense session alone takes 90 s on one busy core
 		Front: func(simURL string) string {
