@@ -563,7 +563,7 @@ func (s *Planner) resetPlant(msgs []Message) []Message {
 func (s *Planner) chainPlant(msgs []Message) []Message {
 	t := &s.cache
 	if t.model.Class != CacheCheckpointed || s.fold.midTo > 0 || len(msgs) == 0 || len(t.queue) > 0 ||
-		msgs[len(msgs)-1].Role == User || s.cache.primer.per64 == 0 {
+		msgs[len(msgs)-1].Role == User || t.primer.per64 == 0 {
 		return nil
 	}
 	durable := s.durable()
@@ -812,10 +812,7 @@ func (s *Planner) checkpointCut(msgs []Message) int {
 	if r < 0 || len(msgs) != s.view.Len() {
 		return 0
 	}
-	bytes := s.cfg.PrefixChars
-	for k := 0; k < r; k++ {
-		bytes += s.view.items[k].size
-	}
+	bytes := s.cfg.PrefixChars + s.view.sizeBefore(r)
 	end := bytes + s.view.items[r].size
 	if of := s.view.items[r].of; of >= 0 {
 		end = bytes + len(s.entries[of].lead) // the recap leads a user message

@@ -419,14 +419,11 @@ func (s *Planner) rewrittenMid(budget, start int) int {
 // midStartTokens is the token position where the middle recap starts,
 // -1 when there is none.
 func (s *Planner) midStartTokens() int {
-	off := s.cfg.PrefixChars
-	for k := range s.view.items {
-		if s.view.items[k].of == middleRecap {
-			return s.tokensAt(off)
-		}
-		off += s.view.items[k].size
+	k := s.view.find(middleRecap)
+	if k < 0 {
+		return -1
 	}
-	return -1
+	return s.tokensAt(s.cfg.PrefixChars + s.view.sizeBefore(k))
 }
 
 // rewriteShare is a rewritten middle recap's most room, in eighths of
@@ -595,7 +592,7 @@ func (s *Planner) midOption(b Budget, m *midTables, g int, k kept, how startHow)
 			// fewest older turns that keep the request live.
 			keepTo = int(float64(b.Usable) * liveFloorShare)
 		}
-		j := s.midStart(b, m, m.starts, keepTo, g, kb, kf)
+		j := s.midStart(b, m, keepTo, g, kb, kf)
 		if j < 0 {
 			return option{}, false
 		}
@@ -673,15 +670,15 @@ func (s *Planner) resetFits(b Budget) bool {
 // folds into the middle recap after it restart at its checkpoint.
 const resetSpread = 6
 
-// midStart is the index in starts of where a new middle recap up to g
+// midStart is the index in m.starts of where a new middle recap up to g
 // begins, kb bytes (kf of them fresh) kept after it: the fewest older
 // turns that keep the request at the share it aims for (the most room for
 // the same cost), but not so many that it stays over the shed target; -1
 // when there is no such start.
-func (s *Planner) midStart(b Budget, m *midTables, starts []int, keepTo, g, kb, kf int) int {
-	n := sort.SearchInts(starts, g)
+func (s *Planner) midStart(b Budget, m *midTables, keepTo, g, kb, kf int) int {
+	n := sort.SearchInts(m.starts, g)
 	sizeAt := func(j int) (size, mid int) {
-		f := starts[j]
+		f := m.starts[j]
 		mid = m.head + m.part + m.verb[g-m.lo] - m.verb[f-m.lo] + msgOverhead
 		return s.countedSize() - m.suf[f-m.lo] + mid + kb, mid
 	}

@@ -140,6 +140,15 @@ func (v *View) sizeAt(of int) int {
 	return 0
 }
 
+// sizeBefore is the bytes of the items before item k.
+func (v *View) sizeBefore(k int) int {
+	n := 0
+	for _, it := range v.items[:k] {
+		n += it.size
+	}
+	return n
+}
+
 // freshAt is the fresh bytes of the item standing for of, 0 when there is
 // none.
 func (v *View) freshAt(of int) int {
