@@ -462,7 +462,15 @@ func (s *Planner) ObserveCheckpoint(u Usage) {
 	}
 	next := t.queue[0]
 	t.queue = t.queue[1:]
-	s.observeCache(u)
+	if m, tokens := s.primerOf(); t.engine.n == 0 && len(t.sent) == 1 && t.sent[0].Role == m.Role && t.sent[0].Content == m.Content {
+		// The session's first request was the primer alone: it is the
+		// warm-up, and taken as one (ObservePrimer), so that the prefix's
+		// end is counted as the engine counts it, not where the density
+		// of the request after it puts it.
+		s.observePrefix(msgOverhead, tokens, u)
+	} else {
+		s.observeCache(u)
+	}
 	s.planned(next)
 	if len(t.queue) == 0 {
 		t.queue = nil

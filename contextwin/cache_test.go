@@ -120,13 +120,17 @@ func TestParseCacheClass(t *testing.T) {
 // restarts at its newest checkpoint at or before that, and takes
 // checkpoints at n−4−512 and n−4 of what it processed.
 type checkpointEngine struct {
-	dense     bool // restart at the change: the ideal
-	minStep   int  // --checkpoint-min-step; 0 is 8192
-	prev      []byte
-	points    []int
-	prefilled int
-	events    int // requests that restarted before their change
-	far       int // of them, those that restarted far before it
+	dense   bool // restart at the change: the ideal
+	minStep int  // --checkpoint-min-step; 0 is 8192
+	// prefixTokens, when not 0, is the fixed prefix's count, at a
+	// density of its own (a system prompt of tool schemas), the rest at
+	// engineCharsPerToken.
+	prefixTokens int
+	prev         []byte
+	points       []int
+	prefilled    int
+	events       int // requests that restarted before their change
+	far          int // of them, those that restarted far before it
 }
 
 func (e *checkpointEngine) send(prefixChars int, msgs []Message) (promptTokens, cached int) {
@@ -139,12 +143,21 @@ func (e *checkpointEngine) send(prefixChars int, msgs []Message) (promptTokens, 
 		}
 		b = append(b, '\n')
 	}
-	n := engineTokens(len(b))
+	tokens := func(n int) int {
+		switch {
+		case e.prefixTokens == 0:
+			return engineTokens(n)
+		case n <= prefixChars:
+			return n*e.prefixTokens/prefixChars + 1
+		}
+		return e.prefixTokens + engineTokens(n-prefixChars)
+	}
+	n := tokens(len(b))
 	common := 0
 	for common < len(b) && common < len(e.prev) && b[common] == e.prev[common] {
 		common++
 	}
-	c := engineTokens(common) - 1
+	c := tokens(common) - 1
 	from := c
 	if common < len(e.prev) && !e.dense { // not an append: the newest checkpoint at or before the change
 		from = 0
@@ -423,6 +436,55 @@ func TestPrimerPutsTheFirstCheckpointBeforeTheFirstMessage(t *testing.T) {
 	}
 }
 
+// The primer sent as the first plan's checkpoint request is the warm-up
+// the agent sends otherwise, and taken as one: either way the planner
+// counts the fixed prefix as the engine did and knows the primer's
+// checkpoint stands just before the first message, so a change there (a
+// fold of the front) restarts at it, not at token 0. Without it, a prefix
+// denser than the primer put the prefix's end before that checkpoint.
+func TestPrimerCheckpointIsTheWarmUp(t *testing.T) {
+	cfg := Config{Window: 32768, PrefixChars: 9000, Cache: CacheModel{Class: CacheCheckpointed}}
+	// A task as sparse as the rest: counted from the first request's end,
+	// the prefix's end would fall well before the primer's checkpoint.
+	task := Message{Role: User, Content: "Find where the cache is primed. " + text(2000, 1)}
+	prefixTokens := cfg.PrefixChars * 10 / 22 // 2.2 bytes a token: tool schemas
+	usage := func(n, cached int) Usage {
+		return Usage{PromptTokens: n, CompletionTokens: 1, Cached: cached, CachedKnown: true}
+	}
+
+	planned := NewPlanner(cfg) // the primer as the first plan's checkpoint request
+	planned.CountPrimer(16, 64)
+	e := &checkpointEngine{prefixTokens: prefixTokens}
+	planned.Append(task)
+	p := planned.Plan()
+	if len(p.Checkpoints) != 1 {
+		t.Fatalf("the first plan asks for %d checkpoint requests, want the primer", len(p.Checkpoints))
+	}
+	planned.ObserveCheckpoint(usage(e.send(cfg.PrefixChars, p.Checkpoints[0])))
+	planned.Observe(usage(e.send(cfg.PrefixChars, p.Messages)))
+
+	warmed := NewPlanner(cfg) // the agent's warm-up
+	warmed.CountPrimer(16, 64)
+	w := &checkpointEngine{prefixTokens: prefixTokens}
+	m, tokens, ok := warmed.Primer()
+	if !ok {
+		t.Fatal("no primer")
+	}
+	warmed.ObservePrimer(msgOverhead, tokens, usage(w.send(cfg.PrefixChars, []Message{m})))
+	warmed.Append(task)
+	q := warmed.Plan()
+	warmed.Observe(usage(w.send(cfg.PrefixChars, q.Messages)))
+
+	if a, b := planned.tokensAt(cfg.PrefixChars), warmed.tokensAt(cfg.PrefixChars); a != b {
+		t.Errorf("the prefix's end at token %d after the primer's checkpoint request, %d after the warm-up", a, b)
+	}
+	for name, s := range map[string]*Planner{"checkpoint request": planned, "warm-up": warmed} {
+		if got := s.restartExtra(cfg.PrefixChars); got < 0 || got > DefaultUbatch/8 {
+			t.Errorf("after the %s, a change at the prefix's end restarts %d tokens before it, want at the primer's checkpoint just before it", name, got)
+		}
+	}
+}
+
 // The primer is sized by the engine's counts of its parts when it gave
 // them: a tokenizer that makes five tokens of " ok" (a byte vocabulary
 // with a three-byte word mark) gets a primer of a fifth of the words, and
@@ -682,4 +744,80 @@ func TestRewriteRoomLeanAboveTheFloor(t *testing.T) {
 			t.Errorf("rewriteRoom(%d, %d) = %d, want %d (%d eighths; the floor at %d)", budget, c.start, got, want, c.eighths, floor)
 		}
 	}
+}
+
+// A front recap keeps three quarters of the recap budget, so that later
+// folds append to it and the request stays cached up to its end. On an
+// engine that restarts from checkpoints a full slot thins the checkpoint
+// at its end first: every fold rewrites it, at what a middle recap
+// rewritten in place keeps, widened to the facts, and none appends to
+// it; unless the engine was started with, and Reika told, a
+// --checkpoint-min-step the recap reaches past.
+func TestFrontRecapRewrittenAtEveryFoldOnACheckpointedEngine(t *testing.T) {
+	facts := make([]Fact, 60)
+	for i := range facts {
+		facts[i] = Fact{Key: fmt.Sprintf("fact%d", i), Value: fmt.Sprintf("a value of fact %d to keep", i)}
+	}
+	for _, c := range []struct {
+		name   string
+		model  CacheModel
+		eighth int // the room's share of the budget, in eighths; 6 is three quarters
+	}{
+		{"dense", CacheModel{Class: CacheDense}, 6},
+		{"checkpointed", CacheModel{Class: CacheCheckpointed}, rewriteShare},
+		{"checkpointed, min step told", CacheModel{Class: CacheCheckpointed, MinStep: 512}, 6},
+	} {
+		s := NewPlanner(Config{Window: 32768, PrefixChars: 4000, Reserve: 1024, Cache: c.model})
+		budget := s.est.NewChars(s.Budget().Recap)
+		if got, want := s.frontRoom(budget, nil, ""), budget*c.eighth/8; got != want {
+			t.Errorf("%s: frontRoom = %d, want %d (%d eighths of %d)", c.name, got, want, c.eighth, budget)
+		}
+		if got, want := s.frontRoom(budget, facts, ""), max(budget*c.eighth/8, min(factsRoom(facts, ""), budget*3/4)); got != want {
+			t.Errorf("%s: frontRoom with %d facts = %d, want %d", c.name, len(facts), got, want)
+		}
+	}
+
+	// Played: every fold of the front on the checkpointed engine rewrites
+	// the recap within that room (and the map's news), none appends.
+	cfg := Config{Window: 16384, PrefixChars: 4000, Reserve: 1024, Cache: CacheModel{Class: CacheCheckpointed}}
+	s := NewPlanner(cfg)
+	s.CountPrimer(16, 64)
+	e := &checkpointEngine{}
+	fronts := 0
+	for n, st := range smallSession(300, 2) {
+		(&harness{s: s}).play(n, st)
+		p := s.Plan()
+		if p.Event == Note {
+			nn, cached := e.send(cfg.PrefixChars, p.Messages)
+			s.Observe(Usage{PromptTokens: nn, CompletionTokens: 200, Cached: cached, CachedKnown: true})
+			s.SetNote(st.note)
+			p = s.Plan()
+		}
+		for _, m := range p.Checkpoints {
+			nn, cached := e.send(cfg.PrefixChars, m)
+			s.ObserveCheckpoint(Usage{PromptTokens: nn, CompletionTokens: 1, Cached: cached, CachedKnown: true})
+		}
+		nn, cached := e.send(cfg.PrefixChars, p.Messages)
+		s.Observe(Usage{PromptTokens: nn, CompletionTokens: 150, Cached: cached, CachedKnown: true})
+		if p.Event != Fold || s.fold.front.msg.Content == "" || !s.fold.frontMoved {
+			continue
+		}
+		fronts++
+		front := s.fold.front.msg.Content
+		if strings.Contains(front, appendHeading) {
+			t.Fatalf("step %d: a fold appended to the front recap on a checkpointed engine", n)
+		}
+		var ledger []Fact
+		if s.fold.recap != nil {
+			ledger = s.fold.recap.Ledger
+		}
+		budget := s.est.NewChars(s.Budget().Recap)
+		if room := max(budget*rewriteShare/8, factsRoom(ledger, front[:s.fold.front.steady])); s.fold.front.text > room {
+			t.Errorf("step %d: the front recap's text is %d bytes, want at most %d", n, s.fold.front.text, room)
+		}
+	}
+	if fronts < 3 {
+		t.Errorf("%d folds of the front in 300 rounds at 16k, want several", fronts)
+	}
+	t.Logf("%d folds of the front, each a rewrite", fronts)
 }

@@ -97,8 +97,15 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		// from one rewrite to the next, so a rewrite changes the request
 		// only after it (the engine keeps it cached).
 		s.fold.front.steady = writeFront(&text, front)
-		text.WriteString(r.Text)
-		s.fold.front.text = len(r.Text)
+		body := r
+		if room := s.frontRoom(budget, r.Ledger, front); room < budget*3/4 {
+			// A recap rewritten at every fold: what the repo map has
+			// learnt takes its share of the room too.
+			room = max(room-len(mapNews), factsRoom(r.Ledger, front))
+			body = BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: room, Shown: front})
+		}
+		text.WriteString(body.Text)
+		s.fold.front.text = len(body.Text)
 		verbatim = frontN
 	}
 	if mapNews != "" {
@@ -242,14 +249,34 @@ func (s *Planner) rewriteMiddle(b Budget, boundary int) (folded, chars int) {
 // shown does not state need: a rewritten middle recap drops no fact while
 // the recap budget holds them.
 func (s *Planner) rewriteRoomFor(budget, start int, ledger []Fact, shown string) int {
+	return max(s.rewriteRoom(budget, start), min(factsRoom(ledger, shown), budget-s.fold.front.text-len(appendHeading)-2))
+}
+
+// factsRoom is the room a recap's text needs for the ledger's facts that
+// shown does not state: they take at most factPercent of it (the note
+// keeps the rest).
+func factsRoom(ledger []Fact, shown string) int {
 	facts := len("\nFacts:")
 	for _, f := range unshown(ledger, shown) {
 		facts += len("\n- ") + len(f.Key) + len(": ") + len(f.Value)
 	}
-	// The facts take at most factPercent of a recap's budget (the note
-	// keeps the rest): the room is widened so that all of them fit.
-	need := len(recapHeader) + len("\n…") + facts*100/factPercent + 1
-	return max(s.rewriteRoom(budget, start), min(need, budget-s.fold.front.text-len(appendHeading)-2))
+	return len(recapHeader) + len("\n…") + facts*100/factPercent + 1
+}
+
+// frontRoom is the room, in bytes, of the text of a front recap a fold
+// rewrites, in a recap budget of so many bytes: three quarters of it, so
+// that the next folds append to it and the request stays cached up to
+// its end. On an engine that restarts from checkpoints, what a middle
+// recap rewritten in place keeps (rewriteShare), widened to the facts
+// that shown does not state (factsRoom): there the checkpoints near the
+// recap's end are the first a full slot thins, every fold rewrites the
+// recap and prefills it again, and what it keeps beyond that share costs
+// as much at every fold.
+func (s *Planner) frontRoom(budget int, ledger []Fact, shown string) int {
+	if s.frontKeepsEnd(budget) {
+		return budget * 3 / 4
+	}
+	return min(max(budget*rewriteShare/8, factsRoom(ledger, shown)), budget*3/4)
 }
 
 // unshown are the facts that shown does not state as "key: value".
@@ -365,6 +392,9 @@ const appendHeading = "Folded since:\n"
 // canAppend reports whether the recap has room, in a budget of so many
 // bytes, for another fold's turns after it.
 func (s *Planner) canAppend(budget int) bool {
+	if !s.frontKeepsEnd(budget) {
+		return false
+	}
 	return s.fold.front.msg.Content != "" && s.fold.front.text+s.fold.mid.text+len(appendHeading)+2+budget/8 <= budget
 }
 
@@ -462,4 +492,16 @@ func carriedText(text string, room int) string {
 	}
 	b.WriteString(tail)
 	return b.String()
+}
+
+// frontKeepsEnd reports whether the engine keeps a checkpoint at the end
+// of a front recap, in a recap budget of so many bytes, until the next
+// fold: so that a fold appending to it is prefilled from there. Any engine
+// but one that restarts from checkpoints; on that one, only where
+// --checkpoint-min-step is below what a recap that is appended to holds
+// (three quarters of the budget), so that a full slot keeps a checkpoint
+// at its end beside the prefix's. Elsewhere it thins that checkpoint
+// first, and every fold rewrites the recap.
+func (s *Planner) frontKeepsEnd(budget int) bool {
+	return s.cache.model.Class != CacheCheckpointed || s.cache.model.MinStep <= s.est.Known(budget*3/4)
 }

@@ -195,6 +195,11 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 	verbatimAll := s.verbatimBytes(cur)
 	verbatimOld := s.verbatimBytes(s.fold.upTo) // already in the recap
 	verbatimAfter := 0                          // verbatim bytes of user messages at or after the boundary
+	var ledger []Fact
+	if s.fold.recap != nil {
+		ledger = s.fold.recap.Ledger
+	}
+	room := s.frontRoom(recapChars, ledger, s.fold.front.msg.Content)
 	low := s.fold.upTo + 1
 	if s.fold.midTo > 0 {
 		low = s.fold.midTo // a fold of the front takes the middle recap in
@@ -212,7 +217,7 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 		// said, the same as in the recap it replaces); an appended one
 		// keeps the old recap, and the request's cache with it, up to its
 		// end.
-		recap, cached := len(foldPreamble)+recapChars*3/4+verbatimAll-verbatimAfter, 0
+		recap, cached := len(foldPreamble)+room+verbatimAll-verbatimAfter, 0
 		if s.fold.front.msg.Content != "" {
 			cached = s.fold.front.steady
 		}

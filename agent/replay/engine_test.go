@@ -57,10 +57,11 @@ func TestEngineCachePrefill(t *testing.T) {
 				// request leaves counts as cut) differ a little by engine; a
 				// peer's do not. On a checkpointed engine its folds keep the
 				// older turns before a middle recap anchored at a checkpoint,
-				// and cut other results than on a dense one.
+				// or rewrite the front recap at a middle recap's size, and
+				// cut other results than on a dense one.
 				slack := 0
 				if name == "ours" {
-					slack = base.Row.Growth * 3 / 100
+					slack = base.Row.Growth * 5 / 100
 				}
 				if d := r.Row.Growth - base.Row.Growth; r.Row.Failed() || d > slack || -d > slack {
 					t.Errorf("%s: failed %v, growth %d, want a full replay of the dense one's growth %d (±%d)", en, r.Row.Failed(), r.Row.Growth, base.Row.Growth, slack)

@@ -105,7 +105,11 @@ func (s *Server) chooseReply(c *chat) (reply, *Fault) {
 	s.mu.Lock()
 	if len(s.script) > 0 {
 		t := s.script[0]
-		if len(t.ToolCalls) > 0 && !c.toolsAllowed() {
+		if len(t.ToolCalls) > 0 && !c.toolsAllowed() || c.toolChoice == "none" && c.maxTokens == 1 {
+			// A turn that calls tools is not for a request that may not;
+			// nor is any turn for a checkpoint request (one token, no
+			// tools), which only primes the cache: each gets a note and
+			// leaves the turn to the next request.
 			s.mu.Unlock()
 			return noteReply(c), nil
 		}

@@ -105,6 +105,12 @@ func TestScriptReplies(t *testing.T) {
 		t.Errorf("turn 2 raw arguments = %q, want the scripted invalid text", args)
 	}
 
+	// A checkpoint request (one token, no tools) only primes the cache:
+	// it gets a note, and the plain-text turn waits for the next request.
+	chatOK(t, url, with(with(with(body(conv...), "tools", tools), "tool_choice", "none"), "max_tokens", 1))
+	if s.ScriptLeft() != 1 {
+		t.Errorf("after a checkpoint request: %d turns left, want 1 (not consumed)", s.ScriptLeft())
+	}
 	third := chatOK(t, url, with(body(conv...), "tools", tools))
 	if third.content() != "It returns an error." || third.Choices[0].FinishReason != "length" {
 		t.Errorf("turn 3 = %q finish %q, want the scripted text and finish length", third.content(), third.Choices[0].FinishReason)
@@ -118,7 +124,7 @@ func TestScriptReplies(t *testing.T) {
 	for _, r := range recs {
 		sources = append(sources, r.Source)
 	}
-	if diff := cmp.Diff([]string{"note", "script", "script", "script", "final"}, sources); diff != "" {
+	if diff := cmp.Diff([]string{"note", "script", "script", "note", "script", "final"}, sources); diff != "" {
 		t.Errorf("record sources (-want +got):\n%s", diff)
 	}
 }
