@@ -206,14 +206,30 @@ func (e *checkpointEngine) send(prefixChars int, msgs []Message) (promptTokens, 
 // planOn plans s's next request, answering on e the note round a fold
 // asks for first.
 func planOn(s *Planner, e *checkpointEngine, prefixChars int) Plan {
+	return planNoted(s, e, prefixChars, "state: working\nbuild: passes")
+}
+
+// planNoted is planOn with the note the model writes.
+func planNoted(s *Planner, e *checkpointEngine, prefixChars int, note string) Plan {
 	p := s.Plan()
 	if p.Event == Note {
 		n, c := e.send(prefixChars, p.Messages)
 		s.Observe(Usage{PromptTokens: n, CompletionTokens: 200, Cached: c, CachedKnown: true})
-		s.SetNote("state: working\nbuild: passes")
+		s.SetNote(note)
 		p = s.Plan()
 	}
 	return p
+}
+
+// sendOn sends p's checkpoint requests and then its request to e, and
+// gives s the engine's figures.
+func sendOn(s *Planner, e *checkpointEngine, prefixChars int, p Plan) {
+	for _, m := range p.Checkpoints {
+		n, c := e.send(prefixChars, m)
+		s.ObserveCheckpoint(Usage{PromptTokens: n, CompletionTokens: 1, Cached: c, CachedKnown: true})
+	}
+	n, c := e.send(prefixChars, p.Messages)
+	s.Observe(Usage{PromptTokens: n, CompletionTokens: 150, Cached: c, CachedKnown: true})
 }
 
 // runOn plays a session against a checkpointing engine and returns what
@@ -231,12 +247,7 @@ func runOnEngine(t *testing.T, cfg Config, steps []step, e *checkpointEngine) (p
 		if p.TooSmall {
 			return false
 		}
-		for _, m := range p.Checkpoints {
-			n, c := e.send(cfg.PrefixChars, m)
-			s.ObserveCheckpoint(Usage{PromptTokens: n, CompletionTokens: 1, Cached: c, CachedKnown: true})
-		}
-		n, c := e.send(cfg.PrefixChars, p.Messages)
-		s.Observe(Usage{PromptTokens: n, CompletionTokens: 150, Cached: c, CachedKnown: true})
+		sendOn(s, e, cfg.PrefixChars, p)
 		return true
 	}
 	for n, st := range steps {
@@ -786,19 +797,8 @@ func TestFrontRecapRewrittenAtEveryFoldOnACheckpointedEngine(t *testing.T) {
 	fronts := 0
 	for n, st := range smallSession(300, 2) {
 		(&harness{s: s}).play(n, st)
-		p := s.Plan()
-		if p.Event == Note {
-			nn, cached := e.send(cfg.PrefixChars, p.Messages)
-			s.Observe(Usage{PromptTokens: nn, CompletionTokens: 200, Cached: cached, CachedKnown: true})
-			s.SetNote(st.note)
-			p = s.Plan()
-		}
-		for _, m := range p.Checkpoints {
-			nn, cached := e.send(cfg.PrefixChars, m)
-			s.ObserveCheckpoint(Usage{PromptTokens: nn, CompletionTokens: 1, Cached: cached, CachedKnown: true})
-		}
-		nn, cached := e.send(cfg.PrefixChars, p.Messages)
-		s.Observe(Usage{PromptTokens: nn, CompletionTokens: 150, Cached: cached, CachedKnown: true})
+		p := planNoted(s, e, cfg.PrefixChars, st.note)
+		sendOn(s, e, cfg.PrefixChars, p)
 		if p.Event != Fold || s.fold.front.msg.Content == "" || !s.fold.frontMoved {
 			continue
 		}
