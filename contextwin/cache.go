@@ -462,11 +462,12 @@ func (s *Planner) ObserveCheckpoint(u Usage) {
 	}
 	next := t.queue[0]
 	t.queue = t.queue[1:]
-	if m, tokens := s.primerOf(); t.engine.n == 0 && len(t.sent) == 1 && t.sent[0].Role == m.Role && t.sent[0].Content == m.Content {
-		// The session's first request was the primer alone: it is the
-		// warm-up, and taken as one (ObservePrimer), so that the prefix's
-		// end is counted as the engine counts it, not where the density
-		// of the request after it puts it.
+	if m, tokens, ok := s.Primer(); ok && len(t.sent) == 1 && t.sent[0].Role == m.Role && t.sent[0].Content == m.Content {
+		// The session's first request was the primer alone, sized by the
+		// engine's counts: it is the warm-up, and taken as one
+		// (ObservePrimer), so that the prefix's end is counted as the
+		// engine counts it, not where the density of the request after it
+		// puts it.
 		s.observePrefix(msgOverhead, tokens, u)
 	} else {
 		s.observeCache(u)
