@@ -37,9 +37,10 @@ func (s *Planner) entryTokens(i int) int {
 // task's payload. When the recap has room left, the newly folded turns are
 // appended to it, and the request stays cached up to its end; otherwise a
 // new recap replaces it, merging the old one's lists, in three quarters of
-// its budget,
-// so that the next folds can append again. It returns how many messages it
-// folded and the recap message's size.
+// its budget, so that the next folds can append again (on an engine that
+// restarts from checkpoints, which thins the checkpoint at its end, in a
+// middle recap's room, and none appends: frontRoom). It returns how many
+// messages it folded and the recap message's size.
 func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	if boundary <= s.fold.upTo {
 		return 0, 0

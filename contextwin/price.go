@@ -212,7 +212,7 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 		if s.log[g].Role == Tool || g > cur {
 			continue // not a group start, or inside the current round
 		}
-		// A rewritten recap takes three quarters of its budget and changes
+		// A rewritten recap takes its room (frontRoom) and changes
 		// the request after its front (the preamble and what the user
 		// said, the same as in the recap it replaces); an appended one
 		// keeps the old recap, and the request's cache with it, up to its
