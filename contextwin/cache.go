@@ -603,13 +603,13 @@ func (s *Planner) chainPlant(msgs []Message) []Message {
 }
 
 // firstStartAfter is the token position of the first place a new middle
-// recap may start at or after token at (a message not a tool's, after one
-// not the user's), or at when there is none.
+// recap may start (midStartsAt) at or after token at, or at when there is
+// none.
 func (s *Planner) firstStartAfter(at int) int {
 	off := s.cfg.PrefixChars
 	for k := range s.view.items {
 		it := &s.view.items[k]
-		if i := it.of; i > 0 && i < len(s.log) && s.log[i].Role != Tool && s.log[i-1].Role != User {
+		if s.midStartsAt(it.of) {
 			if t := s.tokensAt(off); t >= at {
 				return t
 			}

@@ -805,12 +805,8 @@ func TestFrontRecapRewrittenAtEveryFoldOnACheckpointedEngine(t *testing.T) {
 		if strings.Contains(front, appendHeading) {
 			t.Fatalf("step %d: a fold appended to the front recap on a checkpointed engine", n)
 		}
-		var ledger []Fact
-		if s.fold.recap != nil {
-			ledger = s.fold.recap.Ledger
-		}
 		budget := s.est.NewChars(s.Budget().Recap)
-		if room := max(budget*rewriteShare/8, factsRoom(ledger, front[:s.fold.front.steady])); s.fold.front.text > room {
+		if room := max(budget*rewriteShare/8, factsRoom(s.ledger(), front[:s.fold.front.steady])); s.fold.front.text > room {
 			t.Errorf("step %d: the front recap's text is %d bytes, want at most %d", n, s.fold.front.text, room)
 		}
 	}

@@ -195,11 +195,7 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 	verbatimAll := s.verbatimBytes(cur)
 	verbatimOld := s.verbatimBytes(s.fold.upTo) // already in the recap
 	verbatimAfter := 0                          // verbatim bytes of user messages at or after the boundary
-	var ledger []Fact
-	if s.fold.recap != nil {
-		ledger = s.fold.recap.Ledger
-	}
-	room := s.frontRoom(recapChars, ledger, s.fold.front.msg.Content)
+	room := s.frontRoom(recapChars, s.ledger(), s.fold.front.msg.Content)
 	low := s.fold.upTo + 1
 	if s.fold.midTo > 0 {
 		low = s.fold.midTo // a fold of the front takes the middle recap in
@@ -414,11 +410,24 @@ func (s *Planner) leanFrom(budget int) int {
 // preamble and its room for the recap's facts as they stand
 // (rewriteRoomFor).
 func (s *Planner) rewrittenMid(budget, start int) int {
-	var ledger []Fact
-	if s.fold.recap != nil {
-		ledger = s.fold.recap.Ledger
+	return len(midPreamble) + s.rewriteRoomFor(budget, start, s.ledger(), s.fold.front.msg.Content) + msgOverhead
+}
+
+// ledger is the recap's ledger of exact facts as it stands, nil before
+// the first fold.
+func (s *Planner) ledger() []Fact {
+	if s.fold.recap == nil {
+		return nil
 	}
-	return len(midPreamble) + s.rewriteRoomFor(budget, start, ledger, s.fold.front.msg.Content) + msgOverhead
+	return s.fold.recap.Ledger
+}
+
+// midStartsAt reports whether a new middle recap may start at entry i: a
+// message not a tool's (its call would be folded away), after one not the
+// user's (the recap is the user's, and two user messages in a row are not
+// valid roles).
+func (s *Planner) midStartsAt(i int) bool {
+	return i > 0 && i < len(s.log) && s.log[i].Role != Tool && s.log[i-1].Role != User
 }
 
 // midStartTokens is the token position where the middle recap starts,
@@ -490,7 +499,7 @@ func (s *Planner) midPricing(b Budget, budget, cur int) midTables {
 	m.keepTo = int(float64(b.Usable) * max(liveFloorShare, midKeepShare))
 	if s.fold.midTo == 0 {
 		for i := lo + 1; i < cur; i++ {
-			if s.log[i].Role != Tool && s.log[i-1].Role != User {
+			if s.midStartsAt(i) {
 				m.starts = append(m.starts, i)
 			}
 		}
