@@ -429,7 +429,7 @@ func FactsLost(facts []Fact, req engine.Request) []Fact {
 // scriptTurn is a recorded reply as the engine's script: it generates the
 // same text and calls.
 func scriptTurn(m contextwin.Message) sim.Turn {
-	t := sim.Turn{Content: m.Content}
+	t := sim.Turn{Content: m.Content, Reasoning: m.Reasoning}
 	for _, c := range m.ToolCalls {
 		args, _ := json.Marshal(c.Arguments) // a JSON string: the text is generated as it is
 		t.ToolCalls = append(t.ToolCalls, sim.ScriptCall{Name: c.Name, Arguments: args})

@@ -95,7 +95,10 @@ type roundLine struct {
 }
 
 type replyLine struct {
-	Content   string     `json:"content"`
+	Content string `json:"content"`
+	// Reasoning is what a thinking model wrote before its content
+	// (reasoning_content on the wire); empty for a model that does not think.
+	Reasoning string     `json:"reasoning,omitempty"`
 	ToolCalls []callLine `json:"tool_calls,omitempty"`
 }
 
@@ -203,7 +206,7 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 }
 
 func (rl roundLine) round() (Round, error) {
-	r := Round{User: rl.User, Assistant: contextwin.Message{Role: contextwin.Assistant, Content: rl.Assistant.Content}}
+	r := Round{User: rl.User, Assistant: contextwin.Message{Role: contextwin.Assistant, Content: rl.Assistant.Content, Reasoning: rl.Assistant.Reasoning}}
 	ids := map[string]bool{}
 	for _, c := range rl.Assistant.ToolCalls {
 		if c.ID == "" || c.Name == "" || !json.Valid([]byte(c.Arguments)) {
@@ -267,7 +270,7 @@ func WriteRecording(w io.Writer, s *Recording) error {
 		return err
 	}
 	for i, r := range s.Rounds {
-		rl := roundLine{Type: "round", N: i + 1, User: r.User, Assistant: replyLine{Content: r.Assistant.Content}}
+		rl := roundLine{Type: "round", N: i + 1, User: r.User, Assistant: replyLine{Content: r.Assistant.Content, Reasoning: r.Assistant.Reasoning}}
 		for _, c := range r.Assistant.ToolCalls {
 			rl.Assistant.ToolCalls = append(rl.Assistant.ToolCalls, callLine{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 		}
