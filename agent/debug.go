@@ -4,14 +4,56 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/reika-lsp/reika/agent/engine"
 )
 
 // cacheLine is the REIKA_DEBUG line for one request: whether its prompt
 // material was a pure append of the previous request's, or where it first
-// differed, and what the engine says reprocessing cost.
-func cacheLine(prev, cur []byte, starts []int, reprocessed, reused int, ms float64) string {
+// differed, and what the engine says reprocessing cost. what names a
+// request that is not a round's own ("warm-up", "note", "checkpoint"); a
+// round's request has none.
+func cacheLine(what string, prev, cur []byte, starts []int, reprocessed, reused int, ms float64) string {
 	where := divergence(prev, cur, starts)
-	return fmt.Sprintf("prefix cache: %s; engine reprocessed %d tokens, reused %d, %.2f s", where, reprocessed, reused, ms/1000)
+	head := "prefix cache"
+	if what != "" {
+		head += " (" + what + ")"
+	}
+	return fmt.Sprintf("%s: %s; engine reprocessed %d tokens, reused %d, %.2f s", head, where, reprocessed, reused, ms/1000)
+}
+
+// debugTrail is what REIKA_DEBUG follows across every request the engine
+// processes — the rounds', the notes', the warm-up's and the checkpoint
+// requests' — so that each line compares a request with the one the
+// engine processed just before it, whatever its kind. Guarded by the
+// session's mu.
+type debugTrail struct {
+	prev []byte
+	// pending are the lines of requests sent outside a run (the warm-up),
+	// told at the next run's first round.
+	pending []string
+}
+
+// debugLine takes one request the engine answered into the trail and
+// returns its line; "" when REIKA_DEBUG is off or the engine answered
+// nothing. The caller holds mu.
+func (s *Session) debugLine(what string, req engine.Request, resp *engine.Response) string {
+	if !s.cfg.Debug || resp == nil {
+		return ""
+	}
+	cur, starts := promptBytes(req)
+	prev := s.debug.prev
+	s.debug.prev = cur
+	reprocessed, reused, ms := engineFigures(resp)
+	return cacheLine(what, prev, cur, starts, reprocessed, reused, ms)
+}
+
+// takeDebugLines returns the lines of requests sent outside a run not yet
+// told. The caller holds mu.
+func (s *Session) takeDebugLines() []string {
+	out := s.debug.pending
+	s.debug.pending = nil
+	return out
 }
 
 // divergence describes how cur relates to prev: "first request", "append

@@ -18,8 +18,10 @@
 // the previous one: the fixed prefix (system prompt, tool definitions,
 // bootstrap) is built once per session, and contextwin only ever appends
 // to the view until the shed point. The prefix-cache line of REIKA_DEBUG
-// (Session.Debug) reports, per request, whether that held and what the
-// engine says it cost.
+// (Session.Debug) reports, for every request the engine processes — the
+// rounds', the notes', the warm-up's and the checkpoint requests' —
+// whether it began with the bytes of the one before and what the engine
+// says it cost.
 //
 // A reply's reasoning is handed back (REIKA_REASONING_BACK, on by
 // default): the message joins the session with it, so every later request

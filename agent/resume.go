@@ -39,6 +39,7 @@ func (s *Session) replay(recs []transcript.Record) string {
 		req := s.prefix.Request(rp.last.Messages, rp.last.MaxTokens, "")
 		s.resumeReq = &req
 		s.prev, _ = promptBytes(req)
+		s.debug.prev = s.prev
 	}
 	return rp.outcome()
 }

@@ -127,8 +127,11 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 		r.rounds++
 		r.report(Event{Kind: RoundStarted, Round: r.rounds, Chip: p.Chip})
 		s.mu.Lock()
-		notes := s.takeFigureNotes()
+		notes, lines := s.takeFigureNotes(), s.takeDebugLines()
 		s.mu.Unlock()
+		for _, text := range lines {
+			r.report(Event{Kind: Debug, Round: r.rounds, Text: text})
+		}
 		for _, text := range notes {
 			r.report(Event{Kind: Warning, Round: r.rounds, Text: text})
 		}
@@ -254,7 +257,7 @@ func (r *run) noteRound(ctx context.Context, p contextwin.Plan) contextwin.Plan 
 	s := r.s
 	req := s.Prefix().Request(p.Messages, p.MaxTokens, "none")
 	req.Temperature = s.cfg.Temperature
-	resp, err := r.chat(ctx, req, p, nil)
+	resp, err := r.chat(ctx, "note", req, p, nil)
 	if ctx.Err() != nil {
 		// Cancelled while the model wrote: no note, and no fold for it.
 		s.mu.Lock()
@@ -363,7 +366,7 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 	for attempt := 0; ; attempt++ {
 		req := s.Prefix().Request(p.Messages, p.MaxTokens, "")
 		req.Temperature = s.cfg.Temperature
-		resp, err := r.chat(ctx, req, p, r.stream)
+		resp, err := r.chat(ctx, "", req, p, r.stream)
 		var ee *engine.Error
 		switch {
 		case err == nil, errors.Is(err, engine.BadToolCall):
@@ -482,6 +485,13 @@ func (r *run) checkpoint(ctx context.Context, msgs []contextwin.Message, fresh b
 	if err != nil || resp == nil {
 		return
 	}
+	what := "checkpoint"
+	if fresh {
+		what = "checkpoint, without the prompt cache"
+	}
+	if line := s.debugLine(what, req, resp); line != "" {
+		defer r.report(Event{Kind: Debug, Round: r.rounds, Text: line})
+	}
 	_, _, ms := s.tally(resp)
 	cached, known := cacheFigure(resp)
 	u := contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, Cached: cached, CachedKnown: known}
@@ -502,9 +512,9 @@ func (r *run) stream(d engine.Delta) {
 
 // chat sends one request, streaming (each piece to onDelta when it is
 // set), and takes in the engine's figures.
-func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan, onDelta func(engine.Delta)) (*engine.Response, error) {
+func (r *run) chat(ctx context.Context, what string, req engine.Request, p contextwin.Plan, onDelta func(engine.Delta)) (*engine.Response, error) {
 	s := r.s
-	cur, starts := promptBytes(req)
+	cur, _ := promptBytes(req)
 	req.FirstByte = s.firstByte(p.Estimate)
 	req.Slot = s.slotRef()
 	touch, stop := r.watchSilence(ctx, p.Estimate)
@@ -516,7 +526,6 @@ func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan, o
 	})
 	stop()
 	s.mu.Lock()
-	prev := s.prev
 	s.stats.Requests++
 	if resp != nil && (err == nil || errors.Is(err, engine.BadToolCall)) {
 		s.prev = cur
@@ -532,10 +541,9 @@ func (r *run) chat(ctx context.Context, req engine.Request, p contextwin.Plan, o
 				"the engine counted %d prompt tokens for a request Reika estimated at %d: it silently dropped part of the prompt. "+
 					"Set REIKA_CONTEXT_WINDOW to the engine's real context size", resp.Usage.PromptTokens, p.Estimate)})
 		}
-		reprocessed, reused, ms := s.tally(resp)
+		_, reused, ms := s.tally(resp)
 		s.stats.LastPrompt = resp.Usage.PromptTokens
-		if s.cfg.Debug {
-			line := cacheLine(prev, cur, starts, reprocessed, reused, ms)
+		if line := s.debugLine(what, req, resp); line != "" {
 			defer r.report(Event{Kind: Debug, Round: r.rounds, Text: line})
 		}
 		if s.tr != nil {

@@ -749,3 +749,52 @@ func TestResetStartsTheSlotOver(t *testing.T) {
 	}
 	t.Logf("reset at request %d of %d; %d requests after it restarted at a checkpoint before their change", fresh, len(recs), folds)
 }
+
+// REIKA_DEBUG prints a line for every request the engine processes: on a
+// checkpointed engine the warm-up (the primer), the notes and the
+// checkpoint requests as well as the rounds' own, each named, so that the
+// lines account for every token the engine prefilled.
+func TestDebugLineForEveryRequest(t *testing.T) {
+	srv, opts := simServer(t, sim.Config{Ctx: 16384, Cache: sim.CacheModel{Kind: sim.CacheRecurrent}})
+	client := engine.NewClient(opts)
+	box := scriptReads(srv, 150, 12)
+	s, _ := newSession(sessionConfig{Engine: client, Tools: box, Debug: true, Context: contextwin.Config{
+		Window: 16384, Cache: contextwin.CacheModel{Class: contextwin.CacheCheckpointed}}})
+	s.countPrimer(context.Background(), opts)
+	if err := s.Warmup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var c collect
+	if res, err := s.Run(context.Background(), "read them all", c.add); err != nil || res.End != Answered {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	recs := recorded(t, srv, s.Stats().Requests)
+	lines := c.texts(Debug)
+	if len(lines) != len(recs) {
+		t.Fatalf("%d debug lines for %d requests the engine processed:\n%s", len(lines), len(recs), strings.Join(lines, "\n"))
+	}
+	prefilled := 0
+	kinds := map[string]int{}
+	for i, l := range lines {
+		var what string
+		if h, _, ok := strings.Cut(l, ":"); ok {
+			what = strings.TrimPrefix(h, "prefix cache")
+		}
+		kinds[what]++
+		var n, reused int
+		var secs float64
+		if _, err := fmt.Sscanf(l[strings.Index(l, "engine reprocessed"):], "engine reprocessed %d tokens, reused %d, %f s", &n, &reused, &secs); err != nil {
+			t.Fatalf("line %d %q: %v", i, l, err)
+		}
+		if n != recs[i].PromptTokens-recs[i].CacheN {
+			t.Errorf("line %d says %d reprocessed; the engine prefilled %d", i, n, recs[i].PromptTokens-recs[i].CacheN)
+		}
+		prefilled += n
+	}
+	if kinds[" (warm-up)"] != 1 || kinds[" (note)"] == 0 || kinds[" (checkpoint)"]+kinds[" (checkpoint, without the prompt cache)"] == 0 || kinds[""] == 0 {
+		t.Errorf("lines by kind = %v; want the warm-up, notes, checkpoint requests and rounds", kinds)
+	}
+	if st := s.Stats(); prefilled != st.Prefilled {
+		t.Errorf("the lines add up to %d prefilled tokens; the session counted %d", prefilled, st.Prefilled)
+	}
+}

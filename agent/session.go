@@ -66,7 +66,9 @@ type sessionConfig struct {
 	// Meta describes the session in its transcript.
 	Meta transcript.Meta
 
-	// Debug logs one prefix-cache line per round (REIKA_DEBUG).
+	// Debug logs one prefix-cache line per request the engine processes
+	// (REIKA_DEBUG): the rounds', the notes', the warm-up's and the
+	// checkpoint requests'.
 	Debug bool
 
 	// ReasoningBack puts a reply's reasoning on its message in the
@@ -100,6 +102,7 @@ type Session struct {
 	ending  bool     // the run under way took its last messages: Say refuses
 	running atomic.Bool
 	figures figureNotes // what was told of counts not taken; guarded by mu
+	debug   debugTrail  // REIKA_DEBUG's view of every request; guarded by mu
 
 	retryWait [retries]time.Duration
 	// sleep waits before a retry (sleep in run.go); tests count the

@@ -93,6 +93,9 @@ func (s *Session) Warmup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("warm-up: %w", err)
 	}
+	if line := s.debugLine("warm-up", req, resp); line != "" {
+		s.debug.pending = append(s.debug.pending, line)
+	}
 	s.tally(resp)
 	if resumed {
 		return nil // the planner learnt this request's count when it was first sent
