@@ -256,6 +256,9 @@ type cacheTrack struct {
 	// the estimate errs on the bytes after the mark, not on the whole
 	// prompt.
 	marks []tokenMark
+	// sizes sums the requests' sizes (sentBytes) from where the last sum
+	// of the same array ended.
+	sizes sizeMemo
 	// foldPoint is the first checkpoint the engine took after the last
 	// fold (the place a steady part's checkpoint would stand); watch is
 	// set until the request that takes it is seen. A fold whose
@@ -351,10 +354,40 @@ func (s *Planner) mark(n int) {
 
 // sentBytes is the size of the fixed prefix and msgs.
 func (s *Planner) sentBytes(msgs []Message) int {
-	n := s.cfg.PrefixChars
-	for _, m := range msgs {
-		n += sizeOf(m)
+	return s.cfg.PrefixChars + s.cache.sizes.of(msgs)
+}
+
+// sizeMemo remembers the size of the last two message lists it was asked
+// about, the requests the mirror compares (the one sent and the one
+// observed), so that a list that extends one of them — the view lends
+// its array, and a request is the last one's array with messages after —
+// is summed from where that one ended: a plan costs what it added.
+type sizeMemo [2]struct {
+	first *Message
+	n     int
+	bytes int
+}
+
+// of is the sum of sizeOf over msgs.
+func (m *sizeMemo) of(msgs []Message) int {
+	if len(msgs) == 0 {
+		return 0
 	}
+	k, from, n := 1, 0, 0
+	for j := range m {
+		if e := m[j]; e.first == &msgs[0] && e.n <= len(msgs) && e.n >= from {
+			k, from, n = j, e.n, e.bytes
+		}
+	}
+	for _, msg := range msgs[from:] {
+		n += sizeOf(msg)
+	}
+	m[1-k] = m[k]
+	m[k] = struct {
+		first *Message
+		n     int
+		bytes int
+	}{&msgs[0], len(msgs), n}
 	return n
 }
 
@@ -371,6 +404,10 @@ func (s *Planner) commonBytesWith(sent []Message, warm bool, msgs []Message) (by
 	bytes = s.cfg.PrefixChars
 	if warm {
 		return bytes, false
+	}
+	if len(sent) > 0 && len(sent) <= len(msgs) && &sent[0] == &msgs[0] {
+		// The same array the view lent: the same messages (View.msgs).
+		return s.sentBytes(sent), true
 	}
 	for i, m := range sent {
 		if i >= len(msgs) || !sameMessage(m, msgs[i]) {

@@ -39,8 +39,10 @@
 // (verbatim) and the size of its own text, which the recap budget bounds
 // — and the planner holds two: the front recap, after the fixed prefix,
 // and the middle one, between older turns left as they were sent and the
-// newest. Plan hands out a copy of the view's messages, which the caller
-// owns.
+// newest. Plan lends the view's messages: the caller may keep them and
+// append to them, never write them, and the view never changes them
+// after (it copies before it writes where it lent), so a plan costs what
+// changed since the last one, not the view's length.
 //
 // Summarize and BuildRecap are the pieces a shed and a fold use; NewBudget
 // and NewChip are the figures a status line shows.

@@ -616,7 +616,7 @@ func (s *Planner) noteMessages(b Budget) ([]Message, int) {
 	// point anyway, so carrying them whole here would prefill them twice.
 	// When the whole view and the question do not fit, the round's other
 	// results give way too: the note would have no room to be written.
-	msgs := s.view.Messages()
+	msgs := slices.Clone(s.view.Messages()) // written below: the view's are lent, not to be changed
 	size, fresh := s.counted()
 	over := s.price(size+sizeOf(q), fresh+sizeOf(q)) > b.Usable
 	for k := s.view.Len() - 1; k >= 0 && s.view.items[k].of >= cur; k-- {

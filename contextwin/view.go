@@ -29,12 +29,21 @@ type item struct {
 // of its items' sizes and fresh bytes, and an item's size is always its
 // message's. Only push, truncate, replace and carry change the items, and
 // each changes the totals with them; nothing else writes either. The View
-// owns its messages: Messages hands out a copy. Outside the package a View
-// is read-only (Planner.View).
+// owns its messages: Messages lends them, never to be changed. Outside the
+// package a View is read-only (Planner.View).
 type View struct {
 	items       []item
 	size, fresh int
 	mid         int // the index of the middle recap's item, -1 when there is none
+	// msgs are the items' messages, in step with items: Messages hands
+	// out msgs itself, its capacity cut to its length, and lent says it
+	// did. A lent array is never written again where it was lent: push
+	// writes only past every lent length, and truncate and replace copy
+	// the array first. So a plan costs what changed, not the view's
+	// length, and a request the planner keeps (the last one sent) stays
+	// as it was sent.
+	msgs []Message
+	lent bool
 }
 
 // newView is an empty view.
@@ -59,6 +68,7 @@ func (v *View) push(of int, m Message, fresh int) {
 		v.mid = len(v.items)
 	}
 	v.items = append(v.items, item{of: of, msg: m, size: size, fresh: fresh})
+	v.msgs = append(v.msgs, m)
 	v.size += size
 	v.fresh += fresh
 }
@@ -71,6 +81,9 @@ func (v *View) truncate(k int) {
 	}
 	clear(v.items[k:]) // let the dropped messages go
 	v.items = v.items[:k]
+	v.own()
+	clear(v.msgs[k:])
+	v.msgs = v.msgs[:k]
 	if v.mid >= k {
 		v.mid = -1
 	}
@@ -84,6 +97,16 @@ func (v *View) replace(k int, m Message, fresh int) {
 	v.size += size - it.size
 	v.fresh += fresh - it.fresh
 	it.msg, it.size, it.fresh = m, size, fresh
+	v.own()
+	v.msgs[k] = m
+}
+
+// own copies the messages' array before a write to a place Messages may
+// have lent.
+func (v *View) own() {
+	if v.lent {
+		v.msgs, v.lent = append(make([]Message, 0, cap(v.msgs)), v.msgs...), false
+	}
 }
 
 // carry records that a request carried item k: none of its bytes is new
@@ -158,12 +181,11 @@ func (v *View) freshAt(of int) int {
 	return 0
 }
 
-// Messages returns a copy of the view's messages, with room for one more
-// after them: the caller owns it.
+// Messages returns the view's messages as they stand, which the view
+// never changes after (see View.msgs): the caller may keep them, and
+// append to them (its capacity is its length, so an append copies), but
+// must not write its elements.
 func (v *View) Messages() []Message {
-	out := make([]Message, len(v.items), len(v.items)+1)
-	for k := range v.items {
-		out[k] = v.items[k].msg
-	}
-	return out
+	v.lent = true
+	return v.msgs[:len(v.msgs):len(v.msgs)]
 }
