@@ -44,6 +44,63 @@
 // after (it copies before it writes where it lent), so a plan costs what
 // changed since the last one, not the view's length.
 //
+// # The cost model, or how to predict an event
+//
+// The window W less the reply's reserve G is the usable room U. A request
+// is appended to, byte for byte, until its likely size passes the shed
+// point (0.9 U); the next Plan is then one shrink event, and the event is
+// chosen by one rule: among the ways to shrink, the one that re-prefills
+// the fewest tokens per token of room it makes (price.go, option.better).
+//
+//   - Room is the growth the request has before the shed point again. An
+//     option that leaves less than 0.3 U of it, or keeps less than 0.23 U
+//     live (the newest turns as they were sent), is not taken while
+//     another exists: a cheap event that fires again next round is no
+//     bargain.
+//   - Cost is the tokens the engine prefills again that an earlier request
+//     had already carried: everything after the first changed byte, from
+//     where the engine restarts (below), plus a fold's note round, its
+//     generated tokens counted at DecodeCost prompt tokens each. New
+//     bytes (this round's results) are not cost: any request pays them.
+//
+// The ways to shrink: a shed (old tool results and reasoning replaced by
+// their summaries from some message on; the request changes there), a fold
+// of the front (the oldest turns into the recap right after the fixed
+// prefix; the request changes at the recap), and a fold into a middle
+// recap (the turns after some older ones, which stay as they were sent;
+// the request changes after them). A shed changes the request late and
+// makes little room; a fold of the front changes it early and makes the
+// most; the middle recap is between the two. A single new result too large
+// for the room left is cut instead, with no event.
+//
+// Where the engine restarts after a change at token c is its cache model
+// (cache.go), told at the start (discovery) and corrected by the engine's
+// own figures (cache_n, cached_tokens):
+//
+//   - dense (a dense model on llama.cpp, Ollama): at c. The cheapest event
+//     is the one whose first change is latest for its room.
+//   - blocks (vLLM, SGLang): at c rounded down to a block (16 tokens by
+//     default): dense, a block's worth dearer.
+//   - checkpointed (a sliding-window or recurrent model on llama.cpp): at
+//     the newest context checkpoint at or before c, else at 0. The engine
+//     takes checkpoints near the end of each prompt it processes and a full
+//     slot thins them, keeping its first and one every --checkpoint-min-step;
+//     the planner mirrors them. So it plants checkpoints where its next fold
+//     will change the request: a primer as the first request (the
+//     checkpoint before the first message), one-token checkpoint requests
+//     before a fold's request (Plan.Checkpoints), a middle recap anchored
+//     just after a checkpoint the slot keeps and rewritten in place at every
+//     fold, and, where none stands low enough, one request sent without the
+//     prompt cache to start the slot over (Plan.Fresh).
+//   - unknown: priced as dense until the figures say otherwise.
+//
+// So, to predict: the request grows by appends until 0.9 U; the event then
+// is a shed when old results after the recap can free 0.3 U, a fold when
+// they cannot; on a checkpointed engine a fold rewrites a recap that
+// starts at a checkpoint rather than change the request anywhere else.
+// REIKA_DEBUG's line per request shows where each request changed and
+// what the engine says it re-prefilled.
+//
 // Summarize and BuildRecap are the pieces a shed and a fold use; NewBudget
 // and NewChip are the figures a status line shows.
 //
