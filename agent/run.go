@@ -99,6 +99,9 @@ type run struct {
 	report    func(Event)
 	rounds    int
 	proposals []*tools.Proposal
+	// refused are the calls of the reply being taken that do not run,
+	// with the reason the model is told (screen).
+	refused map[string]string
 }
 
 // loop runs the rounds of one instruction until the run ends.
@@ -188,6 +191,11 @@ func (r *run) failure(ctx context.Context, resp *engine.Response, err error) (Re
 // request's error, a malformed tool call or nil.
 func (r *run) take(ctx context.Context, resp *engine.Response, sendErr error, continuations *int) (Result, bool) {
 	s := r.s
+	sc := r.screen(resp)
+	r.refused = sc.refused
+	for _, w := range sc.warnings {
+		r.report(Event{Kind: Warning, Round: r.rounds, Text: w})
+	}
 	reply := Assistant(resp)
 	if s.cfg.ReasoningBack {
 		// Sent back from the next request on, as it is now: a reply
@@ -208,10 +216,10 @@ func (r *run) take(ctx context.Context, resp *engine.Response, sendErr error, co
 		if !s.endUnlessSaid() {
 			// The user said more while the model answered: the run
 			// goes on with it, and the user reads this answer now.
-			r.report(Event{Kind: Replied, Round: r.rounds, Text: resp.Content})
+			r.report(Event{Kind: Replied, Round: r.rounds, Text: sc.answer})
 			return Result{}, false
 		}
-		return Result{End: Answered, Answer: resp.Content, Rounds: r.rounds}, true
+		return Result{End: Answered, Answer: sc.answer, Rounds: r.rounds}, true
 	}
 	*continuations = 0
 	s.record(reply, resp.Reasoning)
@@ -227,7 +235,9 @@ func (r *run) take(ctx context.Context, resp *engine.Response, sendErr error, co
 func (r *run) runTool(ctx context.Context, call engine.ToolCall, sendErr error) tools.Result {
 	var res tools.Result
 	r.report(Event{Kind: ToolStarted, Round: r.rounds, Tool: call.Name, CallID: call.ID, Args: call.Arguments})
-	if sendErr != nil && !validJSON(call.Arguments) {
+	if why, ok := r.refused[call.ID]; ok {
+		res = tools.Result{Error: true, Content: "error: " + why}
+	} else if sendErr != nil && !validJSON(call.Arguments) {
 		res = tools.Result{Error: true, Content: fmt.Sprintf("error: the arguments of this %s call are not valid JSON (%q); call it again with a JSON object",
 			call.Name, clipWithEllipsis(call.Arguments, 200))}
 	} else {
@@ -532,7 +542,12 @@ func (r *run) chat(ctx context.Context, what string, req engine.Request, p conte
 		cached, known := cacheFigure(resp)
 		fig := s.cw.Observe(contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
 			FinishReason: resp.FinishReason, Cached: cached, CachedKnown: known})
-		if text := s.figureNotice(fig, resp.Usage.PromptTokens, p.Estimate); text != "" {
+		if resp.Overran {
+			// No usage came: the stream was stopped before it, which is no
+			// sign of an engine that never reports it.
+			defer r.report(Event{Kind: Warning, Round: r.rounds, Text: fmt.Sprintf(
+				"the engine went on generating past max_tokens (%d): Reika stopped reading the reply there and took it as cut", req.MaxTokens)})
+		} else if text := s.figureNotice(fig, resp.Usage.PromptTokens, p.Estimate); text != "" {
 			defer r.report(Event{Kind: Warning, Round: r.rounds, Text: text})
 		}
 		if fig == contextwin.Truncated {

@@ -103,6 +103,9 @@ type Session struct {
 	running atomic.Bool
 	figures figureNotes // what was told of counts not taken; guarded by mu
 	debug   debugTrail  // REIKA_DEBUG's view of every request; guarded by mu
+	// toldTextCalls: the user heard that the engine sends tool calls as
+	// text; guarded by mu.
+	toldTextCalls bool
 
 	retryWait [retries]time.Duration
 	// sleep waits before a retry (sleep in run.go); tests count the

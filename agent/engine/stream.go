@@ -39,6 +39,14 @@ func (c *Client) stream(ctx, callCtx context.Context, cl *call, or openai.ChatCo
 				return a.finish(), classifyInBand(c.opts.BaseURL, opChat, raw)
 			}
 			a.add(&ch)
+			if a.overran(cl.maxTokens) {
+				// The engine goes on past max_tokens: stop reading (closing
+				// the stream stops it) and take what came as cut by the
+				// limit.
+				resp := a.finish()
+				resp.FinishReason, resp.Overran = "length", true
+				return resp, nil
+			}
 			continue
 		}
 		// go-openai reads an error event and reports it as an *APIError,
@@ -85,6 +93,10 @@ type assembler struct {
 	timings      *Timings
 	chunks       int
 
+	// pieces and size are the chunks that brought generated text (or a
+	// call's piece) and their bytes: what the engine generated so far.
+	pieces, size int
+
 	content   strings.Builder
 	reasoning strings.Builder
 	calls     []ToolCall
@@ -125,6 +137,13 @@ func (a *assembler) add(ch *wireChunk) {
 	reasoning := string(d.ReasoningContent)
 	if r := string(d.Reasoning); r != "" && r != reasoning {
 		reasoning += r
+	}
+	if d.Content != "" || reasoning != "" || len(d.ToolCalls) > 0 {
+		a.pieces++
+		a.size += len(d.Content) + len(reasoning)
+		for i := range d.ToolCalls {
+			a.size += len(d.ToolCalls[i].Function.Arguments)
+		}
 	}
 	if d.Content != "" || reasoning != "" {
 		a.content.WriteString(string(d.Content))
@@ -192,6 +211,22 @@ func (a *assembler) addToolCall(tc *wireToolCall) {
 		}})
 	}
 }
+
+// overran reports whether the engine has generated well past maxTokens
+// (0: no limit was sent): more pieces than the limit and a margin, each
+// at least a token, or more bytes than any tokenizer makes of them.
+func (a *assembler) overran(maxTokens int) bool {
+	if maxTokens <= 0 {
+		return false
+	}
+	limit := maxTokens + max(maxTokens/4, 64)
+	return a.pieces > limit || a.size > limit*overrunBytesPerToken
+}
+
+// overrunBytesPerToken bounds a generated token's bytes on average: text
+// and code run at 3-5 bytes a token, and a run of the longest tokens
+// (indentation, repeated symbols) stays well under it.
+const overrunBytesPerToken = 24
 
 // finish returns the Response assembled so far.
 func (a *assembler) finish() *Response {

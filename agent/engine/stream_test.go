@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -445,5 +446,36 @@ func TestChatStreamHeadersBeforePrefill(t *testing.T) {
 	resp, _, err := chatStream(t, h, Options{Timeouts: Timeouts{Idle: 5 * time.Second, Chunk: 100 * time.Millisecond}})
 	if err != nil || resp.Content != "done" {
 		t.Fatalf("Chat() = %+v, %v; want the answer after a prefill longer than the wait between chunks", resp, err)
+	}
+}
+
+// An engine that goes on generating past max_tokens is stopped by the
+// client: it stops reading at the limit and a margin, and the reply is
+// taken as cut by the limit. The handler would send ten times as much and
+// then hold the connection open; the test ends only because the client
+// closed it.
+func TestChatStreamStopsPastMaxTokens(t *testing.T) {
+	var sent atomic.Int64
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := 0; i < 1000 && r.Context().Err() == nil; i++ {
+			io.WriteString(w, chunk(`{"content":"word "}`, "")+"\n\n")
+			w.(http.Flusher).Flush()
+			sent.Add(1)
+		}
+		hold(w, r)
+	})
+	req := userRequest()
+	req.MaxTokens = 100
+	opts := Options{BaseURL: newServer(t, h)}
+	resp, err := NewClient(opts).Chat(t.Context(), req, func(Delta) {})
+	if err != nil {
+		t.Fatalf("Chat() error = %v", err)
+	}
+	if !resp.Overran || resp.FinishReason != "length" {
+		t.Fatalf("Overran %v, finish %q; want the reply taken as cut at the limit", resp.Overran, resp.FinishReason)
+	}
+	if n := strings.Count(resp.Content, "word"); n <= 100 || n > 100+64+1 {
+		t.Errorf("read %d pieces for max_tokens 100; want the limit and its margin", n)
 	}
 }

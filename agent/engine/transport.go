@@ -30,11 +30,14 @@ type callKey struct{}
 // own goroutine calls cancel.
 type call struct {
 	stream bool
-	patch  *bodyPatch
-	idle   time.Duration // the wait for the first byte
-	chunk  time.Duration // the wait between chunks after it
-	cancel context.CancelCauseFunc
-	timer  *time.Timer
+	// maxTokens is the request's max_tokens (0: none), past which a
+	// stream is stopped (assembler.overran).
+	maxTokens int
+	patch     *bodyPatch
+	idle      time.Duration // the wait for the first byte
+	chunk     time.Duration // the wait between chunks after it
+	cancel    context.CancelCauseFunc
+	timer     *time.Timer
 	// began is set at the first byte; silence is the wait that was
 	// exceeded when the timer fired. Both are read after the call.
 	began   bool

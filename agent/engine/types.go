@@ -77,6 +77,10 @@ type Response struct {
 	Usage        Usage
 	// Timings are llama.cpp's own figures; nil from other engines.
 	Timings *Timings
+	// Overran is set when the engine generated well past max_tokens and
+	// the client stopped reading: FinishReason is then "length", and
+	// Usage is what came before (usually nothing).
+	Overran bool
 }
 
 // Usage is the engine's token accounting for one request.

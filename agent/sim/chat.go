@@ -157,7 +157,11 @@ func (s *Server) serveAnswer(ctx context.Context, w http.ResponseWriter, rec *Re
 		s.record(rec)
 		return
 	}
-	gen := generate(rp, fit.limit, fault.MalformedToolCalls)
+	limit := fit.limit
+	if fault.IgnoreMaxTokens {
+		limit = -1
+	}
+	gen := generate(rp, limit, fault.MalformedToolCalls)
 	fig := s.figures(len(fit.tokens), h.cacheN, len(gen.Tokens))
 	rec.Slot, rec.CacheN, rec.PromptN = h.slot, fig.cacheN, fig.promptN
 	rec.Common, rec.Restart = h.common, h.restart

@@ -36,6 +36,9 @@ type Fault struct {
 	// MalformedToolCalls cuts the reply's tool-call arguments short, so they
 	// are not valid JSON.
 	MalformedToolCalls bool
+	// IgnoreMaxTokens generates the whole reply whatever max_tokens the
+	// request set, as a broken engine or proxy does.
+	IgnoreMaxTokens bool
 	// Usage misreports the reply's figures as a careless engine or a proxy
 	// in front of one does: UsageAbsent sends none (no usage object, no
 	// timings), UsageZero sends every count as 0.
@@ -118,6 +121,7 @@ func (f Fault) merge(g Fault) Fault {
 	f.CutAfter = minPositive(f.CutAfter, g.CutAfter)
 	f.StallAfter = minPositive(f.StallAfter, g.StallAfter)
 	f.MalformedToolCalls = f.MalformedToolCalls || g.MalformedToolCalls
+	f.IgnoreMaxTokens = f.IgnoreMaxTokens || g.IgnoreMaxTokens
 	if f.Usage == "" {
 		f.Usage = g.Usage
 	}
@@ -161,6 +165,9 @@ func (f Fault) String() string {
 	if f.MalformedToolCalls {
 		parts = append(parts, "malformed-tool-calls")
 	}
+	if f.IgnoreMaxTokens {
+		parts = append(parts, "ignore-max-tokens")
+	}
 	if f.Usage != "" {
 		parts = append(parts, "usage="+string(f.Usage))
 	}
@@ -191,6 +198,7 @@ type faultJSON struct {
 	CutAfter           int             `json:"cut_after,omitempty"`
 	StallAfter         int             `json:"stall_after,omitempty"`
 	MalformedToolCalls bool            `json:"malformed_tool_calls,omitempty"`
+	IgnoreMaxTokens    bool            `json:"ignore_max_tokens,omitempty"`
 	Usage              UsageFault      `json:"usage,omitempty"`
 	PromptScale        int             `json:"prompt_scale,omitempty"`
 }
@@ -205,7 +213,7 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("fault: %w", err)
 	}
 	out := Fault{Status: j.Status, HTML: j.HTML, CutAfter: j.CutAfter,
-		StallAfter: j.StallAfter, MalformedToolCalls: j.MalformedToolCalls, Usage: j.Usage, PromptScale: j.PromptScale}
+		StallAfter: j.StallAfter, MalformedToolCalls: j.MalformedToolCalls, IgnoreMaxTokens: j.IgnoreMaxTokens, Usage: j.Usage, PromptScale: j.PromptScale}
 	var err error
 	if out.RetryAfter, err = retryAfterValue(j.RetryAfter); err != nil {
 		return err
@@ -227,7 +235,7 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 // MarshalJSON writes the script form of a fault.
 func (f Fault) MarshalJSON() ([]byte, error) {
 	j := faultJSON{Status: f.Status, HTML: f.HTML, CutAfter: f.CutAfter,
-		StallAfter: f.StallAfter, MalformedToolCalls: f.MalformedToolCalls, Usage: f.Usage, PromptScale: f.PromptScale}
+		StallAfter: f.StallAfter, MalformedToolCalls: f.MalformedToolCalls, IgnoreMaxTokens: f.IgnoreMaxTokens, Usage: f.Usage, PromptScale: f.PromptScale}
 	if f.Latency > 0 {
 		j.Latency = f.Latency.String()
 	}

@@ -329,6 +329,13 @@ func checkTools(ctx context.Context, conn *engine.Connection, timeout time.Durat
 			return &toolCheck{OK: true, Detail: "the model called ping" + argsNote(tc.Arguments), Prompt: resp.Usage.PromptTokens, Took: took}
 		}
 	}
+	if f := agent.TextCallFormat(resp.Content, pingTool.Name); f != "" {
+		return &toolCheck{
+			Detail: fmt.Sprintf("the engine's tool-call parser is off: the model wrote its call as text (%s). Reika reads such calls and runs them, "+
+				"but the engine's parser is more reliable: %s", f, toolHint(conn.Discovery.Flavor)),
+			Prompt: resp.Usage.PromptTokens, Took: took,
+		}
+	}
 	what := "answered with text"
 	if len(resp.ToolCalls) > 0 {
 		what = "called " + resp.ToolCalls[0].Name + " instead"

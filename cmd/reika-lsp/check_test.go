@@ -160,6 +160,19 @@ func TestCheckToolCallsFail(t *testing.T) {
 	}
 }
 
+// An engine whose tool-call parser is off hands the model's call back as
+// text: check says so, that Reika reads such calls, and how to turn the
+// parser on.
+func TestCheckToolCallsAsText(t *testing.T) {
+	s, base := startTestSim(t, sim.Config{Ctx: 8192})
+	s.AppendScript(sim.Turn{Content: "<tool_call>\n{\"name\": \"ping\", \"arguments\": {\"text\": \"reika\"}}\n</tool_call>"})
+	rep, code, stderr := runCheckJSON(t, checkEnv(t, "REIKA_ENDPOINT", base))
+	if code != 1 || rep.OK || !strings.Contains(rep.Error, "--jinja") || !strings.Contains(stderr, "tool-call parser is off") ||
+		!strings.Contains(stderr, "<tool_call> tags") {
+		t.Errorf("check = exit %d, ok %v, error %q, stderr %q; want a failure saying the parser is off, naming --jinja", code, rep.OK, rep.Error, stderr)
+	}
+}
+
 func TestCheckReadsTheConfigFile(t *testing.T) {
 	_, base := startTestSim(t, sim.Config{Ctx: 8192})
 	dir := t.TempDir()
