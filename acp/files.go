@@ -134,6 +134,10 @@ func writeDisk(abs, text string, create bool) error {
 	mode := fs.FileMode(0o644)
 	if st, err := os.Stat(abs); err == nil {
 		mode = st.Mode().Perm()
+		if mode&0o200 == 0 {
+			// Root would write it all the same: the user's mark is kept.
+			return fmt.Errorf("%s is read-only (mode %04o): not changed", filepath.Base(abs), mode)
+		}
 	} else if create {
 		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 			return err

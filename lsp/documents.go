@@ -3,6 +3,7 @@ package lsp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -79,6 +80,11 @@ type Documents struct {
 	// watches are the waits that see every text of a document (Watch),
 	// by key.
 	watches map[string][]*docWatch
+	// lost are the documents the store lost track of (Lose), by key, with
+	// why: open in the editor with a text the store does not know, until
+	// the editor sends it whole again (a didOpen, or a didChange whose
+	// first change is the whole text).
+	lost map[string]string
 }
 
 // docWatch is one Watch.
@@ -156,6 +162,7 @@ func (d *Documents) DidOpen(uri protocol.DocumentURI, languageID string, version
 		delete(d.docs, k)
 		return err
 	}
+	delete(d.lost, k)
 	d.docs[k] = &stored{Document: Document{URI: uri, Path: path, LanguageID: languageID, Version: version, Text: text}, at: time.Now()}
 	d.show(k, Seen{Text: text, Version: version, Open: true})
 	d.touch()
@@ -173,6 +180,16 @@ func (d *Documents) DidChange(uri protocol.DocumentURI, version int32, changes [
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	doc, ok := d.docs[k]
+	if why, lost := d.lost[k]; !ok && lost {
+		if len(changes) == 0 || changes[0].Range != nil {
+			return fmt.Errorf("%w: %s (%s)", errStillLost, uri, why)
+		}
+		// The whole text: in step again.
+		_, path := key(uri)
+		doc, ok = &stored{Document: Document{URI: uri, Path: path, Version: version - 1}}, true
+		d.docs[k] = doc
+		delete(d.lost, k)
+	}
 	if !ok {
 		return fmt.Errorf("change to %s, which is not open", uri)
 	}
@@ -231,8 +248,48 @@ func (d *Documents) DidClose(uri protocol.DocumentURI) {
 		d.show(k, Seen{})
 	}
 	delete(d.docs, k)
+	delete(d.lost, k)
 	d.touch()
 	d.mu.Unlock()
+}
+
+// errStillLost is a change to a document the store lost track of that
+// does not bring its whole text.
+var errStillLost = errors.New("change to a document Reika lost track of")
+
+// Lose drops the document at uri, whose text the store no longer knows
+// (a change it could not apply): the agent's tools read the disk, and no
+// edit is placed on the file (Lost) until the editor sends the text whole
+// again. It reports whether the document was open, so that the loss is
+// told once.
+func (d *Documents) Lose(uri protocol.DocumentURI, why string) bool {
+	k, _ := key(uri)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, open := d.docs[k]
+	if !open {
+		return false
+	}
+	d.show(k, Seen{})
+	delete(d.docs, k)
+	if d.lost == nil {
+		d.lost = map[string]string{}
+	}
+	d.lost[k] = why
+	d.touch()
+	return true
+}
+
+// Lost reports whether the file at abs is open in the editor with a text
+// the store lost track of, and why.
+func (d *Documents) Lost(abs string) (why string, ok bool) {
+	if abs == "" {
+		return "", false
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	why, ok = d.lost["path:"+filepath.Clean(abs)]
+	return why, ok
 }
 
 // Watch calls see with every text the file's document at abs passes

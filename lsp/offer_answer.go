@@ -62,8 +62,12 @@ func (s *Server) answerProposal(ctx context.Context, cmd string, a ProposalArgs)
 		return nil, s.answerOffer(a.ID, tools.Outcome{Reason: err.Error()}, acc.why)
 	}
 	if err := writeFileAtomic(p.Abs, expectLanding(plan).want); err != nil {
+		why := "the file could not be written"
+		if errors.Is(err, errReadOnly) {
+			why = "the file is read-only"
+		}
 		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, err)
-		return nil, s.answerOffer(a.ID, tools.Outcome{Reason: err.Error()}, "the file could not be written")
+		return nil, s.answerOffer(a.ID, tools.Outcome{Reason: err.Error()}, why)
 	}
 	s.showMessage(protocol.MessageTypeInfo, "Reika wrote its change to %s on disk (the file is not open in the editor)", p.Path)
 	done.Note = "The change was written to the file on disk: the file was not open in the editor."
@@ -94,6 +98,9 @@ func (s *Server) verifyAnywhere(ctx context.Context, abs string, l landing) (ver
 	return s.verify(ctx, abs, &sight{l: l})
 }
 
+// errReadOnly is a file whose owner may not write it.
+var errReadOnly = errors.New("the file is read-only")
+
 // writeFileAtomic replaces a file's contents through a temporary file in
 // its directory, keeping its mode; a reader sees the old text or the new,
 // never a part.
@@ -101,6 +108,11 @@ func writeFileAtomic(path, text string) error {
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
+		if mode&0o200 == 0 {
+			// A rename would replace it all the same: the user's
+			// read-only mark is kept.
+			return fmt.Errorf("%w (mode %04o): not changed", errReadOnly, mode)
+		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}

@@ -80,6 +80,14 @@ func (s *Server) planFailed(p tools.Proposal, err error) (tools.Outcome, account
 // end-of-run line. A change the editor refused or skipped because the user
 // was typing is placed again on the user's text, once.
 func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, account) {
+	if why, lost := s.docs.Lost(p.Abs); lost {
+		// The editor holds a text the server does not know: an edit
+		// planned on the disk's copy would land in the user's unsaved
+		// text. Refused until the editor sends the text whole again.
+		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: Reika lost track of your text there (%s); reopen the file and ask again", p.Path, oneLine(why))
+		return tools.Outcome{Reason: "the file is open in the editor with text Reika lost track of, so it cannot tell where the user's unsaved changes are. " +
+			"It will take changes to this file again once the user reopens it; do not retry now."}, says("Reika lost track of your text there: reopen the file")
+	}
 	plan, err := PlanEdit(p, s.current(p.Abs))
 	if err != nil {
 		return s.planFailed(p, err)
@@ -224,12 +232,16 @@ func (s *Server) notApplied(ctx context.Context, pl *placing, plan EditPlan, res
 		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, oneLine(reason))
 		return tools.Outcome{Reason: reason}, says("declined"), nil
 	}
-	if isErr {
-		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %v", p.Path, oneLine(msg))
-		return tools.Outcome{Reason: msg}, says("the editor did not take it"), nil
+	why := "the editor did not take it"
+	switch {
+	case readOnly(p.Abs):
+		why = "the file is read-only"
+		msg = strings.TrimSpace("the file is read-only. " + msg)
+	case writeFailed(strings.ToLower(msg)):
+		why = "the editor could not write it"
 	}
-	s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: %s", p.Path, oneLine(msg))
-	return tools.Outcome{Reason: msg}, says("the editor did not take it"), nil
+	s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s was not applied: %s", p.Path, oneLine(msg))
+	return tools.Outcome{Reason: msg}, says(why), nil
 }
 
 // checkLanding is the outcome of an edit the editor said it applied to an
@@ -308,10 +320,34 @@ func refusalOf(msg string, isErr, moved bool) editorNo {
 	switch {
 	case moved, strings.Contains(m, "version"), strings.Contains(m, "newer than"), strings.Contains(m, "stale"):
 		return refusedStale
-	case strings.Contains(m, "user cancel"), strings.Contains(m, "declin"), strings.Contains(m, "reject"), !isErr:
+	case strings.Contains(m, "user cancel"), strings.Contains(m, "declin"), strings.Contains(m, "reject"):
+		return refusedByUser
+	case writeFailed(m):
+		return refusedByEditor
+	case !isErr:
 		return refusedByUser
 	}
 	return refusedByEditor
+}
+
+// writeFailed reports whether an editor's reason (lower case) says it
+// could not write the file, not that anybody said no: VS Code's "Unable
+// to write file … (NoPermissions …)", a read-only file or file system.
+func writeFailed(m string) bool {
+	for _, w := range []string{"unable to write", "could not write", "cannot write", "can't write", "failed to write", "write failed",
+		"permission", "eacces", "eperm", "erofs", "read-only", "readonly", "no space", "enospc"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// readOnly reports whether the file at abs exists and its owner may not
+// write it.
+func readOnly(abs string) bool {
+	fi, err := os.Stat(abs)
+	return err == nil && fi.Mode().Perm()&0o200 == 0
 }
 
 // againTimeout bounds the answer to a change placed again: it was allowed

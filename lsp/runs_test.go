@@ -2,6 +2,9 @@ package lsp
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/reika-lsp/reika/agent/tools"
@@ -111,9 +114,31 @@ func TestRefusalOf(t *testing.T) {
 		{"not now, I am refactoring this file", false, false, refusedByUser},
 		{"", false, false, refusedByUser},
 		{"the editor did not answer workspace/applyEdit within 5m0s", true, false, refusedByEditor},
+		// A failed write is the editor's, not the user's "no".
+		{"Unable to write file '/w/calc.go' (NoPermissions (FileSystemError): Error: EACCES: permission denied)", false, false, refusedByEditor},
+		{"EROFS: read-only file system, open '/w/calc.go'", false, false, refusedByEditor},
 	} {
 		if got := refusalOf(tc.msg, tc.isErr, tc.moved); got != tc.want {
 			t.Errorf("refusalOf(%q, %v, %v) = %d, want %d", tc.msg, tc.isErr, tc.moved, got, tc.want)
 		}
+	}
+}
+
+// A read-only file is not written over by "apply the proposal" (a rename
+// would replace it all the same), and the user hears it is read-only.
+func TestWriteFileAtomicKeepsReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "calc.go")
+	if err := os.WriteFile(path, []byte("package calc\n"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	err := writeFileAtomic(path, "package changed\n")
+	if !errors.Is(err, errReadOnly) {
+		t.Errorf("writeFileAtomic on a 0444 file = %v; want errReadOnly", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "package calc\n" {
+		t.Errorf("the read-only file now reads %q", b)
+	}
+	if !readOnly(path) {
+		t.Errorf("readOnly(0444) = false")
 	}
 }

@@ -52,11 +52,13 @@ func (s *Server) didChange(_ context.Context, req jsonrpc2.Request, _ jsonrpc2.R
 	}
 	if err == nil {
 		s.mapq.mark(p.TextDocument.URI)
+	} else if s.docs.Lose(p.TextDocument.URI, err.Error()) {
+		// The document is no longer in step: the tools read the disk
+		// rather than a wrong text, no edit is placed on the user's
+		// unsaved text, and the user hears why once.
+		s.showMessage(protocol.MessageTypeWarning, "Reika lost track of %s (%v): it will not change this file until the editor sends its text again (reopen the file)", p.TextDocument.URI, err)
 	} else {
-		// The document is no longer in step: drop it, so that tools read
-		// the disk rather than a wrong text, and say so.
-		s.docs.DidClose(p.TextDocument.URI)
-		s.logMessage(protocol.MessageTypeWarning, "Reika lost track of %s (%v); it reads the file from disk until the editor opens it again", p.TextDocument.URI, err)
+		s.logMessage(protocol.MessageTypeWarning, "Reika ignored a change to %s: %v", p.TextDocument.URI, err)
 	}
 	return nil, nil
 }
