@@ -280,7 +280,7 @@ var (
 
 // reikaBinary builds cmd/reika-lsp once for the scenarios that run it
 // over stdio.
-func reikaBinary(t *testing.T) string {
+func reikaBinary(t testing.TB) string {
 	t.Helper()
 	binaryOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "reika-lsp-bin")

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -33,6 +35,37 @@ const maxMessage = 64 << 20
 // library and again by the handler before reika.ask refused it; the
 // server kept 300 MB).
 const maxRequest = 4 << 20
+
+// bigMessage is the body past which the memory a message took (its bytes,
+// the library's decoding, a document refused or kept) is handed back to
+// the system soon after, rather than when the runtime gets to it: a 50 MB
+// didOpen left the server at 238 MB for good.
+const bigMessage = 4 << 20
+
+// releaseWaits are the waits after a big message at which the memory the
+// runtime no longer uses is handed back: the message is garbage only once
+// its handler is done with it, which takes seconds for tens of megabytes
+// of JSON on a busy machine.
+var releaseWaits = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}
+
+// releasing is set while a release is under way.
+var releasing atomic.Bool
+
+// releaseSoon hands the memory the runtime no longer uses back to the
+// system at each of releaseWaits, once for any number of big messages
+// meanwhile.
+func releaseSoon() {
+	if !releasing.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer releasing.Store(false)
+		for _, d := range releaseWaits {
+			time.Sleep(d)
+			debug.FreeOSMemory()
+		}
+	}()
+}
 
 // bulky are the methods whose messages may be up to maxMessage.
 var bulky = map[string]bool{
@@ -92,6 +125,9 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		total += length
 		if err != nil {
 			return nil, total, err
+		}
+		if length > bigMessage {
+			releaseSoon()
 		}
 		if r != nil {
 			if err := s.refuse(r); err != nil {

@@ -40,7 +40,7 @@ func openFiles(b *testing.B, n int) []txtar.File {
 	var out []txtar.File
 	for i := 0; len(out) < n; i++ {
 		for _, f := range repo[:min(len(repo), n-len(out))] {
-			out = append(out, txtar.File{Name: "copy" + string(rune('0'+i)) + "/" + f.Name, Data: f.Data})
+			out = append(out, txtar.File{Name: fmt.Sprintf("copy%d/%s", i, f.Name), Data: f.Data})
 		}
 	}
 	return out
@@ -158,4 +158,22 @@ func BenchmarkMemoryPerFile(b *testing.B) {
 	b.ReportMetric(cBytes/float64(len(files)), "c-B/file")
 	b.ReportMetric(cBytes/float64(min(len(files), keepTrees)), "c-B/tree")
 	b.ReportMetric(float64(totalBytes(files))/float64(len(files)), "src-B/file")
+}
+
+// Building the map of a large repository, every file parsed once and the
+// map rendered: what `reika-lsp map` and a session's first map of a big
+// workspace pay. The time per file stays flat as the repository grows
+// (run with -benchtime 1x; 100k files is the issue's figure).
+func BenchmarkBuildLarge(b *testing.B) {
+	for _, n := range []int{3000, 5000, 20000, 100000} {
+		b.Run(fmt.Sprintf("%dfiles", n), func(b *testing.B) {
+			files := openFiles(b, n)
+			for b.Loop() {
+				m := build(files)
+				m.Render(12000)
+				m.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/file")
+		})
+	}
 }

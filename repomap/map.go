@@ -157,6 +157,7 @@ type Map struct {
 	parsers []*ts.Parser // by index in languages, made when first needed
 	parses  uint64       // parses so far
 	trees   int          // files with a tree
+	treed   []treed      // the files with a tree, oldest first (limitTrees)
 	seed    maphash.Seed // for file.sum
 }
 
@@ -202,17 +203,36 @@ func (m *Map) dropTree(f *file) {
 	f.src, f.chunks = nil, nil
 }
 
-// limitTrees keeps the keepTrees newest trees.
+// limitTrees keeps the keepTrees newest trees: the files that hold one
+// are queued in the order their trees were made, so the oldest is the
+// first in the queue that still holds the tree it was queued with.
 func (m *Map) limitTrees() {
-	for m.trees > keepTrees {
-		var oldest *file
-		for _, f := range m.files {
-			if f.tree != nil && (oldest == nil || f.used < oldest.used) {
-				oldest = f
+	for m.trees > keepTrees && len(m.treed) > 0 {
+		q := m.treed[0]
+		m.treed[0] = treed{}
+		m.treed = m.treed[1:]
+		if q.f.tree != nil && q.f.used == q.used {
+			m.dropTree(q.f)
+		}
+	}
+	if len(m.treed) > 4*keepTrees {
+		// Trees dropped otherwise (a file parsed again, removed) leave
+		// their entries: the queue keeps only the live ones.
+		live := m.treed[:0]
+		for _, q := range m.treed {
+			if q.f.tree != nil && q.f.used == q.used {
+				live = append(live, q)
 			}
 		}
-		m.dropTree(oldest)
+		clear(m.treed[len(live):])
+		m.treed = live
 	}
+}
+
+// treed is a file queued when its tree was made (Map.treed), and when.
+type treed struct {
+	f    *file
+	used uint64
 }
 
 // classify is the note for content that is not parsed at all, or "".
@@ -279,6 +299,7 @@ func (m *Map) parse(f *file, old *file) {
 	m.parses++
 	f.tree, f.used = tree, m.parses
 	m.trees++
+	m.treed = append(m.treed, treed{f, f.used})
 	root := tree.RootNode()
 	if root.HasError() {
 		f.note = NoteSyntaxErrors
