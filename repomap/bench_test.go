@@ -163,9 +163,10 @@ func BenchmarkMemoryPerFile(b *testing.B) {
 // Building the map of a large repository, every file parsed once and the
 // map rendered: what `reika-lsp map` and a session's first map of a big
 // workspace pay. The time per file stays flat as the repository grows
-// (run with -benchtime 1x; 100k files is the issue's figure).
+// (run with -benchtime 1x; for 100k files, run reika-lsp map on a
+// generated tree, as RELIABILITY.md says).
 func BenchmarkBuildLarge(b *testing.B) {
-	for _, n := range []int{3000, 5000, 20000, 100000} {
+	for _, n := range []int{5000, 20000} {
 		b.Run(fmt.Sprintf("%dfiles", n), func(b *testing.B) {
 			files := openFiles(b, n)
 			for b.Loop() {
