@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reika-lsp/reika/agent/sim"
 	"github.com/reika-lsp/reika/lsp/lsptest"
 )
 
@@ -53,4 +54,44 @@ func BenchmarkRefusedHugeDocument(b *testing.B) {
 	}
 	b.ReportMetric(before, "rss-MB-before")
 	b.ReportMetric(after, "rss-MB-after")
+}
+
+// The wait from an ask to its first round with 1,000 documents open in
+// the editor (20 KB each, every one new to the repo map): the map takes
+// them all before the first request, and that stays a few seconds.
+func BenchmarkFirstAskWith1000Documents(b *testing.B) {
+	const n = 1000
+	files := map[string]string{}
+	for i := range n {
+		files[fmt.Sprintf("p%04d/f.go", i)] = benchSource(fmt.Sprintf("P%04d_", i), 20<<10)
+	}
+	var wait time.Duration
+	for b.Loop() {
+		e := lsptest.Start(b, lsptest.Config{Caps: lsptest.Full(), Files: files,
+			Engine: sim.Config{Ctx: 32768}, Env: map[string]string{"REIKA_WARMUP": "0"}})
+		for i := range n {
+			e.Open(fmt.Sprintf("p%04d/f.go", i))
+		}
+		from := e.Mark()
+		start := time.Now()
+		if _, err := e.Exec("reika.ask", map[string]any{"instruction": "What is in p0000?"}); err != nil {
+			b.Fatal(err)
+		}
+		e.WaitLine(from, `round 1`)
+		wait = time.Since(start)
+		e.WaitRunEnd(from)
+		e.Shutdown()
+	}
+	b.ReportMetric(wait.Seconds(), "s-to-round-1")
+}
+
+// benchSource is Go source of about size bytes whose functions are named
+// after tag and call a few shared helpers.
+func benchSource(tag string, size int) string {
+	var sb strings.Builder
+	sb.WriteString("package bench\n\nimport \"fmt\"\n\n")
+	for i := 0; sb.Len() < size; i++ {
+		fmt.Fprintf(&sb, "// %s%d reports whether n is worth keeping.\nfunc %s%d(n int) bool {\n\tif n > %d {\n\t\treturn Helper%d(n - 1)\n\t}\n\tfmt.Println(\"n is\", n)\n\treturn n%%2 == 0\n}\n\n", tag, i, tag, i, i, i%7)
+	}
+	return sb.String()
 }
