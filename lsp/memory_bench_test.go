@@ -68,7 +68,7 @@ func BenchmarkFirstAskWith1000Documents(b *testing.B) {
 	var wait time.Duration
 	for b.Loop() {
 		e := lsptest.Start(b, lsptest.Config{Caps: lsptest.Full(), Files: files,
-			Engine: sim.Config{Ctx: 32768}, Env: map[string]string{"REIKA_WARMUP": "0"}})
+			Engine: sim.Config{Ctx: 32768}, Env: map[string]string{"REIKA_WARMUP": "0"}, Timeout: 10 * time.Minute})
 		for i := range n {
 			e.Open(fmt.Sprintf("p%04d/f.go", i))
 		}
