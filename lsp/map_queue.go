@@ -137,8 +137,16 @@ func (s *Server) mapWorker(ctx context.Context) {
 				continue
 			}
 			quiet = nil
-			s.survive(func() { s.flushMap(ctx) })
-			if h := testHookMapIdle; h != nil && s.mapq.idle() {
+			s.survive(func() {
+				slice, cancel := context.WithTimeout(ctx, mapSlice)
+				defer cancel()
+				s.flushMap(slice)
+			})
+			if !s.mapq.idle() {
+				quiet = time.NewTimer(0) // the next slice, after any job waiting
+				continue
+			}
+			if h := testHookMapIdle; h != nil {
 				h()
 			}
 		}
@@ -177,13 +185,35 @@ func (s *Server) onMapThread(f func()) {
 }
 
 // flushMap hands the map the latest text of every dirty document, until
-// ctx ends.
+// ctx ends; what is left stays dirty for whoever comes next.
 func (s *Server) flushMap(ctx context.Context) {
-	for _, uri := range s.mapq.take() {
+	uris := s.mapq.take()
+	for i, uri := range uris {
 		if ctx.Err() != nil {
-			s.mapq.mark(uri) // for whoever comes next
-			continue
+			s.mapq.requeue(uris[i:])
+			return
 		}
 		s.mapDocument(uri)
 	}
 }
+
+// requeue puts back documents a flush did not get to, without moving the
+// time of the last change or waking the worker: its own loop goes on.
+func (q *mapQueue) requeue(uris []protocol.DocumentURI) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, uri := range uris {
+		q.dirty[uri] = true
+	}
+}
+
+// mapSlice is how long the worker parses before it lets a waiting job
+// (the agent's Render) in; renderFlushMax is how long Render waits for the
+// documents the map has not taken yet before it renders what it has. The
+// rest is taken in the background, and reaches the model in the recap at
+// the next fold, as anything the map learns after the prefix: with 1,000
+// documents just opened, the first request does not wait for them all.
+const (
+	mapSlice       = 200 * time.Millisecond
+	renderFlushMax = 2 * time.Second
+)

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 
@@ -101,9 +102,14 @@ func (s *Server) refocus() {
 // closes them).
 type editorMap struct{ s *Server }
 
-// Render brings the map up to date with the open documents first.
+// Render brings the map up to date with the open documents first, for
+// at most renderFlushMax, then renders what it has.
 func (m editorMap) Render(budget int) string {
-	m.s.onMapThread(func() { m.s.flushMap(m.s.ctx) })
+	m.s.onMapThread(func() {
+		ctx, cancel := context.WithTimeout(m.s.ctx, renderFlushMax)
+		defer cancel()
+		m.s.flushMap(ctx)
+	})
 	return m.s.repo.Render(budget)
 }
 
