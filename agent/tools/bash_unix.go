@@ -33,10 +33,9 @@ func guard(cmd *exec.Cmd) (stop func()) {
 	if err != nil {
 		return func() {}
 	}
-	g := exec.Command("sh", "-c", `read _; kill -KILL -- -"$1" 2>/dev/null`, "reika-guard", strconv.Itoa(cmd.Process.Pid))
+	g := exec.Command("sh", "-c", `read _; kill -KILL -"$1" 2>/dev/null`, "reika-guard", strconv.Itoa(cmd.Process.Pid))
 	g.Stdin = r
 	g.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	dieWithServer(g) // a server that exits waits for no watchdog
 	err = g.Start()
 	r.Close()
 	if err != nil {
