@@ -78,7 +78,7 @@ func (s *Session) Run(ctx context.Context, instruction string, report func(Event
 	s.note(transcript.KindEvent, "run ended: "+res.End.String())
 	s.sync()
 	for _, text := range s.transcriptNotices() {
-		report(Event{Kind: Warning, Round: res.Rounds, Text: text})
+		report(Event{Kind: Warning, Round: res.Rounds, Text: text, Show: true})
 	}
 	s.startSave()
 	if res.End == Answered {
@@ -132,9 +132,11 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 		s.mu.Lock()
 		notes := s.takeFigureNotes()
 		s.mu.Unlock()
-		notes = append(notes, s.transcriptNotices()...)
 		for _, text := range notes {
 			r.report(Event{Kind: Warning, Round: r.rounds, Text: text})
+		}
+		for _, text := range s.transcriptNotices() {
+			r.report(Event{Kind: Warning, Round: r.rounds, Text: text, Show: true})
 		}
 		r.reportShrink(p)
 		// The fixed prefix stays as it is through the run's events: a

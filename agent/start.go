@@ -457,7 +457,7 @@ func (s *Session) SaveMarkdown() (string, error) {
 		return "", errors.New("this session keeps no transcript")
 	}
 	s.sync()
-	recs, err := transcript.Load(path)
+	recs, _, err := transcript.Read(path) // what a resume would read
 	if err != nil {
 		return "", err
 	}

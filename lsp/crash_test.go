@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -267,4 +268,81 @@ func alive(pid int) bool {
 	}
 	i := bytes.LastIndexByte(stat, ')')
 	return i > 0 && i+2 < len(stat) && stat[i+2] != 'Z' && stat[i+2] != 'X'
+}
+
+// A state folder where no transcript can be made (a file stands where it
+// should be; a read-only or full disk fails the same way): the ask runs
+// and answers, the user is shown once where the transcript is not kept,
+// and once that it is again when the folder can be made.
+func TestAskWithoutATranscriptFolder(t *testing.T) {
+	e := lsptest.Start(t, lsptest.Config{
+		Caps:   lsptest.Full(),
+		Files:  map[string]string{"main.go": "package main\n"},
+		Engine: sim.Config{Script: []sim.Turn{{Content: "the first answer"}, {Content: "the second answer"}}},
+	})
+	if _, err := e.Exec("reika.newSession"); err != nil { // the next ask starts one
+		t.Fatal(err)
+	}
+	os.RemoveAll(e.StateDir)
+	os.WriteFile(e.StateDir, nil, 0o600)
+	mark := e.Mark()
+	ask(t, e, "the first question")
+	e.WaitLine(mark, `showMessage warning: Reika: the transcript cannot be written in `+regexp.QuoteMeta(e.StateDir))
+	if !strings.Contains(e.Dump(), "the first answer") {
+		t.Errorf("the ask did not answer without a transcript\n%s", e.Dump())
+	}
+	os.Remove(e.StateDir)
+	mark = e.Mark()
+	ask(t, e, "the second question")
+	e.WaitLine(mark, `showMessage warning: Reika: the transcript in .* is written again`)
+	matches, _ := filepath.Glob(filepath.Join(e.StateDir, "*.jsonl"))
+	if len(matches) != 1 {
+		t.Fatalf("transcripts after the folder came back: %q, want one", matches)
+	}
+	data, _ := os.ReadFile(matches[0])
+	for _, want := range []string{"the first question", "the first answer", "the second question"} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("the transcript lacks %q", want)
+		}
+	}
+}
+
+// A damaged line and a record of a newer version in the middle of a
+// transcript: the resume skips them, says which, and goes on.
+func TestResumeADamagedTranscript(t *testing.T) {
+	e := lsptest.Start(t, lsptest.Config{
+		Caps:   lsptest.Full(),
+		Files:  map[string]string{"main.go": "package main\n"},
+		Engine: sim.Config{Script: []sim.Turn{{Content: "the first answer"}, {Content: "the second answer"}}},
+	})
+	ask(t, e, "the first question")
+	if _, err := e.Exec("reika.newSession"); err != nil {
+		t.Fatal(err)
+	}
+	matches, _ := filepath.Glob(filepath.Join(e.StateDir, "*.jsonl"))
+	if len(matches) != 1 {
+		t.Fatalf("transcripts: %q, want one", matches)
+	}
+	lines := strings.SplitAfter(readFile(t, matches[0]), "\n")
+	damaged := append(append(lines[:2:2], "garbage {\n", `{"kind":"hologram","at":"2026-01-01T00:00:00Z"}`+"\n"), lines[2:]...)
+	os.WriteFile(matches[0], []byte(strings.Join(damaged, "")), 0o600)
+	mark := e.Mark()
+	res := execResume(t, e.ExecAsync("reika.resume"))
+	if !res.Resumed || res.Messages != 2 {
+		t.Fatalf("reika.resume of a damaged transcript = %+v, want its 2 messages", res)
+	}
+	e.WaitLine(mark, `showMessage warning: Reika: the transcript .*: 2 lines skipped \(line 3: a damaged line .*; line 4: a "hologram" record`)
+	ask(t, e, "the second question")
+	if body := lastRequest(e); !strings.Contains(body, "the first answer") {
+		t.Errorf("the request after the resume lacks the first answer")
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
