@@ -346,3 +346,44 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// kill -9 while the engine streams the reply: the instruction is on
+// disk, the reply is not; the session resumes twice in a row (a kill -9
+// after the first resume too), each time from a transcript read whole.
+func TestKillDuringTheStream(t *testing.T) {
+	script := []sim.Turn{
+		{Content: "an answer the crash cuts short", Fault: &sim.Fault{StallAfter: 2}},
+		{Content: "the answer after the first resume"},
+		{Content: "the answer after the second resume"},
+	}
+	cfg := lsptest.Config{
+		Caps:    lsptest.Full(),
+		Files:   map[string]string{"main.go": "package main\n"},
+		Engine:  sim.Config{Script: script},
+		Binary:  reikaBinary(t),
+		Timeout: time.Minute,
+	}
+	e := lsptest.Start(t, cfg)
+	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "the first question"}); err != nil {
+		t.Fatal(err)
+	}
+	e.Engine.WaitStreaming(1)
+	syscall.Kill(e.ServerPID(), syscall.SIGKILL)
+	for round, messages := range []int{1, 3} {
+		cfg.After, cfg.Files = e, nil
+		e = lsptest.Start(t, cfg)
+		res := execResume(t, e.ExecAsync("reika.resume"))
+		if !res.Resumed || res.Messages != messages {
+			t.Fatalf("resume %d = %+v, want %d messages", round+1, res, messages)
+		}
+		ask(t, e, "go on")
+		body := lastRequest(e)
+		if !strings.Contains(body, "the first question") || round == 1 && !strings.Contains(body, script[1].Content) {
+			t.Errorf("resume %d: the request lacks what was said before the crash", round+1)
+		}
+		if !strings.Contains(e.Dump(), script[round+1].Content) {
+			t.Errorf("resume %d: the run did not end with %q", round+1, script[round+1].Content)
+		}
+		syscall.Kill(e.ServerPID(), syscall.SIGKILL)
+	}
+}
