@@ -171,3 +171,73 @@ func TestRunWithoutATranscriptFolder(t *testing.T) {
 		t.Errorf("the transcript holds %d messages (%v), want all 4", n, err)
 	}
 }
+
+// snapshot is an Engine that copies the transcript, as a kill -9 would
+// leave it, when the first note round's request goes out (a fold under
+// way), then passes every request on.
+type snapshot struct {
+	inner Engine
+	from  func() string
+	to    string
+	taken bool
+}
+
+func (e *snapshot) Chat(ctx context.Context, req engine.Request, onDelta func(engine.Delta)) (*engine.Response, error) {
+	if req.ToolChoice == "none" && !e.taken {
+		e.taken = true
+		data, err := os.ReadFile(e.from())
+		if err == nil {
+			err = os.WriteFile(e.to, data, 0o600)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return e.inner.Chat(ctx, req, onDelta)
+}
+
+// A crash during a fold's note round: the transcript holds the plan that
+// asked for the note and not the note. It resumes, runs, and resumes
+// again.
+func TestResumeAfterACrashDuringAFold(t *testing.T) {
+	root, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, client := simEngine(t, sim.Config{Ctx: 8192, Root: root, PolicyRounds: 30})
+	ts, err := tools.New(tools.Config{Folders: []string{root}, SpillDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crash := filepath.Join(t.TempDir(), "crash.jsonl")
+	var s *Session
+	eng := &snapshot{inner: client, from: func() string { return s.TranscriptPath() }, to: crash}
+	s, err = newSession(sessionConfig{Engine: eng, Tools: ts, TranscriptDir: t.TempDir(), Context: contextwin.Config{Window: 8192}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Run(context.Background(), "Survey the project, rounds=30.", nil)
+	s.Close()
+	if !eng.taken {
+		t.Fatal("no note round in 30 rounds at 8192 tokens: no fold to crash in")
+	}
+	for round := 1; round <= 2; round++ {
+		r, err := newSession(sessionConfig{Engine: client, Tools: ts, Resume: crash, Context: contextwin.Config{Window: 8192}})
+		if err != nil {
+			t.Fatalf("resume %d: %v", round, err)
+		}
+		if strings.Contains(r.resumed, "differs") {
+			t.Errorf("resume %d: %s", round, r.resumed)
+		}
+		if len(r.Messages()) == 0 {
+			t.Errorf("resume %d: no messages", round)
+		}
+		if _, err := r.Run(context.Background(), "go on, rounds=2.", nil); err != nil {
+			t.Errorf("resume %d: the run after it: %v", round, err)
+		}
+		r.Close()
+	}
+	if _, skipped, err := transcript.Read(crash); err != nil || len(skipped) != 0 {
+		t.Errorf("the resumed transcript: %v, skipped %v", err, skipped)
+	}
+}
