@@ -271,3 +271,32 @@ func TestLock(t *testing.T) {
 	}
 	w2.Close()
 }
+
+// While the file cannot be made, the records dropped past maxQueue are
+// never its meta record: the file, once made, starts with it, then says
+// what was lost.
+func TestCannotCreateKeepsTheMeta(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	os.WriteFile(state, nil, 0o600)
+	w := Begin(filepath.Join(state, "sessions"), Meta{Workspace: "/ws"})
+	big := strings.Repeat("x", 1<<20)
+	for range 20 {
+		w.Append(message(big))
+	}
+	os.Remove(state)
+	w.Append(message("end"))
+	w.Close()
+	recs, err := Load(w.Path())
+	if err != nil || len(recs) < 3 {
+		t.Fatalf("Load = %d records, %v", len(recs), err)
+	}
+	if recs[0].Kind != KindMeta || recs[1].Kind != KindEvent || !strings.Contains(recs[1].Text, "records were lost") {
+		t.Errorf("the file starts %s, %s %q; want the meta record, then the gap", recs[0].Kind, recs[1].Kind, recs[1].Text)
+	}
+	if last := recs[len(recs)-1]; last.Message == nil || last.Message.Content != "end" {
+		t.Errorf("the last record is not the last appended")
+	}
+	if got := Latest(filepath.Join(state, "sessions"), "/ws"); got != w.Path() {
+		t.Errorf("Latest = %q, want the transcript made late", got)
+	}
+}

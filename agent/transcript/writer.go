@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -262,6 +263,13 @@ func (w *Writer) flush() {
 	if w.f == nil {
 		return
 	}
+	if w.size == 0 && len(w.queue) > 0 && !w.torn {
+		// A new file: its meta record first, whatever was lost after it.
+		if w.write(w.queue[0]) != nil {
+			return
+		}
+		w.pop()
+	}
 	if w.lost > 0 {
 		gap, _ := json.Marshal(Record{Kind: KindEvent, At: time.Now().UTC(),
 			Text: fmt.Sprintf("transcript gap: %d records were lost while the disk refused them", w.lost)})
@@ -274,10 +282,15 @@ func (w *Writer) flush() {
 		if w.write(w.queue[0]) != nil {
 			return
 		}
-		w.queued -= len(w.queue[0])
-		w.queue[0] = nil
-		w.queue = w.queue[1:]
+		w.pop()
 	}
+}
+
+// pop forgets the oldest waiting record. The caller holds mu.
+func (w *Writer) pop() {
+	w.queued -= len(w.queue[0])
+	w.queue[0] = nil
+	w.queue = w.queue[1:]
 }
 
 // write writes one line in one write. A write cut short is cut from the
@@ -310,10 +323,13 @@ func (w *Writer) write(line []byte) error {
 // bound drops the oldest waiting records past maxQueue. The caller holds
 // mu.
 func (w *Writer) bound() {
-	for w.queued > maxQueue && len(w.queue) > 1 {
-		w.queued -= len(w.queue[0])
-		w.queue[0] = nil
-		w.queue = w.queue[1:]
+	keep := 0 // a file not made yet keeps its meta record
+	if w.size == 0 {
+		keep = 1
+	}
+	for w.queued > maxQueue && len(w.queue) > keep+1 {
+		w.queued -= len(w.queue[keep])
+		w.queue = slices.Delete(w.queue, keep, keep+1)
 		w.lost++
 		if !w.dropping {
 			w.dropping = true
