@@ -185,7 +185,7 @@ func TestKillDuringACommand(t *testing.T) {
 	if data, _ := os.ReadFile(notes); string(data) != "line1\nADDED\nline2\n" {
 		t.Fatalf("notes.txt while the command runs = %q, want the edit applied", data)
 	}
-	syscall.Kill(e.ServerPID(), syscall.SIGKILL)
+	kill9(t, e)
 	waitFor(t, "the command to die with the server", func() int {
 		if alive(pid) {
 			return 0
@@ -221,11 +221,25 @@ func TestKillDuringACommand(t *testing.T) {
 		if got := e.Dump(); !strings.Contains(got, answer) {
 			t.Errorf("resume %d: the run did not end with %q", round+1, answer)
 		}
-		syscall.Kill(e.ServerPID(), syscall.SIGKILL)
+		kill9(t, e)
 	}
 	if n := len(e.Engine.Requests()); n == 0 {
 		t.Fatal("no request reached the engine")
 	}
+}
+
+// kill9 kills the editor's server with SIGKILL and waits until it is
+// gone.
+func kill9(t *testing.T, e *lsptest.Editor) {
+	t.Helper()
+	pid := e.ServerPID()
+	syscall.Kill(pid, syscall.SIGKILL)
+	waitFor(t, "the server to die", func() int {
+		if alive(pid) {
+			return 0
+		}
+		return 1
+	})
 }
 
 // waitFor polls f until it gives a non-zero value, at most 20 s.
@@ -368,7 +382,7 @@ func TestKillDuringTheStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Engine.WaitStreaming(1)
-	syscall.Kill(e.ServerPID(), syscall.SIGKILL)
+	kill9(t, e)
 	for round, messages := range []int{1, 3} {
 		cfg.After, cfg.Files = e, nil
 		e = lsptest.Start(t, cfg)
@@ -384,6 +398,6 @@ func TestKillDuringTheStream(t *testing.T) {
 		if !strings.Contains(e.Dump(), script[round+1].Content) {
 			t.Errorf("resume %d: the run did not end with %q", round+1, script[round+1].Content)
 		}
-		syscall.Kill(e.ServerPID(), syscall.SIGKILL)
+		kill9(t, e)
 	}
 }

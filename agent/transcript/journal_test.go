@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // message is a message record of text.
@@ -253,6 +254,8 @@ func TestCannotCreateThenCan(t *testing.T) {
 // One writer per transcript: a second Open, in this process or another,
 // is refused while the first holds it, and works after it closed.
 func TestLock(t *testing.T) {
+	defer func(d time.Duration) { lockWait = d }(lockWait)
+	lockWait = 100 * time.Millisecond
 	w, err := Create(t.TempDir(), Meta{})
 	if err != nil {
 		t.Fatal(err)
@@ -270,6 +273,16 @@ func TestLock(t *testing.T) {
 		t.Errorf("second Open = %v, want ErrInUse naming the session", err)
 	}
 	w2.Close()
+
+	// A holder that lets go while Open waits: Open takes it.
+	w3, _, _ := Open(w.Path())
+	time.AfterFunc(20*time.Millisecond, func() { w3.Close() })
+	w4, _, err := Open(w.Path())
+	if err != nil {
+		t.Errorf("Open while the holder closes within lockWait: %v", err)
+	} else {
+		w4.Close()
+	}
 }
 
 // While the file cannot be made, the records dropped past maxQueue are

@@ -124,7 +124,7 @@ func Open(path string) (*Writer, []Record, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("open transcript: %w", err)
 	}
-	if err := lock(f); err != nil {
+	if err := lockWaiting(f); err != nil {
 		f.Close()
 		if errors.Is(err, errLocked) {
 			return nil, nil, fmt.Errorf("session %s is %w (its transcript %s is locked): continue it there, or start a new session", id, ErrInUse, path)
@@ -150,6 +150,22 @@ func Open(path string) (*Writer, []Record, error) {
 		w.id = recs[0].Meta.ID
 	}
 	return w, recs, nil
+}
+
+// lockWait is how long Open waits for a transcript another Writer holds:
+// a server that is exiting (an editor restarting it) lets go in time.
+var lockWait = 2 * time.Second
+
+// lockWaiting locks f, waiting lockWait at most for another holder.
+func lockWaiting(f *os.File) error {
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := lock(f)
+		if !errors.Is(err, errLocked) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // NewID names a session: its start time and a random suffix, so that ids
