@@ -158,11 +158,24 @@ func TestResumeASessionInUse(t *testing.T) {
 // (a kill -9 after the first resume too). The edit is never applied
 // again, and the model hears that the command was interrupted.
 func TestKillDuringACommand(t *testing.T) {
-	slow := "sleep 29.417" // the command, unique among the machine's processes
+	for _, tc := range []struct {
+		name, slow, args string
+	}{
+		{"contained", "sleep 29.417", `"command":"sleep 29.417"`},
+		// Asked, and allowed: Pdeathsig and the watchdog both apply.
+		{"outside the sandbox", "sleep 29.418", `"command":"sleep 29.418","outside_sandbox":true`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { killDuringACommand(t, tc.slow, tc.args) })
+	}
+}
+
+// killDuringACommand is TestKillDuringACommand with the command line slow
+// (unique among the machine's processes), run by a bash call of args.
+func killDuringACommand(t *testing.T, slow, args string) {
 	script := []sim.Turn{
 		{ToolCalls: []sim.ScriptCall{
 			{Name: "edit", Arguments: []byte(`{"path":"notes.txt","old_text":"line1\n","new_text":"line1\nADDED\n"}`)},
-			{Name: "bash", Arguments: []byte(`{"command":"` + slow + `"}`)},
+			{Name: "bash", Arguments: []byte(`{` + args + `}`)},
 		}},
 		{Content: "the answer after the first resume"},
 		{Content: "the answer after the second resume"},
@@ -177,6 +190,7 @@ func TestKillDuringACommand(t *testing.T) {
 		Timeout:               time.Minute,
 	}
 	e := lsptest.Start(t, cfg)
+	e.OnShowMessageRequest(func(_ string, actions []string) string { return "Allow once" })
 	notes := filepath.Join(e.Root, "notes.txt")
 	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "add a line, then wait"}); err != nil {
 		t.Fatal(err)
