@@ -103,6 +103,9 @@ type Event struct {
 	// engine refused the request as too long), and the Warning that says
 	// in one line what it did.
 	Emergency bool
+	// Show marks a Warning the user should see at once, not only in a
+	// log: the transcript cannot be written, or is again.
+	Show bool
 	// Proposal and whether the front end applied it (its Outcome).
 	Proposal *tools.Proposal
 	Applied  bool

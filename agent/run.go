@@ -77,6 +77,9 @@ func (s *Session) Run(ctx context.Context, instruction string, report func(Event
 	res.Proposals = r.proposals
 	s.note(transcript.KindEvent, "run ended: "+res.End.String())
 	s.sync()
+	for _, text := range s.transcriptNotices() {
+		report(Event{Kind: Warning, Round: res.Rounds, Text: text, Show: true})
+	}
 	s.startSave()
 	if res.End == Answered {
 		report(Event{Kind: Finished, Round: res.Rounds, Result: &res, Chip: s.Chip()})
@@ -137,6 +140,9 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 		}
 		for _, text := range notes {
 			r.report(Event{Kind: Warning, Round: r.rounds, Text: text})
+		}
+		for _, text := range s.transcriptNotices() {
+			r.report(Event{Kind: Warning, Round: r.rounds, Text: text, Show: true})
 		}
 		r.reportShrink(p)
 		// The fixed prefix stays as it is through the run's events: a
@@ -222,12 +228,16 @@ func (r *run) take(ctx context.Context, resp *engine.Response, sendErr error, co
 		return Result{End: Answered, Answer: sc.answer, Rounds: r.rounds}, true
 	}
 	*continuations = 0
+	// Write-ahead: the calls are on disk before they run, and each result
+	// (an applied edit) before the next step, so that a resume after a
+	// crash knows which ran (unfinishedCalls).
 	s.record(reply, resp.Reasoning)
+	s.sync()
 	for _, call := range resp.ToolCalls {
 		res := r.runTool(ctx, call, sendErr)
 		s.record(contextwin.Message{Role: contextwin.Tool, ToolCallID: call.ID, Content: res.Content, Payload: res.Payload}, "")
+		s.sync()
 	}
-	s.sync()
 	return Result{}, false
 }
 

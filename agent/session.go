@@ -114,8 +114,10 @@ type Session struct {
 
 	// warm is the warm-up in flight, nil when none; guarded by mu.
 	warm *warmup
-	// resumed says how the transcript resumed: for the log.
-	resumed string
+	// resumed says how the transcript resumed: for the log; resumeNotes
+	// what it skipped and the calls it found interrupted.
+	resumed     string
+	resumeNotes []Notice
 	// replaying is set while a transcript is replayed into the planner;
 	// replayMaps are the map updates it recorded, for the folds to come.
 	replaying  bool
@@ -179,14 +181,18 @@ func newSession(cfg sessionConfig) (*Session, error) {
 		}
 		s.tr = w
 		s.resumed = s.replay(recs)
+		if text, warning := skippedLine(cfg.Resume, w.Skipped()); text != "" {
+			s.resumeNotes = append(s.resumeNotes, Notice{Warning: warning, Text: text})
+		}
+		if text := s.closeInterrupted(unfinishedCalls(recs)); text != "" {
+			s.resumeNotes = append(s.resumeNotes, Notice{Warning: true, Text: text})
+		}
 	case cfg.TranscriptDir != "":
 		meta := cfg.Meta
 		meta.Workspace, meta.Window = cfg.Workspace, cfg.Context.Window
-		w, err := transcript.Create(cfg.TranscriptDir, meta)
-		if err != nil {
-			return nil, err
-		}
-		s.tr = w
+		// A transcript that cannot be written never stops the session:
+		// the writer says so and tries again at every record.
+		s.tr = transcript.Begin(cfg.TranscriptDir, meta)
 	}
 	return s, nil
 }
@@ -399,11 +405,21 @@ func (s *Session) note(kind transcript.Kind, text string) {
 	}
 }
 
-// sync makes the transcript durable: once a round.
+// sync makes the transcript durable: after the instruction, after a
+// reply (before the calls it makes run) and after each call's result.
 func (s *Session) sync() {
 	if s.tr != nil {
 		s.tr.Sync()
 	}
+}
+
+// transcriptNotices is what the user should hear of the transcript since
+// the last call: that it cannot be written, that it is again.
+func (s *Session) transcriptNotices() []string {
+	if s.tr == nil {
+		return nil
+	}
+	return s.tr.Notices()
 }
 
 // Prefix is the session's fixed prefix, built the first time it is asked

@@ -212,6 +212,10 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 	if s.resumed != "" {
 		info.notice(false, s.resumed)
 	}
+	info.Notices = append(info.Notices, s.resumeNotes...)
+	for _, text := range s.transcriptNotices() {
+		info.notice(true, text)
+	}
 	s.info, s.cleanup = info, cleanup
 	if st.Engine == nil {
 		s.setupSlot(ctx, conn, info.StateDir, &info.Notices)
@@ -424,10 +428,12 @@ const minRound = 512
 func spillDir(stateDir string) (dir string, cleanup func(), err error) {
 	if stateDir != "" {
 		dir = filepath.Join(filepath.Dir(stateDir), "spill")
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", nil, fmt.Errorf("spill directory: %w", err)
+		if err := os.MkdirAll(dir, 0o700); err == nil {
+			return dir, func() {}, nil
 		}
-		return dir, func() {}, nil
+		// A state folder that cannot be written (full, read-only) costs
+		// the spill files their place beside the transcripts, not the
+		// session: they go to a temporary directory, as without one.
 	}
 	dir, err = tempDir("reika-spill-")
 	if err != nil {
@@ -451,7 +457,7 @@ func (s *Session) SaveMarkdown() (string, error) {
 		return "", errors.New("this session keeps no transcript")
 	}
 	s.sync()
-	recs, err := transcript.Load(path)
+	recs, _, err := transcript.Read(path) // what a resume would read
 	if err != nil {
 		return "", err
 	}

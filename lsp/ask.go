@@ -224,7 +224,7 @@ func (s *Server) reporter(r *activeRun, sess *agentConn, prog *progress) func(ag
 				s.logMessage(protocol.MessageTypeInfo, "Reika: %s", e.Text)
 			}
 		case agent.Warning:
-			if e.Emergency {
+			if e.Emergency || e.Show {
 				s.showMessage(protocol.MessageTypeWarning, "Reika: %s", e.Text)
 				break
 			}

@@ -69,7 +69,7 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 	case CmdResume:
 		return s.later(req, reply, typed(s.resume))
 	case CmdNewSession:
-		s.resetSession("reika.newSession")
+		s.newSession()
 		s.showMessage(protocol.MessageTypeInfo, "Reika: a new session starts with the next request")
 		return NewSessionResult{OK: true}, nil
 	case CmdApplyProposal, CmdApplyHunk, CmdRejectProposal:
@@ -267,10 +267,15 @@ func (s *Server) recapSaved(uri protocol.DocumentURI) {
 
 // resume continues the workspace's previous session: the conversation
 // comes back from its transcript (everything, shed or folded or not), and
-// the next ask goes on from it.
+// the next ask goes on from it. It waits for a session that is starting,
+// so that a resume sent at any moment resumes; when the transcript cannot
+// be resumed (another server holds it), the session in force stays and
+// the message says so.
 func (s *Server) resume(ctx context.Context) (*ResumeResult, error) {
+	s.sessMu.Lock()
+	defer s.sessMu.Unlock()
 	s.mu.Lock()
-	cur := s.sess
+	cur, gen := s.sess, s.sessGen
 	s.mu.Unlock()
 	current := ""
 	if cur != nil {
@@ -281,14 +286,38 @@ func (s *Server) resume(ctx context.Context) (*ResumeResult, error) {
 		s.showMessage(protocol.MessageTypeInfo, "Reika has no earlier session of this workspace to resume")
 		return &ResumeResult{Resumed: false}, nil
 	}
-	s.resetSession("reika.resume")
 	s.mu.Lock()
-	s.resumeFrom = path
+	if s.sess == cur {
+		s.sess = nil // the resumed session takes its place
+	}
 	s.mu.Unlock()
-	sess, err := s.session(ctx)
+	sess, err := s.startSession(ctx, path)
+	s.mu.Lock()
+	ended := s.sessGen != gen // reika.newSession came meanwhile, and ended cur
+	if err != nil && cur != nil && !ended && s.sess == nil {
+		s.sess = cur
+	}
+	s.mu.Unlock()
 	if err != nil {
-		s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
+		inForce := "a new session starts with the next request"
+		if cur != nil && !ended {
+			inForce = "the current session goes on"
+		} else if cur != nil {
+			cur.stopWarm()
+			cur.agent.Close()
+		}
+		s.showMessage(protocol.MessageTypeError, "Reika could not resume the session in %s: %v; %s", filepath.Base(path), err, inForce)
 		return nil, err
+	}
+	if cur != nil {
+		s.cancelRun()
+		cur.stopWarm()
+		cur.agent.Close()
+		s.logMessage(protocol.MessageTypeLog, "Reika: the previous session ended: reika.resume")
+	}
+	if sess.agent.TranscriptPath() != path {
+		s.showMessage(protocol.MessageTypeInfo, "Reika: a new session was asked for while the session in %s resumed: the new one is in force", filepath.Base(path))
+		return &ResumeResult{Resumed: false}, nil
 	}
 	n := len(sess.agent.Messages())
 	s.showMessage(protocol.MessageTypeInfo, "Reika resumed the session in %s: %d messages; the next request goes on from them", filepath.Base(path), n)

@@ -152,9 +152,9 @@ type Server struct {
 	// user was warned of ("bash_allow=[\"touch\"]"): once each.
 	ignoredTold map[string]bool
 	sessMu      sync.Mutex // held while a session is being built
-	// resumeFrom is the transcript the next session continues ("" for a
-	// new one).
-	resumeFrom string
+	// sessGen counts reika.newSession: a session that was starting
+	// meanwhile is not taken, and a new one starts.
+	sessGen int
 }
 
 type serverState int

@@ -45,15 +45,22 @@ func (s *Server) session(ctx context.Context) (*agentConn, error) {
 	defer s.sessMu.Unlock()
 	s.mu.Lock()
 	sess := s.sess
-	editor := s.editor
-	resume := s.resumeFrom
-	if sess == nil {
-		s.resumeFrom = ""
-	}
 	s.mu.Unlock()
 	if sess != nil {
 		return sess, nil
 	}
+	return s.startSession(ctx, "")
+}
+
+// startSession starts the session, continuing the transcript resume when
+// it is set, and makes it the connection's. The caller holds sessMu and
+// has no session. A session ended while it started (reika.newSession) is
+// closed unused, and a new one, in a new transcript, starts instead.
+func (s *Server) startSession(ctx context.Context, resume string) (*agentConn, error) {
+	s.mu.Lock()
+	editor := s.editor
+	gen := s.sessGen
+	s.mu.Unlock()
 	folders := s.workspace()
 	if len(folders) == 0 {
 		return nil, errNoWorkspace
@@ -64,7 +71,7 @@ func (s *Server) session(ctx context.Context) (*agentConn, error) {
 	if s.caps().messageActions {
 		ask = s.askUser
 	}
-	start := func(editor editorSettings) (*agent.Session, error) {
+	start := func(editor editorSettings, resume string) (*agent.Session, error) {
 		return agent.Start(ctx, agent.Setup{
 			Settings:   editor.startup,
 			Pushed:     editor.pushed,
@@ -83,10 +90,20 @@ func (s *Server) session(ctx context.Context) (*agentConn, error) {
 		warm    bool
 		warmCtx context.Context
 	)
-	a, err := start(editor)
+	var sess *agentConn
+	a, err := start(editor, resume)
 	for err == nil {
 		s.mu.Lock()
 		now := s.editor
+		if s.sessGen != gen {
+			gen = s.sessGen
+			s.mu.Unlock()
+			a.Close()
+			s.logMessage(protocol.MessageTypeLog, "Reika: the session was ended while it started; a new one starts")
+			a, err = start(now, "")
+			editor = now
+			continue
+		}
 		if now.same(editor) {
 			sess = &agentConn{agent: a, from: editor, stopWarm: func() {}}
 			if warm = a.Info().Settings.Warmup.Value; warm {
@@ -100,7 +117,7 @@ func (s *Server) session(ctx context.Context) (*agentConn, error) {
 		if changed, _ := s.settingsChanged(editor, now); len(changed) > 0 {
 			a.Close()
 			s.logMessage(protocol.MessageTypeLog, "Reika: the settings changed while the session started (%s); it starts again with them", strings.Join(changed, ", "))
-			a, err = start(now)
+			a, err = start(now, resume)
 		}
 		editor = now
 	}
@@ -237,6 +254,15 @@ func (s *Server) endSession(reason string) {
 		old.agent.Close()
 		s.logMessage(protocol.MessageTypeLog, "Reika: a new session will start: %s", reason)
 	}
+}
+
+// newSession ends the current session, and one that is starting
+// (resumed or not): the next need starts a new one, in a new transcript.
+func (s *Server) newSession() {
+	s.mu.Lock()
+	s.sessGen++
+	s.mu.Unlock()
+	s.resetSession("reika.newSession")
 }
 
 // closeSession ends the session when the connection ends.

@@ -195,6 +195,7 @@ func (s *Set) runCommand(ctx context.Context, command string, contained, network
 		cmd.Env = s.sandbox.Env()
 		err = s.sandbox.Start(cmd, network)
 	} else {
+		dieWithServer(cmd)
 		err = cmd.Start()
 	}
 	if err != nil {
@@ -203,6 +204,8 @@ func (s *Set) runCommand(ctx context.Context, command string, contained, network
 		return "", fmt.Sprintf("[not run: cannot start bash: %v]", err), true
 	}
 	w.Close()
+	stopGuard := guard(cmd)
+	defer stopGuard()
 	out := &capture{max: bashKeep}
 	readDone := make(chan struct{})
 	go func() {

@@ -1,5 +1,5 @@
 // Package transcript keeps a session's conversation on disk: one JSONL
-// file per session, append-only, synced after every round, holding
+// file per session, append-only, a journal (see Writer), holding
 // everything ever said — whatever was later shed or folded out of the
 // requests. A session resumes from it after a crash or a restart: besides
 // the messages it records every call that drove the context planner (the
@@ -11,24 +11,18 @@
 //	w.Append(transcript.Record{Kind: transcript.KindMessage, Message: &m})
 //	w.Sync()
 //
-// A Writer is safe for concurrent use.
+// A Writer is safe for concurrent use; one Writer at a time holds a
+// transcript (a lock on the file).
 package transcript
 
 import (
 	"bufio"
-	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/reika-lsp/reika/contextwin"
@@ -188,149 +182,6 @@ func Dir(getenv func(string) string) string {
 		return filepath.Join(os.TempDir(), "reika", "sessions")
 	}
 	return filepath.Join(home, ".local", "state", "reika", "sessions")
-}
-
-// Writer appends records to one transcript file.
-type Writer struct {
-	mu   sync.Mutex
-	f    *os.File
-	buf  *bufio.Writer
-	path string
-	id   string
-}
-
-// Create starts a new transcript in dir. meta.ID is filled in when empty.
-func Create(dir string, meta Meta) (*Writer, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("transcript directory: %w", err)
-	}
-	if meta.ID == "" {
-		meta.ID = NewID(time.Now())
-	}
-	path := filepath.Join(dir, meta.ID+".jsonl")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("create transcript: %w", err)
-	}
-	w := &Writer{f: f, buf: bufio.NewWriter(f), path: path, id: meta.ID}
-	if err := w.Append(Record{Kind: KindMeta, Meta: &meta}); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return w, w.Sync()
-}
-
-// Open reopens a transcript to append to it, and returns what it holds.
-func Open(path string) (*Writer, []Record, error) {
-	recs, err := Load(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open transcript: %w", err)
-	}
-	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	if len(recs) > 0 && recs[0].Meta != nil && recs[0].Meta.ID != "" {
-		id = recs[0].Meta.ID
-	}
-	return &Writer{f: f, buf: bufio.NewWriter(f), path: path, id: id}, recs, nil
-}
-
-// NewID names a session: its start time and a random suffix, so that ids
-// sort by time.
-func NewID(t time.Time) string {
-	var b [3]byte
-	rand.Read(b[:])
-	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-}
-
-// Path is the file the transcript is written to.
-func (w *Writer) Path() string { return w.path }
-
-// ID is the session's id.
-func (w *Writer) ID() string { return w.id }
-
-// Append adds a record. It is buffered until Sync.
-func (w *Writer) Append(r Record) error {
-	if r.At.IsZero() {
-		r.At = time.Now().UTC()
-	}
-	line, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("transcript record: %w", err)
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f == nil {
-		return errors.New("transcript is closed")
-	}
-	w.buf.Write(line)
-	return w.buf.WriteByte('\n')
-}
-
-// Sync writes what is buffered and asks the disk to keep it.
-func (w *Writer) Sync() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f == nil {
-		return nil
-	}
-	if err := w.buf.Flush(); err != nil {
-		return fmt.Errorf("write transcript: %w", err)
-	}
-	return w.f.Sync()
-}
-
-// Close syncs and closes the file.
-func (w *Writer) Close() error {
-	err := w.Sync()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f != nil {
-		if cerr := w.f.Close(); err == nil {
-			err = cerr
-		}
-		w.f = nil
-	}
-	return err
-}
-
-// Load reads a transcript. A last line cut short by a crash is ignored; a
-// damaged line elsewhere is an error that names it.
-func Load(path string) ([]Record, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read transcript: %w", err)
-	}
-	return Parse(data)
-}
-
-// Parse reads transcript lines.
-func Parse(data []byte) ([]Record, error) {
-	var recs []Record
-	r := bufio.NewReader(bytes.NewReader(data))
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		complete := err == nil
-		if len(bytes.TrimSpace(line)) > 0 {
-			var rec Record
-			if jerr := json.Unmarshal(line, &rec); jerr != nil {
-				if !complete {
-					break // the crash cut the last line short
-				}
-				return recs, fmt.Errorf("transcript line %d: %v", n, jerr)
-			}
-			recs = append(recs, rec)
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return recs, err
-		}
-	}
-	return recs, nil
 }
 
 // Latest returns the path of the most recent transcript in dir for the

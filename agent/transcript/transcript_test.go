@@ -30,6 +30,7 @@ func TestWriteAndResume(t *testing.T) {
 	if err := w.Sync(); err != nil {
 		t.Fatal(err)
 	}
+	w.Close()
 	w2, recs, err := Open(w.Path())
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +47,6 @@ func TestWriteAndResume(t *testing.T) {
 	}
 	w2.Append(Record{Kind: KindNote, Text: "decision: x"})
 	w2.Close()
-	w.Close()
 	if recs, _ := Load(w.Path()); len(recs) != 5 || recs[4].Text != "decision: x" {
 		t.Errorf("after appending through the reopened writer: %d records", len(recs))
 	}
