@@ -21,7 +21,12 @@ var answerOptions = map[tools.Answer]sdk.PermissionOption{
 // ask puts a tool's question to the user with session/request_permission:
 // the answers it offers, then Reject, on the tool call that asks.
 func (s *session) ask(ctx context.Context, q tools.Question) tools.Answer {
-	title := q.Subject
+	// The title says why in a few words and shows the command or URL
+	// whole, what would hide text made visible (tools.Visible).
+	title := tools.Visible(q.Subject)
+	if q.Label != "" {
+		title = q.Label + ": " + title
+	}
 	content := []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(q.Why))}
 	if q.Detail != "" {
 		content = append(content, sdk.ToolContent(sdk.TextBlock("```diff\n"+q.Detail+"\n```")))

@@ -180,7 +180,7 @@ func TestCommandAsks(t *testing.T) {
 	}
 	q := c.asked[0]
 	last := q.Options[len(q.Options)-1]
-	if *q.ToolCall.Title != "rm main.go" || last.Kind != sdk.PermissionOptionKindRejectOnce || q.Options[0].Kind != sdk.PermissionOptionKindAllowOnce {
+	if *q.ToolCall.Title != "allow list: rm main.go" || last.Kind != sdk.PermissionOptionKindRejectOnce || q.Options[0].Kind != sdk.PermissionOptionKindAllowOnce {
 		t.Errorf("asked %q with %+v", *q.ToolCall.Title, q.Options)
 	}
 	calls := c.matching("tool_call")

@@ -55,19 +55,25 @@ func answerTitle(q tools.Question, a tools.Answer) string {
 	return string(a)
 }
 
-// questionText is the question's message: one line saying what and why,
-// then the change itself for a protected path (clipped: a prompt is no
-// place for a long diff).
+// questionText is the question's message: a first line that says what it
+// asks and, in a few words, why (the title a client shows), then the
+// command or URL whole, never cut, what would hide text made visible
+// (tools.Visible), then why in full; for a change, the change itself
+// (its head: a prompt is no place for a long diff).
 func questionText(q tools.Question) string {
+	label := q.Label
+	if label != "" {
+		label = " (" + label + ")"
+	}
 	switch q.Kind {
 	case tools.AskProtected:
-		return fmt.Sprintf("Reika wants to change %s, which is protected (%s). The change:\n%s", q.Subject, q.Why, diffPreview(q.Detail, 30, 3000))
+		return fmt.Sprintf("Reika asks (protected): change %s?\nWhy: %s\nThe change:\n%s", tools.Visible(q.Subject), q.Why, diffPreview(q.Detail, 30, 3000))
 	case tools.AskEdit:
-		return fmt.Sprintf("Reika wants to change %s (%s). The change:\n%s", q.Subject, q.Why, diffPreview(q.Detail, 30, 3000))
+		return fmt.Sprintf("Reika asks%s: change %s?\nWhy: %s\nThe change:\n%s", label, tools.Visible(q.Subject), q.Why, diffPreview(q.Detail, 30, 3000))
 	case tools.AskFetch:
-		return fmt.Sprintf("Reika wants to fetch %s (%s)", clipLine(q.Subject, 500), q.Why)
+		return fmt.Sprintf("Reika asks%s: fetch this URL?\n%s\nWhy: %s", label, tools.Visible(q.Subject), q.Why)
 	}
-	return fmt.Sprintf("Reika wants to run: %s (%s)", clipLine(q.Subject, 300), q.Why)
+	return fmt.Sprintf("Reika asks%s: run this command?\n%s\nWhy: %s", label, tools.Visible(q.Subject), q.Why)
 }
 
 // diffPreview is the head of diff d that a question shows: its first

@@ -32,6 +32,10 @@ type Question struct {
 	// Why says in a few words why it asks ("rm is not on the bash_allow
 	// list", ".git/** is protected: …").
 	Why string
+	// Label is the reason in two or three words, for the question's
+	// title: "outside the sandbox", "network", "not on the allow list",
+	// "protected".
+	Label string
 	// Detail is the change to a protected path, as a unified diff.
 	Detail string
 	// Answers are the answers the user may give besides Deny, in the

@@ -58,15 +58,20 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 	r := runOf(ctx)
 	contained := s.sandbox != nil && !a.Outside
 	why := s.allowlist().check(command)
+	label := "allow list"
 	switch {
 	case a.Outside && s.sandbox != nil:
 		why = join("it asks to run outside the sandbox, where it can write anywhere you can (.git too), read your home and use the network", why)
+		label = "outside the sandbox"
 	case a.Network && contained:
 		why = join("it asks for the network", why)
+		label = "network"
 	case why == "" && r.mode == AskAll:
 		why = "this ask runs nothing unasked"
+		label = "ask mode"
 	case why == "" && s.sandbox == nil && r.hasWritten():
 		why = "this run has changed files, which the command could run, and there is no sandbox to contain it"
+		label = "no sandbox"
 	}
 	key := fmt.Sprintf("%t %t %s", a.Network, a.Outside, command)
 	asked := false
@@ -75,7 +80,7 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 		if _, plain := entryWords(command); plain && !a.Network && !a.Outside && s.remember != nil {
 			answers = append(answers, Always)
 		}
-		switch s.ask(ctx, Question{Kind: AskCommand, Subject: command, Why: why, Answers: answers}) {
+		switch s.ask(ctx, Question{Kind: AskCommand, Subject: command, Why: why, Label: label, Answers: answers}) {
 		case Unasked:
 			return Result{Error: true, Payload: p, Content: fmt.Sprintf(
 				BashTool+": %q was not run: it needs the user's confirmation (%s), and the user cannot be asked here. Use the other tools, or tell the user the command to run", command, why)}
