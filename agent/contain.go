@@ -36,7 +36,8 @@ func HideEnvironment() error { return sandbox.HideEnvironment() }
 // fifth of a second, which no session start should wait for).
 type container struct {
 	base   sandbox.Policy
-	apiKey string // the variable that names the API key, dropped from the environment
+	apiKey string   // the variable that names the API key, never passed
+	added  []string // the variables the user passes besides the allow list (sandbox_env)
 
 	once   sync.Once
 	policy sandbox.Policy
@@ -45,7 +46,7 @@ type container struct {
 
 // newContainer builds the session's container, or returns nil and why
 // there is none.
-func newContainer(folders []string, temp, apiKeyEnv string, getenv func(string) string) (*container, Sandboxing) {
+func newContainer(folders []string, temp, apiKeyEnv string, added []string, getenv func(string) string) (*container, Sandboxing) {
 	st := sandbox.Probe()
 	if !st.Available {
 		return nil, Sandboxing{Line: "no sandbox (" + st.Why + "): every command off the allow list asks, and an allowed one asks too once the run has changed a file"}
@@ -54,7 +55,7 @@ func newContainer(folders []string, temp, apiKeyEnv string, getenv func(string) 
 	if err != nil || home == "" || home == "/" {
 		return nil, Sandboxing{Line: "no sandbox: the home directory is not known, so it cannot be hidden; commands ask"}
 	}
-	c := &container{apiKey: apiKeyEnv, base: sandbox.Policy{
+	c := &container{apiKey: apiKeyEnv, added: added, base: sandbox.Policy{
 		Workspace: folders,
 		Protected: tools.ProtectedTopLevel,
 		Temp:      temp,
@@ -82,7 +83,7 @@ func (c *container) ready() {
 		defer cancel()
 		c.policy = c.base
 		c.policy.Caches = sandbox.DiscoverCaches(ctx, c.base.Home, os.Getenv, exec.LookPath)
-		env := sandbox.Env(os.Environ(), c.apiKey)
+		env := sandbox.Env(os.Environ(), c.apiKey, c.added)
 		c.env = append(env, "TMPDIR="+c.base.Temp)
 	})
 }

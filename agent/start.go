@@ -354,7 +354,7 @@ func (st Setup) builtinTools(settings *config.Settings, configPath, spill string
 		info.Sandbox = Sandboxing{Line: fmt.Sprintf("no sandbox: no temporary directory for commands (%v); commands ask", err)}
 	} else {
 		cleanup = func() { os.RemoveAll(temp); done() }
-		c, sb := newContainer(st.Folders, temp, settings.APIKeyEnv.Value, st.getenv())
+		c, sb := newContainer(st.Folders, temp, settings.APIKeyEnv.Value, settings.SandboxEnv.Value, st.getenv())
 		info.Sandbox = sb
 		if c != nil {
 			box = c

@@ -107,7 +107,7 @@ func (l Layer) IsEditor() bool { return l == EditorStartup || l == EditorPush }
 // from the defaults, the user's config file, REIKA_* and the editor's
 // startup options only, never from a settings push (README.md,
 // "Configuration").
-var TrustKeys = []string{"profile", "endpoint", "api_key_env", "fetch", "bash_allow"}
+var TrustKeys = []string{"profile", "endpoint", "api_key_env", "fetch", "bash_allow", "sandbox_env"}
 
 // IsTrustKey reports whether key (snake_case) is one of TrustKeys.
 func IsTrustKey(key string) bool {
@@ -164,6 +164,10 @@ type Settings struct {
 	// line runs when every command in it is covered by an entry and passes
 	// its program's rule (agent/tools, allowlist).
 	BashAllow Value[[]string]
+	// SandboxEnv names the variables of the user's environment a
+	// contained command gets besides those the sandbox passes (the
+	// shell's, the locale's, the toolchains'): every other is withheld.
+	SandboxEnv Value[[]string]
 	// Fetch lets the agent fetch public web pages (never local hosts).
 	Fetch Value[bool]
 	Extra Value[map[string]any]
@@ -225,6 +229,7 @@ type Profile struct {
 	Warmup            *bool          `json:"warmup,omitempty"`
 	ReasoningBack     *bool          `json:"reasoning_back,omitempty"`
 	BashAllow         []string       `json:"bash_allow,omitempty"`
+	SandboxEnv        []string       `json:"sandbox_env,omitempty"`
 	Fetch             *bool          `json:"fetch,omitempty"`
 	Extra             map[string]any `json:"extra,omitempty"`
 }

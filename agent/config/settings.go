@@ -55,6 +55,7 @@ var settingsTable = []setting{
 	{key: "reasoning_back", env: "REIKA_REASONING_BACK", kind: kindBool, hint: "1 or 0"},
 	{key: "fetch", env: "REIKA_FETCH", kind: kindBool, hint: "1 or 0"},
 	{key: "bash_allow", env: "REIKA_BASH_ALLOW", kind: kindList, hint: "a list of command prefixes (in the environment, separated by commas)"},
+	{key: "sandbox_env", env: "REIKA_SANDBOX_ENV", kind: kindList, hint: "a list of variable names (in the environment, separated by commas)"},
 }
 
 type resolver struct{ s *Settings }
@@ -102,6 +103,9 @@ func (r *resolver) applyProfile(p Profile, src Source) {
 		if f.v != nil {
 			set(f.key, *f.v)
 		}
+	}
+	if p.SandboxEnv != nil {
+		set("sandbox_env", toAny(p.SandboxEnv))
 	}
 	if p.BashAllow != nil {
 		set("bash_allow", toAny(p.BashAllow))
@@ -275,8 +279,11 @@ func (r *resolver) setBool(st setting, b bool, src Source) {
 }
 
 func (r *resolver) setList(st setting, list []string, src Source) {
-	if st.key == "bash_allow" {
+	switch st.key {
+	case "bash_allow":
 		r.s.BashAllow = Value[[]string]{list, src}
+	case "sandbox_env":
+		r.s.SandboxEnv = Value[[]string]{list, src}
 	}
 }
 
@@ -427,6 +434,7 @@ func (s *Settings) Each(f func(key string, value any, src Source)) {
 	f("reasoning_back", s.ReasoningBack.Value, s.ReasoningBack.Source)
 	f("fetch", s.Fetch.Value, s.Fetch.Source)
 	f("bash_allow", s.BashAllow.Value, s.BashAllow.Source)
+	f("sandbox_env", s.SandboxEnv.Value, s.SandboxEnv.Source)
 	f("extra", s.Extra.Value, s.Extra.Source)
 }
 

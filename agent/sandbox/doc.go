@@ -13,7 +13,7 @@
 //		Caches:    sandbox.DiscoverCaches(ctx, home, os.Getenv, exec.LookPath),
 //	}
 //	cmd := exec.Command("bash", "-c", command)
-//	cmd.Env = sandbox.Env(os.Environ(), "REIKA_API_KEY")
+//	cmd.Env = sandbox.Env(os.Environ(), "REIKA_API_KEY", nil)
 //	if err := p.Start(cmd); err != nil { … } // errors.Is(err, sandbox.ErrUnavailable): no Landlock here
 //	out := cmd.Wait()
 //	note := sandbox.Explain(output, failed, p) // "" or a line for the model

@@ -38,54 +38,84 @@ var gitEnv = [][2]string{
 	{"GIT_TERMINAL_PROMPT", "0"},
 }
 
-// dropExact are variables Env removes, beside those matching dropped.
-var dropExact = map[string]bool{
-	"GOOGLE_APPLICATION_CREDENTIALS": true,
-	"SSH_AUTH_SOCK":                  true,
-	"GPG_AGENT_INFO":                 true,
-	"KUBECONFIG":                     true,
-	"NETRC":                          true,
-	"DOCKER_CONFIG":                  true,
-	"GIT_EXTERNAL_DIFF":              true,
+// passed are the variables a contained command gets from the server's
+// environment, by name: what a shell, the locale and the toolchains need
+// to behave as they do for the user. Nothing else passes — not secrets by
+// any name (DATABASE_URL, MYSQL_PWD, GITHUB_PAT, NPM_CONFIG__AUTH, a
+// proxy with its password), not the sockets of the user's agents and
+// sessions (SSH_AUTH_SOCK, XDG_RUNTIME_DIR, DBUS_SESSION_BUS_ADDRESS) —
+// but for the names the user adds (sandbox_env).
+var passed = map[string]bool{}
+
+// passedPrefixes are families of variables passed whole: the locale.
+var passedPrefixes = []string{"LC_"}
+
+func init() {
+	for _, group := range [][]string{
+		// The shell, the user and the terminal.
+		{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "SHLVL", "HOSTNAME", "TMPDIR", "LANG", "LANGUAGE", "TERM", "COLORTERM",
+			"TZ", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CI", "SOURCE_DATE_EPOCH",
+			"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS",
+			"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"},
+		// Go.
+		{"GOPATH", "GOROOT", "GOBIN", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOPROXY",
+			"GOPRIVATE", "GOINSECURE", "GOTOOLCHAIN", "GOOS", "GOARCH", "GOAMD64", "GOARM", "GOARM64", "GO386", "GOEXPERIMENT",
+			"GODEBUG", "GOENV", "GOWORK", "GOTELEMETRY", "GOTMPDIR", "GOGC", "GOMAXPROCS", "GOMEMLIMIT", "GOTRACEBACK",
+			"GOCOVERDIR", "CGO_ENABLED", "CGO_CFLAGS", "CGO_CPPFLAGS", "CGO_CXXFLAGS", "CGO_LDFLAGS", "CGO_FFLAGS"},
+		// Node.
+		{"NODE_OPTIONS", "NODE_PATH", "NODE_ENV", "NODE_EXTRA_CA_CERTS", "NVM_DIR", "NVM_BIN", "npm_config_cache",
+			"NPM_CONFIG_CACHE", "npm_config_prefix", "NPM_CONFIG_PREFIX", "COREPACK_HOME", "PNPM_HOME", "YARN_CACHE_FOLDER"},
+		// Python.
+		{"PYTHONPATH", "PYTHONHOME", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONHASHSEED", "PYTHONIOENCODING",
+			"PYTHONUTF8", "PYTHONPYCACHEPREFIX", "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "PIPX_HOME", "UV_CACHE_DIR"},
+		// Rust.
+		{"CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "RUSTFLAGS", "RUSTDOCFLAGS", "RUST_BACKTRACE", "RUST_LOG",
+			"CARGO_TARGET_DIR", "CARGO_TERM_COLOR", "CARGO_INCREMENTAL", "CARGO_BUILD_JOBS"},
+		// Java, Ruby, .NET.
+		{"JAVA_HOME", "JDK_HOME", "MAVEN_HOME", "M2_HOME", "GRADLE_USER_HOME", "GEM_HOME", "GEM_PATH", "BUNDLE_PATH",
+			"BUNDLE_GEMFILE", "RBENV_ROOT", "DOTNET_ROOT", "DOTNET_CLI_TELEMETRY_OPTOUT", "DOTNET_NOLOGO", "NUGET_PACKAGES"},
+		// C and C++.
+		{"CC", "CXX", "CPP", "AR", "LD", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "PKG_CONFIG_PATH", "MAKEFLAGS",
+			"CMAKE_GENERATOR", "CMAKE_BUILD_PARALLEL_LEVEL", "CCACHE_DIR", "LD_LIBRARY_PATH", "LIBRARY_PATH",
+			"C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH"},
+	} {
+		for _, name := range group {
+			passed[name] = true
+		}
+	}
 }
 
-// dropPrefixes are the prefixes of cloud credentials' variables.
-var dropPrefixes = []string{"AWS_", "AZURE_", "GOOGLE_CLOUD_", "GCLOUD_", "CLOUDSDK_", "DIGITALOCEAN_", "VAULT_"}
-
-// dropped reports whether Env removes the variable name.
-func dropped(name, apiKeyEnv string) bool {
-	if name == apiKeyEnv || dropExact[name] {
+// passes reports whether Env keeps the variable name: on the allow list,
+// or one the user added, and never the API key's.
+func passes(name, apiKeyEnv string, added map[string]bool) bool {
+	if name == apiKeyEnv {
+		return false
+	}
+	if passed[name] || added[name] {
 		return true
 	}
-	up := strings.ToUpper(name)
-	for _, s := range []string{"_KEY", "_TOKEN", "_SECRET", "_PASSWORD"} {
-		if strings.HasSuffix(up, s) {
-			return true
-		}
-	}
-	for _, s := range []string{"PASSWORD", "PASSWD", "CREDENTIAL"} {
-		if strings.Contains(up, s) {
-			return true
-		}
-	}
-	for _, p := range dropPrefixes {
-		if strings.HasPrefix(up, p) {
+	for _, p := range passedPrefixes {
+		if strings.HasPrefix(name, p) {
 			return true
 		}
 	}
 	return false
 }
 
-// Env returns the environment for a contained command: environ without
-// the variable named apiKeyEnv, secrets (names ending in _KEY, _TOKEN,
-// _SECRET or _PASSWORD, or holding PASSWORD, PASSWD or CREDENTIAL), cloud
-// credentials, agent sockets, KUBECONFIG, NETRC and DOCKER_CONFIG; plus
-// GIT_CONFIG_GLOBAL=/dev/null, cat as pager, no terminal prompts, and git
-// configuration that turns off fsmonitor, hooks and every transport. The
-// user's own GIT_CONFIG_COUNT entries are kept, before these.
+// Env returns the environment for a contained command: of environ, only
+// the variables the allow list names (passed: the shell's, the locale's,
+// the toolchains') and those in added (the user's sandbox_env), never the
+// one named apiKeyEnv; plus GIT_CONFIG_GLOBAL=/dev/null, cat as pager, no
+// terminal prompts, and git configuration that turns off fsmonitor, hooks
+// and every transport. The user's own GIT_CONFIG_COUNT entries are kept,
+// before these.
 //
 // Git cannot fetch or push under this environment, network or not.
-func Env(environ []string, apiKeyEnv string) []string {
+func Env(environ []string, apiKeyEnv string, added []string) []string {
+	add := map[string]bool{}
+	for _, name := range added {
+		add[name] = true
+	}
 	vars := map[string]string{}
 	for _, kv := range environ {
 		k, v, _ := strings.Cut(kv, "=")
@@ -108,7 +138,7 @@ func Env(environ []string, apiKeyEnv string) []string {
 	seen := map[string]bool{}
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
-		if seen[k] || set[k] || dropped(k, apiKeyEnv) || isGitConfigVar(k) {
+		if seen[k] || set[k] || !passes(k, apiKeyEnv, add) || isGitConfigVar(k) {
 			continue
 		}
 		seen[k] = true

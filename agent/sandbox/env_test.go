@@ -8,43 +8,64 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestEnvDrops(t *testing.T) {
+// A contained command gets the variables on the allow list and those the
+// user added, nothing else: the secrets the pattern scrub missed (the
+// issue's canaries) included.
+func TestEnvAllowList(t *testing.T) {
 	tests := []struct {
 		name string
-		drop bool
+		pass bool
 	}{
-		{"REIKA_API_KEY", true},
-		{"OPENAI_API_KEY", true},
-		{"GITHUB_TOKEN", true},
-		{"HF_TOKEN", true},
-		{"MY_SECRET", true},
-		{"DB_PASSWORD", true},
-		{"PGPASSWORD", true},
-		{"SMB_PASSWD_FILE", true},
-		{"GIT_CREDENTIAL_HELPER", true},
-		{"AWS_PROFILE", true},
-		{"AZURE_CLIENT_ID", true},
-		{"GOOGLE_APPLICATION_CREDENTIALS", true},
-		{"GOOGLE_CLOUD_PROJECT", true},
-		{"CLOUDSDK_CONFIG", true},
-		{"SSH_AUTH_SOCK", true},
-		{"GPG_AGENT_INFO", true},
-		{"KUBECONFIG", true},
-		{"VAULT_ADDR", true},
-		{"NETRC", true},
-		{"DOCKER_CONFIG", true},
-		{"GIT_EXTERNAL_DIFF", true},
-		{"PATH", false},
-		{"HOME", false},
-		{"GOPATH", false},
-		{"KEYBOARD", false},
-		{"TOKENIZERS_PARALLELISM", false},
+		// Withheld: secrets by any name, credentials, agents' sockets.
+		{"REIKA_API_KEY", false},
+		{"OPENAI_API_KEY", false},
+		{"GITHUB_TOKEN", false},
+		{"GITHUB_PAT", false},
+		{"DATABASE_URL", false},
+		{"MYSQL_PWD", false},
+		{"PGPASSWORD", false},
+		{"REDIS_URL", false},
+		{"SENTRY_DSN", false},
+		{"NPM_CONFIG__AUTH", false},
+		{"NODE_AUTH_TOKEN", false},
+		{"PIP_INDEX_URL", false},
+		{"CARGO_REGISTRIES_MY_TOKEN", false},
+		{"HTTPS_PROXY", false},
+		{"http_proxy", false},
+		{"GOAUTH", false},
+		{"AWS_PROFILE", false},
+		{"GOOGLE_APPLICATION_CREDENTIALS", false},
+		{"SSH_AUTH_SOCK", false},
+		{"XDG_RUNTIME_DIR", false},
+		{"DBUS_SESSION_BUS_ADDRESS", false},
+		{"KUBECONFIG", false},
+		{"GIT_SSH_COMMAND", false},
+		{"GIT_ASKPASS", false},
+		{"GIT_EXTERNAL_DIFF", false},
+		{"MY_OWN_VAR", false},
+		// Passed: the shell, the locale, the toolchains.
+		{"PATH", true},
+		{"HOME", true},
+		{"LANG", true},
+		{"LC_ALL", true},
+		{"TERM", true},
+		{"GOPATH", true},
+		{"GOFLAGS", true},
+		{"CGO_ENABLED", true},
+		{"NODE_OPTIONS", true},
+		{"VIRTUAL_ENV", true},
+		{"CARGO_HOME", true},
+		{"JAVA_HOME", true},
+		{"CC", true},
+		// Added by the user.
+		{"MY_TOOL_HOME", true},
 	}
+	added := []string{"MY_TOOL_HOME", "REIKA_API_KEY"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := Env([]string{tt.name + "=x"}, "REIKA_API_KEY")
-			if got := !slices.Contains(env, tt.name+"=x"); got != tt.drop {
-				t.Errorf("Env dropped %s = %v, want %v", tt.name, got, tt.drop)
+			env := Env([]string{tt.name + "=x"}, "REIKA_API_KEY", added)
+			if got := slices.Contains(env, tt.name+"=x"); got != tt.pass {
+				t.Errorf("Env passed %s = %v, want %v", tt.name, got, tt.pass)
 			}
 		})
 	}
@@ -58,7 +79,7 @@ func TestEnvGit(t *testing.T) {
 		"GIT_CONFIG_KEY_1=core.fsmonitor", "GIT_CONFIG_VALUE_1=/bin/evil",
 		"GIT_CONFIG_KEY_7=stray", "GIT_CONFIG_VALUE_7=dropped",
 	}
-	got := Env(in, "")
+	got := Env(in, "", nil)
 	want := []string{
 		"PATH=/bin",
 		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0",

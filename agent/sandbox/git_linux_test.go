@@ -65,7 +65,7 @@ func TestGitConfig(t *testing.T) {
 			} else {
 				cmd := exec.Command("bash", "-c", tt.script)
 				cmd.Dir = f.ws
-				cmd.Env = Env(os.Environ(), "")
+				cmd.Env = Env(os.Environ(), "", nil)
 				b, e := cmd.CombinedOutput()
 				out, err = string(b), e
 			}

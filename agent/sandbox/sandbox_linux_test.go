@@ -121,7 +121,13 @@ func run(t *testing.T, p Policy, dir, script string, extra ...string) (string, e
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", script)
 	cmd.Dir = dir
-	cmd.Env = Env(append(os.Environ(), extra...), "REIKA_API_KEY")
+	var names []string // the test's own plumbing passes, as a user's sandbox_env would
+	for _, kv := range extra {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "SANDBOX_") {
+			names = append(names, k)
+		}
+	}
+	cmd.Env = Env(append(os.Environ(), extra...), "REIKA_API_KEY", names)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := p.Start(cmd); err != nil {
@@ -310,7 +316,7 @@ func TestSockets(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, os.Args[0])
-			cmd.Env = append(Env(os.Environ(), ""), "SANDBOX_DIAL="+tt.network+","+addr)
+			cmd.Env = append(Env(os.Environ(), "", nil), "SANDBOX_DIAL="+tt.network+","+addr)
 			var out strings.Builder
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := f.policy.Start(cmd); err != nil {
@@ -439,7 +445,7 @@ func TestSocketsWithNetwork(t *testing.T) {
 		{"unix", sock, false},
 	} {
 		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(Env(os.Environ(), ""), "SANDBOX_DIAL="+tt.network+","+tt.addr)
+		cmd.Env = append(Env(os.Environ(), "", nil), "SANDBOX_DIAL="+tt.network+","+tt.addr)
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := p.Start(cmd); err != nil {
