@@ -391,7 +391,7 @@ func (s *Planner) finish(p Plan) Plan {
 	b := s.Budget()
 	limit := positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit)
 	if b.Window > 0 {
-		p.MaxTokens = b.MaxTokens(p.Estimate, limit)
+		p.MaxTokens = b.MaxTokens(s.replyBase(p.Estimate, s.cfg.PrefixChars+s.countedSize()), limit)
 	} else {
 		p.MaxTokens = s.cfg.MaxTokens
 	}
@@ -489,7 +489,7 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 			s.note.asked = true
 			p := s.finish(Plan{Event: Note, Messages: msgs})
 			p.Estimate = est
-			p.MaxTokens = b.MaxTokens(est, positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit))
+			p.MaxTokens = b.MaxTokens(s.replyBase(est, s.last.chars), positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit))
 			return p
 		}
 	}
