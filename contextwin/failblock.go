@@ -1,6 +1,9 @@
 package contextwin
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // The failure block of a shed command's output: a test or build log puts
 // the failing test, its assertion and the run's summary line a few lines
@@ -14,24 +17,17 @@ const (
 	failAfter      = 1  // and after it
 )
 
-// failWords mark a line of a failure or a verdict, compared without case:
-// FAIL/FAILED/--- FAIL, Error/panic/Traceback, assert/expected, not ok
-// (tap), the marks jest and mocha print, and the coverage figure.
-var failWords = []string{"fail", "error", "panic", "assert", "expected", "traceback", "exception", "not ok", "✕", "✗", "●", "coverage"}
+// failMark finds a word of a failure or a verdict: FAIL, FAILED,
+// failed, Error: or error[…], panic: or panicked, assert, expected,
+// Traceback, Exception, not ok (tap), the marks jest and mocha print, and
+// the coverage figure. The words stand alone, so that a passing test
+// named TestFailedNote or TestChatErrors is not one.
+var failMark = regexp.MustCompile(`\b(?:FAIL(?:ED|URES?)?|[Ff]ailed|failures?|ERROR|panicked|[Aa]ssert(?:ion)?|[Ee]xpected|not ok|Traceback|Exception)\b|\b(?:\w*Error|error)[:\[]|\b(?:panic:|coverage:)|✕|✗|●`)
 
 // failureLine reports whether line reads as a failure or a verdict; an
 // "E   " line is pytest's explanation of an assertion.
 func failureLine(line string) bool {
-	if strings.HasPrefix(line, "E  ") || strings.HasPrefix(line, "> ") {
-		return true
-	}
-	l := strings.ToLower(line)
-	for _, w := range failWords {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
+	return strings.HasPrefix(line, "E  ") || strings.HasPrefix(line, "> ") || failMark.MatchString(line)
 }
 
 // failureBlock picks the lines of lines[from:to] (the output between the

@@ -78,3 +78,23 @@ func TestFailureBlockIsBounded(t *testing.T) {
 		t.Errorf("summary of %d bytes, over %d", len(sum), maxSummary)
 	}
 }
+
+// TestFailureLine: the words of a failure stand alone; a passing test
+// named after a failure is not one.
+func TestFailureLine(t *testing.T) {
+	for line, want := range map[string]bool{
+		"--- FAIL: TestRound (0.00s)":                  true,
+		"coverage: 81.2% of statements":                true,
+		"TypeError: x is undefined":                    true,
+		"error[E0308]: mismatched types":               true,
+		"panic: runtime error: index out of range":     true,
+		"not ok 3 - adds":                              true,
+		"=== RUN   TestFailedNoteFoldsWithoutOne":      false,
+		"--- PASS: TestChatErrors/one_round_0 (0.03s)": false,
+		"ok  \texample.com/calc\t0.012s":               false,
+	} {
+		if got := failureLine(line); got != want {
+			t.Errorf("failureLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
