@@ -612,7 +612,7 @@ func (s *Planner) noteMessages(b Budget) ([]Message, int) {
 	cur := s.currentStart()
 	q := Message{Role: User, Content: NoteInstruction}
 	msgs := s.view.Messages()
-	size, fresh := s.noteResults(msgs, cur, b.Usable, s.est.NewChars(b.Recap/noteSharePart), sizeOf(q))
+	size, fresh := s.noteResults(msgs, cur, b.Usable, noteShare(b, s.est), sizeOf(q))
 	msgs = append(msgs, q)
 	size += sizeOf(q)
 	fresh += sizeOf(q)
