@@ -34,6 +34,8 @@ const (
 //	<the note>
 //	Facts:
 //	- key: value
+//	From earlier notes:
+//	- a line of an earlier note no later one stated again
 //	Happened, newest first:
 //	- "First sentence of the assistant." read a.go 1-120 of 300; ran go test ./... → ok
 //	Files (lines read):
@@ -66,9 +68,11 @@ const (
 // and its tool results, or a user's message), newest first, then the
 // previous recap's entries. Files, pages and searches are newest first and
 // merged with the previous recap's. The structured fields hold these lists
-// capped (30 facts, 200 entries, 40 files of at most 8 line ranges, 20
-// pages, 20 searches) even where Text had no room for them, so the next
-// fold carries them on. When in.Note is empty the previous note is kept.
+// capped (the facts and the earlier notes' findings while they fit the
+// budget, at least 30 facts; 200 entries, 40 files of at most 8 line
+// ranges, 20 pages, 20 searches) even where Text had no room for them, so
+// the next fold carries them on. When in.Note is empty the previous note
+// is kept (findings.go says how a newer note leaves the older one's lines).
 func BuildRecap(in RecapInput) Recap {
 	var prev Recap
 	if in.Previous != nil {
