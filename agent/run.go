@@ -379,7 +379,7 @@ func pluralSuffix(n int) string {
 // about it).
 func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, error) {
 	s := r.s
-	overflowed := false
+	overflowed, capped := false, false
 	for i, m := range p.Checkpoints {
 		r.checkpoint(ctx, m, i == 0 && p.Fresh)
 	}
@@ -391,6 +391,15 @@ func (r *run) send(ctx context.Context, p contextwin.Plan) (*engine.Response, er
 		switch {
 		case err == nil, errors.Is(err, engine.BadToolCall):
 			return resp, err
+		case errors.As(err, &ee) && ee.Kind == engine.Overflow && !capped && replyOverflowed(ee, p.MaxTokens):
+			// The prompt fits; the room asked for the reply did not
+			// (vLLM refuses prompt + max_tokens over its window, before
+			// any prefill): the same request goes again with the room
+			// the engine's own figures leave.
+			capped = true
+			p.MaxTokens = ee.Window - ee.PromptTokens
+			attempt = -1
+			continue
 		case errors.As(err, &ee) && ee.Kind == engine.Overflow && !overflowed:
 			overflowed = true
 			s.mu.Lock()
@@ -637,4 +646,11 @@ func clipWithEllipsis(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// replyOverflowed reports whether the engine refused a request whose
+// prompt fits its window for the max_tokens asked: its figures say the
+// prompt leaves room, less than was asked, for the reply.
+func replyOverflowed(ee *engine.Error, maxTokens int) bool {
+	return ee.PromptTokens > 0 && ee.Window > 0 && ee.PromptTokens < ee.Window && maxTokens > ee.Window-ee.PromptTokens
 }

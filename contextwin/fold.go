@@ -75,13 +75,14 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	s.fold.fronts++
 	if appended {
 		// The old recap stays as it was sent; what is new follows it.
-		// Its room is small: the ledger's exact facts that the request
-		// does not show yet go first, then what happened; the note's prose
-		// waits for the next rewrite, which carries it (r.Note). A middle
+		// Its room is small: the fold's note and the ledger's exact facts
+		// that the request does not show yet go first (partNote), then
+		// what happened; the next rewrite carries the note again (r.Note)
+		// and, once a newer note replaces it, its findings. A middle
 		// recap this fold takes in goes from the request: its facts are in
 		// the ledger, and so come along.
 		shown := s.fold.front.msg.Content + v
-		part := BuildRecap(RecapInput{Note: factsText(unshown(r.Ledger, shown)), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2,
+		part := BuildRecap(RecapInput{Note: s.partNote(r.Ledger, shown), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2,
 			Shown: shown})
 		s.fold.front.text += appendPart(&text, s.fold.front.msg.Content, part.Text)
 		verbatim = len(s.fold.front.msg.Content)
@@ -193,7 +194,7 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
 	v, n := s.verbatimText(from, boundary)
 	shown := s.fold.front.msg.Content + s.fold.mid.msg.Content + v
-	part := BuildRecap(RecapInput{Note: factsText(unshown(r.Ledger, shown)), Folded: turns, Budget: s.midRoom(budget), Shown: shown})
+	part := BuildRecap(RecapInput{Note: s.partNote(r.Ledger, shown), Folded: turns, Budget: s.midRoom(budget), Shown: shown})
 	var text strings.Builder
 	verbatim := 0
 	if s.fold.midTo > 0 {

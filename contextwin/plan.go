@@ -391,7 +391,7 @@ func (s *Planner) finish(p Plan) Plan {
 	b := s.Budget()
 	limit := positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit)
 	if b.Window > 0 {
-		p.MaxTokens = b.MaxTokens(p.Estimate, limit)
+		p.MaxTokens = b.MaxTokens(s.replyBase(p.Estimate, s.cfg.PrefixChars+s.countedSize()), limit)
 	} else {
 		p.MaxTokens = s.cfg.MaxTokens
 	}
@@ -489,7 +489,7 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 			s.note.asked = true
 			p := s.finish(Plan{Event: Note, Messages: msgs})
 			p.Estimate = est
-			p.MaxTokens = b.MaxTokens(est, positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit))
+			p.MaxTokens = b.MaxTokens(s.replyBase(est, s.last.chars), positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit))
 			return p
 		}
 	}
@@ -604,36 +604,15 @@ func (s *Planner) degrade(b Budget, p *Plan) {
 
 // noteMessages is the note round's request: the view up to the current
 // round — what the model has seen, which the engine has cached — then the
-// current round with its results shed to their summaries (they may be
-// what pushed the request over, and they stay whole after the fold), then
-// the question. It is an append of the last request sent. It returns the
-// request's estimate.
+// current round with its newest results as much as a share of the room
+// allows (noteResults: the note is written from them) and the others as
+// their summaries, then the question. It is an append of the last request
+// sent. It returns the request's estimate.
 func (s *Planner) noteMessages(b Budget) ([]Message, int) {
 	cur := s.currentStart()
 	q := Message{Role: User, Content: NoteInstruction}
-	// The current round's results no request has carried stand as their
-	// summaries in it: the fold re-prefills them whole after its change
-	// point anyway, so carrying them whole here would prefill them twice.
-	// When the whole view and the question do not fit, the round's other
-	// results give way too: the note would have no room to be written.
-	msgs := slices.Clone(s.view.Messages()) // written below: the view's are lent, not to be changed
-	size, fresh := s.counted()
-	over := s.price(size+sizeOf(q), fresh+sizeOf(q)) > b.Usable
-	for k := s.view.Len() - 1; k >= 0 && s.view.items[k].of >= cur; k-- {
-		it := &s.view.items[k]
-		i, m := it.of, it.msg
-		if m.Role != Tool || (i < s.sent && !over) {
-			continue
-		}
-		if sum, keep := s.summarize(i); !keep {
-			size -= it.size
-			fresh -= it.fresh
-			m.Content = sum
-			msgs[k] = m
-			size += sizeOf(m)
-			fresh += sizeOf(m)
-		}
-	}
+	msgs := slices.Clone(s.view.Messages()) // written by noteResults: the view's are lent, not to be changed
+	size, fresh := s.noteResults(msgs, cur, b.Usable, noteShare(b, s.est), sizeOf(q))
 	msgs = append(msgs, q)
 	size += sizeOf(q)
 	fresh += sizeOf(q)

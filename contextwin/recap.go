@@ -34,6 +34,8 @@ const (
 //	<the note>
 //	Facts:
 //	- key: value
+//	From earlier notes:
+//	- a line of an earlier note no later one stated again
 //	Happened, newest first:
 //	- "First sentence of the assistant." read a.go 1-120 of 300; ran go test ./... → ok
 //	Files (lines read):
@@ -66,9 +68,11 @@ const (
 // and its tool results, or a user's message), newest first, then the
 // previous recap's entries. Files, pages and searches are newest first and
 // merged with the previous recap's. The structured fields hold these lists
-// capped (30 facts, 200 entries, 40 files of at most 8 line ranges, 20
-// pages, 20 searches) even where Text had no room for them, so the next
-// fold carries them on. When in.Note is empty the previous note is kept.
+// capped (the facts and the earlier notes' findings while they fit the
+// budget, at least 30 facts; 200 entries, 40 files of at most 8 line
+// ranges, 20 pages, 20 searches) even where Text had no room for them, so
+// the next fold carries them on. When in.Note is empty the previous note
+// is kept (findings.go says how a newer note leaves the older one's lines).
 func BuildRecap(in RecapInput) Recap {
 	var prev Recap
 	if in.Previous != nil {
@@ -83,7 +87,8 @@ func BuildRecap(in RecapInput) Recap {
 	t := foldTurns(in.Folded)
 	r := Recap{
 		Note:     note,
-		Ledger:   mergeLedger(parseFacts(tidy(in.Note)), prev.Ledger),
+		Ledger:   mergeLedger(parseFacts(tidy(in.Note)), prev.Ledger, in.Budget),
+		Findings: mergeFindings(tidy(in.Note), prev, in.Budget),
 		Happened: mergeEntries(t.entries, prev.Happened),
 		Files:    mergeFiles(t.files, prev.Files),
 		Pages:    mergeUnique(t.pages, prev.Pages, maxPages),
@@ -208,6 +213,7 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 		items []string
 	}{
 		{"Facts:", factLines(r.Ledger, r.Note, shown)},
+		{findingsHead, r.Findings},
 		{"Happened, newest first:", r.Happened},
 		{"Files (lines read):", files},
 		{"Pages fetched:", r.Pages},
@@ -239,6 +245,10 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 		}
 	}
 	for i, s := range sections {
+		if s.head == findingsHead {
+			t.findings(s.items)
+			continue
+		}
 		t.section(s.head, s.items, i == 0)
 	}
 	return strings.Join(t.lines, "\n")
@@ -439,24 +449,26 @@ func isCount(s string) bool {
 }
 
 // mergeLedger puts the note's facts first, then the previous facts whose
-// keys the note does not state, keeping maxFacts.
-func mergeLedger(facts, prev []Fact) []Fact {
+// keys the note does not state: the first maxFacts of them, and more while
+// their lines fit in room bytes (the recap's budget).
+func mergeLedger(facts, prev []Fact, room int) []Fact {
 	out := slices.Clone(facts)
 	seen := make(map[string]bool, len(out)+len(prev))
+	used := 0
 	for _, f := range out {
 		seen[factID(f.Key)] = true
+		used += len(f.Key) + len(f.Value) + 5
 	}
 	for _, f := range prev {
-		if len(out) >= maxFacts {
+		n := len(f.Key) + len(f.Value) + 5
+		if len(out) >= maxFacts && used+n > room {
 			break
 		}
 		if id := factID(f.Key); validFact(f) && !seen[id] {
 			seen[id] = true
+			used += n
 			out = append(out, f)
 		}
-	}
-	if len(out) > maxFacts {
-		out = out[:maxFacts]
 	}
 	return out
 }

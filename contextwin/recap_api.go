@@ -25,8 +25,12 @@ type FileTouch struct {
 type Recap struct {
 	// Note is the fold's note, or the previous one when the fold had none.
 	Note string
-	// Ledger is at most 30 exact facts, those the last note stated first.
-	Ledger   []Fact
+	// Ledger is the exact facts, those the last note stated first: at
+	// least 30, and more while they fit the recap's budget.
+	Ledger []Fact
+	// Findings are the earlier notes' lines that no later note stated
+	// again, newest note first, while they fit the recap's budget.
+	Findings []string
 	Happened []string    // newest first, at most 200 entries of 240 bytes
 	Files    []FileTouch // newest first, at most 40
 	Pages    []string    // URLs fetched, newest first, at most 20

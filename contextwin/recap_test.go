@@ -137,16 +137,20 @@ func TestMergeLedger(t *testing.T) {
 			[]Fact{{"Decision", "drop v1"}, {"build", "make"}, {"owner", "agent"}}},
 		{"no note", nil, prev, []Fact{{"build", "make"}, {"decision", "keep v1"}, {"owner", "agent"}}},
 	} {
-		if got := mergeLedger(tc.facts, tc.prev); !slices.Equal(got, tc.want) {
+		if got := mergeLedger(tc.facts, tc.prev, 0); !slices.Equal(got, tc.want) {
 			t.Errorf("mergeLedger(%s) = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 	var many []Fact
 	for i := range 2 * maxFacts {
-		many = append(many, Fact{fmt.Sprintf("k%d", i), "v"})
+		many = append(many, Fact{fmt.Sprintf("k%02d", i), "v"})
 	}
-	if got := mergeLedger(many[:5], many); len(got) != maxFacts || got[0] != many[0] || got[5] != many[5] {
-		t.Errorf("mergeLedger(5 new, %d old) = %d facts starting %q, want %d starting with the new", len(many), len(got), got[:6], maxFacts)
+	if got := mergeLedger(many[:5], many, 0); len(got) != maxFacts || got[0] != many[0] || got[5] != many[5] {
+		t.Errorf("mergeLedger(5 new, %d old, no room) = %d facts starting %q, want %d starting with the new", len(many), len(got), got[:6], maxFacts)
+	}
+	// Room for more: the ledger is budgeted by bytes, not capped at 30.
+	if got := mergeLedger(many[:5], many, 45*len("- k10: v\n")); len(got) != 45 || got[44] != many[44] {
+		t.Errorf("mergeLedger(5 new, %d old, room for 45) = %d facts, want 45", len(many), len(got))
 	}
 }
 
@@ -252,7 +256,7 @@ func TestBuildRecapCaps(t *testing.T) {
 		name   string
 		n, max int
 	}{
-		{"ledger", len(r.Ledger), maxFacts},
+		{"ledger", len(r.Ledger), min(300, in.Budget/len("- old100: v\n"))}, // as many as the budget holds
 		{"happened", len(r.Happened), maxHappened},
 		{"files", len(r.Files), maxFiles},
 		{"pages", len(r.Pages), maxPages},
@@ -368,7 +372,7 @@ func FuzzBuildRecap(f *testing.F) {
 				t.Errorf("ledger fact %q is not a valid fact", f)
 			}
 		}
-		if len(r.Ledger) > maxFacts || len(r.Happened) > maxHappened || len(r.Files) > maxFiles || len(r.Pages) > maxPages || len(r.Searches) > maxSearches {
+		if len(r.Ledger) > max(maxFacts, budget/len("- k: v\n")) || len(r.Happened) > maxHappened || len(r.Files) > maxFiles || len(r.Pages) > maxPages || len(r.Searches) > maxSearches {
 			t.Errorf("BuildRecap lists %d, %d, %d, %d, %d, over their caps", len(r.Ledger), len(r.Happened), len(r.Files), len(r.Pages), len(r.Searches))
 		}
 		for _, fl := range r.Files {

@@ -317,41 +317,58 @@ func summarizeCommand(content string, p Payload) string {
 	s.add(head+": "+plural(n, "line")+" of output", 0)
 	// The opening says what ran and with what (versions, the run's
 	// settings); the closing lines what came of it (results, the exit
-	// status). Both stay; the middle goes.
-	var first []string
-	for line := range strings.Lines(content) {
-		if len(first) == commandHead {
-			break
-		}
-		if l := oneLineTail(strings.TrimRight(line, "\r\n"), maxSummaryLine-2); l != "" {
-			first = append(first, l)
+	// status); the failure block between them what failed and why
+	// (failureBlock). They stay; the rest of the middle goes.
+	lines := strings.Split(strings.TrimRight(content, "\n"), "\n")
+	var first, block, tail []int
+	for i := 0; i < len(lines) && len(first) < commandHead; i++ {
+		if commandLine(lines[i]) != "" {
+			first = append(first, i)
 		}
 	}
-	var tail []string
-	for rest := content; rest != "" && len(tail) < commandTail; {
-		line := rest
-		if i := strings.LastIndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[i+1:], rest[:i]
-		} else {
-			rest = ""
-		}
-		if l := oneLineTail(line, maxSummaryLine-2); l != "" {
-			tail = append(tail, l)
+	for i := len(lines) - 1; i >= 0 && len(tail) < commandTail; i-- {
+		if commandLine(lines[i]) != "" {
+			tail = append([]int{i}, tail...)
 		}
 	}
 	if n <= commandHead+commandTail+1 {
 		first = nil // short: the closing lines say it all
 	}
-	for _, l := range first {
-		s.add("  "+l, 0)
+	if len(tail) > 0 {
+		from := 0
+		if len(first) > 0 {
+			from = first[len(first)-1] + 1
+		}
+		block = failureBlock(lines, from, tail[0])
 	}
-	if len(first) > 0 {
-		s.add("  …", 0)
-	}
-	for i := len(tail) - 1; i >= 0; i-- {
-		s.add("  "+tail[i], 0)
+	last := -1
+	for _, part := range [][]int{first, block, tail} {
+		for _, i := range part {
+			if last >= 0 && !blankBetween(lines, last, i) {
+				s.add("  …", 0)
+			}
+			s.add("  "+commandLine(lines[i]), 0)
+			last = i
+		}
 	}
 	return s.String()
+}
+
+// blankBetween reports whether lines strictly between a and b are blank:
+// nothing between two shown lines was left out.
+func blankBetween(lines []string, a, b int) bool {
+	for _, l := range lines[a+1 : b] {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// commandLine is a line of a command's output as a summary shows it: one
+// line, its end kept when it is long; "" for a blank one.
+func commandLine(line string) string {
+	return oneLineTail(strings.TrimRight(line, "\r"), maxSummaryLine-2)
 }
 
 // Reads.

@@ -1,0 +1,111 @@
+package contextwin
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// lastResult is the newest tool result appended to the planner.
+func lastResult(s *Planner) (int, Message) {
+	for i := len(s.log) - 1; i >= 0; i-- {
+		if s.log[i].Role == Tool {
+			return i, s.log[i]
+		}
+	}
+	return -1, Message{}
+}
+
+// noteCarries returns the content the note round's request carries for
+// the tool result with the given call id.
+func noteCarries(msgs []Message, id string) string {
+	for _, m := range msgs {
+		if m.Role == Tool && m.ToolCallID == id {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// TestNoteSeesTheNewestResult: the note round's request carries the
+// round's newest result whole when it fits its share, not only its
+// summary.
+func TestNoteSeesTheNewestResult(t *testing.T) {
+	b := newBuild(Config{Window: 64000, PrefixChars: 2000})
+	b.user("Review internal/spec.md and implement it.")
+	b.send()
+	var p Plan
+	for r := 0; p.Event != Note && r < 400; r++ {
+		b.s.Append(Message{Role: Assistant, Content: "Next.", ToolCalls: []ToolCall{{ID: fmt.Sprint("x", r), Name: "run", Arguments: `{}`}}})
+		b.s.Append(Message{Role: Tool, ToolCallID: fmt.Sprint("x", r), Content: strings.Repeat(fmt.Sprintf("line %d of the output\n", r), 90), Payload: Payload{Kind: Command, Path: fmt.Sprint("make ", r)}})
+		if p = b.s.Plan(); p.Event == Append {
+			b.answer(p)
+		}
+	}
+	if p.Event != Note {
+		t.Fatalf("Plan() = %s, want the note round", p.Event)
+	}
+	_, res := lastResult(b.s)
+	if got := noteCarries(p.Messages, res.ToolCallID); got != res.Content {
+		t.Errorf("the note round carries %d bytes of the newest result (%q…), want it whole (%d bytes)", len(got), headUpTo(got, 80), len(res.Content))
+	}
+	if share := b.s.est.NewChars(b.s.Budget().Recap / noteSharePart); len(res.Content) > share {
+		t.Fatalf("the result (%d bytes) is over the note's share (%d): the test tests nothing", len(res.Content), share)
+	}
+	if p.Estimate+noteReply > b.s.Budget().Window {
+		t.Errorf("the note round's estimate %d leaves no room for the note", p.Estimate)
+	}
+}
+
+// TestNoteSeesAsMuchAsFits: when the round's results do not fit whole,
+// the newest keeps its head and tail cut to the room, within the limit,
+// and the older ones go to their summaries.
+func TestNoteSeesAsMuchAsFits(t *testing.T) {
+	b := newBuild(Config{Window: 32000, PrefixChars: 2000})
+	b.user("Look at the logs.")
+	b.send()
+	s := b.s
+	s.Append(Message{Role: Assistant, Content: "Reading both.", ToolCalls: []ToolCall{
+		{ID: "a", Name: "run", Arguments: `{"command":"make a"}`}, {ID: "b", Name: "run", Arguments: `{"command":"make b"}`}}})
+	old := strings.Repeat("building module alpha step ok\n", 400)
+	newest := "FIRST LINE of b\n" + strings.Repeat("compiling package beta unit fine\n", 600) + "LAST LINE of b\n"
+	s.Append(Message{Role: Tool, ToolCallID: "a", Content: old, Payload: Payload{Kind: Command, Path: "make a"}})
+	s.Append(Message{Role: Tool, ToolCallID: "b", Content: newest, Payload: Payload{Kind: Command, Path: "make b"}})
+	s.sync()
+	q := sizeOf(Message{Role: User, Content: NoteInstruction})
+	size, fresh := s.counted()
+	whole := s.price(size+q, fresh+q)
+	limit := whole - s.est.New(len(old)+len(newest)/2)
+	msgs := s.view.Messages()
+	size, fresh = s.noteResults(msgs, s.currentStart(), limit, 1<<30, q)
+	if got := s.price(size+q, fresh+q); got > limit {
+		t.Errorf("the note round's estimate %d is over the limit %d", got, limit)
+	}
+	gotB := noteCarries(msgs, "b")
+	if !strings.HasPrefix(gotB, "FIRST LINE of b") || !strings.HasSuffix(gotB, "LAST LINE of b\n") || len(gotB) >= len(newest) || len(gotB) < len(newest)/4 {
+		t.Errorf("the newest result stands as %d bytes (%q…), want its head and tail cut to the room", len(gotB), headUpTo(gotB, 60))
+	}
+	if gotA := noteCarries(msgs, "a"); len(gotA) >= len(old)/2 {
+		t.Errorf("the older result keeps %d of %d bytes, want its summary", len(gotA), len(old))
+	}
+}
+
+// TestNoteShareBoundsTheResults: what the note round carries of the
+// round's results beyond their summaries stays within its share.
+func TestNoteShareBoundsTheResults(t *testing.T) {
+	b := newBuild(Config{Window: 128000, PrefixChars: 2000})
+	b.user("Run it.")
+	b.send()
+	s := b.s
+	log := "FIRST LINE\n" + strings.Repeat("a line of the build output\n", 2000) + "LAST LINE\n"
+	s.Append(Message{Role: Assistant, Content: "Running.", ToolCalls: []ToolCall{{ID: "a", Name: "run", Arguments: `{}`}}})
+	s.Append(Message{Role: Tool, ToolCallID: "a", Content: log, Payload: Payload{Kind: Command, Path: "make"}})
+	s.sync()
+	msgs := s.view.Messages()
+	sum, _ := s.summarize(len(s.log) - 1)
+	s.noteResults(msgs, s.currentStart(), s.Budget().Usable, 3000, 100)
+	got := noteCarries(msgs, "a")
+	if len(got) > len(sum)+3000 || len(got) < len(sum)+3000-minCut || !strings.HasPrefix(got, "FIRST LINE") || !strings.HasSuffix(got, "LAST LINE\n") {
+		t.Errorf("the note round carries %d bytes of a %d-byte log (summary %d), want its head and tail in its summary's size and 3000 bytes more", len(got), len(log), len(sum))
+	}
+}
