@@ -46,7 +46,7 @@
 //     items of a listed value. NotesKept is the mean share of each note's
 //     findings the last request carries (a key a later note gives another
 //     value wants only the newest), NotesReached the share of notes of
-//     which some finding reached a later request.
+//     which half the findings or more reached one later request.
 //
 // Each replay starts its own engine on loopback and runs on the calling
 // goroutine; Replay and Run are safe for concurrent use, and Run runs its

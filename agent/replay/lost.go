@@ -38,7 +38,8 @@ type Losses struct {
 	// notes, the summaries); NotesKept the mean over them of the share of
 	// each one's findings the last request carries (a value a later note
 	// gives its key anew is not wanted), NotesReached the share of them
-	// of which some finding reached a later request. 1 without notes.
+	// of which half the findings or more reached one later request. 1
+	// without notes.
 	Notes        int     `json:"notes"`
 	NotesKept    float64 `json:"notes_kept"`
 	NotesReached float64 `json:"notes_reached"`
@@ -72,9 +73,10 @@ type finding struct {
 type noteSeen struct {
 	round    int
 	findings []finding
-	after    bool // a turn request came after it
-	checked  bool // a turn request after it was looked at whole
-	reached  bool
+	after    bool   // a turn request came after it
+	checked  bool   // a turn request after it was looked at whole
+	present  []bool // its findings the current request carries
+	reached  bool   // a later request carried half its findings or more
 }
 
 // losses measures one replay.
@@ -207,13 +209,16 @@ func (l *losses) turn(round int, req engine.Request, extends bool) {
 		look := fresh
 		if !n.checked {
 			look, n.checked = msgs, true
+			clear(n.present)
 		}
-		for _, f := range n.findings {
-			if mentions(look, f.text) {
-				n.reached = true
-				break
+		count := 0
+		for i, f := range n.findings {
+			n.present[i] = n.present[i] || mentions(look, f.text)
+			if n.present[i] {
+				count++
 			}
 		}
+		n.reached = 2*count >= len(n.findings)
 	}
 }
 
@@ -282,7 +287,7 @@ func (l *losses) trail(round int, msgs, fresh []engine.Message) {
 // note takes a side call's answer in round: a note, a summary.
 func (l *losses) note(round int, text string) {
 	if f := findings(text); len(f) > 0 {
-		l.notes = append(l.notes, &noteSeen{round: round, findings: f})
+		l.notes = append(l.notes, &noteSeen{round: round, findings: f, present: make([]bool, len(f))})
 	}
 }
 

@@ -108,8 +108,8 @@ func TestTrailCountsChangedFilesNamed(t *testing.T) {
 }
 
 // A note's findings are its lines, values and listed items; the measure
-// wants the newest value of a key, and counts the notes that reached a
-// later request.
+// wants the newest value of a key, and counts the notes half of whose
+// findings reached a later request.
 func TestNoteSurvival(t *testing.T) {
 	s := lostSession()
 	l := newLosses(s)
@@ -119,14 +119,17 @@ func TestNoteSurvival(t *testing.T) {
 	l.note(3, "Facts to keep:\n- issue: X-2\n")
 	l.turn(3, request(s, engine.Message{Role: "user", Content: "Recap: X-2, a.go"}), false)
 	l.note(4, "- branch: never-seen-anywhere\n")
+	l.note(4, "- files read (4): p.go, q.go, r.go, a.go\n")
 	last := request(s, engine.Message{Role: "user", Content: "Recap: X-2, a.go"})
 	l.turn(4, last, true)
 	l.note(5, "- owner: after the last request\n")
 	got := l.result(last)
-	// Note 1: "Progress note.", a.go, b.go (its X-1 superseded): 1 of 3.
-	// Note 2: X-2: 1 of 1. Note 3: 0 of 1. Note 4 came after the last request.
-	if want := round((1.0/3+1+0)/3, 3); got.Notes != 3 || got.NotesKept != want || got.NotesReached != round(2.0/3, 3) {
-		t.Errorf("Notes, NotesKept, NotesReached = %d, %v, %v; want 3, %v, 0.667", got.Notes, got.NotesKept, got.NotesReached, want)
+	// Note 1: "Progress note.", a.go, b.go (its X-1 superseded): 1 of 3;
+	// it reached round 2's request (3 of its 4 findings). Note 2: X-2, 1 of
+	// 1. Note 3: 0 of 1, never reached. Note 4: a.go, 1 of 4, under half:
+	// not reached. Note 5 came after the last request.
+	if want := round((1.0/3+1+0+0.25)/4, 3); got.Notes != 4 || got.NotesKept != want || got.NotesReached != 0.5 {
+		t.Errorf("Notes, NotesKept, NotesReached = %d, %v, %v; want 4, %v, 0.5", got.Notes, got.NotesKept, got.NotesReached, want)
 	}
 	f := findings("Progress note after 12 tool rounds.\nEstablished so far:\n- files read (3): a.go, b.go and 1 more\n- issue: X-1\n")
 	want := []finding{{text: "Progress note after 12 tool rounds."}, {key: "files read", text: "a.go", list: true},

@@ -60,7 +60,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "request no longer holds, and reread_tok their prefill; trail, the share of (request,")
 		fmt.Fprintln(stderr, "changed file) pairs where the request names the file, trail_min the lowest in one")
 		fmt.Fprintln(stderr, "request; notes_kept, the share of each note's findings in the last request, and")
-		fmt.Fprintln(stderr, "notes_seen, the share of notes that reached a later request.")
+		fmt.Fprintln(stderr, "notes_seen, the share of notes half of whose findings reached a later request.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
