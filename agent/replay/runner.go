@@ -69,6 +69,9 @@ type Row struct {
 	// speeds of the replay (Speeds.Seconds; Replay's are DefaultSpeeds,
 	// Results' are Options.Speeds), in seconds.
 	EngineSeconds float64 `json:"engine_s"`
+	// Losses are what a user loses beyond the planted facts: re-reads,
+	// the trail of changed files, the notes that survive.
+	Losses
 }
 
 // Failed reports a row whose figures are no result: the session stalled
@@ -250,7 +253,7 @@ func ReplayOn(ctx context.Context, e Engine, s *Recording, window int, name stri
 
 	setup := Setup{Window: window, Reserve: Reserve, Prefix: agent.NewPrefix(s.Prefix(window), s.Tools)}
 	base := "http://" + ln.Addr().String() + "/v1"
-	m := &meter{client: engine.NewClient(engine.Options{BaseURL: base, Flavor: e.clientFlavor()}), srv: srv}
+	m := &meter{client: engine.NewClient(engine.Options{BaseURL: base, Flavor: e.clientFlavor()}), srv: srv, loss: newLosses(s)}
 	stalled, skipped := 0, 0
 	if name == "ours" {
 		if stalled, err = replayOurs(ctx, s, base, m, discovered(srv.Config().Cache)); err != nil {
@@ -292,6 +295,10 @@ func ReplayOn(ctx context.Context, e Engine, s *Recording, window int, name stri
 	row.PrefillSeconds = round(row.PrefillSeconds, 1)
 	row.price(DefaultSpeeds)
 	row.FactsKept = round(FactsVisible(s.Facts, m.last), 3)
+	row.Losses = m.loss.result(m.last)
+	if row.Events > 0 {
+		row.ReReadsPerEvent = round(float64(row.ReReads)/float64(row.Events), 2)
+	}
 	res := Result{Row: row, Requests: m.requests, Last: m.last, Problems: m.problems}
 	return res, nil
 }
@@ -396,16 +403,37 @@ func round(x float64, places int) float64 {
 }
 
 // FactsVisible is the share of facts whose value appears in req's messages
-// (their text or their tool calls' arguments).
+// (their text or their tool calls' arguments). A fact whose key a later
+// fact plants again (the user corrected it) is not wanted: only the newest
+// value of a key counts.
 func FactsVisible(facts []Fact, req engine.Request) float64 {
-	if len(facts) == 0 {
+	wanted := len(Wanted(facts))
+	if wanted == 0 {
 		return 1
 	}
-	return float64(len(facts)-len(FactsLost(facts, req))) / float64(len(facts))
+	return float64(wanted-len(FactsLost(facts, req))) / float64(wanted)
 }
 
-// FactsLost are the facts whose value does not appear in req's messages,
-// in their order: those FactsVisible does not count.
+// Wanted are the facts a request should still carry: each key's newest
+// value, in their order.
+func Wanted(facts []Fact) []Fact {
+	var out []Fact
+	for i, f := range facts {
+		newest := true
+		for _, g := range facts[i+1:] {
+			if g.Key == f.Key && g.Round >= f.Round {
+				newest = false
+			}
+		}
+		if newest {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// FactsLost are the wanted facts (Wanted) whose value does not appear in
+// req's messages, in their order: those FactsVisible does not count.
 func FactsLost(facts []Fact, req engine.Request) []Fact {
 	var b strings.Builder
 	for _, m := range req.Messages {
@@ -418,7 +446,7 @@ func FactsLost(facts []Fact, req engine.Request) []Fact {
 	}
 	text := b.String()
 	var lost []Fact
-	for _, f := range facts {
+	for _, f := range Wanted(facts) {
 		if !strings.Contains(text, f.Value) {
 			lost = append(lost, f)
 		}
@@ -460,6 +488,7 @@ type meter struct {
 	requests []Request
 	last     engine.Request
 	problems []string
+	loss     *losses
 }
 
 // begin starts round n (1-based): its recorded reply, which the next turn
@@ -525,6 +554,14 @@ func (m *meter) Chat(ctx context.Context, req engine.Request, c Call) (*engine.R
 	if !c.Side {
 		m.prev, m.prevTool = msgs, tools
 		m.last = req
+	}
+	if m.loss != nil {
+		switch {
+		case !c.Side:
+			m.loss.turn(m.round, req, q.Extends)
+		case req.MaxTokens != 1 && resp.Content != "":
+			m.loss.note(m.round, resp.Content)
+		}
 	}
 	m.requests = append(m.requests, q)
 	return resp, nil

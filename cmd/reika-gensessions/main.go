@@ -23,6 +23,13 @@
 //	go run ./cmd/reika-lsp replay --strategy ours --window 16k --session testdata/sessions/unseen/unseen-1234567.jsonl.gz
 //
 // The same seed and the same Go release give the same bytes.
+//
+// With -shape KIND and -seed it writes the shaped sessions of those seeds
+// (synth.ShapeKinds: pytest, tap, pastes, longturn), drawn from Python's
+// standard library and npm's sources on this machine, into
+// testdata/sessions/shapes unless -out says otherwise:
+//
+//	go run ./cmd/reika-gensessions -shape pastes -seed 1234567
 package main
 
 import (
@@ -52,9 +59,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "the directory to write NAME.jsonl.gz into (default testdata/sessions, with -seed testdata/sessions/unseen)")
 	seeds := fs.String("seed", "", "write the unseen sessions of these `seeds` (comma-separated) instead")
 	goroot := fs.String("goroot", "", "with -seed: the Go tree to draw from (default $(go env GOROOT))")
+	shape := fs.String("shape", "", "with -seed: write the shaped sessions of this `kind` ("+strings.Join(synth.ShapeKinds, ", ")+") instead of unseen ones")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: reika-gensessions [-repo DIR] [-out DIR] [NAME]…")
 		fmt.Fprintln(stderr, "       reika-gensessions -seed N[,N]… [-goroot DIR] [-out DIR]")
+		fmt.Fprintln(stderr, "       reika-gensessions -shape KIND -seed N[,N]… [-out DIR]")
 		fmt.Fprintf(stderr, "\nRegenerates the recorded sessions %v (default all) byte for byte,\n", synth.Names())
 		fmt.Fprintln(stderr, "or writes the unseen sessions of the seeds, drawn from Go's own source tree.")
 		fs.PrintDefaults()
@@ -67,7 +76,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fs.Usage()
 			return 2
 		}
+		if *shape != "" {
+			return writeShapes(*shape, *seeds, *out, stdout, stderr)
+		}
 		return writeUnseen(*seeds, *goroot, *out, stdout, stderr)
+	}
+	if *shape != "" {
+		fmt.Fprintln(stderr, "reika-gensessions: -shape needs -seed")
+		return 2
 	}
 	if *out == "" {
 		*out = filepath.Join("testdata", "sessions")
@@ -88,6 +104,54 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		report(stdout, filepath.Join(*out, name+".jsonl.gz"), r, size)
+	}
+	return 0
+}
+
+// parseSeeds reads comma-separated decimal seeds.
+func parseSeeds(seeds string) ([]uint64, error) {
+	var list []uint64
+	for _, s := range strings.Split(seeds, ",") {
+		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("-seed %q: want decimal seeds, comma-separated", s)
+		}
+		list = append(list, n)
+	}
+	return list, nil
+}
+
+// writeShapes writes the shaped sessions of kind and the comma-separated
+// seeds into out.
+func writeShapes(kind, seeds, out string, stdout, stderr io.Writer) int {
+	list, err := parseSeeds(seeds)
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
+		return 2
+	}
+	if out == "" {
+		out = filepath.Join("testdata", "sessions", "shapes")
+	}
+	g, err := synth.NewShapes()
+	if err == nil {
+		err = os.MkdirAll(out, 0o755)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
+		return 1
+	}
+	for _, seed := range list {
+		s, err := g.Session(kind, seed)
+		if err != nil {
+			fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
+			return 1
+		}
+		size, err := synth.Write(out, s.Recording)
+		if err != nil {
+			fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
+			return 1
+		}
+		report(stdout, filepath.Join(out, s.Recording.Name+".jsonl.gz"), s.Recording, size)
 	}
 	return 0
 }

@@ -56,6 +56,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "how full it kept the window and which planted facts it still carried at the end.")
 		fmt.Fprintln(stderr, "decoded counts the tokens the engine generated (turns, notes, summaries); engine_s is")
 		fmt.Fprintln(stderr, "the engine time at the given speeds: prefilled ÷ --prefill-tps + decoded ÷ --decode-tps.")
+		fmt.Fprintln(stderr, "What a user loses besides: rereads, the reads a model would make again of files the")
+		fmt.Fprintln(stderr, "request no longer holds, and reread_tok their prefill; trail, the share of (request,")
+		fmt.Fprintln(stderr, "changed file) pairs where the request names the file, trail_min the lowest in one")
+		fmt.Fprintln(stderr, "request; notes_kept, the share of each note's findings in the last request, and")
+		fmt.Fprintln(stderr, "notes_seen, the share of notes half of whose findings reached a later request.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -153,6 +158,14 @@ func failedRows(rows []replay.Row, stderr io.Writer) int {
 	return code
 }
 
+// noteShare prints a share of a row's notes, "-" when it asked for none.
+func noteShare(r replay.Row, share float64) string {
+	if r.Notes == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", share)
+}
+
 func validStrategy(name string) bool {
 	for _, s := range replay.Strategies {
 		if s.Name == name {
@@ -198,7 +211,8 @@ func findSessions() ([]string, error) {
 // numbers to the right.
 func printReplayRows(w io.Writer, rows []replay.Row) {
 	table := [][]string{{"strategy", "window", "session", "prefilled", "growth", "ratio", "events", "live_mean",
-		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s", "decoded", "engine_s"}}
+		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s", "decoded", "engine_s",
+		"rereads", "reread_tok", "trail", "trail_min", "notes_kept", "notes_seen"}}
 	for _, r := range rows {
 		ratio := fmt.Sprintf("%.2f", r.Ratio)
 		switch {
@@ -211,7 +225,9 @@ func printReplayRows(w io.Writer, rows []replay.Row) {
 			strconv.Itoa(r.Growth), ratio, strconv.Itoa(r.Events), fmt.Sprintf("%.2f", r.LiveMean),
 			fmt.Sprintf("%.2f", r.PeakRatio), strconv.Itoa(r.Overflows), fmt.Sprintf("%.2f", r.FactsKept),
 			strconv.Itoa(r.Requests), fmt.Sprintf("%.1f", r.PrefillSeconds), strconv.Itoa(r.Decoded),
-			fmt.Sprintf("%.1f", r.EngineSeconds)})
+			fmt.Sprintf("%.1f", r.EngineSeconds), strconv.Itoa(r.ReReads), strconv.Itoa(r.ReReadTokens),
+			fmt.Sprintf("%.2f", r.Trail), fmt.Sprintf("%.2f", r.TrailWorst), noteShare(r, r.NotesKept),
+			noteShare(r, r.NotesReached)})
 	}
 	left := map[int]bool{0: true, 2: true}
 	width := make([]int, len(table[0]))

@@ -44,7 +44,7 @@ func TestReplayCommand(t *testing.T) {
 	if a, b := strings.Index(lines[0], "session"), strings.Index(lines[1], "fold-orphans"); a != b {
 		t.Errorf("the session column starts at %d in the header and %d in a row, want aligned", a, b)
 	}
-	if a, b := strings.Index(lines[0], "engine_s")+len("engine_s"), len(lines[1]); a != b {
+	if a, b := strings.Index(lines[0], "notes_seen")+len("notes_seen"), len(lines[1]); a != b {
 		t.Errorf("the last column ends at %d in the header and %d in a row, want aligned", a, b)
 	}
 	// The README's table is this command's output: its header, and the
@@ -84,7 +84,8 @@ func TestReplayCommand(t *testing.T) {
 		t.Fatalf("replay --json printed %d rows, want 2", len(rows))
 	}
 	keys := []string{"strategy", "window", "session", "prefilled", "growth", "ratio", "events", "live_mean",
-		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s", "decoded", "engine_s"}
+		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s", "decoded", "engine_s",
+		"rereads", "reread_tokens", "rereads_per_event", "trail", "trail_worst", "trail_last", "notes", "notes_kept", "notes_reached"}
 	for _, row := range rows {
 		if len(row) != len(keys) {
 			t.Errorf("row has %d keys, want %d: %v", len(row), len(keys), row)

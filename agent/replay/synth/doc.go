@@ -30,13 +30,31 @@
 // 12k, 16k and 32k and prints the seeds that break facts ≥ 0.95, no stall,
 // no overflow; reika-gensessions -seed writes one as a session file.
 //
+// The shaped sessions (shapes.go) are of the shapes users have that
+// neither kind above has: a Python codebase with pytest logs and a
+// JavaScript one with TAP logs whose failure block, facts inside it, sits
+// 8–14 lines above the log's end; a chat of 24 user turns each pasting
+// 1.5–4 KB of CI output or a stack trace, one of them correcting a value
+// an earlier one gave; one turn of 1,500 rounds or more and 35 facts or
+// more. They are drawn from a seed out of this machine's Python standard
+// library (python3's) and npm's sources (npm root -g), and NewShapes fails,
+// naming what is missing, when either is absent:
+//
+//	g, err := synth.NewShapes()
+//	s, err := g.Session("pastes", 1234567) // s.Recording, s.Where of each fact
+//
+// TestShapeReplay replays them through ours at 12k, 16k and 32k (-shapes N
+// seeds a kind, the 1,500-round turn under -shapes-long);
+// reika-gensessions -shape KIND -seed N writes one.
+//
 // The files of the package follow the recording's parts: source.go (the
 // repository at SourceRev, or a tree), recipes.go (the four sessions),
 // unseen.go (the unseen sessions' recipes), prefix.go (system prompt,
 // tools, repo map), builder.go (a round and its calls), steps.go (what
 // each round does, by session kind), reads.go (reads, greps, listings),
-// commands.go (notes, edits, short commands) and logs.go (long test and
-// build logs).
+// commands.go (notes, edits, short commands), logs.go (long test and
+// build logs), and shapes.go, shapelang.go and shapefacts.go (the shaped
+// sessions, their languages and their facts).
 //
 // A Source is read-only once loaded and safe for concurrent use, and so is
 // an Unseen; each Generate or Session call builds its recording alone.
