@@ -511,6 +511,8 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	case o.fold > 0:
 		p.Folded, p.RecapChars = s.foldAt(b, o.fold)
 	}
+	s.dropTurnReasoning() // before a middle recap, a user message
+	s.shedReasoningAfterChange()
 	from, least := o.shedFrom, s.fold.upTo
 	if o.shedKept {
 		from = 0
@@ -634,7 +636,7 @@ func (s *Planner) noteMessages(b Budget) ([]Message, int) {
 			fresh += sizeOf(m)
 		}
 	}
-	msgs = append(msgs, q)
+	msgs = s.askNote(msgs, q)
 	size += sizeOf(q)
 	fresh += sizeOf(q)
 	s.last.chars = s.cfg.PrefixChars + size

@@ -18,6 +18,10 @@ type Config struct {
 	// PrefixChars is the size in bytes of the fixed prefix the agent puts
 	// before the messages: system prompt, tool definitions, bootstrap.
 	PrefixChars int
+	// Reasoning is what the engine's chat template renders of the
+	// reasoning sent back (reasoning.go): what the requests carry of it,
+	// and so what the budget counts.
+	Reasoning ReasoningTemplate
 	// ReasoningRounds is, with no window, how many of the newest assistant
 	// messages keep their reasoning.
 	ReasoningRounds int
@@ -382,7 +386,7 @@ func (s *Planner) render(i int) Message {
 	if e.form != whole {
 		m.Content = e.text
 	}
-	if e.reasoningShed || s.fold.split && i == s.fold.lead {
+	if e.reasoningShed || s.fold.split && i == s.fold.lead || !s.carriesReasoning(i) {
 		// (The message the recap's rest leads goes without its
 		// reasoning: a prefill renders an assistant message's text
 		// alone, and the checkpoint request of the rest must be the
@@ -410,6 +414,9 @@ func sizeOf(m Message) int {
 // sync places the entries appended since the last plan at the end of the
 // view, all fresh.
 func (s *Planner) sync() {
+	if s.lastUser >= s.synced {
+		s.dropTurnReasoning() // a user message arrived
+	}
 	for ; s.synced < len(s.entries); s.synced++ {
 		e := &s.entries[s.synced]
 		m := s.render(s.synced)

@@ -59,6 +59,10 @@ type Discovery struct {
 	// Architecture is the model's general.architecture (the GGUF header,
 	// Ollama's model_info), "" when unknown.
 	Architecture string
+	// Reasoning is what the engine's chat template renders of the
+	// reasoning sent back (llama.cpp's /props: its caps and its text;
+	// templateReasoning), ReasoningUnknown when the engine does not say.
+	Reasoning contextwin.ReasoningTemplate
 	// SWAFullMiB is about how much more memory llama-server's --swa-full
 	// takes for a sliding-window model at this window (swaFullBytes); 0
 	// when the model's header does not give the figures.
@@ -442,6 +446,10 @@ type llamaProps struct {
 	TotalSlots int    `json:"total_slots"`
 	BuildInfo  string `json:"build_info"`
 	ModelPath  string `json:"model_path"`
+	// ChatTemplate and ChatTemplateCaps tell what the template renders
+	// of the reasoning sent back (templateReasoning).
+	ChatTemplate     string         `json:"chat_template"`
+	ChatTemplateCaps map[string]any `json:"chat_template_caps"` // any: a field of another type must not fail /props
 }
 
 func (p llamaProps) window() int {
@@ -466,6 +474,7 @@ func (d *discoverer) llamaWindow(ctx context.Context, base string, entry *modelE
 	}
 	out.Slots, out.Version = props.TotalSlots, props.BuildInfo
 	d.modelPath = props.ModelPath
+	out.Reasoning = templateReasoning(props.ChatTemplate, props.ChatTemplateCaps)
 	if out.EngineWindow == 0 && props.window() > 0 {
 		out.EngineWindow, out.EngineWindowSource = props.window(), sourceLlamaPropsNCtx
 	}

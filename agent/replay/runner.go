@@ -234,6 +234,7 @@ func ReplayOn(ctx context.Context, e Engine, s *Recording, window int, name stri
 	if err != nil {
 		return Result{}, err
 	}
+	s = e.recording(s)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srv, err := sim.New(e.config(window))
@@ -253,7 +254,7 @@ func ReplayOn(ctx context.Context, e Engine, s *Recording, window int, name stri
 	m := &meter{client: engine.NewClient(engine.Options{BaseURL: base, Flavor: e.clientFlavor()}), srv: srv}
 	stalled, skipped := 0, 0
 	if name == "ours" {
-		if stalled, err = replayOurs(ctx, s, base, m, discovered(srv.Config().Cache)); err != nil {
+		if stalled, err = replayOurs(ctx, s, base, m, Engine{Flavor: e.Flavor, Cache: srv.Config().Cache, Reasoning: e.Reasoning}.told()); err != nil {
 			return Result{}, fmt.Errorf("replay %s, %s, window %d: %w", s.Name, name, window, err)
 		}
 	} else if skipped, err = replayPeer(ctx, s, info.New(setup), m); err != nil {

@@ -1,0 +1,128 @@
+package contextwin
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ReasoningTemplate is what the engine's chat template renders of the
+// reasoning that assistant messages carry back (reasoning_content). It
+// decides what the requests carry of a thinking model's reasoning, and so
+// what the budget counts of it: a request carries exactly the reasoning the
+// template would render of it, so that the view's size is the prompt's.
+type ReasoningTemplate string
+
+const (
+	// ReasoningUnknown is a template nobody described: every message
+	// carries its reasoning back until a shed drops it, and it is counted.
+	ReasoningUnknown ReasoningTemplate = ""
+	// ReasoningDrop renders none (templates that strip earlier <think>
+	// blocks): no request carries reasoning, none is counted. Each reply
+	// is prefilled again from its text on the next request, as the
+	// template renders it without the reasoning the engine generated.
+	ReasoningDrop ReasoningTemplate = "drop"
+	// ReasoningTurn renders the reasoning of the assistant messages after
+	// the last user message (Qwen3's, DeepSeek's): a user message drops
+	// the turn's reasoning from the prompt, and the engine prefills the
+	// turn again after it. The requests carry the reasoning of the
+	// messages after the last user message and after the middle recap (a
+	// user message too), the rest is dropped when a user message arrives,
+	// as the template drops it; a note round's question rides in the
+	// newest result rather than in a user message of its own, so that the
+	// note costs no turn (askNote).
+	ReasoningTurn ReasoningTemplate = "turn"
+	// ReasoningAll renders every assistant message's reasoning (preserved
+	// thinking: llama.cpp's supports_preserve_reasoning, a template with
+	// preserve_thinking): every message carries it until a shed drops it,
+	// and it is counted.
+	ReasoningAll ReasoningTemplate = "all"
+)
+
+// ParseReasoningTemplate reads a template class: "", "none" or "drop",
+// "turn", "all" (or "preserve").
+func ParseReasoningTemplate(s string) (ReasoningTemplate, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "":
+		return ReasoningUnknown, nil
+	case "none", "drop":
+		return ReasoningDrop, nil
+	case "turn", "current", "current-turn":
+		return ReasoningTurn, nil
+	case "all", "preserve":
+		return ReasoningAll, nil
+	}
+	return ReasoningUnknown, fmt.Errorf("unknown reasoning template %q: want drop, turn or all", s)
+}
+
+// carriesReasoning reports whether the requests carry entry i's
+// reasoning back: what the template renders of it.
+func (s *Planner) carriesReasoning(i int) bool {
+	switch s.cfg.Reasoning {
+	case ReasoningDrop:
+		return false
+	case ReasoningTurn:
+		return i > s.lastUser && i >= s.fold.midTo
+	}
+	return true
+}
+
+// dropTurnReasoning re-renders the entries of the view that carry
+// reasoning the template no longer renders: on a turn template, those
+// before a user message that arrived, or before a middle recap. The
+// request changes there, as the prompt the engine renders does.
+func (s *Planner) dropTurnReasoning() {
+	if s.cfg.Reasoning != ReasoningTurn {
+		return
+	}
+	for k := s.view.Len() - 1; k >= 0; k-- {
+		it := &s.view.items[k]
+		if it.of >= 0 && it.msg.Reasoning != "" && !s.carriesReasoning(it.of) {
+			s.change(it.of, false)
+		}
+	}
+}
+
+// askNote appends the note round's question q to msgs. On a turn
+// template a user message would drop the turn's reasoning and the engine
+// would prefill the whole turn again for the note; there the question
+// rides at the end of the newest message when it is a tool result, which
+// no request has carried yet, so the note request is the last request
+// and that result, then the question.
+func (s *Planner) askNote(msgs []Message, q Message) []Message {
+	if n := len(msgs); s.cfg.Reasoning == ReasoningTurn && n > 0 && msgs[n-1].Role == Tool {
+		last := msgs[n-1]
+		last.Content += "\n\n" + q.Content
+		return append(msgs[:n-1:n-1], last)
+	}
+	return append(msgs, q)
+}
+
+// shedReasoningAfterChange sheds the reasoning of every message after the
+// first one a shrink event changed in the request (compared with the last
+// request sent): the engine prefills all of it again anyway, so dropping
+// its reasoning costs nothing and gives its room back. On a turn template
+// it is also reasoning a later user message would make the engine prefill
+// again.
+//
+// Only on a template of known class: on one nobody described the
+// reasoning stays until a shed drops it, as it always has.
+func (s *Planner) shedReasoningAfterChange() {
+	if s.cfg.Reasoning == ReasoningUnknown {
+		return
+	}
+	sent := s.cache.sent
+	for k := range s.view.Len() {
+		it := &s.view.items[k]
+		if k < len(sent) && sameMessage(it.msg, sent[k]) {
+			continue
+		}
+		for ; k < s.view.Len(); k++ {
+			it := &s.view.items[k]
+			if it.of >= 0 && it.msg.Reasoning != "" {
+				s.entries[it.of].reasoningShed = true
+				s.change(it.of, false)
+			}
+		}
+		return
+	}
+}
