@@ -485,7 +485,7 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	// already too large to carry the question.
 	if o.fold > 0 && !emergency && !s.note.asked && s.foldable() {
 		msgs, est := s.noteMessages(b)
-		if est+noteReply <= b.Window {
+		if est+s.noteRoom() <= b.Window {
 			s.note.asked = true
 			p := s.finish(Plan{Event: Note, Messages: msgs})
 			p.Estimate = est

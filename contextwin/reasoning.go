@@ -24,12 +24,12 @@ const (
 	// ReasoningTurn renders the reasoning of the assistant messages after
 	// the last user message (Qwen3's, DeepSeek's): a user message drops
 	// the turn's reasoning from the prompt, and the engine prefills the
-	// turn again after it. The requests carry the reasoning of the
-	// messages after the last user message and after the middle recap (a
-	// user message too), the rest is dropped when a user message arrives,
-	// as the template drops it; a note round's question rides in the
-	// newest result rather than in a user message of its own, so that the
-	// note costs no turn (askNote).
+	// turn again after it. So what would be a user message after a tool
+	// result rides at the end of that result instead — what the user says
+	// while the agent works (RidesResult), the note round's question
+	// (askNote), the middle recap (midRides) — and the requests carry the
+	// reasoning of the messages after the last user message that does not
+	// ride: an ask after an answer drops the turn's, as the template does.
 	ReasoningTurn ReasoningTemplate = "turn"
 	// ReasoningAll renders every assistant message's reasoning (preserved
 	// thinking: llama.cpp's supports_preserve_reasoning, a template with
@@ -61,9 +61,36 @@ func (s *Planner) carriesReasoning(i int) bool {
 	case ReasoningDrop:
 		return false
 	case ReasoningTurn:
-		return i > s.lastUser && i >= s.fold.midTo
+		return i > s.lastQuery && (i >= s.fold.midTo || s.fold.mid.msg.Rides)
 	}
 	return true
+}
+
+// RidesResult reports whether user message m, appended after log, is
+// sent inside the tool result before it on a turn template: what the user
+// says while the agent works (a tool result is the last message) goes at
+// the end of that result, so that the template, which renders reasoning
+// after the last user message, does not drop the turn's reasoning and the
+// engine does not prefill the turn again for it (Qwen3's template does not
+// count a tool response sent as a user message as a query either). The
+// planner keeps it a user message of its own: the recap carries it word
+// for word.
+func RidesResult(log []Message, m Message) bool {
+	return m.Role == User && !m.Continuation && len(log) > 0 && log[len(log)-1].Role == Tool
+}
+
+// midRides reports whether the middle recap, placed after the view's
+// last item, rides it: on a turn template, after a tool result, as a user
+// message said there does, so that the turns before it keep their
+// reasoning in the prompt and the engine restarts at the recap.
+func (s *Planner) midRides() bool {
+	n := s.view.Len()
+	return s.cfg.Reasoning == ReasoningTurn && n > 0 && s.view.items[n-1].msg.Role == Tool
+}
+
+// RiddenText is a tool result's text with what the user said after it.
+func RiddenText(result, said string) string {
+	return result + "\n\n[The user says, while you work:]\n" + said
 }
 
 // dropTurnReasoning re-renders the entries of the view that carry
@@ -77,7 +104,7 @@ func (s *Planner) dropTurnReasoning() {
 	for k := s.view.Len() - 1; k >= 0; k-- {
 		it := &s.view.items[k]
 		if it.of >= 0 && it.msg.Reasoning != "" && !s.carriesReasoning(it.of) {
-			s.change(it.of, false)
+			s.change(it.of, true) // see shedReasoningAfterChange
 		}
 	}
 }
@@ -119,10 +146,38 @@ func (s *Planner) shedReasoningAfterChange() {
 		for ; k < s.view.Len(); k++ {
 			it := &s.view.items[k]
 			if it.of >= 0 && it.msg.Reasoning != "" {
+				// Its text counts as new, priced as bytes no request
+				// carried: the engine prefills it again, and the ratio
+				// learnt from requests that held the reasoning (prose,
+				// fewer tokens a byte than code) undercounts it.
 				s.entries[it.of].reasoningShed = true
-				s.change(it.of, false)
+				s.change(it.of, true)
 			}
 		}
 		return
 	}
+}
+
+// reasoningBytes is what reasoning counts in a message's size: its bytes
+// weighed as the tokens it takes against the code and logs results hold.
+// It is prose, sparser in tokens (about 4.3 bytes a token where code
+// takes 3; the simulator's 3.65 against 2.53), and a ratio learnt from
+// requests that carried it would undercount the ones after a user message
+// or a shrink event dropped it: on vLLM, whose max_tokens must fit the
+// window with the prompt, by more than the margin.
+func reasoningBytes(r string) int { return len(r) * 7 / 10 }
+
+// noteRoom is the room, in tokens, a note round needs: noteReply for the
+// note, and for a model that thinks the reasoning it writes first, as long
+// as the longest of its last three (a note cut at its max_tokens loses what
+// it had not written yet).
+func (s *Planner) noteRoom() int {
+	longest := 0
+	for i, seen := len(s.log)-1, 0; i >= 0 && seen < 3; i-- {
+		if s.log[i].Role == Assistant {
+			longest = max(longest, len(s.log[i].Reasoning))
+			seen++
+		}
+	}
+	return noteReply + s.est.Known(longest)
 }

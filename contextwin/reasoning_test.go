@@ -8,10 +8,14 @@ import (
 
 // thinkingTurns appends, after a user message each, turns of rounds of a
 // model that reasons before each call, and plans and sends after each
-// round; it returns the last plan.
+// round; every turn but the last ends with an answer. It returns the last
+// plan.
 func thinkingTurns(b *build, turns, rounds int) Plan {
 	var p Plan
 	for t := range turns {
+		if t > 0 {
+			b.s.Append(Message{Role: Assistant, Content: "It returns ErrMissing.", Reasoning: fmt.Sprintf("turn %d answer: ", t-1) + text(300, t)})
+		}
 		b.user(fmt.Sprintf("Question %d: what does the loader return?", t+1))
 		for r := range rounds {
 			id := fmt.Sprintf("t%dr%d", t, r)
@@ -47,8 +51,8 @@ func TestReasoningByTemplate(t *testing.T) {
 	}{
 		{ReasoningDrop, nil},
 		{ReasoningTurn, []string{"turn 1 round 0", "turn 1 round 1"}},
-		{ReasoningAll, []string{"turn 0 round 0", "turn 0 round 1", "turn 1 round 0", "turn 1 round 1"}},
-		{ReasoningUnknown, []string{"turn 0 round 0", "turn 0 round 1", "turn 1 round 0", "turn 1 round 1"}},
+		{ReasoningAll, []string{"turn 0 round 0", "turn 0 round 1", "turn 0 answer", "turn 1 round 0", "turn 1 round 1"}},
+		{ReasoningUnknown, []string{"turn 0 round 0", "turn 0 round 1", "turn 0 answer", "turn 1 round 0", "turn 1 round 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.tmpl), func(t *testing.T) {
@@ -71,9 +75,11 @@ func TestReasoningByTemplate(t *testing.T) {
 	}
 }
 
-// On a turn template a new user message drops the reasoning of the turn
-// before it from the request, where the template drops it from the
-// prompt; within a turn every request is an append of the one before.
+// On a turn template every request of a turn is an append of the one
+// before, what the user says while the agent works included: it rides the
+// tool result before it (Rides), and the turn's reasoning stays. A new
+// ask after an answer drops the turn's reasoning from the request, where
+// the template drops it from the prompt.
 func TestReasoningTurnAppends(t *testing.T) {
 	b := newBuild(Config{Window: 64000, PrefixChars: 2000, Reasoning: ReasoningTurn})
 	thinkingTurns(b, 1, 1)
@@ -82,16 +88,29 @@ func TestReasoningTurnAppends(t *testing.T) {
 		b.s.Append(Message{Role: Assistant, Content: "next", Reasoning: "more: " + text(300, r),
 			ToolCalls: []ToolCall{{ID: fmt.Sprint("x", r), Name: "read", Arguments: `{}`}}})
 		b.s.Append(Message{Role: Tool, ToolCallID: fmt.Sprint("x", r), Content: text(200, r), Payload: Payload{Kind: Read, Path: "g.go"}})
+		if r == 1 {
+			b.user("Also check the empty file.")
+		}
 		p := b.send()
 		if !isAppend(prev, p.Messages) {
 			t.Fatalf("round %d: the request within a turn is no append of the one before", r)
 		}
+		if last := p.Messages[len(p.Messages)-1]; last.Role == User && !last.Rides {
+			t.Errorf("round %d: what the user said after a result does not ride it", r)
+		}
 		prev = p.Messages
 	}
+	if got := reasoningOf(prev); len(got) != 4 {
+		t.Errorf("the turn's request carries reasoning of %q, want its 4 replies'", got)
+	}
+	b.s.Append(Message{Role: Assistant, Content: "It returns ErrMissing.", Reasoning: "answer: " + text(300, 9)})
 	b.user("And for an empty file?")
 	p := b.send()
 	if got := reasoningOf(p.Messages); len(got) != 0 {
-		t.Errorf("after a new user message the request carries reasoning of %q, want none", got)
+		t.Errorf("after a new ask the request carries reasoning of %q, want none", got)
+	}
+	if last := p.Messages[len(p.Messages)-1]; last.Rides {
+		t.Error("an ask after an answer rides: it is a query of its own")
 	}
 }
 
@@ -117,7 +136,7 @@ func TestReasoningTurnNote(t *testing.T) {
 			b := newBuild(Config{Window: 12000, PrefixChars: 2000, Reasoning: tmpl})
 			b.user("Read every file and say what the loader returns.")
 			var prev []Message
-			for r := range 60 {
+			for r := range 400 {
 				id := fmt.Sprint("c", r)
 				b.s.Append(Message{Role: Assistant, Content: "next", Reasoning: text(500, r),
 					ToolCalls: []ToolCall{{ID: id, Name: "read", Arguments: `{}`}}})
@@ -139,7 +158,7 @@ func TestReasoningTurnNote(t *testing.T) {
 				}
 				return
 			}
-			t.Fatal("no note round in 60 rounds of 2 KB at 12k")
+			t.Fatal("no note round in 400 rounds of 2 KB at 12k")
 		})
 	}
 }
@@ -178,4 +197,21 @@ func TestReasoningShedAfterChange(t *testing.T) {
 		return
 	}
 	t.Fatal("no shrink event in 80 rounds of 2 KB at 12k")
+}
+
+// A note round on a model that thinks leaves room for its reasoning
+// before the note: the room a note needs grows by the longest reasoning
+// of the last three replies.
+func TestNoteRoomThinking(t *testing.T) {
+	b := newBuild(Config{Window: 16000, PrefixChars: 2000})
+	b.user("Go.")
+	b.call(Read, "a.go", text(500, 1))
+	if got := b.s.noteRoom(); got != noteReply {
+		t.Errorf("noteRoom without reasoning = %d, want %d", got, noteReply)
+	}
+	b.s.Append(Message{Role: Assistant, Content: "next", Reasoning: text(4000, 2), ToolCalls: []ToolCall{{ID: "x", Name: "read", Arguments: `{}`}}})
+	b.s.Append(Message{Role: Tool, ToolCallID: "x", Content: text(300, 3), Payload: Payload{Kind: Read, Path: "b.go"}})
+	if got, least := b.s.noteRoom(), noteReply+b.s.est.Known(4000); got < least {
+		t.Errorf("noteRoom after 4000 bytes of reasoning = %d, want at least %d", got, least)
+	}
 }

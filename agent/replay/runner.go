@@ -545,7 +545,8 @@ func (m *meter) growth(req engine.Request) int {
 		// hundreds of rounds, so an older result may answer the same id.
 		t := 0
 		for _, sent := range req.Messages {
-			if sent.Role != string(raw.Role) || (raw.Role == contextwin.Tool && sent.ToolCallID != raw.ToolCallID) {
+			rides := raw.Role == contextwin.User && sent.Role == string(contextwin.Tool) // a user message sent inside a result
+			if (sent.Role != string(raw.Role) && !rides) || (raw.Role == contextwin.Tool && sent.ToolCallID != raw.ToolCallID) {
 				continue
 			}
 			if strings.Contains(sent.Content, raw.Content) {
