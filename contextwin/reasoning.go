@@ -112,11 +112,12 @@ func (s *Planner) dropTurnReasoning() {
 // askNote appends the note round's question q to msgs. On a turn
 // template a user message would drop the turn's reasoning and the engine
 // would prefill the whole turn again for the note; there the question
-// rides at the end of the newest message when it is a tool result, which
+// rides at the end of the newest message when it is a tool result or the
+// user's (itself riding the result before it, or a query already), which
 // no request has carried yet, so the note request is the last request
-// and that result, then the question.
+// and that message, then the question.
 func (s *Planner) askNote(msgs []Message, q Message) []Message {
-	if n := len(msgs); s.cfg.Reasoning == ReasoningTurn && n > 0 && msgs[n-1].Role == Tool {
+	if n := len(msgs); s.cfg.Reasoning == ReasoningTurn && n > 0 && (msgs[n-1].Role == Tool || msgs[n-1].Role == User) {
 		last := msgs[n-1]
 		last.Content += "\n\n" + q.Content
 		return append(msgs[:n-1:n-1], last)

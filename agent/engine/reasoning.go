@@ -17,6 +17,27 @@ import (
 // last_query_index, GLM's last_user_index, others' last_user_idx).
 var turnMarks = []string{"last_query_index", "last_user_index", "last_user_idx"}
 
+// preserveKwargs are the chat_template_kwargs that make a template keep
+// every message's reasoning, by the name the template reads: Qwen's
+// preserve_thinking (true keeps the earlier turns'), GLM's clear_thinking
+// (false keeps them).
+var preserveKwargs = []struct {
+	name  string
+	value bool
+}{{"preserve_thinking", true}, {"clear_thinking", false}}
+
+// preserving is the chat_template_kwargs to send with every request so
+// that the template renders all the reasoning sent back, nil when the
+// template reads no such switch.
+func preserving(template string) map[string]any {
+	for _, k := range preserveKwargs {
+		if strings.Contains(template, k.name) {
+			return map[string]any{k.name: k.value}
+		}
+	}
+	return nil
+}
+
 // templateReasoning is the class of a template: ReasoningUnknown when
 // /props gave no caps, ReasoningDrop when the template never reads
 // reasoning_content, ReasoningTurn when it does up to the last user

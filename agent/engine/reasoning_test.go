@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/reika-lsp/reika/contextwin"
@@ -49,5 +50,41 @@ func TestTemplateReasoningCapture(t *testing.T) {
 	}
 	if got := templateReasoning(props.ChatTemplate, props.ChatTemplateCaps); got != contextwin.ReasoningDrop {
 		t.Errorf("templateReasoning(capture) = %q, want drop", got)
+	}
+}
+
+// A template with a switch that keeps every message's reasoning is asked
+// to, beside the kwargs the settings send, which win.
+func TestReasoningKwargs(t *testing.T) {
+	qwen := `{%- if preserve_thinking or loop.index0 > ns.last_query_index %}`
+	glm := `{%- if not clear_thinking or loop.index0 > ns.last_user_index %}`
+	if got := preserving(qwen); fmt.Sprint(got) != "map[preserve_thinking:true]" {
+		t.Errorf("preserving(Qwen's) = %v", got)
+	}
+	if got := preserving(glm); fmt.Sprint(got) != "map[clear_thinking:false]" {
+		t.Errorf("preserving(GLM's) = %v", got)
+	}
+	if got := preserving("{{ reasoning_content }}"); got != nil {
+		t.Errorf("preserving(no switch) = %v, want nil", got)
+	}
+	add := map[string]any{"preserve_thinking": true}
+	tests := []struct {
+		extra map[string]any
+		want  string // fmt of the result
+	}{
+		{nil, "map[chat_template_kwargs:map[preserve_thinking:true]]"},
+		{map[string]any{"top_k": 20}, "map[chat_template_kwargs:map[preserve_thinking:true] top_k:20]"},
+		{map[string]any{"chat_template_kwargs": map[string]any{"enable_thinking": true}},
+			"map[chat_template_kwargs:map[enable_thinking:true preserve_thinking:true]]"},
+		{map[string]any{"chat_template_kwargs": map[string]any{"preserve_thinking": false}}, "map[]"},
+		{map[string]any{"chat_template_kwargs": "{}"}, "map[]"},
+	}
+	for _, tt := range tests {
+		if got := withKwargs(tt.extra, add); fmt.Sprint(got) != tt.want {
+			t.Errorf("withKwargs(%v) = %v, want %s", tt.extra, got, tt.want)
+		}
+	}
+	if tt := (map[string]any{"top_k": 20}); withKwargs(tt, add) != nil && len(tt) != 1 {
+		t.Error("withKwargs changed the settings' map")
 	}
 }
