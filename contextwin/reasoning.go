@@ -182,3 +182,15 @@ func (s *Planner) noteRoom() int {
 	}
 	return noteReply + s.est.Known(longest)
 }
+
+// primerAfter is the primer a checkpoint request puts after msgs: on a
+// turn template it rides the tool result msgs end with, as a user message
+// there does, or the template would drop the turn's reasoning from the
+// checkpoint request's prompt and the engine prefill the turn again for
+// it.
+func (s *Planner) primerAfter(msgs []Message) Message {
+	m := s.primer()
+	n := len(msgs)
+	m.Rides = s.cfg.Reasoning == ReasoningTurn && n > 0 && msgs[n-1].Role == Tool
+	return m
+}

@@ -215,3 +215,27 @@ func TestNoteRoomThinking(t *testing.T) {
 		t.Errorf("noteRoom after 4000 bytes of reasoning = %d, want at least %d", got, least)
 	}
 }
+
+// On a turn template the primer a checkpoint request puts after a tool
+// result rides it: a user message of its own would drop the turn's
+// reasoning from the checkpoint request's prompt.
+func TestPrimerRides(t *testing.T) {
+	result := []Message{{Role: User, Content: "go"}, {Role: Assistant, Content: "next"}, {Role: Tool, Content: "out"}}
+	answer := result[:2]
+	for _, tt := range []struct {
+		tmpl ReasoningTemplate
+		msgs []Message
+		want bool
+	}{
+		{ReasoningTurn, result, true},
+		{ReasoningTurn, answer, false},
+		{ReasoningAll, result, false},
+		{ReasoningUnknown, result, false},
+	} {
+		s := NewPlanner(Config{Window: 32000, Reasoning: tt.tmpl})
+		m := s.primerAfter(tt.msgs)
+		if m.Rides != tt.want || m.Content != s.primer().Content || m.Role != User {
+			t.Errorf("%s, after a %s: primer rides %v, want %v", tt.tmpl, tt.msgs[len(tt.msgs)-1].Role, m.Rides, tt.want)
+		}
+	}
+}
