@@ -216,3 +216,28 @@ func TestReasoningBackResume(t *testing.T) {
 		t.Errorf("the resumed session's request: cache_n = %d, want the last prompt and its reply, %d", got, want)
 	}
 }
+
+// A user message the planner marks as riding is sent at the end of the
+// tool result before it, not as a message of its own; one that does not
+// ride is its own message.
+func TestRequestRides(t *testing.T) {
+	p := NewPrefix("sys", nil)
+	msgs := []contextwin.Message{
+		{Role: contextwin.User, Content: "task"},
+		{Role: contextwin.Assistant, Content: "next", Reasoning: "think", ToolCalls: []contextwin.ToolCall{{ID: "c1", Name: "read", Arguments: "{}"}}},
+		{Role: contextwin.Tool, ToolCallID: "c1", Content: "result"},
+		{Role: contextwin.User, Content: "also the tests", Rides: true},
+	}
+	req := p.Request(msgs, 100, "")
+	if n := len(req.Messages); n != 4 {
+		t.Fatalf("%d messages, want 4 (system, task, reply, result with what was said)", n)
+	}
+	last := req.Messages[3]
+	if last.Role != "tool" || last.Content != contextwin.RiddenText("result", "also the tests") || last.ToolCallID != "c1" {
+		t.Errorf("last message = %+v, want the result with what the user said after it", last)
+	}
+	msgs[3].Rides = false
+	if req := p.Request(msgs, 100, ""); len(req.Messages) != 5 || req.Messages[4].Role != "user" {
+		t.Errorf("a user message that does not ride was not sent as its own")
+	}
+}

@@ -37,6 +37,10 @@ func (p *Prefix) Request(msgs []contextwin.Message, maxTokens int, toolChoice st
 		out = append(out, engine.Message{Role: "system", Content: p.System})
 	}
 	for _, m := range msgs {
+		if n := len(out); m.Rides && n > 0 && out[n-1].Role == string(contextwin.Tool) {
+			out[n-1].Content = contextwin.RiddenText(out[n-1].Content, m.Content)
+			continue
+		}
 		out = append(out, toEngine(m))
 	}
 	return engine.Request{Messages: out, Tools: p.Tools, ToolChoice: toolChoice, MaxTokens: maxTokens}

@@ -315,6 +315,10 @@ func plannerConfig(settings *config.Settings, d *engine.Discovery) contextwin.Co
 		MapChars:        settings.RepoMapBudget.Value,
 		MapCharsSet:     settings.RepoMapBudget.IsSet(),
 		Cache:           d.Cache,
+		Reasoning:       d.Reasoning,
+	}
+	if settings.ReasoningTemplate.IsSet() {
+		c.Reasoning = contextwin.ReasoningTemplate(settings.ReasoningTemplate.Value)
 	}
 	if settings.MinGenTokens.IsSet() {
 		c.Reserve = settings.MinGenTokens.Value

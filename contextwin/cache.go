@@ -593,7 +593,7 @@ func (s *Planner) resetPlant(msgs []Message) []Message {
 	if k <= 0 || len(msgs) != s.view.Len() {
 		return nil
 	}
-	return append(slices.Clone(msgs[:k]), s.primer())
+	return append(slices.Clone(msgs[:k]), s.primerAfter(msgs[:k]))
 }
 
 // chainPlant is the checkpoint request that goes before an append, on an
@@ -636,7 +636,7 @@ func (s *Planner) chainPlant(msgs []Message) []Message {
 	if from >= next || n-checkpointBack-t.model.Ubatch < next {
 		return nil
 	}
-	return append(slices.Clone(msgs), s.primer())
+	return append(slices.Clone(msgs), s.primerAfter(msgs))
 }
 
 // firstStartAfter is the token position of the first place a new middle

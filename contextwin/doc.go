@@ -101,6 +101,17 @@
 // REIKA_DEBUG's line per request shows where each request changed and
 // what the engine says it re-prefilled.
 //
+// A thinking model's reasoning is carried as the engine's chat template
+// renders it (Config.Reasoning, reasoning.go): none on a template that
+// drops it, all of it on one that preserves it, and on a turn template
+// (Qwen3's: the reasoning after the last user message) the current turn's,
+// with what would be a user message after a tool result — what the user
+// says while the agent works, the note's question, the middle recap —
+// riding at the end of that result, so that the template keeps the turn's
+// reasoning and the request changes only where the planner changed it. At
+// a shrink event the reasoning after the first message it changed goes:
+// the engine prefills that part again anyway.
+//
 // Summarize and BuildRecap are the pieces a shed and a fold use; NewBudget
 // and NewChip are the figures a status line shows.
 //

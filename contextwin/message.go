@@ -23,6 +23,10 @@ type Message struct {
 	ToolCallID string
 	// Payload describes a tool result, for its summary and its priority.
 	Payload Payload
+	// Rides, set by the planner on a user message of the view, says the
+	// request sends it at the end of the tool result before it, where a
+	// turn template does not take it for a new query (RidesResult).
+	Rides bool
 	// Continuation marks a reply cut by the length limit, or the prompt
 	// that asked the model to go on: once a later message exists, it is
 	// spent, and the first thing a shed drops.

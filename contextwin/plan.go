@@ -485,7 +485,7 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	// already too large to carry the question.
 	if o.fold > 0 && !emergency && !s.note.asked && s.foldable() {
 		msgs, est := s.noteMessages(b)
-		if est+noteReply <= b.Window {
+		if est+s.noteRoom() <= b.Window {
 			s.note.asked = true
 			p := s.finish(Plan{Event: Note, Messages: msgs})
 			p.Estimate = est
@@ -511,6 +511,8 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	case o.fold > 0:
 		p.Folded, p.RecapChars = s.foldAt(b, o.fold)
 	}
+	s.dropTurnReasoning() // before a middle recap, a user message
+	s.shedReasoningAfterChange()
 	from, least := o.shedFrom, s.fold.upTo
 	if o.shedKept {
 		from = 0
@@ -611,9 +613,9 @@ func (s *Planner) degrade(b Budget, p *Plan) {
 func (s *Planner) noteMessages(b Budget) ([]Message, int) {
 	cur := s.currentStart()
 	q := Message{Role: User, Content: NoteInstruction}
-	msgs := slices.Clone(s.view.Messages()) // written by noteResults: the view's are lent, not to be changed
+	msgs := slices.Clone(s.view.Messages()) // written by noteResults and askNote: the view's are lent, not to be changed
 	size, fresh := s.noteResults(msgs, cur, b.Usable, noteShare(b, s.est), sizeOf(q))
-	msgs = append(msgs, q)
+	msgs = s.askNote(msgs, q)
 	size += sizeOf(q)
 	fresh += sizeOf(q)
 	s.last.chars = s.cfg.PrefixChars + size

@@ -18,6 +18,10 @@ type Config struct {
 	// PrefixChars is the size in bytes of the fixed prefix the agent puts
 	// before the messages: system prompt, tool definitions, bootstrap.
 	PrefixChars int
+	// Reasoning is what the engine's chat template renders of the
+	// reasoning sent back (reasoning.go): what the requests carry of it,
+	// and so what the budget counts.
+	Reasoning ReasoningTemplate
 	// ReasoningRounds is, with no window, how many of the newest assistant
 	// messages keep their reasoning.
 	ReasoningRounds int
@@ -127,6 +131,11 @@ type transcript struct {
 	dirty     []int
 	lastUser  int // the newest user message, -1 none
 	collapsed int // no window: entries before this have collapsed
+
+	// lastQuery is the newest user message that does not follow a tool
+	// result, -1 none: what a turn template renders reasoning after
+	// (the agent sends one that does inside that result: RidesResult).
+	lastQuery int
 }
 
 // folds is what folding has done: which entries the recaps stand for, and
@@ -255,7 +264,7 @@ func NewPlanner(cfg Config) *Planner {
 	cfg.TargetFraction = min(max(cfg.TargetFraction, 0.3), 0.95)
 	return &Planner{
 		cfg: cfg, res: Reserve{Pinned: cfg.Reserve},
-		transcript: transcript{lastUser: -1},
+		transcript: transcript{lastUser: -1, lastQuery: -1},
 		view:       newView(),
 		fold:       folds{lead: -1},
 		task:       taskElection{payload: -1, turn: -1},
@@ -268,6 +277,9 @@ func NewPlanner(cfg Config) *Planner {
 func (s *Planner) Append(m Message) {
 	if m.Role == User {
 		s.lastUser = len(s.log)
+		if !RidesResult(s.log, m) {
+			s.lastQuery = len(s.log)
+		}
 	}
 	s.log = append(s.log, m)
 	s.entries = append(s.entries, entry{})
@@ -382,13 +394,14 @@ func (s *Planner) render(i int) Message {
 	if e.form != whole {
 		m.Content = e.text
 	}
-	if e.reasoningShed || s.fold.split && i == s.fold.lead {
+	if e.reasoningShed || s.fold.split && i == s.fold.lead || !s.carriesReasoning(i) {
 		// (The message the recap's rest leads goes without its
 		// reasoning: a prefill renders an assistant message's text
 		// alone, and the checkpoint request of the rest must be the
 		// start of this request.)
 		m.Reasoning = ""
 	}
+	m.Rides = s.cfg.Reasoning == ReasoningTurn && i > 0 && RidesResult(s.log[:i], m)
 	if e.lead != "" {
 		m.Content = e.lead + m.Content
 	}
@@ -400,7 +413,7 @@ func (s *Planner) render(i int) Message {
 
 // sizeOf is the size in bytes of a rendered message.
 func sizeOf(m Message) int {
-	n := len(m.Content) + len(m.Reasoning) + msgOverhead
+	n := len(m.Content) + reasoningBytes(m.Reasoning) + msgOverhead
 	for _, c := range m.ToolCalls {
 		n += len(c.ID) + len(c.Name) + len(c.Arguments) + msgOverhead
 	}
@@ -410,6 +423,9 @@ func sizeOf(m Message) int {
 // sync places the entries appended since the last plan at the end of the
 // view, all fresh.
 func (s *Planner) sync() {
+	if s.lastQuery >= s.synced {
+		s.dropTurnReasoning() // a user message arrived
+	}
 	for ; s.synced < len(s.entries); s.synced++ {
 		e := &s.entries[s.synced]
 		m := s.render(s.synced)
@@ -585,6 +601,7 @@ func (s *Planner) leadRest(first int, front CarriedRecap) {
 // placeMid appends the middle recap to the view, fresh of its bytes new,
 // then every entry from fold.midTo on.
 func (s *Planner) placeMid(fresh int) {
+	s.fold.mid.msg.Rides = s.midRides()
 	s.view.push(middleRecap, s.fold.mid.msg, fresh)
 	for i := s.fold.midTo; i < s.synced; i++ {
 		s.place(i)

@@ -52,7 +52,7 @@ func (s *Planner) shedCandidates() []shedCandidate {
 		switch {
 		case s.log[i].Continuation && e.form != continuationShed:
 			first = append(first, shedCandidate{i, shedContinuation})
-		case s.log[i].Role == Assistant && s.log[i].Reasoning != "" && !e.reasoningShed && !(s.fold.split && i == s.fold.lead):
+		case s.log[i].Role == Assistant && s.log[i].Reasoning != "" && !e.reasoningShed && !(s.fold.split && i == s.fold.lead) && s.carriesReasoning(i):
 			// (The message a two-message recap's rest leads carries none.)
 			first = append(first, shedCandidate{i, shedReasoning})
 		case s.log[i].Role == Tool && e.form != summarized && i != s.task.payload && !s.log[i].Payload.Task:

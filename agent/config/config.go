@@ -150,6 +150,10 @@ type Settings struct {
 	MaxTokens         Value[int] // 0: no cap beyond the window
 	MinGenTokens      Value[int] // 0: learn the reserve
 	RepoMapBudget     Value[int] // unset: 5% of the window; set to 0: no repo map
+	// ReasoningTemplate is what the engine's chat template renders of the
+	// reasoning sent back (contextwin.ReasoningTemplate: drop, turn, all);
+	// unset, discovery reads it from the engine.
+	ReasoningTemplate Value[string]
 	ReasoningRounds   Value[int]
 	Debug             Value[bool]
 	Minimal           Value[bool]
@@ -223,6 +227,7 @@ type Profile struct {
 	MaxTokens         *int           `json:"max_tokens,omitempty"`
 	MinGenTokens      *int           `json:"min_gen_tokens,omitempty"`
 	RepoMapBudget     *int           `json:"repo_map_budget,omitempty"`
+	ReasoningTemplate string         `json:"reasoning_template,omitempty"`
 	ReasoningRounds   *int           `json:"reasoning_rounds,omitempty"`
 	Debug             *bool          `json:"debug,omitempty"`
 	Minimal           *bool          `json:"minimal,omitempty"`

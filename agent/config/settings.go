@@ -48,6 +48,7 @@ var settingsTable = []setting{
 	{key: "max_tokens", env: "REIKA_MAX_TOKENS", kind: kindInt, min: 1, max: contextwin.MaxWindow, hint: "a positive number of tokens"},
 	{key: "min_gen_tokens", env: "REIKA_MIN_GEN_TOKENS", kind: kindInt, min: 1, max: contextwin.MaxWindow, hint: "a positive number of tokens, such as 4096"},
 	{key: "repo_map_budget", env: "REIKA_REPO_MAP_BUDGET", kind: kindInt, min: 0, max: 1_000_000, hint: "a number of characters; 0 leaves the map out"},
+	{key: "reasoning_template", env: "REIKA_REASONING_TEMPLATE", kind: kindString, hint: "drop, turn or all"},
 	{key: "reasoning_rounds", env: "REIKA_REASONING_ROUNDS", kind: kindInt, min: 0, max: 1000, hint: "a number of rounds, such as 2"},
 	{key: "debug", env: "REIKA_DEBUG", kind: kindBool, hint: "1 or 0"},
 	{key: "minimal", env: "REIKA_MINIMAL", kind: kindBool, hint: "1 or 0"},
@@ -84,6 +85,9 @@ func (r *resolver) applyProfile(p Profile, src Source) {
 	}
 	if p.CacheClass != "" {
 		set("cache_class", p.CacheClass)
+	}
+	if p.ReasoningTemplate != "" {
+		set("reasoning_template", p.ReasoningTemplate)
 	}
 	for _, f := range []struct {
 		key string
@@ -320,6 +324,13 @@ func (r *resolver) setString(st setting, s string, src Source) {
 			return
 		}
 		r.s.CacheClass = Value[string]{string(c), src}
+	case "reasoning_template":
+		t, err := contextwin.ParseReasoningTemplate(s)
+		if err != nil {
+			r.warn("%s = %q is not %s; ignored", describe(st, src), s, st.hint)
+			return
+		}
+		r.s.ReasoningTemplate = Value[string]{string(t), src}
 	case "api_key_env":
 		if strings.ContainsAny(s, " =") || len(s) > 100 {
 			r.warn("%s must name an environment variable, not hold the key itself; ignored", describe(st, src))
@@ -427,6 +438,7 @@ func (s *Settings) Each(f func(key string, value any, src Source)) {
 	f("max_tokens", s.MaxTokens.Value, s.MaxTokens.Source)
 	f("min_gen_tokens", s.MinGenTokens.Value, s.MinGenTokens.Source)
 	f("repo_map_budget", s.RepoMapBudget.Value, s.RepoMapBudget.Source)
+	f("reasoning_template", s.ReasoningTemplate.Value, s.ReasoningTemplate.Source)
 	f("reasoning_rounds", s.ReasoningRounds.Value, s.ReasoningRounds.Source)
 	f("debug", s.Debug.Value, s.Debug.Source)
 	f("minimal", s.Minimal.Value, s.Minimal.Source)

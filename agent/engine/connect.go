@@ -3,6 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+
+	"github.com/reika-lsp/reika/contextwin"
 )
 
 // Target is the endpoint the settings name, in plain values: what Connect
@@ -59,8 +62,45 @@ func Connect(ctx context.Context, t Target, base Options) (*Connection, error) {
 		return nil, err
 	}
 	opts.Flavor = d.Flavor
+	if kw := withKwargs(opts.Extra, d.ReasoningKwargs); kw != nil {
+		// The template keeps every message's reasoning when asked.
+		opts.Extra = kw
+		d.Reasoning = contextwin.ReasoningAll
+	}
 	if opts.Model == "" {
 		opts.Model = d.Model
 	}
 	return &Connection{Options: opts, EndpointSource: source, Discovery: d}, nil
+}
+
+// withKwargs is extra with the chat_template_kwargs add merged in, the
+// keys extra sets itself winning; nil when add is empty, or when extra's
+// kwargs are not an object or already set every key of add.
+func withKwargs(extra, add map[string]any) map[string]any {
+	if len(add) == 0 {
+		return nil
+	}
+	kw := map[string]any{}
+	if cur, ok := extra["chat_template_kwargs"]; ok {
+		m, isMap := cur.(map[string]any)
+		if !isMap {
+			return nil
+		}
+		maps.Copy(kw, m)
+	}
+	added := false
+	for k, v := range add {
+		if _, set := kw[k]; !set {
+			kw[k], added = v, true
+		}
+	}
+	if !added {
+		return nil
+	}
+	out := maps.Clone(extra)
+	if out == nil {
+		out = map[string]any{}
+	}
+	out["chat_template_kwargs"] = kw
+	return out
 }

@@ -59,6 +59,15 @@ type Discovery struct {
 	// Architecture is the model's general.architecture (the GGUF header,
 	// Ollama's model_info), "" when unknown.
 	Architecture string
+	// Reasoning is what the engine's chat template renders of the
+	// reasoning sent back (llama.cpp's /props: its caps and its text;
+	// templateReasoning), ReasoningUnknown when the engine does not say.
+	Reasoning contextwin.ReasoningTemplate
+	// ReasoningKwargs, when the template has a switch that keeps every
+	// message's reasoning (preserving), are the chat_template_kwargs that
+	// turn it on: Connect sends them with every request (beside the
+	// settings' own kwargs, which win) and Reasoning is then ReasoningAll.
+	ReasoningKwargs map[string]any
 	// SWAFullMiB is about how much more memory llama-server's --swa-full
 	// takes for a sliding-window model at this window (swaFullBytes); 0
 	// when the model's header does not give the figures.
@@ -442,6 +451,10 @@ type llamaProps struct {
 	TotalSlots int    `json:"total_slots"`
 	BuildInfo  string `json:"build_info"`
 	ModelPath  string `json:"model_path"`
+	// ChatTemplate and ChatTemplateCaps tell what the template renders
+	// of the reasoning sent back (templateReasoning).
+	ChatTemplate     string         `json:"chat_template"`
+	ChatTemplateCaps map[string]any `json:"chat_template_caps"` // any: a field of another type must not fail /props
 }
 
 func (p llamaProps) window() int {
@@ -466,6 +479,10 @@ func (d *discoverer) llamaWindow(ctx context.Context, base string, entry *modelE
 	}
 	out.Slots, out.Version = props.TotalSlots, props.BuildInfo
 	d.modelPath = props.ModelPath
+	out.Reasoning = templateReasoning(props.ChatTemplate, props.ChatTemplateCaps)
+	if out.Reasoning != contextwin.ReasoningDrop {
+		out.ReasoningKwargs = preserving(props.ChatTemplate)
+	}
 	if out.EngineWindow == 0 && props.window() > 0 {
 		out.EngineWindow, out.EngineWindowSource = props.window(), sourceLlamaPropsNCtx
 	}

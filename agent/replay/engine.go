@@ -16,6 +16,13 @@ type Engine struct {
 	// Cache is the simulator's cache model: the kind of a llama.cpp
 	// slot, its checkpoints; vLLM's block size.
 	Cache sim.CacheModel
+	// Reasoning, when set, is what the engine's chat template renders of
+	// the reasoning sent back (sim.ReasoningTemplate): the engine serves
+	// a thinking model, every recording without reasoning is given some
+	// (Thinking), and ours is told the class as discovery finds it.
+	// Empty, the recordings are replayed as they are on the simulator's
+	// default template.
+	Reasoning sim.ReasoningTemplate
 }
 
 // ParseEngine reads an engine by the names of sim.ParseEngine: dense,
@@ -41,7 +48,7 @@ func (e Engine) String() string {
 
 // config is the simulator's configuration for a replay in window.
 func (e Engine) config(window int) sim.Config {
-	return sim.Config{Ctx: window, Slots: 1, Flavor: e.Flavor, Cache: e.Cache}
+	return sim.Config{Ctx: window, Slots: 1, Flavor: e.Flavor, Cache: e.Cache, ReasoningTemplate: e.Reasoning}
 }
 
 // clientFlavor is the flavour the meter's client speaks to the engine.
@@ -50,6 +57,18 @@ func (e Engine) clientFlavor() engine.Flavor {
 		return engine.VLLM
 	}
 	return engine.LlamaCpp
+}
+
+// thinkingSeed draws the reasoning a replay gives a recording without any.
+const thinkingSeed = 31
+
+// recording is s as e replays it: with reasoning when e serves a
+// thinking model.
+func (e Engine) recording(s *Recording) *Recording {
+	if e.Reasoning == "" {
+		return s
+	}
+	return Thinking(s, thinkingSeed)
 }
 
 // discovered sets what the agent's discovery reads of a llama.cpp model
@@ -72,6 +91,25 @@ func discovered(c sim.CacheModel) func(*config.Settings) {
 		}
 	}
 	return nil
+}
+
+// told is what the agent is told of the engine beyond what it discovers:
+// the model's class (discovered), and on vLLM, which does not show its
+// chat template, what the template renders of the reasoning, as a user of
+// a thinking model there sets reasoning_template. llama.cpp's /props tells
+// it (chat_template_caps and the template's text).
+func (e Engine) told() func(*config.Settings) {
+	cache := discovered(e.Cache)
+	if e.Reasoning == "" || e.Flavor != sim.VLLM {
+		return cache
+	}
+	return func(st *config.Settings) {
+		if cache != nil {
+			cache(st)
+		}
+		st.ReasoningTemplate = config.Value[string]{Value: string(e.Reasoning),
+			Source: config.Source{Layer: config.Flag, Detail: "replay --reasoning (vLLM does not show its template)"}}
+	}
 }
 
 // minStep tells the agent the slot's --checkpoint-min-step when the

@@ -237,6 +237,7 @@ func ReplayOn(ctx context.Context, e Engine, s *Recording, window int, name stri
 	if err != nil {
 		return Result{}, err
 	}
+	s = e.recording(s)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srv, err := sim.New(e.config(window))
@@ -256,7 +257,7 @@ func ReplayOn(ctx context.Context, e Engine, s *Recording, window int, name stri
 	m := &meter{client: engine.NewClient(engine.Options{BaseURL: base, Flavor: e.clientFlavor()}), srv: srv, loss: newLosses(s)}
 	stalled, skipped := 0, 0
 	if name == "ours" {
-		if stalled, err = replayOurs(ctx, s, base, m, discovered(srv.Config().Cache)); err != nil {
+		if stalled, err = replayOurs(ctx, s, base, m, Engine{Flavor: e.Flavor, Cache: srv.Config().Cache, Reasoning: e.Reasoning}.told()); err != nil {
 			return Result{}, fmt.Errorf("replay %s, %s, window %d: %w", s.Name, name, window, err)
 		}
 	} else if skipped, err = replayPeer(ctx, s, info.New(setup), m); err != nil {
@@ -581,7 +582,8 @@ func (m *meter) growth(req engine.Request) int {
 		// hundreds of rounds, so an older result may answer the same id.
 		t := 0
 		for _, sent := range req.Messages {
-			if sent.Role != string(raw.Role) || (raw.Role == contextwin.Tool && sent.ToolCallID != raw.ToolCallID) {
+			rides := raw.Role == contextwin.User && sent.Role == string(contextwin.Tool) // a user message sent inside a result
+			if (sent.Role != string(raw.Role) && !rides) || (raw.Role == contextwin.Tool && sent.ToolCallID != raw.ToolCallID) {
 				continue
 			}
 			if strings.Contains(sent.Content, raw.Content) {

@@ -225,10 +225,10 @@ func (s *Server) llamaProps(w http.ResponseWriter, r *http.Request) {
 		{"endpoint_metrics", false},
 		{"ui", false},
 		{"ui_settings", obj{}},
-		{"chat_template", templateSource},
+		{"chat_template", templateText(s.cfg.ReasoningTemplate)},
 		{"chat_template_caps", obj{
 			{"supports_object_arguments", true}, {"supports_parallel_tool_calls", true},
-			{"supports_preserve_reasoning", s.cfg.ReasoningTemplate == AllReasoning}, {"supports_string_content", true},
+			{"supports_preserve_reasoning", s.cfg.ReasoningTemplate == AllReasoning || s.cfg.ReasoningTemplate == TurnReasoning}, {"supports_string_content", true},
 			{"supports_system_role", true}, {"supports_tool_calls", true}, {"supports_tools", true},
 			{"supports_typed_content", false},
 		}},

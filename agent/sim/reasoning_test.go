@@ -125,9 +125,14 @@ func TestReasoningRendered(t *testing.T) {
 				}
 			}
 			_, props := do(t, "GET", url+"/props", nil)
+			// llama.cpp reports preserve for a template that reads an
+			// earlier reasoning_content at all; the text says which.
 			preserve := strings.Contains(string(props), `"supports_preserve_reasoning":true`)
-			if preserve != (tt.tmpl == AllReasoning) {
-				t.Errorf("/props supports_preserve_reasoning = %v, want %v", preserve, tt.tmpl == AllReasoning)
+			if preserve != (tt.tmpl != DropReasoning) {
+				t.Errorf("/props supports_preserve_reasoning = %v, want %v", preserve, tt.tmpl != DropReasoning)
+			}
+			if turn := strings.Contains(string(props), "last_query_index"); turn != (tt.tmpl == TurnReasoning) {
+				t.Errorf("/props chat_template names last_query_index = %v, want %v", turn, tt.tmpl == TurnReasoning)
 			}
 		})
 	}

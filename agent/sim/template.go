@@ -345,6 +345,20 @@ const templateSource = `{{- for m in messages }}<|{{ m.role }}|>
 {{ end }}<|assistant|>
 `
 
+// templateText is the template /props shows for a reasoning template t:
+// llama.cpp reports supports_preserve_reasoning for a template that reads
+// an earlier message's reasoning_content at all, so the text says which of
+// them it renders, as Qwen3's says it with last_query_index.
+func templateText(t ReasoningTemplate) string {
+	switch t {
+	case AllReasoning:
+		return strings.Replace(templateSource, "if kept", "if m.reasoning_content", 1)
+	case TurnReasoning:
+		return strings.Replace(templateSource, "if kept", "if loop.index0 > ns.last_query_index", 1)
+	}
+	return strings.Replace(templateSource, "{{ think(m.reasoning_content) if kept }}", "", 1)
+}
+
 const toolsPreamble = "\n\n# Tools\n\nYou may call these functions. To call one, answer with " +
 	"<tool_call>{\"name\": NAME, \"arguments\": {…}}</tool_call>.\n<tools>\n"
 

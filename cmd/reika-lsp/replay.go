@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/reika-lsp/reika/agent/replay"
+	"github.com/reika-lsp/reika/agent/sim"
 )
 
 // stringList is a repeatable string flag.
@@ -45,11 +46,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Var(&strategies, "strategy", "strategy to replay: "+strategyNames()+"; repeat for several (default all)")
 	eng := fs.String("engine", "dense", "the simulated engine: llama.cpp serving a dense, swa (sliding-window) or recurrent model, or vllm")
 	minStep := fs.Int("checkpoint-min-step", 0, "swa and recurrent: llama-server's --checkpoint-min-step, `tokens` (default 8192; the agent is told it too, as check advises: checkpoint_min_step)")
+	reasoning := fs.String("reasoning", "", "replay as a thinking model: what the engine's chat template renders of the reasoning sent back, `drop`, turn (the current turn's) or all; a session without reasoning is given some (unset: the sessions as recorded)")
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
 	plot := fs.String("plot", "", "also draw each strategy's prompt per request, shrink events marked, to this SVG `file`")
 	speeds := speedFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--plot FILE.svg] [--engine NAME [--checkpoint-min-step N]] [--window N]… [--session FILE]… [--strategy NAME]…")
+		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--plot FILE.svg] [--engine NAME [--checkpoint-min-step N]] [--reasoning drop|turn|all] [--window N]… [--session FILE]… [--strategy NAME]…")
 		fmt.Fprintln(stderr, "\nReplays recorded agent sessions through each context strategy against the simulated")
 		fmt.Fprintln(stderr, "engine (llama.cpp serving a dense model, unless --engine says otherwise) and prints")
 		fmt.Fprintln(stderr, "what each prefilled, how often it invalidated the cache,")
@@ -87,6 +89,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	engine.Cache.MinStep = *minStep
+	if *reasoning != "" {
+		if engine.Reasoning, err = sim.ParseReasoningTemplate(*reasoning); err != nil {
+			fmt.Fprintf(stderr, "reika-lsp replay: --reasoning: %v\n", err)
+			return 2
+		}
+	}
 	for _, s := range strategies {
 		if !validStrategy(s) {
 			fmt.Fprintf(stderr, "reika-lsp replay: unknown strategy %q: want %s\n", s, strategyNames())

@@ -149,6 +149,7 @@ func TestReplayBadInput(t *testing.T) {
 		{"--window", "abc"},
 		{"extra"},
 		{"--session", "no/such/file.jsonl"},
+		{"--reasoning", "some"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := runReplay(context.Background(), args, &stdout, &stderr); code == 0 {

@@ -15,6 +15,7 @@ export const serverSettings = [
   "maxTokens",
   "minGenTokens",
   "repoMapBudget",
+  "reasoningTemplate",
   "reasoningRounds",
   "debug",
   "minimal",
