@@ -3,6 +3,7 @@ package contextwin
 import (
 	"path"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -127,6 +128,7 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		}
 		s.fold.kept = strings.LastIndexByte(cur[:commonPrefix(old, cur)], '\n') + 1
 	}
+	s.carryUserText(appended, boundary)
 	s.fold.recap = &r
 	s.fold.front.msg = Message{Role: User, Content: text.String()}
 	s.fold.front.verbatim = verbatim
@@ -147,9 +149,11 @@ const midPreamble = "[The turns between the messages above and the ones below we
 // mustRewrite reports whether a fold that takes in words of the user's
 // (takes) must rewrite the front recap rather than append to it: on an
 // engine that restarts from checkpoints, whose recap is laid out in two
-// messages (splitFront), they must join the user's part.
+// messages (splitFront), they must join the user's part; and when the
+// recap carries more of the user's words than their forms now take
+// (userTextFull).
 func (s *Planner) mustRewrite(takes bool) bool {
-	return takes && s.cache.model.Class == CacheCheckpointed
+	return takes && (s.cache.model.Class == CacheCheckpointed || s.userTextFull())
 }
 
 // canMid reports whether the recaps have room, in a budget of so many
@@ -305,22 +309,15 @@ func factsText(facts []Fact) string {
 // so they are not priced as new; n counts them.
 func (s *Planner) verbatimText(from, to int) (text string, n int) {
 	var b strings.Builder
-	first := true
-	for i := 0; i < to; i++ {
-		if !s.isVerbatimUser(i) {
-			continue
+	u := s.indexUsers()
+	for _, i := range u.at[sort.SearchInts(u.at, from):] {
+		if i >= to {
+			break
 		}
-		if i >= from {
-			if first {
-				b.WriteString("\n\n" + taskHeading)
-			} else {
-				b.WriteString("\n\n" + userHeading)
-			}
-			carried := s.carriedUser(i)
-			b.WriteString(carried)
-			n += len(carried)
+		if blk := s.userBlock(i); blk != "" {
+			b.WriteString("\n\n" + blk)
+			n += len(blk)
 		}
-		first = false
 	}
 	if p := s.task.payload; p >= from && p < to {
 		sent := s.sentContent(p)
@@ -400,8 +397,9 @@ func (s *Planner) canAppend(budget int) bool {
 // The headings of the user's messages in the recap: the task, then what
 // they said after it.
 const (
-	taskHeading = "The task, verbatim:\n"
-	userHeading = "Then the user said, verbatim:\n"
+	taskHeading  = "The task, verbatim:\n"
+	userHeading  = "Then the user said, verbatim:\n"
+	shortHeading = "Then the user said, shortened to fit:\n"
 )
 
 // electTaskPayload picks, once per turn, the result that defines the task:

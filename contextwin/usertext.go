@@ -1,0 +1,235 @@
+package contextwin
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// What the recap carries of the user's messages. The task (the first
+// message) is carried whole while it fits twice a later message's room,
+// and it is the last thing cut. A later message is carried in one of
+// three forms, chosen by how much the user said after it, so that a
+// message's form changes at most twice in a session and the recaps built
+// on it stay the same between those changes:
+//
+//   - whole (or its head, tail and facts past userRoom) while it and the
+//     newer messages fit the share of the recap the user's words have
+//     (userShare), and always when it is the newest;
+//   - compact: its opening, its facts and failure lines and its last
+//     line, with a pointer to the full text, for the compactCount messages
+//     past that share;
+//   - a pointer line with its facts for the pointerCount messages past
+//     those; older ones are left to the recap's "Happened" list.
+//
+// A user who pastes a log at every turn thus costs the recap a bounded
+// share, and never makes the window too small.
+
+// userIndex lists the user's messages the recap carries, as the log grows.
+type userIndex struct {
+	scanned int   // log entries [0, scanned) are indexed
+	at      []int // log index of each verbatim user message, in order
+	whole   []int // whole[k] = Σ wholeLen of messages [0, k)
+	// front is the bytes of later messages' text the front recap carries,
+	// as sent: past userCap, a fold rewrites it rather than append.
+	front int
+}
+
+// Compact and pointer forms' bounds, in bytes and counts.
+const (
+	compactRoom  = 560 // a compact message: opening, facts, last line
+	compactFacts = 240 // of which its facts and failure lines
+	pointerFacts = 160 // the facts a pointer line keeps
+	compactCount = 4
+	pointerCount = 24
+)
+
+// indexUsers brings the index up to the log and returns it.
+func (s *Planner) indexUsers() *userIndex {
+	u := &s.users
+	if len(u.whole) == 0 {
+		u.whole = []int{0}
+	}
+	room := s.userRoom()
+	for ; u.scanned < len(s.log); u.scanned++ {
+		if s.isVerbatimUser(u.scanned) {
+			u.at = append(u.at, u.scanned)
+			u.whole = append(u.whole, u.whole[len(u.whole)-1]+min(len(s.log[u.scanned].Content), room))
+		}
+	}
+	return u
+}
+
+// userRoom is the room, in bytes, one later message of the user's has in
+// the recap; userShare is what all of them carried whole share.
+func (s *Planner) userRoom() int { return max(minUserRoom, s.cfg.Window/userRoomDiv) }
+
+func (s *Planner) userShare() int { return s.userRoom() * 3 / 2 }
+
+// userCap bounds the later messages' text a recap appended to may carry
+// before a fold must rewrite it into their present forms.
+func (s *Planner) userCap() int { return s.userShare() + compactCount*compactRoom }
+
+// carriedUser is user message i as the recap carries it (see the forms
+// above); "" when the recap leaves it out.
+func (s *Planner) carriedUser(i int) string {
+	u := s.indexUsers()
+	k := sort.SearchInts(u.at, i)
+	m := s.log[i]
+	room := s.userRoom()
+	if k >= len(u.at) || u.at[k] != i || k == 0 {
+		return cutUserText(m, 2*room)
+	}
+	newer := len(u.at) - 1 - k
+	later := u.whole[len(u.at)] - u.whole[k+1]
+	switch {
+	case newer == 0 || later+min(len(m.Content), room) <= s.userShare():
+		return cutUserText(m, room)
+	case newer <= compactCount+s.wholeCount(k):
+		return compactUserText(m)
+	case newer <= compactCount+pointerCount+s.wholeCount(k):
+		return pointerUserText(m)
+	}
+	return ""
+}
+
+// wholeCount is how many of the messages newer than the k-th are carried
+// whole (the newest always is).
+func (s *Planner) wholeCount(k int) int {
+	u := s.indexUsers()
+	n, share := 0, s.userShare()
+	last := len(u.at) - 1
+	for j := last; j > k; j-- {
+		if j < last && u.whole[len(u.at)]-u.whole[j] > share {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// cutUserText is m whole when it fits room, else carriedText's head, tail
+// and facts, and where the full text is.
+func cutUserText(m Message, room int) string {
+	t := carriedText(m.Content, room)
+	if t != m.Content && m.Payload.Spill != "" {
+		t = strings.TrimRight(t, "\n") + "\n" + spillPointer(m.Payload.Spill)
+	}
+	return t
+}
+
+func spillPointer(path string) string {
+	return "[the whole message is in " + path + ": read it for what was left out]"
+}
+
+// compactUserText is m's opening line, its exact facts and failure lines,
+// its last line, and where the full text is, within compactRoom and a
+// pointer.
+func compactUserText(m Message) string {
+	text := strings.TrimSpace(m.Content)
+	if len(text) <= compactRoom {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	first, last := oneLine(lines[0], 200), oneLine(lines[len(lines)-1], 160)
+	var b strings.Builder
+	b.WriteString(first)
+	b.WriteString("\n[… " + strconv.Itoa(len(text)) + " bytes in all, cut to fit the recap; the exact facts and failures among them:]\n")
+	b.WriteString(keyLines(lines[1:len(lines)-1], compactFacts))
+	b.WriteString(last)
+	if m.Payload.Spill != "" {
+		b.WriteString("\n" + spillPointer(m.Payload.Spill))
+	}
+	return b.String()
+}
+
+// pointerUserText is one line for m: its opening, its size, where its
+// full text is, and its exact facts.
+func pointerUserText(m Message) string {
+	text := strings.TrimSpace(m.Content)
+	lines := strings.Split(text, "\n")
+	first := oneLine(lines[0], 100)
+	if len(lines) == 1 && len(text) <= 100 {
+		return first
+	}
+	where := ""
+	if m.Payload.Spill != "" {
+		where = ", whole in " + m.Payload.Spill
+	}
+	facts := strings.ReplaceAll(strings.TrimRight(keyLines(lines[1:], pointerFacts), "\n"), "\n", "; ")
+	out := first + " [… " + strconv.Itoa(len(text)) + " bytes" + where + "]"
+	if facts != "" {
+		out += " facts: " + facts
+	}
+	return out
+}
+
+// keyLines are the lines among lines that state an exact fact ("key:
+// value") or a failure, one a line, within n bytes.
+func keyLines(lines []string, n int) string {
+	var b strings.Builder
+	for _, line := range lines {
+		line = strings.TrimSpace(line)
+		if _, ok := factOf(line); !ok && !failureLine(line) {
+			continue
+		}
+		if b.Len()+len(line)+1 <= n {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
+
+// failureLine reports whether a line of a log says what failed: a test
+// runner's failure, an assertion, an error or a panic.
+func failureLine(line string) bool {
+	if len(line) > maxFact {
+		return false
+	}
+	for _, p := range []string{"--- FAIL", "FAIL ", "FAILED", "panic:", "Error:", "error:", "AssertionError", "assert", "Exception", "✗", "not ok "} {
+		if strings.Contains(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// carryUserText keeps count of the later messages' text the front recap
+// carries after a fold up to boundary that appended to it or rewrote it.
+func (s *Planner) carryUserText(appended bool, boundary int) {
+	from := 0
+	if appended {
+		from = s.fold.upTo
+	} else {
+		s.users.front = 0
+	}
+	u := s.indexUsers()
+	for _, i := range u.at[sort.SearchInts(u.at, from):] {
+		if i >= boundary {
+			break
+		}
+		if i != u.at[0] {
+			s.users.front += s.verbatimLen(i)
+		}
+	}
+}
+
+// userTextFull reports whether the front recap carries more of the later
+// messages' text than userCap: the next fold that takes in one of the
+// user's messages rewrites it, each message in its present form.
+func (s *Planner) userTextFull() bool { return s.users.front > s.userCap() }
+
+// userBlock is user message i as the recap writes it, under its heading:
+// the task's, or one that says whether it is whole; "" when left out.
+func (s *Planner) userBlock(i int) string {
+	c := s.carriedUser(i)
+	switch u := s.indexUsers(); {
+	case c == "":
+		return ""
+	case len(u.at) > 0 && u.at[0] == i:
+		return taskHeading + c
+	case c == s.log[i].Content:
+		return userHeading + c
+	}
+	return shortHeading + c
+}

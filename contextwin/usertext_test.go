@@ -1,0 +1,107 @@
+package contextwin
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// pasteChat is a chat of turns user messages, each pasting 1.5–4 KB of CI
+// output or a stack trace with a fact in it, each followed by a few rounds
+// of reads, a command and an edit.
+func pasteChat(turns, seed int) (steps []step, facts []string) {
+	rng := rand.New(rand.NewPCG(uint64(seed), 31))
+	for t := range turns {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Turn %d: CI failed again, here is the output:\n", t)
+		size := 1500 + rng.IntN(2500)
+		fact := fmt.Sprintf("FACT build_%d: exit %d", t, 100+t)
+		at := rng.IntN(20)
+		for i := 0; b.Len() < size; i++ {
+			if i == at {
+				b.WriteString(fact + "\n")
+				continue
+			}
+			fmt.Fprintf(&b, "    at pkg/svc/handler%d.go:%d +0x%x (goroutine %d, running)\n", i, 40+i*3, 0x1a0+i, t)
+		}
+		b.WriteString("--- FAIL: TestHandler (0.02s)\nWhat is wrong?")
+		facts = append(facts, fact)
+		steps = append(steps, step{user: b.String()})
+		for r := range 3 + rng.IntN(3) {
+			rs := []result{{kind: Read, path: fmt.Sprintf("pkg/svc/handler%d.go", rng.IntN(12)), chars: 600 + rng.IntN(3000)}}
+			switch r % 3 {
+			case 1:
+				rs = append(rs, result{kind: Command, path: "go test ./pkg/svc", chars: 800 + rng.IntN(4000)})
+			case 2:
+				rs = append(rs, result{kind: Diff, path: fmt.Sprintf("pkg/svc/handler%d.go", t%12), chars: 400 + rng.IntN(800)})
+			}
+			steps = append(steps, step{results: rs, note: "status: working\nbuild: red"})
+		}
+	}
+	return steps, facts
+}
+
+// A user who pastes a long log at every turn never stops the session.
+func TestPasteChatNeverStalls(t *testing.T) {
+	for _, c := range []CacheClass{CacheDense, CacheCheckpointed, CacheBlocks} {
+		for _, w := range []int{12288, 16384} {
+			t.Run(fmt.Sprint(c, w), func(t *testing.T) { pasteChatHolds(t, c, w) })
+		}
+	}
+}
+
+// pasteChatHolds plays the paste chat at window w on an engine of cache
+// class c: it never stops, folds, and its last request carries every
+// pasted fact.
+func pasteChatHolds(t *testing.T, c CacheClass, w int) {
+	steps, facts := pasteChat(24, 1)
+	h := newHarness(t, Config{Window: w, PrefixChars: 4000, Reserve: 1024, Cache: CacheModel{Class: c}})
+	h.run(steps)
+	if h.ended != "" {
+		t.Fatalf("after %d requests the run ended: %s", h.sent, h.ended)
+	}
+	folds, front := 0, 0
+	for _, p := range h.plans {
+		if p.Event == Fold {
+			folds++
+		}
+		for _, m := range p.Messages {
+			if strings.HasPrefix(m.Content, foldPreamble) {
+				front = max(front, len(m.Content))
+			}
+		}
+	}
+	if folds < 5 {
+		t.Errorf("%d folds: the chat tested little", folds)
+	}
+	for _, f := range facts {
+		if !containsContent(h.prev, f) {
+			t.Errorf("the last request lost the pasted fact %q", f)
+		}
+	}
+	t.Logf("%d requests, %d folds, the largest recap %d bytes", h.sent, folds, front)
+}
+
+// carriesUser reports whether msgs carry user message i in a form at least
+// as full as the one the recap gives it now: an appended recap keeps the
+// fuller form it was sent with until a rewrite.
+func carriesUser(msgs []Message, s *Planner, i int) bool {
+	m := s.log[i]
+	now := s.carriedUser(i)
+	forms := []string{m.Content, cutUserText(m, s.userRoom()), cutUserText(m, 2*s.userRoom())}
+	switch now {
+	case compactUserText(m):
+		forms = append(forms, now)
+	case pointerUserText(m):
+		forms = append(forms, compactUserText(m), now)
+	case "":
+		return true
+	}
+	for _, f := range forms {
+		if containsContent(msgs, f) {
+			return true
+		}
+	}
+	return false
+}
