@@ -458,6 +458,11 @@ func (s *Planner) definesTask(i, turn int) bool {
 // exact facts ("key: value", as a note states them), up to a quarter of
 // the room more: what the user stated exactly survives the cut.
 func carriedText(text string, room int) string {
+	return cutWithFacts(text, room, "to fit the recap")
+}
+
+// cutWithFacts is carriedText's cut, its marker saying why.
+func cutWithFacts(text string, room int, why string) string {
 	if len(text) <= room {
 		return text
 	}
@@ -479,7 +484,7 @@ func carriedText(text string, room int) string {
 	}
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(head, "\n"))
-	b.WriteString("\n[… " + strconv.Itoa(len(middle)) + " bytes of this message left out to fit the recap")
+	b.WriteString("\n[… " + strconv.Itoa(len(middle)) + " bytes of this message left out " + why)
 	if facts.Len() > 0 {
 		b.WriteString("; the exact facts among them:]\n")
 		b.WriteString(facts.String())

@@ -233,3 +233,31 @@ func (s *Planner) userBlock(i int) string {
 	}
 	return shortHeading + c
 }
+
+// instructionShare is the share, in percent, of the room the fixed prefix
+// leaves that the newest message of the user's may take whole.
+const instructionShare = 50
+
+// fitInstruction cuts the newest message of the user's, before any
+// request carries it, to its share of the room the fixed prefix leaves
+// when it is longer: its head and tail, the exact facts and failure lines
+// between them, and where the full text is. What the user says thus never
+// makes the window too small; the window holds it whole where it fits.
+func (s *Planner) fitInstruction(b Budget) {
+	t := s.turnStart()
+	if t < 0 || t < s.sent || s.log[t].Continuation || s.entries[t].form == cutToFit {
+		return
+	}
+	room := (b.Usable - s.prefixCount()) * instructionShare / 100
+	if s.est.New(len(s.log[t].Content)) <= room {
+		return
+	}
+	m := s.log[t]
+	cut := cutWithFacts(m.Content, max(s.est.NewChars(room)*4/5, minCut), "to fit the context window")
+	if m.Payload.Spill != "" {
+		cut = strings.TrimRight(cut, "\n") + "\n" + spillPointer(m.Payload.Spill)
+	}
+	e := &s.entries[t]
+	e.form, e.text = cutToFit, cut
+	s.change(t, true)
+}

@@ -89,7 +89,7 @@ func pasteChatHolds(t *testing.T, c CacheClass, w int) {
 func carriesUser(msgs []Message, s *Planner, i int) bool {
 	m := s.log[i]
 	now := s.carriedUser(i)
-	forms := []string{m.Content, cutUserText(m, s.userRoom()), cutUserText(m, 2*s.userRoom())}
+	forms := []string{m.Content, s.sentContent(i), cutUserText(m, s.userRoom()), cutUserText(m, 2*s.userRoom())}
 	switch now {
 	case compactUserText(m):
 		forms = append(forms, now)
@@ -104,4 +104,35 @@ func carriesUser(msgs []Message, s *Planner, i int) bool {
 		}
 	}
 	return false
+}
+
+// A message of the user's too long for the window is cut, its head and
+// tail kept, not refused: only the fixed prefix can make the window too
+// small.
+func TestHugeUserMessageIsCut(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Why does this fail?\n")
+	for i := 0; b.Len() < 120_000; i++ {
+		fmt.Fprintf(&b, "    at pkg/svc/handler%d.go:%d +0x%x\n", i, 40+i, i)
+	}
+	b.WriteString("FAIL ok\nwhat now?")
+	huge := b.String()
+	for _, first := range []bool{true, false} {
+		t.Run(fmt.Sprint("first ", first), func(t *testing.T) {
+			steps := session(16384, 12, 3)
+			if first {
+				steps[0].user = huge
+			} else {
+				steps = append(steps[:6:6], append([]step{{user: huge}}, steps[6:]...)...)
+			}
+			h := newHarness(t, Config{Window: 16384, PrefixChars: 4000, Reserve: 1024})
+			h.run(steps)
+			if h.ended != "" {
+				t.Fatalf("after %d requests the run ended: %s", h.sent, h.ended)
+			}
+			if !containsContent(h.prev, "Why does this fail?") {
+				t.Error("the last request lost the head of the long message")
+			}
+		})
+	}
 }
