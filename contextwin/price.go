@@ -816,14 +816,6 @@ func (s *Planner) verbatimLen(i int) int {
 	return 0
 }
 
-// The room, in bytes, a later message of the user's has in the recap: a
-// quarter of the window's tokens (4000 bytes at 16k, about 8% of usable),
-// at least 2 KB.
-const (
-	minUserRoom = 2048
-	userRoomDiv = 4
-)
-
 // choose picks the cheapest option per token of room among those that
 // leave at least the gap before the next event and keep the request in
 // the window and above the live floor; when none does, the one with the

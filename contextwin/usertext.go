@@ -20,55 +20,74 @@ import (
 //     line, with a pointer to the full text, for the compactCount messages
 //     past that share;
 //   - a pointer line with its facts for the pointerCount messages past
-//     those; older ones are left to the recap's "Happened" list.
+//     those;
+//   - its exact facts alone for the older ones (the recap's "Happened"
+//     list names them): a fact the user stated is never dropped.
+//
+// The later messages thus take twice the share, and their facts.
 //
 // A user who pastes a log at every turn thus costs the recap a bounded
 // share, and never makes the window too small.
 
 // userIndex lists the user's messages the recap carries, as the log grows.
 type userIndex struct {
+	room    int   // the userRoom whole was summed for
 	scanned int   // log entries [0, scanned) are indexed
 	at      []int // log index of each verbatim user message, in order
-	whole   []int // whole[k] = Σ wholeLen of messages [0, k)
+	whole   []int // whole[k] = Σ of messages [0, k) of min(length, room)
 	// front is the bytes of later messages' text the front recap carries,
 	// as sent: past userCap, a fold rewrites it rather than append.
 	front int
 }
 
-// Compact and pointer forms' bounds, in bytes and counts.
+// Compact and pointer forms' bounds, in bytes.
 const (
-	compactRoom  = 560 // a compact message: opening, facts, last line
-	compactFacts = 240 // of which its facts and failure lines
-	pointerFacts = 160 // the facts a pointer line keeps
-	compactCount = 4
-	pointerCount = 24
+	compactRoom     = 480 // a compact message: opening, failure lines, last line
+	compactFailures = 200 // of which its failure lines
+	pointerRoom     = 160 // a pointer line, about
+	maxFactsKept    = 480 // the exact facts a shortened message keeps
+	// userRoomDiv: a later message's room is this share of the window's
+	// bytes at the price of new text (2.6 KB at 16k where a token is 1.6
+	// bytes or more, 1.6 KB where it is one); the task has twice that.
+	userRoomDiv = 10
+	minUserRoom = 512
 )
 
 // indexUsers brings the index up to the log and returns it.
 func (s *Planner) indexUsers() *userIndex {
 	u := &s.users
-	if len(u.whole) == 0 {
-		u.whole = []int{0}
+	if room := s.userRoom(); u.room != room || len(u.whole) == 0 {
+		*u = userIndex{room: room, whole: []int{0}, front: u.front}
 	}
-	room := s.userRoom()
 	for ; u.scanned < len(s.log); u.scanned++ {
 		if s.isVerbatimUser(u.scanned) {
 			u.at = append(u.at, u.scanned)
-			u.whole = append(u.whole, u.whole[len(u.whole)-1]+min(len(s.log[u.scanned].Content), room))
+			u.whole = append(u.whole, u.whole[len(u.whole)-1]+min(len(s.log[u.scanned].Content), u.room))
 		}
 	}
 	return u
 }
 
 // userRoom is the room, in bytes, one later message of the user's has in
-// the recap; userShare is what all of them carried whole share.
-func (s *Planner) userRoom() int { return max(minUserRoom, s.cfg.Window/userRoomDiv) }
+// the recap, and what all of them carried whole share (userShare). It is
+// the window's share at the price of new text, so that it does not move
+// as the estimator learns the engine's count unless that is denser than
+// 1.6 bytes a token.
+func (s *Planner) userRoom() int {
+	return max(minUserRoom, s.est.NewChars(s.cfg.Window)/userRoomDiv)
+}
 
-func (s *Planner) userShare() int { return s.userRoom() * 3 / 2 }
+func (s *Planner) userShare() int { return s.userRoom() * 5 / 4 }
+
+// compactCount and pointerCount are how many messages past the share are
+// carried compact, and then as a pointer line: together at most the
+// share.
+func (s *Planner) compactCount() int { return max(1, s.userRoom()/2/compactRoom) }
+func (s *Planner) pointerCount() int { return max(2, s.userRoom()/2/pointerRoom) }
 
 // userCap bounds the later messages' text a recap appended to may carry
 // before a fold must rewrite it into their present forms.
-func (s *Planner) userCap() int { return s.userShare() + compactCount*compactRoom }
+func (s *Planner) userCap() int { return s.userShare() + s.userRoom() }
 
 // carriedUser is user message i as the recap carries it (see the forms
 // above); "" when the recap leaves it out.
@@ -85,12 +104,24 @@ func (s *Planner) carriedUser(i int) string {
 	switch {
 	case newer == 0 || later+min(len(m.Content), room) <= s.userShare():
 		return cutUserText(m, room)
-	case newer <= compactCount+s.wholeCount(k):
+	case newer <= s.compactCount()+s.wholeCount(k):
 		return compactUserText(m)
-	case newer <= compactCount+pointerCount+s.wholeCount(k):
+	case newer <= s.compactCount()+s.pointerCount()+s.wholeCount(k):
 		return pointerUserText(m)
 	}
-	return ""
+	return factsUserText(m)
+}
+
+// factsUserText is what the recap keeps of an old message of the user's:
+// the exact facts it states, "" when none.
+func factsUserText(m Message) string {
+	var facts []string
+	for line := range strings.Lines(m.Content) {
+		if f, ok := factOf(strings.TrimSpace(line)); ok {
+			facts = append(facts, f.Key+": "+f.Value)
+		}
+	}
+	return strings.TrimRight(keyLinesOf(facts, maxFactsKept, false), "\n")
 }
 
 // wholeCount is how many of the messages newer than the k-th are carried
@@ -135,7 +166,8 @@ func compactUserText(m Message) string {
 	var b strings.Builder
 	b.WriteString(first)
 	b.WriteString("\n[… " + strconv.Itoa(len(text)) + " bytes in all, cut to fit the recap; the exact facts and failures among them:]\n")
-	b.WriteString(keyLines(lines[1:len(lines)-1], compactFacts))
+	b.WriteString(keyLinesOf(lines[1:len(lines)-1], maxFactsKept, false))
+	b.WriteString(failureLines(lines[1:len(lines)-1], compactFailures))
 	b.WriteString(last)
 	if m.Payload.Spill != "" {
 		b.WriteString("\n" + spillPointer(m.Payload.Spill))
@@ -156,7 +188,7 @@ func pointerUserText(m Message) string {
 	if m.Payload.Spill != "" {
 		where = ", whole in " + m.Payload.Spill
 	}
-	facts := strings.ReplaceAll(strings.TrimRight(keyLines(lines[1:], pointerFacts), "\n"), "\n", "; ")
+	facts := strings.ReplaceAll(strings.TrimRight(keyLinesOf(lines[1:], maxFactsKept, false), "\n"), "\n", "; ")
 	out := first + " [… " + strconv.Itoa(len(text)) + " bytes" + where + "]"
 	if facts != "" {
 		out += " facts: " + facts
@@ -164,13 +196,14 @@ func pointerUserText(m Message) string {
 	return out
 }
 
-// keyLines are the lines among lines that state an exact fact ("key:
-// value") or a failure, one a line, within n bytes.
-func keyLines(lines []string, n int) string {
+// keyLinesOf are the lines among lines that state an exact fact ("key:
+// value"), one a line, within n bytes; and failure lines (failureLine)
+// that are not facts when failures is set, alone.
+func keyLinesOf(lines []string, n int, failures bool) string {
 	var b strings.Builder
 	for _, line := range lines {
 		line = strings.TrimSpace(line)
-		if _, ok := factOf(line); !ok && !failureLine(line) {
+		if _, ok := factOf(line); ok == failures || failures && !failureLine(line) {
 			continue
 		}
 		if b.Len()+len(line)+1 <= n {
@@ -179,6 +212,10 @@ func keyLines(lines []string, n int) string {
 	}
 	return b.String()
 }
+
+// failureLines are the failure lines among lines that are not facts,
+// within n bytes.
+func failureLines(lines []string, n int) string { return keyLinesOf(lines, n, true) }
 
 // failureLine reports whether a line of a log says what failed: a test
 // runner's failure, an assertion, an error or a panic.
@@ -261,3 +298,8 @@ func (s *Planner) fitInstruction(b Budget) {
 	e.form, e.text = cutToFit, cut
 	s.change(t, true)
 }
+
+// ShouldSpillUser reports whether a message of the user's this long should
+// also be saved to a file the model can read back (the agent writes it and
+// sets Payload.Spill): one the recap may carry shortened.
+func ShouldSpillUser(chars int) bool { return chars > compactRoom }

@@ -95,8 +95,8 @@ func carriesUser(msgs []Message, s *Planner, i int) bool {
 		forms = append(forms, now)
 	case pointerUserText(m):
 		forms = append(forms, compactUserText(m), now)
-	case "":
-		return true
+	case factsUserText(m):
+		forms = append(forms, compactUserText(m), pointerUserText(m), now)
 	}
 	for _, f := range forms {
 		if containsContent(msgs, f) {
