@@ -30,6 +30,10 @@ const (
 // first line fits) and reads, each section left out when empty:
 //
 //	Recap of earlier turns, folded to fit the context window:
+//	Files changed (lines):
+//	- a.go: 12-40
+//	Commands run (output gone):
+//	- go test ./...
 //	Note:
 //	<the note>
 //	Facts:
@@ -37,13 +41,15 @@ const (
 //	Happened, newest first:
 //	- "First sentence of the assistant." read a.go 1-120 of 300; ran go test ./... → ok
 //	Files (lines read):
-//	- a.go: 1-120, 200-240; edited
+//	- a.go: 1-120, 200-240
 //	Pages fetched:
 //	- https://example.com/spec
 //	Searches run:
 //	- "func Chat" in agent
 //
-// The exact facts come before the note's prose: the note takes what the
+// The trail comes first (trail.go): every file changed, with the lines
+// its edits changed, and the newest commands run, each in its share of
+// the budget. The exact facts come before the note's prose: the note takes what the
 // other sections leave, but at least 40% of the budget — and never the
 // room the facts it does not show need, up to 85% of the budget, though
 // it keeps a tenth; past its room the note is cut, at a line end when one is near, and
@@ -88,6 +94,7 @@ func BuildRecap(in RecapInput) Recap {
 		Files:    mergeFiles(t.files, prev.Files),
 		Pages:    mergeUnique(t.pages, prev.Pages, maxPages),
 		Searches: mergeUnique(t.searches, prev.Searches, maxSearches),
+		Commands: mergeUnique(t.commands, prev.Commands, maxCommands),
 	}
 	r.Earlier = prev.Earlier
 	r.Text = renderWithEarlier(r, inherited, in.Budget, in.Shown)
@@ -198,10 +205,14 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 		return ""
 	}
 	t.add(recapHeader)
+	t.trail(r)
 
-	files := make([]string, len(r.Files))
-	for i, f := range r.Files {
-		files[i] = fileLine(f)
+	var files []string
+	for _, f := range r.Files {
+		if len(f.Ranges) > 0 || !f.Edited {
+			f.Edited = false // named under the files changed
+			files = append(files, fileLine(f))
+		}
 	}
 	sections := []struct {
 		head  string
@@ -536,11 +547,13 @@ func mergeFiles(fs files, prev []FileTouch) []FileTouch {
 		fs.touch(f.Path, LineRange{}, f.Edited)
 		if i, ok := fs.at[oneLine(f.Path, maxLabel)]; ok {
 			fs.list[i].Ranges = append(fs.list[i].Ranges, f.Ranges...)
+			fs.list[i].Changed = append(fs.list[i].Changed, f.Changed...)
 		}
 	}
 	out := fs.list
 	for i := range out {
 		out[i].Ranges = mergeRanges(out[i].Ranges, maxRanges)
+		out[i].Changed = mergeRanges(out[i].Changed, maxRanges)
 	}
 	return out
 }
@@ -603,6 +616,7 @@ type turns struct {
 	files    files
 	pages    []string
 	searches []string
+	commands []string
 
 	used  []bool     // scratch for group
 	calls []callInfo // scratch for group
@@ -704,9 +718,9 @@ func (t *turns) record(c *callInfo) {
 	case Read:
 		t.files.touch(c.path, LineRange{From: c.from, To: c.to}, false)
 	case Diff:
-		for _, p := range c.paths() {
-			t.files.touch(p, LineRange{}, true)
-		}
+		t.recordEdit(c)
+	case Command:
+		t.recordCommand(c)
 	case Fetch:
 		// Older pages and searches than the newest few would be cut.
 		if len(t.pages) < maxPages {

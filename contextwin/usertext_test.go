@@ -32,7 +32,7 @@ func pasteChat(turns, seed int) (steps []step, facts []string) {
 			rs := []result{{kind: Read, path: fmt.Sprintf("pkg/svc/handler%d.go", rng.IntN(12)), chars: 600 + rng.IntN(3000)}}
 			switch r % 3 {
 			case 1:
-				rs = append(rs, result{kind: Command, path: "go test ./pkg/svc", chars: 800 + rng.IntN(4000)})
+				rs = append(rs, result{kind: Command, path: fmt.Sprintf("go test ./pkg/svc -run TestCase%d", rng.IntN(50)), chars: 800 + rng.IntN(4000)})
 			case 2:
 				rs = append(rs, result{kind: Diff, path: fmt.Sprintf("pkg/svc/handler%d.go", t%12), chars: 400 + rng.IntN(800)})
 			}

@@ -1,0 +1,153 @@
+package contextwin
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The trail: what the session changed and what it ran. Every recap names
+// them first, before its note, whatever room a rewrite leaves it — a
+// model that cannot see which files it edited edits them again, and one
+// that cannot see which commands it ran runs them again blind.
+
+const (
+	maxCommands = 20
+	// trailShare is the most of a recap's budget, in percent, the files
+	// changed take, the newest first; in a small recap (a middle recap's
+	// part) they may take up to trailLeast bytes. The newest commands
+	// take up to commandShare more, or commandLeast bytes.
+	trailShare   = 30
+	trailLeast   = 400
+	commandShare = 15
+	commandLeast = 240
+)
+
+// Headings of the trail in the recap.
+const (
+	changedHead  = "Files changed (lines):"
+	commandsHead = "Commands run (output gone):"
+)
+
+// trail adds the files changed, with the lines their edits changed, and
+// the newest commands run, each within its share of the budget.
+func (t *recapText) trail(r Recap) {
+	var changed []string
+	for _, f := range r.Files {
+		if f.Edited {
+			changed = append(changed, changedLine(f))
+		}
+	}
+	full := t.budget
+	t.budget = min(full, t.used+max(full*trailShare/100, trailLeast))
+	t.section(changedHead, changed, true)
+	t.budget = min(full, t.used+max(full*commandShare/100, commandLeast))
+	t.section(commandsHead, r.Commands, false)
+	t.budget = full
+}
+
+// changedLine renders a file changed: "path: 12-40, 88-90", or "path:
+// changed" when no hunk said which lines. The lines read are under Files.
+func changedLine(f FileTouch) string {
+	var b strings.Builder
+	b.WriteString(f.Path)
+	b.WriteString(": ")
+	if len(f.Changed) == 0 {
+		b.WriteString("changed")
+	}
+	writeRanges(&b, f.Changed)
+	return b.String()
+}
+
+func writeRanges(b *strings.Builder, rs []LineRange) {
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(r.From))
+		if r.To != r.From {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(r.To))
+		}
+	}
+}
+
+// recordEdit notes the files an edit changed, and the lines its hunks
+// changed in each.
+func (t *turns) recordEdit(c *callInfo) {
+	content := ""
+	if c.res != nil {
+		content = c.res.Content
+	}
+	spans := editSpans(content)
+	for _, p := range c.paths() {
+		t.files.touch(p, LineRange{}, true)
+		i, ok := t.files.at[oneLine(p, maxLabel)]
+		if !ok {
+			continue
+		}
+		rs := spans[p]
+		if len(spans) == 1 && rs == nil {
+			for _, v := range spans {
+				rs = v // one file's hunks, its headers naming it otherwise
+			}
+		}
+		f := &t.files.list[i]
+		f.Changed = mergeRanges(append(f.Changed, rs...), maxRanges)
+	}
+}
+
+// recordCommand notes a command run, newest first, each once.
+func (t *turns) recordCommand(c *callInfo) {
+	if len(t.commands) >= maxCommands {
+		return
+	}
+	if s := oneLine(c.path, maxLabel); s != "" && !slices.Contains(t.commands, s) {
+		t.commands = append(t.commands, s)
+	}
+}
+
+// editSpans reads the lines a unified diff changed in the new file, by
+// file ("" for hunks before any file header): a hunk "@@ -a,b +c,d @@"
+// spans c to c+d-1 (c alone when d is 0).
+func editSpans(content string) map[string][]LineRange {
+	var out map[string][]LineRange
+	path := ""
+	for line := range strings.Lines(content) {
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case strings.HasPrefix(line, "+++ "):
+			path = diffPath(line[4:])
+		case strings.HasPrefix(line, "@@ "):
+			r, ok := hunkSpan(line)
+			if !ok {
+				continue
+			}
+			if out == nil {
+				out = make(map[string][]LineRange)
+			}
+			out[path] = append(out[path], r)
+		}
+	}
+	return out
+}
+
+// hunkSpan is the new file's lines of a hunk header "@@ -a,b +c,d @@".
+func hunkSpan(line string) (LineRange, bool) {
+	i := strings.Index(line, " +")
+	if i < 0 {
+		return LineRange{}, false
+	}
+	spec, _, _ := strings.Cut(line[i+2:], " ")
+	from, n := spec, "1"
+	if a, b, ok := strings.Cut(spec, ","); ok {
+		from, n = a, b
+	}
+	c, err1 := strconv.Atoi(from)
+	d, err2 := strconv.Atoi(n)
+	if err1 != nil || err2 != nil || c < 0 || d < 0 {
+		return LineRange{}, false
+	}
+	c = max(c, 1)
+	return LineRange{From: c, To: c + max(d, 1) - 1}, true
+}

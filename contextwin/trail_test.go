@@ -1,0 +1,90 @@
+package contextwin
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Every request names every file the session changed, and the newest
+// commands it ran (the recap lists the newest that fit its trail's
+// share), whatever the folds made of the turns that did them: at 12k the
+// recap is rewritten again and again in little room.
+func TestTrailInEveryRequest(t *testing.T) {
+	for _, w := range []int{12288, 16384} {
+		for _, c := range []CacheClass{CacheDense, CacheCheckpointed} {
+			t.Run(fmt.Sprint(c, w), func(t *testing.T) {
+				steps, _ := pasteChat(24, 2)
+				h := newHarness(t, Config{Window: w, PrefixChars: 4000, Reserve: 1024, Cache: CacheModel{Class: c}})
+				named := map[string]bool{}
+				var commands []string
+				folds := 0
+				for n, st := range steps {
+					h.play(n, st)
+					h.noteFor = st.note
+					if !h.request() {
+						t.Fatalf("the run ended: %s", h.ended)
+					}
+					for _, r := range st.results {
+						switch r.kind {
+						case Diff:
+							named[r.path] = true
+						case Command:
+							commands = append(commands, r.path)
+						}
+					}
+					if p := h.plans[len(h.plans)-1]; p.Event == Fold {
+						folds++
+					}
+					for path := range named {
+						if !namesIn(h.prev, path) {
+							t.Fatalf("request %d names the changed file %q nowhere", h.sent, path)
+						}
+					}
+					for _, c := range commands[max(len(commands)-newestCommands, 0):] {
+						if !namesIn(h.prev, c) {
+							t.Fatalf("request %d names the command %q nowhere", h.sent, c)
+						}
+					}
+				}
+				if folds < 5 || len(named) < 10 || len(commands) < 20 {
+					t.Errorf("%d folds, %d files and commands: the test tested little", folds, len(named))
+				}
+			})
+		}
+	}
+}
+
+// An edit's hunks say which lines it changed; the trail names them.
+func TestTrailNamesChangedLines(t *testing.T) {
+	diff := "--- a/a.go\n+++ b/a.go\n@@ -10,3 +12,5 @@ func f()\n-x\n+y\n@@ -40,0 +44,0 @@\ndiff --git a/b.go b/b.go\n--- a/b.go\n+++ b/b.go\n@@ -1 +1 @@\n"
+	edit := Message{Role: Assistant, ToolCalls: []ToolCall{{ID: "1", Name: "edit", Arguments: `{}`}, {ID: "2", Name: "bash", Arguments: `{"command":"go test ./..."}`}}}
+	r := BuildRecap(RecapInput{Budget: 2000, Folded: []Message{
+		edit,
+		{Role: Tool, ToolCallID: "1", Content: diff, Payload: Payload{Kind: Diff}},
+		{Role: Tool, ToolCallID: "2", Content: "ok", Payload: Payload{Kind: Command, Path: "go test ./..."}},
+	}})
+	for _, want := range []string{changedHead + "\n- a.go: 12-16, 44\n- b.go: 1\n", commandsHead + "\n- go test ./..."} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the recap does not hold %q:\n%s", want, r.Text)
+		}
+	}
+}
+
+// namesIn reports whether msgs hold s in a content or a call's arguments.
+func namesIn(msgs []Message, s string) bool {
+	for _, m := range msgs {
+		if strings.Contains(m.Content, s) {
+			return true
+		}
+		for _, c := range m.ToolCalls {
+			if strings.Contains(c.Arguments, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// newestCommands is how many of the newest commands every request names.
+const newestCommands = 4
