@@ -136,3 +136,67 @@ func TestHugeUserMessageIsCut(t *testing.T) {
 		})
 	}
 }
+
+// Every shortened form of a message says where its whole text is, and
+// keeps its exact facts and its failure lines where it has room for them.
+func TestUserTextForms(t *testing.T) {
+	steps, _ := pasteChat(1, 5)
+	m := Message{Role: User, Content: steps[0].user, Payload: Payload{Spill: "/tmp/spill/user-message-1.txt"}}
+	for name, got := range map[string]string{
+		"cut":     cutUserText(m, 800),
+		"compact": compactUserText(m),
+		"pointer": pointerUserText(m),
+	} {
+		if !strings.Contains(got, m.Payload.Spill) {
+			t.Errorf("the %s form does not say where the whole text is:\n%s", name, got)
+		}
+		if !strings.Contains(got, "FACT build_0: exit 100") {
+			t.Errorf("the %s form lost the fact:\n%s", name, got)
+		}
+		if name != "pointer" && !strings.Contains(got, "--- FAIL: TestHandler") {
+			t.Errorf("the %s form lost the failure line:\n%s", name, got)
+		}
+		if len(got) >= len(m.Content) {
+			t.Errorf("the %s form is %d bytes of %d", name, len(got), len(m.Content))
+		}
+	}
+	if got := factsUserText(m); !strings.HasSuffix(got, "\nFACT build_0: exit 100") || strings.Contains(got, "goroutine") {
+		t.Errorf("factsUserText = %q, want the lines that read as facts alone", got)
+	}
+}
+
+// The task is the last of the user's words cut: a 3.5 KB task document
+// stays whole in every request of a chat whose later pastes the recap
+// shortens.
+func TestTaskCutLast(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Make the service pass CI. The requirements:\n")
+	for i := 1; b.Len() < 3500; i++ {
+		fmt.Fprintf(&b, "Requirement %d: handler %d returns 4xx on a bad request, never 5xx.\n", i, i)
+	}
+	task := b.String()
+	for _, w := range []int{12288, 16384} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			steps, _ := pasteChat(24, 3)
+			steps = append([]step{{user: task}}, steps...)
+			h := newHarness(t, Config{Window: w, PrefixChars: 4000, Reserve: 1024})
+			shortened := 0
+			for n, st := range steps {
+				h.play(n, st)
+				h.noteFor = st.note
+				if !h.request() {
+					t.Fatalf("the run ended: %s", h.ended)
+				}
+				if !containsContent(h.prev, task) {
+					t.Fatalf("request %d does not carry the task whole", h.sent)
+				}
+				if containsContent(h.prev, shortHeading) {
+					shortened++
+				}
+			}
+			if shortened == 0 {
+				t.Error("no later message was shortened: the test tested little")
+			}
+		})
+	}
+}
