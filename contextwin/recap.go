@@ -677,9 +677,7 @@ func (t *turns) group(g []Message) {
 	var parts []string
 	switch head.Role {
 	case User:
-		if s := oneLine(head.Content, maxEntry-12); s != "" {
-			parts = append(parts, "user asked \""+s+"\"")
-		}
+		parts = append(parts, userEntry(head)...)
 	case Assistant:
 		n := maxEntry - 2
 		if len(calls) > 0 {

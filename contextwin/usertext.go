@@ -303,3 +303,16 @@ func (s *Planner) fitInstruction(b Budget) {
 // also be saved to a file the model can read back (the agent writes it and
 // sets Payload.Spill): one the recap may carry shortened.
 func ShouldSpillUser(chars int) bool { return chars > compactRoom }
+
+// userEntry is a message of the user's as the recap's "Happened" list
+// names it: its opening, and where its whole text is.
+func userEntry(m Message) []string {
+	where := ""
+	if m.Payload.Spill != "" {
+		where = " (whole in " + oneLine(m.Payload.Spill, maxEntry/2) + ")"
+	}
+	if s := oneLine(m.Content, maxEntry-len("user asked \"\"")-len(where)); s != "" {
+		return []string{"user asked \"" + s + "\"" + where}
+	}
+	return nil
+}

@@ -160,6 +160,9 @@ func TestUserTextForms(t *testing.T) {
 			t.Errorf("the %s form is %d bytes of %d", name, len(got), len(m.Content))
 		}
 	}
+	if r := BuildRecap(RecapInput{Budget: 2000, Folded: []Message{m}}); !strings.Contains(r.Text, "(whole in "+m.Payload.Spill+")") {
+		t.Errorf("the recap's entry for the message does not say where its whole text is:\n%s", r.Text)
+	}
 	if got := factsUserText(m); !strings.HasSuffix(got, "\nFACT build_0: exit 100") || strings.Contains(got, "goroutine") {
 		t.Errorf("factsUserText = %q, want the lines that read as facts alone", got)
 	}
