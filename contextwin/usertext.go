@@ -9,9 +9,9 @@ import (
 // What the recap carries of the user's messages. The task (the first
 // message) is carried whole while it fits twice a later message's room,
 // and it is the last thing cut. A later message is carried in one of
-// three forms, chosen by how much the user said after it, so that a
-// message's form changes at most twice in a session and the recaps built
-// on it stay the same between those changes:
+// four forms, chosen by how much the user said after it, so that a
+// message's form changes at most three times in a session and the recaps
+// built on it stay the same between those changes:
 //
 //   - whole (or its head, tail and facts past userRoom) while it and the
 //     newer messages fit the share of the recap the user's words have
@@ -22,12 +22,12 @@ import (
 //   - a pointer line with its facts for the pointerCount messages past
 //     those;
 //   - its exact facts alone for the older ones (the recap's "Happened"
-//     list names them): a fact the user stated is never dropped.
+//     list names them and where their whole text is): a fact the user
+//     stated is never dropped.
 //
-// The later messages thus take twice the share, and their facts.
-//
-// A user who pastes a log at every turn thus costs the recap a bounded
-// share, and never makes the window too small.
+// The later messages thus take about twice the share, and their facts: a
+// user who pastes a log at every turn costs the recap a bounded share,
+// and never makes the window too small.
 
 // userIndex lists the user's messages the recap carries, as the log grows.
 type userIndex struct {
@@ -38,6 +38,13 @@ type userIndex struct {
 	// front is the bytes of later messages' text the front recap carries,
 	// as sent: past userCap, a fold rewrites it rather than append.
 	front int
+	forms map[int]userForm // by log index, the form last rendered
+}
+
+// userForm is a message's form in the recap and its text.
+type userForm struct {
+	form int // 0 whole or cut, 1 compact, 2 pointer, 3 facts
+	text string
 }
 
 // Compact and pointer forms' bounds, in bytes.
@@ -58,6 +65,7 @@ func (s *Planner) indexUsers() *userIndex {
 	u := &s.users
 	if room := s.userRoom(); u.room != room || len(u.whole) == 0 {
 		*u = userIndex{room: room, whole: []int{0}, front: u.front}
+		u.forms = nil
 	}
 	for ; u.scanned < len(s.log); u.scanned++ {
 		if s.isVerbatimUser(u.scanned) {
@@ -94,22 +102,29 @@ func (s *Planner) userCap() int { return s.userShare() + s.userRoom() }
 func (s *Planner) carriedUser(i int) string {
 	u := s.indexUsers()
 	k := sort.SearchInts(u.at, i)
-	m := s.log[i]
-	room := s.userRoom()
 	if k >= len(u.at) || u.at[k] != i || k == 0 {
-		return cutUserText(m, 2*room)
+		return cutUserText(s.log[i], 2*u.room)
 	}
-	newer := len(u.at) - 1 - k
-	later := u.whole[len(u.at)] - u.whole[k+1]
-	switch {
-	case newer == 0 || later+min(len(m.Content), room) <= s.userShare():
-		return cutUserText(m, room)
-	case newer <= s.compactCount()+s.wholeCount(k):
-		return compactUserText(m)
-	case newer <= s.compactCount()+s.pointerCount()+s.wholeCount(k):
-		return pointerUserText(m)
+	form := 3
+	switch newer, whole := len(u.at)-1-k, s.wholeCount(); {
+	case newer < whole:
+		form = 0
+	case newer < whole+s.compactCount():
+		form = 1
+	case newer < whole+s.compactCount()+s.pointerCount():
+		form = 2
 	}
-	return factsUserText(m)
+	if f, ok := u.forms[i]; ok && f.form == form {
+		return f.text
+	}
+	m := s.log[i]
+	text := [...]func(Message) string{func(m Message) string { return cutUserText(m, u.room) },
+		compactUserText, pointerUserText, factsUserText}[form](m)
+	if u.forms == nil {
+		u.forms = make(map[int]userForm)
+	}
+	u.forms[i] = userForm{form, text}
+	return text
 }
 
 // factsUserText is what the recap keeps of an old message of the user's:
@@ -124,19 +139,15 @@ func factsUserText(m Message) string {
 	return strings.TrimRight(keyLinesOf(facts, maxFactsKept, false), "\n")
 }
 
-// wholeCount is how many of the messages newer than the k-th are carried
-// whole (the newest always is).
-func (s *Planner) wholeCount(k int) int {
+// wholeCount is how many of the messages after the task, from the
+// newest back, are carried whole: the newest always, and the others while
+// they and the newer ones fit the share (whole is monotone).
+func (s *Planner) wholeCount() int {
 	u := s.indexUsers()
-	n, share := 0, s.userShare()
-	last := len(u.at) - 1
-	for j := last; j > k; j-- {
-		if j < last && u.whole[len(u.at)]-u.whole[j] > share {
-			break
-		}
-		n++
-	}
-	return n
+	n, share := len(u.at), s.userShare()
+	// The oldest j whose messages [j, n) fit the share.
+	j := sort.Search(n, func(j int) bool { return u.whole[n]-u.whole[j] <= share })
+	return max(n-max(j, 1), 1)
 }
 
 // cutUserText is m whole when it fits room, else carriedText's head, tail
