@@ -205,7 +205,7 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 		return ""
 	}
 	t.add(recapHeader)
-	t.trail(r)
+	t.trail(r, trailReserve(r, budget, shown))
 
 	var files []string
 	for _, f := range r.Files {

@@ -30,8 +30,9 @@ const (
 )
 
 // trail adds the files changed, with the lines their edits changed, and
-// the newest commands run, each within its share of the budget.
-func (t *recapText) trail(r Recap) {
+// the newest commands run, each within its share of the budget, leaving
+// reserve bytes of it.
+func (t *recapText) trail(r Recap, reserve int) {
 	var changed []string
 	for _, f := range r.Files {
 		if f.Edited {
@@ -39,11 +40,22 @@ func (t *recapText) trail(r Recap) {
 		}
 	}
 	full := t.budget
-	t.budget = min(full, t.used+max(full*trailShare/100, trailLeast))
+	t.budget = min(full-reserve, t.used+max(full*trailShare/100, trailLeast))
 	t.section(changedHead, changed, true)
-	t.budget = min(full, t.used+max(full*commandShare/100, commandLeast))
+	t.budget = min(full-reserve, t.used+max(full*commandShare/100, commandLeast))
 	t.section(commandsHead, r.Commands, false)
 	t.budget = full
+}
+
+// trailReserve is what the trail leaves of a recap's budget: the room
+// the exact facts it does not show elsewhere need (as renderRecap holds
+// them back from the note), and the tenth the note keeps.
+func trailReserve(r Recap, budget int, shown string) int {
+	n := min(sectionSize("Facts:", factLines(r.Ledger, "", shown)), budget*factPercent/100)
+	if r.Note != "" {
+		n += budget*noteLeast/100 + len("Note:") + 2
+	}
+	return n
 }
 
 // changedLine renders a file changed: "path: 12-40, 88-90", or "path:
