@@ -83,7 +83,7 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		// the ledger, and so come along.
 		shown := s.fold.front.msg.Content + v
 		part := BuildRecap(RecapInput{Note: factsText(unshown(r.Ledger, shown)), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2,
-			Shown: shown})
+			Shown: shown, Part: true})
 		s.fold.front.text += appendPart(&text, s.fold.front.msg.Content, part.Text)
 		verbatim = len(s.fold.front.msg.Content)
 		text.WriteString(v)
@@ -197,7 +197,7 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
 	v, n := s.verbatimText(from, boundary)
 	shown := s.fold.front.msg.Content + s.fold.mid.msg.Content + v
-	part := BuildRecap(RecapInput{Note: factsText(unshown(r.Ledger, shown)), Folded: turns, Budget: s.midRoom(budget), Shown: shown})
+	part := BuildRecap(RecapInput{Note: factsText(unshown(r.Ledger, shown)), Folded: turns, Budget: s.midRoom(budget), Shown: shown, Part: true})
 	var text strings.Builder
 	verbatim := 0
 	if s.fold.midTo > 0 {

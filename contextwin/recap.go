@@ -97,6 +97,13 @@ func BuildRecap(in RecapInput) Recap {
 		Commands: mergeUnique(t.commands, prev.Commands, maxCommands),
 	}
 	r.Earlier = prev.Earlier
+	if in.Part {
+		r.Commands = nil // named by the entries, and again at the next rewrite
+		t := r
+		t.Files = unchanged(r.Files)
+		r.Text = renderWithEarlier(t, inherited, in.Budget, in.Shown)
+		return r
+	}
 	r.Text = renderWithEarlier(r, inherited, in.Budget, in.Shown)
 	return r
 }
@@ -205,12 +212,13 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 		return ""
 	}
 	t.add(recapHeader)
-	t.trail(r, trailReserve(r, budget, shown))
+	// The trail stands after what happened, its room held from the note
+	// and from what happened: it names what they do not.
 
 	var files []string
 	for _, f := range r.Files {
 		if len(f.Ranges) > 0 || !f.Edited {
-			f.Edited = false // named under the files changed
+			f.Edited = false // said under the files changed, or by an entry
 			files = append(files, fileLine(f))
 		}
 	}
@@ -249,8 +257,18 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 			sections[0].items = factLines(r.Ledger, "", shown)
 		}
 	}
+	// The files changed have their room held from what happened, which
+	// they follow: they name what its entries shown do not.
+	changed := changedNeed(r, budget, trailReserve(r, budget, shown))
 	for i, s := range sections {
+		if i == 1 {
+			t.budget -= changed
+		}
 		t.section(s.head, s.items, i == 0)
+		if i == 1 {
+			t.budget += changed
+			t.trail(r, 0, shown+"\n"+strings.Join(t.lines, "\n")+"\n")
+		}
 	}
 	return strings.Join(t.lines, "\n")
 }

@@ -58,6 +58,10 @@ type RecapInput struct {
 	Folded []Message
 	// Budget bounds len(Recap.Text), in bytes.
 	Budget int
+	// Part marks a part appended to a recap (Folded since…) or to the
+	// middle recap: its entries name what its turns changed and ran, and
+	// the trail waits for the next rewrite, which merges the lists.
+	Part bool
 	// Shown is the text the request carries beside this recap — the
 	// user's messages word for word, the recap it is appended to: a fact
 	// it states as "key: value" is not repeated under Facts.

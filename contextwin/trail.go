@@ -21,6 +21,8 @@ const (
 	trailLeast   = 400
 	commandShare = 15
 	commandLeast = 240
+	// trailCommands is how many of the newest commands the trail names.
+	trailCommands = 4
 )
 
 // Headings of the trail in the recap.
@@ -31,20 +33,36 @@ const (
 
 // trail adds the files changed, with the lines their edits changed, and
 // the newest commands run, each within its share of the budget, leaving
-// reserve bytes of it.
-func (t *recapText) trail(r Recap, reserve int) {
-	var changed []string
+// reserve bytes of it. What shown (the request beside this recap, an
+// older part of it, what happened as the recap tells it) names already
+// is not named again: a file its entries say was edited, a command they
+// say was run.
+func (t *recapText) trail(r Recap, reserve int, shown string) {
+	var changed, commands []string
 	for _, f := range r.Files {
-		if f.Edited {
-			changed = append(changed, changedLine(f))
+		if line := changedLine(f); f.Edited && !strings.Contains(shown, "- "+line+"\n") && !strings.Contains(shown, "edited "+f.Path) {
+			changed = append(changed, line)
+		}
+	}
+	for _, c := range r.Commands[:min(len(r.Commands), trailCommands)] {
+		if !strings.Contains(shown, "- "+c+"\n") && !strings.Contains(shown, "ran "+c) {
+			commands = append(commands, c)
 		}
 	}
 	full := t.budget
 	t.budget = min(full-reserve, t.used+max(full*trailShare/100, trailLeast))
 	t.section(changedHead, changed, true)
 	t.budget = min(full-reserve, t.used+max(full*commandShare/100, commandLeast))
-	t.section(commandsHead, r.Commands, false)
+	t.section(commandsHead, commands, false)
 	t.budget = full
+}
+
+// changedNeed is the room the files changed take in a recap of so many
+// bytes that leaves reserve bytes of it to the rest, none named before.
+func changedNeed(r Recap, budget, reserve int) int {
+	t := recapText{budget: budget, used: len(recapHeader) + 1}
+	t.trail(Recap{Files: r.Files}, reserve, "")
+	return t.used - len(recapHeader) - 1
 }
 
 // trailReserve is what the trail leaves of a recap's budget: the room
@@ -162,4 +180,14 @@ func hunkSpan(line string) (LineRange, bool) {
 	}
 	c = max(c, 1)
 	return LineRange{From: c, To: c + max(d, 1) - 1}, true
+}
+
+// unchanged is fs without the files changed: a part's Files section
+// names the lines its turns read, its entries the files they edited.
+func unchanged(fs []FileTouch) []FileTouch {
+	out := slices.Clone(fs)
+	for i := range out {
+		out[i].Edited = false
+	}
+	return out
 }
