@@ -6,10 +6,14 @@ import (
 	"strings"
 )
 
-// The trail: what the session changed and what it ran. Every recap names
-// them first, before its note, whatever room a rewrite leaves it — a
-// model that cannot see which files it edited edits them again, and one
-// that cannot see which commands it ran runs them again blind.
+// The trail: what the session changed and what it ran. A rewritten recap
+// names every file changed, with the lines its edits changed, after what
+// happened, in room held from it (so that a tight rewrite that drops the
+// older entries still names the files they edited), and the newest
+// commands run in what is left; a file or command an entry shown names
+// is not named again, and a part appended to a recap leaves both to its
+// entries and to the next rewrite, which merges the lists. A model that
+// cannot see which files it edited edits them again.
 
 const (
 	maxCommands = 20
