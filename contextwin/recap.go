@@ -257,18 +257,12 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 			sections[0].items = factLines(r.Ledger, "", shown)
 		}
 	}
-	// The files changed have their room held from what happened, which
-	// they follow: they name what its entries shown do not.
-	changed := changedNeed(r, budget, trailReserve(r, budget, shown))
 	for i, s := range sections {
 		if i == 1 {
-			t.budget -= changed
+			t.happened(r, s.head, s.items, trailReserve(r, budget, shown), shown)
+			continue
 		}
 		t.section(s.head, s.items, i == 0)
-		if i == 1 {
-			t.budget += changed
-			t.trail(r, 0, shown+"\n"+strings.Join(t.lines, "\n")+"\n")
-		}
 	}
 	return strings.Join(t.lines, "\n")
 }

@@ -61,12 +61,23 @@ func (t *recapText) trail(r Recap, reserve int, shown string) {
 	t.budget = full
 }
 
-// changedNeed is the room the files changed take in a recap of so many
-// bytes that leaves reserve bytes of it to the rest, none named before.
-func changedNeed(r Recap, budget, reserve int) int {
-	t := recapText{budget: budget, used: len(recapHeader) + 1}
-	t.trail(Recap{Files: r.Files}, reserve, "")
-	return t.used - len(recapHeader) - 1
+// happened adds what happened, then the trail. When the entries shown
+// leave a file changed unnamed, they are shown again in less room: the
+// room that file's line needs is held from them (up to the trail's share,
+// leaving reserve bytes of the budget).
+func (t *recapText) happened(r Recap, head string, items []string, reserve int, shown string) {
+	lines, used := len(t.lines), t.used
+	t.section(head, items, false)
+	said := func() string { return shown + "\n" + strings.Join(t.lines, "\n") + "\n" }
+	need := recapText{budget: t.budget, used: len(recapHeader) + 1}
+	need.trail(Recap{Files: r.Files}, reserve, said())
+	if n := need.used - len(recapHeader) - 1; n > 0 {
+		t.lines, t.used = t.lines[:lines], used
+		t.budget -= n
+		t.section(head, items, false)
+		t.budget += n
+	}
+	t.trail(r, 0, said())
 }
 
 // trailReserve is what the trail leaves of a recap's budget: the room
