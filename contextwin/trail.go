@@ -7,11 +7,12 @@ import (
 )
 
 // The trail: what the session changed and what it ran. A rewritten recap
-// names every file changed, with the lines its edits changed, after what
-// happened, in room held from it (so that a tight rewrite that drops the
-// older entries still names the files they edited), and the newest
-// commands run in what is left; a file or command an entry shown names
-// is not named again, and a part appended to a recap leaves both to its
+// names every file changed, with the lines its edits changed, and the
+// newest commands run, after what happened; a file or command an entry
+// shown names is not named again. When the entries shown leave a file
+// changed unnamed, they give up the room its line needs (happened), so
+// that a tight rewrite that drops the older entries still names the
+// files they edited. A part appended to a recap leaves both to its
 // entries and to the next rewrite, which merges the lists. A model that
 // cannot see which files it edited edits them again.
 
