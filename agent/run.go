@@ -111,7 +111,7 @@ type run struct {
 func (r *run) loop(ctx context.Context, instruction string) Result {
 	s := r.s
 	s.Prefix() // built before the first plan, which prices it
-	s.record(contextwin.Message{Role: contextwin.User, Content: instruction}, "")
+	s.record(s.userMessage(instruction), "")
 	// On disk before the first request: a crash while the engine stalls
 	// loses nothing the user said.
 	s.sync()
@@ -124,7 +124,7 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 			return Result{End: StepLimit, Rounds: r.rounds, Err: fmt.Errorf("the run stopped after %d rounds, its step limit", r.rounds)}
 		}
 		for _, text := range s.takeSaid() {
-			s.record(contextwin.Message{Role: contextwin.User, Content: text}, "")
+			s.record(s.userMessage(text), "")
 		}
 		p, ok := r.planRound(ctx)
 		if !ok {

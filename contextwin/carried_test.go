@@ -87,7 +87,7 @@ func TestRecapCarriesALongUserMessageCut(t *testing.T) {
 	if recap == "" {
 		t.Fatal("the session never folded the paste into the recap")
 	}
-	carried := carriedText("Look at this output:\n"+paste, max(minUserRoom, w/userRoomDiv))
+	carried := carriedText("Look at this output:\n"+paste, h.s.userRoom())
 	for i, f := range fronts {
 		if !strings.Contains(f, carried) {
 			t.Errorf("rewrite %d of the recap does not carry the paste as the others do", i+1)

@@ -3,6 +3,7 @@ package contextwin
 import (
 	"path"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -83,7 +84,7 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		// the ledger, and so come along.
 		shown := s.fold.front.msg.Content + v
 		part := BuildRecap(RecapInput{Note: s.partNote(r.Ledger, shown), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2,
-			Shown: shown})
+			Shown: shown, Part: true})
 		s.fold.front.text += appendPart(&text, s.fold.front.msg.Content, part.Text)
 		verbatim = len(s.fold.front.msg.Content)
 		text.WriteString(v)
@@ -128,6 +129,7 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		}
 		s.fold.kept = strings.LastIndexByte(cur[:commonPrefix(old, cur)], '\n') + 1
 	}
+	s.carryUserText(appended, boundary)
 	s.fold.recap = &r
 	s.fold.front.msg = Message{Role: User, Content: text.String()}
 	s.fold.front.verbatim = verbatim
@@ -148,9 +150,11 @@ const midPreamble = "[The turns between the messages above and the ones below we
 // mustRewrite reports whether a fold that takes in words of the user's
 // (takes) must rewrite the front recap rather than append to it: on an
 // engine that restarts from checkpoints, whose recap is laid out in two
-// messages (splitFront), they must join the user's part.
+// messages (splitFront), they must join the user's part; and when the
+// recap carries more of the user's words than their forms now take
+// (userTextFull).
 func (s *Planner) mustRewrite(takes bool) bool {
-	return takes && s.cache.model.Class == CacheCheckpointed
+	return takes && (s.cache.model.Class == CacheCheckpointed || s.userTextFull())
 }
 
 // canMid reports whether the recaps have room, in a budget of so many
@@ -194,7 +198,7 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
 	v, n := s.verbatimText(from, boundary)
 	shown := s.fold.front.msg.Content + s.fold.mid.msg.Content + v
-	part := BuildRecap(RecapInput{Note: s.partNote(r.Ledger, shown), Folded: turns, Budget: s.midRoom(budget), Shown: shown})
+	part := BuildRecap(RecapInput{Note: s.partNote(r.Ledger, shown), Folded: turns, Budget: s.midRoom(budget), Shown: shown, Part: true})
 	var text strings.Builder
 	verbatim := 0
 	if s.fold.midTo > 0 {
@@ -306,22 +310,15 @@ func factsText(facts []Fact) string {
 // so they are not priced as new; n counts them.
 func (s *Planner) verbatimText(from, to int) (text string, n int) {
 	var b strings.Builder
-	first := true
-	for i := 0; i < to; i++ {
-		if !s.isVerbatimUser(i) {
-			continue
+	u := s.indexUsers()
+	for _, i := range u.at[sort.SearchInts(u.at, from):] {
+		if i >= to {
+			break
 		}
-		if i >= from {
-			if first {
-				b.WriteString("\n\n" + taskHeading)
-			} else {
-				b.WriteString("\n\n" + userHeading)
-			}
-			carried := s.carriedUser(i)
-			b.WriteString(carried)
-			n += len(carried)
+		if blk := s.userBlock(i); blk != "" {
+			b.WriteString("\n\n" + blk)
+			n += len(blk)
 		}
-		first = false
 	}
 	if p := s.task.payload; p >= from && p < to {
 		sent := s.sentContent(p)
@@ -401,8 +398,9 @@ func (s *Planner) canAppend(budget int) bool {
 // The headings of the user's messages in the recap: the task, then what
 // they said after it.
 const (
-	taskHeading = "The task, verbatim:\n"
-	userHeading = "Then the user said, verbatim:\n"
+	taskHeading  = "The task, verbatim:\n"
+	userHeading  = "Then the user said, verbatim:\n"
+	shortHeading = "Then the user said, shortened to fit:\n"
 )
 
 // electTaskPayload picks, once per turn, the result that defines the task:
@@ -461,6 +459,11 @@ func (s *Planner) definesTask(i, turn int) bool {
 // exact facts ("key: value", as a note states them), up to a quarter of
 // the room more: what the user stated exactly survives the cut.
 func carriedText(text string, room int) string {
+	return cutWithFacts(text, room, "to fit the recap")
+}
+
+// cutWithFacts is carriedText's cut, its marker saying why.
+func cutWithFacts(text string, room int, why string) string {
 	if len(text) <= room {
 		return text
 	}
@@ -482,7 +485,7 @@ func carriedText(text string, room int) string {
 	}
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(head, "\n"))
-	b.WriteString("\n[… " + strconv.Itoa(len(middle)) + " bytes of this message left out to fit the recap")
+	b.WriteString("\n[… " + strconv.Itoa(len(middle)) + " bytes of this message left out " + why)
 	if facts.Len() > 0 {
 		b.WriteString("; the exact facts among them:]\n")
 		b.WriteString(facts.String())

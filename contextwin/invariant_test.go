@@ -67,7 +67,7 @@ func (h *harness) check(p Plan) {
 		// whatever was folded — or, one too long for its room in the
 		// recap, as the recap carries it (its head, its tail, its facts).
 		for i, m := range s.log {
-			if s.isVerbatimUser(i) && !containsContent(p.Messages, m.Content) && !containsContent(p.Messages, s.carriedUser(i)) {
+			if s.isVerbatimUser(i) && !carriesUser(p.Messages, s, i) {
 				t.Fatalf("the user's message %d (%q) is not in the request verbatim", i, headUpTo(m.Content, 60))
 			}
 		}

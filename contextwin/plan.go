@@ -110,6 +110,7 @@ func (s *Planner) Plan() Plan {
 		return s.planNoWindow()
 	}
 	b := s.Budget()
+	s.fitInstruction(b)
 	if p, ok := s.tooSmall(b); !ok {
 		return p
 	}
@@ -272,7 +273,7 @@ func (s *Planner) Overflow(promptTokens, window int) Plan {
 func (s *Planner) tooSmall(b Budget) (Plan, bool) {
 	instruction := 0
 	if t := s.turnStart(); t >= 0 {
-		instruction = s.est.knownFirm(sizeOf(s.log[t]))
+		instruction = s.est.knownFirm(s.entries[t].size)
 	}
 	prefix := s.prefixCount()
 	if need := prefix + instruction; need > b.Usable {

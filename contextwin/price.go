@@ -810,32 +810,11 @@ func (s *Planner) verbatimBytes(end int) int {
 
 // verbatimLen is what user message i takes in the recap.
 func (s *Planner) verbatimLen(i int) int {
-	return len(userHeading) + len(s.carriedUser(i)) + 2
-}
-
-// carriedUser is user message i as the recap carries it: whole while it
-// fits the room a message of the user's has there, else its head and
-// tail with the exact facts of what lies between (carriedText). The room
-// is a share of the window, so a message is cut the same way at every
-// fold and the recap's opening stays the same from one rewrite to the
-// next; the task has twice a later message's.
-func (s *Planner) carriedUser(i int) string {
-	room := max(minUserRoom, s.cfg.Window/userRoomDiv)
-	for j := 0; j < i; j++ {
-		if s.isVerbatimUser(j) {
-			return carriedText(s.log[i].Content, room)
-		}
+	if blk := s.userBlock(i); blk != "" {
+		return len(blk) + 2
 	}
-	return carriedText(s.log[i].Content, 2*room)
+	return 0
 }
-
-// The room, in bytes, a later message of the user's has in the recap: a
-// quarter of the window's tokens (4000 bytes at 16k, about 8% of usable),
-// at least 2 KB.
-const (
-	minUserRoom = 2048
-	userRoomDiv = 4
-)
 
 // choose picks the cheapest option per token of room among those that
 // leave at least the gap before the next event and keep the request in

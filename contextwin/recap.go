@@ -30,6 +30,10 @@ const (
 // first line fits) and reads, each section left out when empty:
 //
 //	Recap of earlier turns, folded to fit the context window:
+//	Files changed (lines):
+//	- a.go: 12-40
+//	Commands run (output gone):
+//	- go test ./...
 //	Note:
 //	<the note>
 //	Facts:
@@ -39,13 +43,15 @@ const (
 //	Happened, newest first:
 //	- "First sentence of the assistant." read a.go 1-120 of 300; ran go test ./... → ok
 //	Files (lines read):
-//	- a.go: 1-120, 200-240; edited
+//	- a.go: 1-120, 200-240
 //	Pages fetched:
 //	- https://example.com/spec
 //	Searches run:
 //	- "func Chat" in agent
 //
-// The exact facts come before the note's prose: the note takes what the
+// The trail comes first (trail.go): every file changed, with the lines
+// its edits changed, and the newest commands run, each in its share of
+// the budget. The exact facts come before the note's prose: the note takes what the
 // other sections leave, but at least 40% of the budget — and never the
 // room the facts it does not show need, up to 85% of the budget, though
 // it keeps a tenth; past its room the note is cut, at a line end when one is near, and
@@ -93,8 +99,16 @@ func BuildRecap(in RecapInput) Recap {
 		Files:    mergeFiles(t.files, prev.Files),
 		Pages:    mergeUnique(t.pages, prev.Pages, maxPages),
 		Searches: mergeUnique(t.searches, prev.Searches, maxSearches),
+		Commands: mergeUnique(t.commands, prev.Commands, maxCommands),
 	}
 	r.Earlier = prev.Earlier
+	if in.Part {
+		r.Commands = nil // named by the entries, and again at the next rewrite
+		t := r
+		t.Files = unchanged(r.Files)
+		r.Text = renderWithEarlier(t, inherited, in.Budget, in.Shown)
+		return r
+	}
 	r.Text = renderWithEarlier(r, inherited, in.Budget, in.Shown)
 	return r
 }
@@ -197,16 +211,25 @@ func sectionSize(head string, items []string) int {
 	return n
 }
 
+// happenedHead heads what happened in the folded turns, the section the
+// trail follows.
+const happenedHead = "Happened, newest first:"
+
 func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 	t := recapText{budget: budget}
 	if !t.fits(len(recapHeader) + 1) {
 		return ""
 	}
 	t.add(recapHeader)
+	// The trail stands after what happened, its room held from the note
+	// and from what happened: it names what they do not.
 
-	files := make([]string, len(r.Files))
-	for i, f := range r.Files {
-		files[i] = fileLine(f)
+	var files []string
+	for _, f := range r.Files {
+		if len(f.Ranges) > 0 || !f.Edited {
+			f.Edited = false // said under the files changed, or by an entry
+			files = append(files, fileLine(f))
+		}
 	}
 	sections := []struct {
 		head  string
@@ -214,7 +237,7 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 	}{
 		{"Facts:", factLines(r.Ledger, r.Note, shown)},
 		{findingsHead, r.Findings},
-		{"Happened, newest first:", r.Happened},
+		{happenedHead, r.Happened},
 		{"Files (lines read):", files},
 		{"Pages fetched:", r.Pages},
 		{"Searches run:", r.Searches},
@@ -247,6 +270,10 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 	for i, s := range sections {
 		if s.head == findingsHead {
 			t.findings(s.items)
+			continue
+		}
+		if s.head == happenedHead {
+			t.happened(r, s.head, s.items, trailReserve(r, budget, shown), shown)
 			continue
 		}
 		t.section(s.head, s.items, i == 0)
@@ -548,11 +575,13 @@ func mergeFiles(fs files, prev []FileTouch) []FileTouch {
 		fs.touch(f.Path, LineRange{}, f.Edited)
 		if i, ok := fs.at[oneLine(f.Path, maxLabel)]; ok {
 			fs.list[i].Ranges = append(fs.list[i].Ranges, f.Ranges...)
+			fs.list[i].Changed = append(fs.list[i].Changed, f.Changed...)
 		}
 	}
 	out := fs.list
 	for i := range out {
 		out[i].Ranges = mergeRanges(out[i].Ranges, maxRanges)
+		out[i].Changed = mergeRanges(out[i].Changed, maxRanges)
 	}
 	return out
 }
@@ -615,6 +644,7 @@ type turns struct {
 	files    files
 	pages    []string
 	searches []string
+	commands []string
 
 	used  []bool     // scratch for group
 	calls []callInfo // scratch for group
@@ -675,9 +705,7 @@ func (t *turns) group(g []Message) {
 	var parts []string
 	switch head.Role {
 	case User:
-		if s := oneLine(head.Content, maxEntry-12); s != "" {
-			parts = append(parts, "user asked \""+s+"\"")
-		}
+		parts = append(parts, userEntry(head)...)
 	case Assistant:
 		n := maxEntry - 2
 		if len(calls) > 0 {
@@ -716,9 +744,9 @@ func (t *turns) record(c *callInfo) {
 	case Read:
 		t.files.touch(c.path, LineRange{From: c.from, To: c.to}, false)
 	case Diff:
-		for _, p := range c.paths() {
-			t.files.touch(p, LineRange{}, true)
-		}
+		t.recordEdit(c)
+	case Command:
+		t.recordCommand(c)
 	case Fetch:
 		// Older pages and searches than the newest few would be cut.
 		if len(t.pages) < maxPages {

@@ -18,6 +18,9 @@ type FileTouch struct {
 	Path   string
 	Ranges []LineRange // lines read, merged and sorted
 	Edited bool
+	// Changed are the lines its edits changed, as the diffs' hunks give
+	// them in the new file, merged and sorted.
+	Changed []LineRange
 }
 
 // Recap is what a fold leaves of the turns it folds. Its lists carry over
@@ -35,6 +38,9 @@ type Recap struct {
 	Files    []FileTouch // newest first, at most 40
 	Pages    []string    // URLs fetched, newest first, at most 20
 	Searches []string    // searches run, newest first, at most 20
+	// Commands are the commands run in the folded turns, whose output the
+	// request no longer holds, newest first, at most 20.
+	Commands []string
 	// Text is the rendered recap, at most the budget it was built for.
 	// It may leave out items the lists above still hold.
 	Text string
@@ -56,6 +62,10 @@ type RecapInput struct {
 	Folded []Message
 	// Budget bounds len(Recap.Text), in bytes.
 	Budget int
+	// Part marks a part appended to a recap (Folded since…) or to the
+	// middle recap: its entries name what its turns changed and ran, and
+	// the trail waits for the next rewrite, which merges the lists.
+	Part bool
 	// Shown is the text the request carries beside this recap — the
 	// user's messages word for word, the recap it is appended to: a fact
 	// it states as "key: value" is not repeated under Facts.

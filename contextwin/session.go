@@ -93,6 +93,7 @@ type Planner struct {
 	prefix prefixState  // the fixed prefix, as the engine knows it
 	drift  drift        // what the planner counts beyond the view's totals
 	cache  cacheTrack   // how the engine reuses its cache, and what it holds
+	users  userIndex    // the user's messages, for what the recap carries of them
 }
 
 // drift is what the planner counts of the view beyond its totals, until

@@ -331,5 +331,27 @@ func (s *Set) spill(tool string, res Result) Result {
 	return res
 }
 
+// SpillText saves text to a new file in the spill dir, named after what
+// it is, and returns its path, which the read tool may open; "" when there
+// is no spill dir or the file could not be written.
+func (s *Set) SpillText(what, text string) string {
+	if s.spillDir == "" {
+		return ""
+	}
+	if err := os.MkdirAll(s.spillDir, 0o700); err != nil {
+		return ""
+	}
+	f, err := os.CreateTemp(s.spillDir, what+"-*.txt")
+	if err != nil {
+		return ""
+	}
+	_, werr := f.WriteString(text)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return ""
+	}
+	return f.Name()
+}
+
 // spillKeep is how much of a spilled result stays in the content.
 const spillKeep = 64 << 10

@@ -1,0 +1,81 @@
+package contextwin
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Every request names every file the session changed, whatever the folds
+// made of the turns that changed them: at 12k the recap is rewritten
+// again and again in little room.
+func TestTrailInEveryRequest(t *testing.T) {
+	for _, w := range []int{12288, 16384} {
+		for _, c := range []CacheClass{CacheDense, CacheCheckpointed} {
+			t.Run(fmt.Sprint(c, w), func(t *testing.T) {
+				steps, _ := pasteChat(24, 2)
+				h := newHarness(t, Config{Window: w, PrefixChars: 4000, Reserve: 1024, Cache: CacheModel{Class: c}})
+				named := map[string]bool{}
+				folds := 0
+				for n, st := range steps {
+					h.play(n, st)
+					h.noteFor = st.note
+					if !h.request() {
+						t.Fatalf("the run ended: %s", h.ended)
+					}
+					for _, r := range st.results {
+						if r.kind == Diff {
+							named[r.path] = true
+						}
+					}
+					if p := h.plans[len(h.plans)-1]; p.Event == Fold {
+						folds++
+					}
+					for path := range named {
+						if !namesIn(h.prev, path) {
+							t.Fatalf("request %d names the changed file %q nowhere", h.sent, path)
+						}
+					}
+				}
+				if folds < 5 || len(named) < 10 {
+					t.Errorf("%d folds, %d files changed: the test tested little", folds, len(named))
+				}
+			})
+		}
+	}
+}
+
+// An edit's hunks say which lines it changed; the trail names them, and
+// the commands run, where no entry of what happened names them.
+func TestTrailNamesChangedLines(t *testing.T) {
+	diff := "--- a/a.go\n+++ b/a.go\n@@ -10,3 +12,5 @@ func f()\n-x\n+y\n@@ -40,0 +44,0 @@\ndiff --git a/b.go b/b.go\n--- a/b.go\n+++ b/b.go\n@@ -1 +1 @@\n"
+	edit := Message{Role: Assistant, ToolCalls: []ToolCall{{ID: "1", Name: "edit", Arguments: `{}`}, {ID: "2", Name: "bash", Arguments: `{"command":"go test ./..."}`}}}
+	folded := BuildRecap(RecapInput{Budget: 2000, Folded: []Message{
+		edit,
+		{Role: Tool, ToolCallID: "1", Content: diff, Payload: Payload{Kind: Diff}},
+		{Role: Tool, ToolCallID: "2", Content: "ok", Payload: Payload{Kind: Command, Path: "go test ./..."}},
+	}})
+	// The next rewrite, with no room for what happened.
+	folded.Happened = nil
+	r := BuildRecap(RecapInput{Budget: 2000, Previous: &folded})
+	for _, want := range []string{changedHead + "\n- a.go: 12-16, 44\n- b.go: 1\n", commandsHead + "\n- go test ./..."} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the recap does not hold %q:\n%s", want, r.Text)
+		}
+	}
+}
+
+// namesIn reports whether msgs hold s in a content or a call's arguments.
+func namesIn(msgs []Message, s string) bool {
+	for _, m := range msgs {
+		if strings.Contains(m.Content, s) {
+			return true
+		}
+		for _, c := range m.ToolCalls {
+			if strings.Contains(c.Arguments, s) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,205 @@
+package contextwin
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// pasteChat is a chat of turns user messages, each pasting 1.5–4 KB of CI
+// output or a stack trace with a fact in it, each followed by a few rounds
+// of reads, a command and an edit.
+func pasteChat(turns, seed int) (steps []step, facts []string) {
+	rng := rand.New(rand.NewPCG(uint64(seed), 31))
+	for t := range turns {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Turn %d: CI failed again, here is the output:\n", t)
+		size := 1500 + rng.IntN(2500)
+		fact := fmt.Sprintf("FACT build_%d: exit %d", t, 100+t)
+		at := rng.IntN(20)
+		for i := 0; b.Len() < size; i++ {
+			if i == at {
+				b.WriteString(fact + "\n")
+				continue
+			}
+			fmt.Fprintf(&b, "    at pkg/svc/handler%d.go:%d +0x%x (goroutine %d, running)\n", i, 40+i*3, 0x1a0+i, t)
+		}
+		b.WriteString("--- FAIL: TestHandler (0.02s)\nWhat is wrong?")
+		facts = append(facts, fact)
+		steps = append(steps, step{user: b.String()})
+		for r := range 3 + rng.IntN(3) {
+			rs := []result{{kind: Read, path: fmt.Sprintf("pkg/svc/handler%d.go", rng.IntN(12)), chars: 600 + rng.IntN(3000)}}
+			switch r % 3 {
+			case 1:
+				rs = append(rs, result{kind: Command, path: fmt.Sprintf("go test ./pkg/svc -run TestCase%d", rng.IntN(50)), chars: 800 + rng.IntN(4000)})
+			case 2:
+				rs = append(rs, result{kind: Diff, path: fmt.Sprintf("pkg/svc/handler%d.go", t%12), chars: 400 + rng.IntN(800)})
+			}
+			steps = append(steps, step{results: rs, note: "status: working\nbuild: red"})
+		}
+	}
+	return steps, facts
+}
+
+// A user who pastes a long log at every turn never stops the session.
+func TestPasteChatNeverStalls(t *testing.T) {
+	for _, c := range []CacheClass{CacheDense, CacheCheckpointed, CacheBlocks} {
+		for _, w := range []int{12288, 16384} {
+			t.Run(fmt.Sprint(c, w), func(t *testing.T) { pasteChatHolds(t, c, w) })
+		}
+	}
+}
+
+// pasteChatHolds plays the paste chat at window w on an engine of cache
+// class c: it never stops, folds, and its last request carries every
+// pasted fact.
+func pasteChatHolds(t *testing.T, c CacheClass, w int) {
+	steps, facts := pasteChat(24, 1)
+	h := newHarness(t, Config{Window: w, PrefixChars: 4000, Reserve: 1024, Cache: CacheModel{Class: c}})
+	h.run(steps)
+	if h.ended != "" {
+		t.Fatalf("after %d requests the run ended: %s", h.sent, h.ended)
+	}
+	folds, front := 0, 0
+	for _, p := range h.plans {
+		if p.Event == Fold {
+			folds++
+		}
+		for _, m := range p.Messages {
+			if strings.HasPrefix(m.Content, foldPreamble) {
+				front = max(front, len(m.Content))
+			}
+		}
+	}
+	if folds < 5 {
+		t.Errorf("%d folds: the chat tested little", folds)
+	}
+	for _, f := range facts {
+		if !containsContent(h.prev, f) {
+			t.Errorf("the last request lost the pasted fact %q", f)
+		}
+	}
+	t.Logf("%d requests, %d folds, the largest recap %d bytes", h.sent, folds, front)
+}
+
+// carriesUser reports whether msgs carry user message i in a form at least
+// as full as the one the recap gives it now: an appended recap keeps the
+// fuller form it was sent with until a rewrite.
+func carriesUser(msgs []Message, s *Planner, i int) bool {
+	m := s.log[i]
+	now := s.carriedUser(i)
+	forms := []string{m.Content, s.sentContent(i), cutUserText(m, s.userRoom()), cutUserText(m, 2*s.userRoom())}
+	switch now {
+	case compactUserText(m):
+		forms = append(forms, now)
+	case pointerUserText(m):
+		forms = append(forms, compactUserText(m), now)
+	case factsUserText(m):
+		forms = append(forms, compactUserText(m), pointerUserText(m), now)
+	}
+	for _, f := range forms {
+		if containsContent(msgs, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// A message of the user's too long for the window is cut, its head and
+// tail kept, not refused: only the fixed prefix can make the window too
+// small.
+func TestHugeUserMessageIsCut(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Why does this fail?\n")
+	for i := 0; b.Len() < 120_000; i++ {
+		fmt.Fprintf(&b, "    at pkg/svc/handler%d.go:%d +0x%x\n", i, 40+i, i)
+	}
+	b.WriteString("FAIL ok\nwhat now?")
+	huge := b.String()
+	for _, first := range []bool{true, false} {
+		t.Run(fmt.Sprint("first ", first), func(t *testing.T) {
+			steps := session(16384, 12, 3)
+			if first {
+				steps[0].user = huge
+			} else {
+				steps = append(steps[:6:6], append([]step{{user: huge}}, steps[6:]...)...)
+			}
+			h := newHarness(t, Config{Window: 16384, PrefixChars: 4000, Reserve: 1024})
+			h.run(steps)
+			if h.ended != "" {
+				t.Fatalf("after %d requests the run ended: %s", h.sent, h.ended)
+			}
+			if !containsContent(h.prev, "Why does this fail?") {
+				t.Error("the last request lost the head of the long message")
+			}
+		})
+	}
+}
+
+// Every shortened form of a message says where its whole text is, and
+// keeps its exact facts and its failure lines where it has room for them.
+func TestUserTextForms(t *testing.T) {
+	steps, _ := pasteChat(1, 5)
+	m := Message{Role: User, Content: steps[0].user, Payload: Payload{Spill: "/tmp/spill/user-message-1.txt"}}
+	for name, got := range map[string]string{
+		"cut":     cutUserText(m, 800),
+		"compact": compactUserText(m),
+		"pointer": pointerUserText(m),
+	} {
+		if !strings.Contains(got, m.Payload.Spill) {
+			t.Errorf("the %s form does not say where the whole text is:\n%s", name, got)
+		}
+		if !strings.Contains(got, "FACT build_0: exit 100") {
+			t.Errorf("the %s form lost the fact:\n%s", name, got)
+		}
+		if name != "pointer" && !strings.Contains(got, "--- FAIL: TestHandler") {
+			t.Errorf("the %s form lost the failure line:\n%s", name, got)
+		}
+		if len(got) >= len(m.Content) {
+			t.Errorf("the %s form is %d bytes of %d", name, len(got), len(m.Content))
+		}
+	}
+	if r := BuildRecap(RecapInput{Budget: 2000, Folded: []Message{m}}); !strings.Contains(r.Text, "(whole in "+m.Payload.Spill+")") {
+		t.Errorf("the recap's entry for the message does not say where its whole text is:\n%s", r.Text)
+	}
+	if got := factsUserText(m); !strings.HasSuffix(got, "\nFACT build_0: exit 100") || strings.Contains(got, "goroutine") {
+		t.Errorf("factsUserText = %q, want the lines that read as facts alone", got)
+	}
+}
+
+// The task is the last of the user's words cut: a 3.5 KB task document
+// stays whole in every request of a chat whose later pastes the recap
+// shortens.
+func TestTaskCutLast(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Make the service pass CI. The requirements:\n")
+	for i := 1; b.Len() < 3500; i++ {
+		fmt.Fprintf(&b, "Requirement %d: handler %d returns 4xx on a bad request, never 5xx.\n", i, i)
+	}
+	task := b.String()
+	for _, w := range []int{12288, 16384} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			steps, _ := pasteChat(24, 3)
+			steps = append([]step{{user: task}}, steps...)
+			h := newHarness(t, Config{Window: w, PrefixChars: 4000, Reserve: 1024})
+			shortened := 0
+			for n, st := range steps {
+				h.play(n, st)
+				h.noteFor = st.note
+				if !h.request() {
+					t.Fatalf("the run ended: %s", h.ended)
+				}
+				if !containsContent(h.prev, task) {
+					t.Fatalf("request %d does not carry the task whole", h.sent)
+				}
+				if containsContent(h.prev, shortHeading) {
+					shortened++
+				}
+			}
+			if shortened == 0 {
+				t.Error("no later message was shortened: the test tested little")
+			}
+		})
+	}
+}
