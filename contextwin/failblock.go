@@ -15,6 +15,11 @@ const (
 	failBlockLines = 14 // lines of the failure block at most
 	failBefore     = 2  // context lines kept before a failure line
 	failAfter      = 1  // and after it
+	// failBody is how many lines of a failure's body are kept besides:
+	// the lines after a failure line indented deeper than it (tap's YAML
+	// block after "not ok", go test's lines after "--- FAIL", a
+	// traceback's frames), which say what failed and where.
+	failBody = 12
 )
 
 // failMark finds a word of a failure or a verdict: FAIL, FAILED,
@@ -48,9 +53,21 @@ func failureBlock(lines []string, from, to int) []int {
 		return nil
 	}
 	picked := make(map[int]bool)
+	// The body of the last failure that has one, whole (within failBody),
+	// besides the bound.
+	bodyN := 0
+	for i := len(marks) - 1; i >= 0; i-- {
+		if body := failureBody(lines, marks[i], to); len(body) > 0 {
+			for _, k := range body {
+				picked[k] = true
+			}
+			bodyN = len(body)
+			break
+		}
+	}
 	take := func(m int) bool {
 		for i := max(m-failBefore, from); i <= min(m+failAfter, to-1); i++ {
-			if len(picked) >= failBlockLines {
+			if len(picked) >= failBlockLines+bodyN {
 				return false
 			}
 			if strings.TrimSpace(lines[i]) != "" {
@@ -60,7 +77,7 @@ func failureBlock(lines []string, from, to int) []int {
 		return true
 	}
 	lo, hi := 0, len(marks)-1
-	for lo <= hi && len(picked) < failBlockLines/2 {
+	for lo <= hi && len(picked)-bodyN < failBlockLines/2 {
 		take(marks[hi])
 		hi--
 	}
@@ -74,4 +91,27 @@ func failureBlock(lines []string, from, to int) []int {
 		}
 	}
 	return out
+}
+
+// failureBody is the lines after lines[m], up to to, indented deeper than
+// it, at most failBody of them, blank ones skipped; none when the next
+// line is not indented deeper.
+func failureBody(lines []string, m, to int) []int {
+	base := indentOf(lines[m])
+	var out []int
+	for k := m + 1; k < to && len(out) < failBody; k++ {
+		if strings.TrimSpace(lines[k]) == "" {
+			continue
+		}
+		if indentOf(lines[k]) <= base {
+			break
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// indentOf is how many spaces and tabs a line starts with.
+func indentOf(line string) int {
+	return len(line) - len(strings.TrimLeft(line, " \t"))
 }

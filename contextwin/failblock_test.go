@@ -1,6 +1,7 @@
 package contextwin
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -95,6 +96,28 @@ func TestFailureLine(t *testing.T) {
 	} {
 		if got := failureLine(line); got != want {
 			t.Errorf("failureLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
+// A failure's body — the lines after it indented deeper, such as tap's
+// YAML block after "not ok" with its stack — is kept whole (within
+// failBody), so what it says ten lines below the failure line survives a
+// shed.
+func TestFailureBodyKept(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("TAP version 13\n")
+	for i := 1; i < 300; i++ {
+		fmt.Fprintf(&b, "ok %d - test/a.js > case %d # time=1.0ms\n", i, i)
+	}
+	b.WriteString("not ok 300 - test/find.js > processData symlink\n  ---\n  duration_ms: 12.010\n  failureType: 'testCodeFailure'\n" +
+		"  error: 'Expected values to be strictly equal:\\n\\n26 !== 82\\n'\n  code: 'ERR_ASSERTION'\n  stack: |-\n" +
+		"    TestContext.<anonymous> (test/find.js:355:6)\n    processData (lib/find.js:255:15)\n    processData (lib/find.js:666:22)\n" +
+		"    heap after the run: rss 617 MB\n  ...\n1..300\n# tests 300\n# suites 0\n# pass 299\n# fail 1\n# cancelled 0\n# skipped 0\n# todo 0\n# duration_ms 45393.860\n")
+	sum, _ := Summarize(Message{Role: Tool, Content: b.String(), Payload: Payload{Kind: Command, Path: "npm test"}})
+	for _, want := range []string{"not ok 300 - test/find.js > processData symlink", "26 !== 82", "lib/find.js:666:22", "rss 617 MB", "# fail 1"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, sum)
 		}
 	}
 }

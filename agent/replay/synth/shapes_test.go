@@ -182,20 +182,7 @@ func checkShapeSession(t *testing.T, s *ShapeSession) {
 // kind of shaped session, and why: "facts" (≥ 0.95 kept) or "stall" (no
 // stall, no overflow). A pending break is logged, not failed; remove an
 // entry once the planner holds it.
-var shapePending = map[string]map[string]string{
-	// Every user message is carried whole in the recap and never folded:
-	// with 24 pastes of 1.5–4 KB ours stops for good ("window too small"),
-	// at 12k and 16k on every seed tried, at 32k on some (issue 31, "A
-	// user who pastes").
-	"pastes": {"stall": "user text is not foldable yet", "facts": "user text is not foldable yet"},
-	// A shed log keeps its first and last lines: a failure block 8–14
-	// lines above the end is gone when no note saw it (issue 31, "The
-	// failure a few lines above a log's end"); 0.88 on some seeds at 16k.
-	"pytest": {"facts": "a shed log does not keep its failure block yet"},
-	"tap":    {"facts": "a shed log does not keep its failure block yet"},
-	// The ledger holds 30 facts (issue 31, "Long turns with many facts").
-	"longturn": {"facts": "the ledger is capped at 30 facts"},
-}
+var shapePending = map[string]map[string]string{}
 
 // TestShapeReplay is the property test of the shaped sessions: fresh
 // seeds of each kind replayed through ours at 12k, 16k and 32k keep at
