@@ -27,13 +27,38 @@ const (
 // Traceback, Exception, not ok (tap), the marks jest and mocha print, and
 // the coverage figure. The words stand alone, so that a passing test
 // named TestFailedNote or TestChatErrors is not one.
-var failMark = regexp.MustCompile(`\b(?:FAIL(?:ED|URES?)?|[Ff]ailed|failures?|ERROR|panicked|[Aa]ssert(?:ion)?|[Ee]xpected|not ok|Traceback|Exception)\b|\b(?:\w*Error|error)[:\[]|\b(?:panic:|coverage:)|✕|✗|●`)
+var failMark = regexp.MustCompile(`\b(?:FAIL(?:ED|URES?)?|[Ff]ailed|failures?|ERROR|panicked|[Aa]ssert(?:ion)?|[Ee]xpected|not ok|Traceback|Exception)\b|(?:Error|\berror)[:\[]|\b(?:panic:|coverage:)|✕|✗|●`)
 
 // failureLine reports whether line reads as a failure or a verdict; an
 // "E   " line is pytest's explanation of an assertion.
 func failureLine(line string) bool {
-	return strings.HasPrefix(line, "E  ") || strings.HasPrefix(line, "> ") || failMark.MatchString(line)
+	if len(line) > maxFailLine {
+		return false // no test runner's line; and the expression would crawl through it
+	}
+	if strings.HasPrefix(line, "E  ") || strings.HasPrefix(line, "> ") {
+		return true
+	}
+	// Most lines hold none of failMark's words: a scan for a piece of
+	// each spares them the expression (a shed prices every line of every
+	// log it may summarize).
+	for _, h := range failHints {
+		if strings.Contains(line, h) {
+			return failMark.MatchString(line)
+		}
+	}
+	return false
 }
+
+// failScan is how many lines from each end of a log's middle are searched
+// for failures: a summary keeps the first and the last of them.
+const failScan = 2000
+
+// maxFailLine is the longest line read as a failure line.
+const maxFailLine = 1024
+
+// failHints are pieces of failMark's words, one of which every line it
+// matches holds.
+var failHints = []string{"FAIL", "ail", "ERROR", "anic", "ssert", "xpected", "not ok", "Traceback", "xception", "rror", "coverage:", "✕", "✗", "●"}
 
 // failureBlock picks the lines of lines[from:to] (the output between the
 // opening and the closing lines a summary keeps) that read as a failure
@@ -45,6 +70,9 @@ func failureLine(line string) bool {
 func failureBlock(lines []string, from, to int) []int {
 	var marks []int
 	for i := from; i < to; i++ {
+		if i == from+failScan && to-failScan > i {
+			i = to - failScan // the middle of a long log: its first and last failures are what a summary keeps
+		}
 		if failureLine(lines[i]) {
 			marks = append(marks, i)
 		}
