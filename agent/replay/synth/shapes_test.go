@@ -182,7 +182,17 @@ func checkShapeSession(t *testing.T, s *ShapeSession) {
 // kind of shaped session, and why: "facts" (≥ 0.95 kept) or "stall" (no
 // stall, no overflow). A pending break is logged, not failed; remove an
 // entry once the planner holds it.
-var shapePending = map[string]map[string]string{}
+var shapePending = map[string]map[string]string{
+	// The user's pastes fold now (whole, compact, a pointer, their facts):
+	// no stall and every fact on every seed tried. A tap log's failure
+	// body is kept when it is indented under its "not ok"; some seeds
+	// still lose one or two facts of a failure block at 12k and 16k
+	// (0.89–0.92).
+	"tap": {"facts": "a failure block's facts are lost on some seeds at 12k and 16k"},
+	// The ledger is budgeted by room: 0.95–0.97 at 16k and 32k, but at
+	// 12k the recap's room holds too few of 37–40 facts (0.82–0.92).
+	"longturn": {"facts": "at 12k the recap holds too few of 36+ facts"},
+}
 
 // TestShapeReplay is the property test of the shaped sessions: fresh
 // seeds of each kind replayed through ours at 12k, 16k and 32k keep at
