@@ -251,7 +251,7 @@ func (l *lang) logHead(rng *rand.Rand, total int) []string {
 		return []string{strings.Repeat("=", 29) + " test session starts " + strings.Repeat("=", 30),
 			"platform linux -- Python 3.11.2, pytest-7.2.1, pluggy-1.0.0 -- /usr/bin/python3",
 			"cachedir: .pytest_cache", "rootdir: /work/src, configfile: pyproject.toml",
-			fmt.Sprintf("plugins: cov-4.0.0, xdist-3.1.0, timeout-2.1.0"), fmt.Sprintf("collected %d items", total), ""}
+			"plugins: cov-4.0.0, xdist-3.1.0, timeout-2.1.0", fmt.Sprintf("collected %d items", total), ""}
 	}
 	return []string{fmt.Sprintf("> npm test -- --test-reporter=tap (node v20.%d.%d)", 10+rng.IntN(9), rng.IntN(4)), "TAP version 13"}
 }
