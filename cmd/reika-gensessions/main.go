@@ -140,18 +140,29 @@ func writeShapes(kind, seeds, out string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
 		return 1
 	}
-	for _, seed := range list {
+	return writeSeeds(list, out, stdout, stderr, func(seed uint64) (*replay.Recording, error) {
 		s, err := g.Session(kind, seed)
 		if err != nil {
-			fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
-			return 1
+			return nil, err
 		}
-		size, err := synth.Write(out, s.Recording)
+		return s.Recording, nil
+	})
+}
+
+// writeSeeds writes the session each seed makes into out, one line each
+// on stdout; the first failure ends it, said on stderr.
+func writeSeeds(list []uint64, out string, stdout, stderr io.Writer, session func(seed uint64) (*replay.Recording, error)) int {
+	for _, seed := range list {
+		r, err := session(seed)
+		var size int
+		if err == nil {
+			size, err = synth.Write(out, r)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
 			return 1
 		}
-		report(stdout, filepath.Join(out, s.Recording.Name+".jsonl.gz"), s.Recording, size)
+		report(stdout, filepath.Join(out, r.Name+".jsonl.gz"), r, size)
 	}
 	return 0
 }
@@ -186,20 +197,13 @@ func writeUnseen(seeds, goroot, out string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
 		return 1
 	}
-	for _, seed := range list {
+	return writeSeeds(list, out, stdout, stderr, func(seed uint64) (*replay.Recording, error) {
 		s, err := u.Session(seed)
 		if err != nil {
-			fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
-			return 1
+			return nil, err
 		}
-		size, err := synth.Write(out, s.Recording)
-		if err != nil {
-			fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
-			return 1
-		}
-		report(stdout, filepath.Join(out, s.Recording.Name+".jsonl.gz"), s.Recording, size)
-	}
-	return 0
+		return s.Recording, nil
+	})
 }
 
 // report prints one line on the session r written to file.

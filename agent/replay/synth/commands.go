@@ -64,6 +64,14 @@ func (b *builder) editRound(n int) {
 		repl = slices.Clone(old)
 		repl = append(repl[:1], append([]string{indent + "_ = 0 // placeholder while the fix is in progress"}, repl[1:]...)...)
 	}
+	b.say("%s %s.", b.pick([]string{"Making the change in", "Adjusting", "A small edit to", "Fixing that spot in", "Updating"}), p)
+	b.replaceLines(n, p, lines, at, k, repl)
+}
+
+// replaceLines makes round n's edit of file p: the k lines from at of
+// lines replaced by repl, the file changed, the call and its diff.
+func (b *builder) replaceLines(n int, p string, lines []string, at, k int, repl []string) {
+	old := lines[at : at+k]
 	oldText, newText := strings.Join(old, "\n"), strings.Join(repl, "\n")
 	nl := append(append(slices.Clone(lines[:at]), repl...), lines[at+k:]...)
 	b.files[p] = strings.Join(nl, "\n") + "\n"
@@ -75,7 +83,6 @@ func (b *builder) editRound(n int) {
 	for _, l := range repl {
 		d.WriteString("+" + l + "\n")
 	}
-	b.say("%s %s.", b.pick([]string{"Making the change in", "Adjusting", "A small edit to", "Fixing that spot in", "Updating"}), p)
 	b.call(n, "edit", map[string]any{"path": p, "old_text": oldText, "new_text": newText}, d.String(), contextwin.Payload{Kind: contextwin.Diff, Path: p})
 }
 

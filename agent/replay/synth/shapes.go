@@ -434,19 +434,8 @@ func (g *shapeGen) edit(n int) {
 	note := []string{"keep the empty case apart", "the caller may pass None here", "bounded: see the regression test",
 		"read the whole buffer before parsing", "never re-enter while the lock is held"}[b.rng.IntN(5)]
 	repl := append([]string{indent + g.l.comment + note}, old...)
-	nl := append(append(slices.Clone(lines[:at]), repl...), lines[at+k:]...)
-	b.files[p] = strings.Join(nl, "\n") + "\n"
-	var d strings.Builder
-	fmt.Fprintf(&d, "--- a/%s\n+++ b/%s\n@@ -%d,%d +%d,%d @@\n", p, p, at+1, k, at+1, len(repl))
-	for _, l := range old {
-		d.WriteString("-" + l + "\n")
-	}
-	for _, l := range repl {
-		d.WriteString("+" + l + "\n")
-	}
 	b.say("A small edit to %s.", p)
-	b.call(n, "edit", map[string]any{"path": p, "old_text": strings.Join(old, "\n"), "new_text": strings.Join(repl, "\n")}, d.String(),
-		contextwin.Payload{Kind: contextwin.Diff, Path: p})
+	b.replaceLines(n, p, lines, at, k, repl)
 }
 
 // failure draws a failing test of the edited modules.
