@@ -75,26 +75,7 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	s.fold.folds++
 	s.fold.fronts++
 	if appended {
-		// The old recap stays as it was sent; what is new follows it.
-		// Its room is small: the fold's note and the ledger's exact facts
-		// that the request does not show yet go first (partNote), then
-		// what happened; the next rewrite carries the note again (r.Note)
-		// and, once a newer note replaces it, its findings. A middle
-		// recap this fold takes in goes from the request: its facts are in
-		// the ledger, and so come along.
-		shown := s.fold.front.msg.Content + v
-		part := BuildRecap(RecapInput{Note: s.partNote(r.Ledger, shown), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2,
-			Shown: shown, Part: true})
-		s.fold.front.text += appendPart(&text, s.fold.front.msg.Content, part.Text)
-		verbatim = len(s.fold.front.msg.Content)
-		text.WriteString(v)
-		verbatim += n
-		if mapNews == s.fold.mapSent {
-			mapNews = "" // carried already
-		} else {
-			s.fold.mapSent = mapNews
-			mapNews = newBlocks(mapNews, s.fold.front.msg.Content)
-		}
+		verbatim, mapNews = s.appendFront(&text, r, turns, budget, v, n, mapNews)
 	} else {
 		// What the user said comes first, word for word: it is the same
 		// from one rewrite to the next, so a rewrite changes the request
@@ -120,14 +101,7 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 	}
 
 	if !appended {
-		// How much of the recap's text after its steady part this
-		// rewrite kept of the last one's, to a line's end: what the next
-		// rewrite is likely to keep too (frontCheckpoints).
-		old, cur := "", text.String()[s.fold.front.steady:]
-		if prev := s.fold.front.msg.Content; wasSteady > 0 && wasSteady <= len(prev) {
-			old = prev[wasSteady:]
-		}
-		s.fold.kept = strings.LastIndexByte(cur[:commonPrefix(old, cur)], '\n') + 1
+		s.fold.kept = s.keptOfLast(text.String(), wasSteady)
 	}
 	s.carryUserText(appended, boundary)
 	s.fold.recap = &r
@@ -371,6 +345,42 @@ func newBlocks(news, carried string) string {
 
 // mapHeading opens the repo map's news in the recap.
 const mapHeading = "The repository map has learnt since the start (files new or changed):\n"
+
+// appendFront appends to the front recap, as it was sent, what a fold up
+// to turns adds: its room is small, so the fold's note and the ledger's
+// exact facts the request does not show yet go first (partNote), then
+// what happened; the next rewrite carries the note again (r.Note) and,
+// once a newer note replaces it, its findings. A middle recap the fold
+// takes in goes from the request: its facts are in the ledger, and so
+// come along. v (n bytes) is what the user said in the turns, word for
+// word. It returns the bytes carried word for word and the repo map's
+// news still to write.
+func (s *Planner) appendFront(text *strings.Builder, r Recap, turns []Message, budget int, v string, n int, mapNews string) (verbatim int, news string) {
+	shown := s.fold.front.msg.Content + v
+	part := BuildRecap(RecapInput{Note: s.partNote(r.Ledger, shown), Folded: turns, Budget: budget - s.fold.front.text - len(appendHeading) - 2,
+		Shown: shown, Part: true})
+	s.fold.front.text += appendPart(text, s.fold.front.msg.Content, part.Text)
+	verbatim = len(s.fold.front.msg.Content)
+	text.WriteString(v)
+	verbatim += n
+	if mapNews == s.fold.mapSent {
+		return verbatim, "" // carried already
+	}
+	s.fold.mapSent = mapNews
+	return verbatim, newBlocks(mapNews, s.fold.front.msg.Content)
+}
+
+// keptOfLast is how much of a rewritten recap's text after its steady
+// part kept the last one's, to a line's end: what the next rewrite is
+// likely to keep too (frontCheckpoints). wasSteady is where the last
+// one's steady part ended.
+func (s *Planner) keptOfLast(text string, wasSteady int) int {
+	old, cur := "", text[s.fold.front.steady:]
+	if prev := s.fold.front.msg.Content; wasSteady > 0 && wasSteady <= len(prev) {
+		old = prev[wasSteady:]
+	}
+	return strings.LastIndexByte(cur[:commonPrefix(old, cur)], '\n') + 1
+}
 
 // appendPart writes a recap message as it was sent, then what a fold
 // appends to it (part, without its header); it returns the bytes of recap
