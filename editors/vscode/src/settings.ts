@@ -23,6 +23,7 @@ export const serverSettings = [
   "reasoningBack",
   "fetch",
   "bashAllow",
+  "sandboxEnv",
   "extra",
 ];
 
@@ -37,6 +38,7 @@ export const userOnlySettings = [
   "apiKeyEnv",
   "fetch",
   "bashAllow",
+  "sandboxEnv",
   "serverPath",
 ];
 
