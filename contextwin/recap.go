@@ -103,18 +103,10 @@ func BuildRecap(in RecapInput) Recap {
 	}
 	r.Earlier = prev.Earlier
 	if in.Part {
-		// A part names first the files changed that the recap and the
-		// request beside it do not name yet (its entries, which would,
-		// give way first in its small room); the commands are left to the
-		// entries and the next rewrite.
+		r.Commands = nil // named by the entries, and again at the next rewrite
 		t := r
-		t.Commands, t.Files = nil, unchanged(r.Files)
-		changed := partChanged(r.Files, in.Shown, max(in.Budget*trailShare/100, trailLeast))
-		text := renderWithEarlier(t, inherited, in.Budget-len(changed), in.Shown+changed)
-		if changed != "" {
-			text = recapHeader + "\n" + changed + strings.TrimPrefix(strings.TrimPrefix(text, recapHeader), "\n")
-		}
-		r.Text = strings.TrimRight(text, "\n")
+		t.Files = unchanged(r.Files)
+		r.Text = renderWithEarlier(t, inherited, in.Budget, in.Shown)
 		return r
 	}
 	r.Text = renderWithEarlier(r, inherited, in.Budget, in.Shown)

@@ -12,9 +12,8 @@ import (
 // shown names is not named again. When the entries shown leave a file
 // changed unnamed, they give up the room its line needs (happened), so
 // that a tight rewrite that drops the older entries still names the
-// files they edited. A part appended to a recap names first the files
-// changed nothing shown names yet (partChanged), and leaves the commands
-// to its entries and to the next rewrite, which merges the lists. A model that
+// files they edited. A part appended to a recap leaves both to its
+// entries and to the next rewrite, which merges the lists. A model that
 // cannot see which files it edited edits them again.
 
 const (
@@ -207,22 +206,4 @@ func unchanged(fs []FileTouch) []FileTouch {
 		out[i].Edited = false
 	}
 	return out
-}
-
-// partChanged is the section of the files changed, with their lines, that
-// shown does not name yet, within limit bytes, ending in a newline; ""
-// when there is none or no room.
-func partChanged(files []FileTouch, shown string, limit int) string {
-	t := recapText{budget: limit}
-	var changed []string
-	for _, f := range files {
-		if line := changedLine(f); f.Edited && !strings.Contains(shown, "- "+line+"\n") && !strings.Contains(shown, "edited "+f.Path) {
-			changed = append(changed, line)
-		}
-	}
-	t.section(changedHead, changed, true)
-	if len(t.lines) == 0 {
-		return ""
-	}
-	return strings.Join(t.lines, "\n") + "\n"
 }
