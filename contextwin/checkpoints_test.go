@@ -384,7 +384,7 @@ func TestFrontRecapRewrittenAtEveryFoldOnACheckpointedEngine(t *testing.T) {
 		if got, want := s.frontRoom(budget, nil, ""), budget*c.eighth/8; got != want {
 			t.Errorf("%s: frontRoom = %d, want %d (%d eighths of %d)", c.name, got, want, c.eighth, budget)
 		}
-		if got, want := s.frontRoom(budget, facts, ""), max(budget*c.eighth/8, min(factsRoom(facts, ""), budget*3/4)); got != want {
+		if got, want := s.frontRoom(budget, &Recap{Ledger: facts}, ""), max(budget*c.eighth/8, min(factsRoom(facts, ""), budget*3/4)); got != want {
 			t.Errorf("%s: frontRoom with %d facts = %d, want %d", c.name, len(facts), got, want)
 		}
 	}
@@ -409,7 +409,7 @@ func TestFrontRecapRewrittenAtEveryFoldOnACheckpointedEngine(t *testing.T) {
 			t.Fatalf("step %d: a fold appended to the front recap on a checkpointed engine", n)
 		}
 		budget := s.est.NewChars(s.Budget().Recap)
-		if room := max(budget*rewriteShare/8, factsRoom(s.ledger(), front[:s.fold.front.steady])); s.fold.front.text > room {
+		if room := max(budget*rewriteShare/8, neededRoom(s.fold.recap, front[:s.fold.front.steady])); s.fold.front.text > room {
 			t.Errorf("step %d: the front recap's text is %d bytes, want at most %d", n, s.fold.front.text, room)
 		}
 	}

@@ -82,10 +82,10 @@ func (s *Planner) foldAt(b Budget, boundary int) (folded, recapChars int) {
 		// only after it (the engine keeps it cached).
 		s.fold.front.steady = writeFront(&text, front)
 		body := r
-		if room := s.frontRoom(budget, r.Ledger, front); room < budget*3/4 {
+		if room := s.frontRoom(budget, &r, front); room < budget*3/4 {
 			// A recap rewritten at every fold: what the repo map has
 			// learnt takes its share of the room too.
-			room = max(room-len(mapNews), factsRoom(r.Ledger, front))
+			room = max(room-len(mapNews), neededRoom(&r, front))
 			body = BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: room, Shown: front})
 		}
 		text.WriteString(body.Text)
@@ -212,7 +212,7 @@ func (s *Planner) rewriteMiddle(b Budget, boundary int) (folded, chars int) {
 	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
 	v, n := s.verbatimText(s.fold.midFrom, boundary)
 	shown := s.fold.front.msg.Content + v
-	body := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: s.rewriteRoomFor(budget, s.midStartTokens(), r.Ledger, shown), Shown: shown})
+	body := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: s.rewriteRoomFor(budget, s.midStartTokens(), &r, shown), Shown: shown})
 	var text strings.Builder
 	text.WriteString(midPreamble)
 	text.WriteString(body.Text)
@@ -225,11 +225,31 @@ func (s *Planner) rewriteMiddle(b Budget, boundary int) (folded, chars int) {
 	return folded, text.Len()
 }
 
-// rewriteRoomFor is rewriteRoom, widened to what the ledger's facts that
-// shown does not state need: a rewritten middle recap drops no fact while
-// the recap budget holds them.
-func (s *Planner) rewriteRoomFor(budget, start int, ledger []Fact, shown string) int {
-	return max(s.rewriteRoom(budget, start), min(factsRoom(ledger, shown), budget-s.fold.front.text-len(appendHeading)-2))
+// rewriteRoomFor is rewriteRoom, widened to what r's facts and files
+// changed that shown does not state need (neededRoom): a rewritten middle
+// recap drops no fact while the recap budget holds them.
+func (s *Planner) rewriteRoomFor(budget, start int, r *Recap, shown string) int {
+	return max(s.rewriteRoom(budget, start), min(neededRoom(r, shown), budget-s.fold.front.text-len(appendHeading)-2))
+}
+
+// neededRoom is the room a recap's text needs for what it must not drop
+// while its budget holds it: the facts of r's ledger that shown does not
+// state (factsRoom) and the line naming the files changed
+// (changedNames). A nil r needs none.
+func neededRoom(r *Recap, shown string) int {
+	if r == nil {
+		return factsRoom(nil, shown)
+	}
+	n := 0
+	for _, f := range r.Files {
+		if f.Edited && !strings.Contains(shown, f.Path) {
+			n += len(f.Path) + 2
+		}
+	}
+	if n > 0 {
+		n += len(changedNamesHead) + 1
+	}
+	return factsRoom(r.Ledger, shown) + n
 }
 
 // factsRoom is the room a recap's text needs for the ledger's facts that
@@ -249,12 +269,12 @@ func factsRoom(ledger []Fact, shown string) int {
 // its end. On an engine that restarts from checkpoints, where every fold
 // rewrites it (frontRewrites) and prefills it again, what a middle recap
 // rewritten in place keeps (rewriteShare), widened to the facts that shown
-// does not state (factsRoom).
-func (s *Planner) frontRoom(budget int, ledger []Fact, shown string) int {
+// does not state and its files changed (neededRoom).
+func (s *Planner) frontRoom(budget int, r *Recap, shown string) int {
 	if !s.frontRewrites() {
 		return budget * 3 / 4
 	}
-	return min(max(budget*rewriteShare/8, factsRoom(ledger, shown)), budget*3/4)
+	return min(max(budget*rewriteShare/8, neededRoom(r, shown)), budget*3/4)
 }
 
 // unshown are the facts that shown does not state as "key: value".

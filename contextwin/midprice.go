@@ -118,7 +118,7 @@ func (s *Planner) leanFrom(budget int) int {
 // preamble and its room for the recap's facts as they stand
 // (rewriteRoomFor).
 func (s *Planner) rewrittenMid(budget, start int) int {
-	return len(midPreamble) + s.rewriteRoomFor(budget, start, s.ledger(), s.fold.front.msg.Content) + msgOverhead
+	return len(midPreamble) + s.rewriteRoomFor(budget, start, s.fold.recap, s.fold.front.msg.Content) + msgOverhead
 }
 
 // ledger is the recap's ledger of exact facts as it stands, nil before

@@ -193,7 +193,7 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 	verbatimAll := s.verbatimBytes(cur)
 	verbatimOld := s.verbatimBytes(s.fold.upTo) // already in the recap
 	verbatimAfter := 0                          // verbatim bytes of user messages at or after the boundary
-	room := s.frontRoom(recapChars, s.ledger(), s.fold.front.msg.Content)
+	room := s.frontRoom(recapChars, s.fold.recap, s.fold.front.msg.Content)
 	low := s.fold.upTo + 1
 	if s.fold.midTo > 0 {
 		low = s.fold.midTo // a fold of the front takes the middle recap in

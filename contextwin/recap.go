@@ -30,6 +30,9 @@ const (
 // first line fits) and reads, each section left out when empty:
 //
 //	Recap of earlier turns, folded to fit the context window:
+//	Files changed: a.go
+//	Note:
+//	…
 //	Files changed (lines):
 //	- a.go: 12-40
 //	Commands run (output gone):
@@ -221,8 +224,9 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 		return ""
 	}
 	t.add(recapHeader)
-	// The trail stands after what happened, its room held from the note
-	// and from what happened: it names what they do not.
+	t.changedNames(r, shown)
+	// The rest of the trail stands after what happened, its room held
+	// from the note and from what happened: it names what they do not.
 
 	var files []string
 	for _, f := range r.Files {

@@ -7,7 +7,9 @@ import (
 )
 
 // The trail: what the session changed and what it ran. A rewritten recap
-// names every file changed, with the lines its edits changed, and the
+// names the files changed on the line after its header (changedNames),
+// before the note and the facts, so that a tight one still names each.
+// Then it names every file changed, with the lines its edits changed, and the
 // newest commands run, after what happened; a file or command an entry
 // shown names is not named again. When the entries shown leave a file
 // changed unnamed, they give up the room its line needs (happened), so
@@ -32,8 +34,9 @@ const (
 
 // Headings of the trail in the recap.
 const (
-	changedHead  = "Files changed (lines):"
-	commandsHead = "Commands run (output gone):"
+	changedHead      = "Files changed (lines):"
+	changedNamesHead = "Files changed:"
+	commandsHead     = "Commands run (output gone):"
 )
 
 // trail adds the files changed, with the lines their edits changed, and
@@ -60,6 +63,32 @@ func (t *recapText) trail(r Recap, reserve int, shown string) {
 	t.budget = min(full-reserve, t.used+max(full*commandShare/100, commandLeast))
 	t.section(commandsHead, commands, false)
 	t.budget = full
+}
+
+// changedNames adds the line naming the files changed that shown does
+// not name, "Files changed: a.go, b.go", right after the header, in up to
+// trailShare of the budget: a rewrite whose note and facts fill the rest
+// still names every file the session changed (their lines follow what
+// happened when there is room).
+func (t *recapText) changedNames(r Recap, shown string) {
+	var b strings.Builder
+	limit := min(t.budget, t.used+t.budget*trailShare/100)
+	for _, f := range r.Files {
+		if !f.Edited || strings.Contains(shown, f.Path) {
+			continue
+		}
+		sep := ", "
+		if b.Len() == 0 {
+			sep = changedNamesHead + " "
+		}
+		if t.used+b.Len()+len(sep)+len(f.Path)+1 > limit {
+			continue
+		}
+		b.WriteString(sep + f.Path)
+	}
+	if b.Len() > 0 {
+		t.add(b.String())
+	}
 }
 
 // happened adds what happened, then the trail. When the entries shown
