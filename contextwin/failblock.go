@@ -20,6 +20,12 @@ const (
 	// block after "not ok", go test's lines after "--- FAIL", a
 	// traceback's frames), which say what failed and where.
 	failBody = 12
+	// failReach is how far above the closing lines a failure line may
+	// stand for every line from it to them to be kept: its block whole
+	// (tap's YAML up to "...", a traceback's last frames, what a runner
+	// printed after the assertion, indented or not) and the run's summary
+	// lines.
+	failReach = 16
 )
 
 // failMark finds a word of a failure or a verdict: FAIL, FAILED,
@@ -63,9 +69,10 @@ var failHints = []string{"FAIL", "ail", "ERROR", "anic", "ssert", "xpected", "no
 // failureBlock picks the lines of lines[from:to] (the output between the
 // opening and the closing lines a summary keeps) that read as a failure
 // or a verdict, each with failBefore lines before it and failAfter after,
-// at most failBlockLines in all: half the bound from the end (the last
-// failure and the summary line near it), the rest from the start (the
-// first failure, often the cause). It returns their indices in order;
+// at most failBlockLines in all besides the lines from a failure in the
+// last failReach on (or the last failure's body): half the bound from
+// the end (the last failure and the summary line near it), the rest from
+// the start (the first failure, often the cause). It returns their indices in order;
 // blank lines are not counted.
 func failureBlock(lines []string, from, to int) []int {
 	var marks []int
@@ -81,16 +88,28 @@ func failureBlock(lines []string, from, to int) []int {
 		return nil
 	}
 	picked := make(map[int]bool)
-	// The body of the last failure that has one, whole (within failBody),
-	// besides the bound.
+	// The failures near the end with every line from the first of them
+	// on (failReach), else the body of the last failure that has one,
+	// whole (within failBody): besides the bound.
 	bodyN := 0
-	for i := len(marks) - 1; i >= 0; i-- {
+	for _, m := range marks {
+		if to-m > failReach {
+			continue
+		}
+		for k := m; k < to; k++ {
+			if strings.TrimSpace(lines[k]) != "" {
+				picked[k] = true
+			}
+		}
+		bodyN = len(picked)
+		break
+	}
+	for i := len(marks) - 1; i >= 0 && bodyN == 0; i-- {
 		if body := failureBody(lines, marks[i], to); len(body) > 0 {
 			for _, k := range body {
 				picked[k] = true
 			}
 			bodyN = len(body)
-			break
 		}
 	}
 	take := func(m int) bool {

@@ -63,13 +63,14 @@ func TestShedLogKeepsItsFailureBlock(t *testing.T) {
 }
 
 // TestFailureBlockIsBounded: a log full of failures keeps at most
-// failBlockLines of them, the first and the last among them.
+// failBlockLines of them besides the lines of the last failReach, the
+// first and the last among them.
 func TestFailureBlockIsBounded(t *testing.T) {
 	log := "start\n" + noise(400, "FAIL case # broke\ncontext line #") + "end 1\nend 2\nend 3\nend 4\nend 5\n"
 	lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
 	got := failureBlock(lines, 1, len(lines)-5)
-	if len(got) == 0 || len(got) > failBlockLines {
-		t.Fatalf("failure block of %d lines, want 1 to %d", len(got), failBlockLines)
+	if len(got) == 0 || len(got) > failBlockLines+failReach {
+		t.Fatalf("failure block of %d lines, want 1 to %d", len(got), failBlockLines+failReach)
 	}
 	if got[0] != 1 || got[len(got)-1] != len(lines)-6 {
 		t.Errorf("failure block spans lines %d to %d, want the first failure (1) to the last line before the tail (%d)", got[0], got[len(got)-1], len(lines)-6)
