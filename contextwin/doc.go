@@ -104,8 +104,10 @@
 // A thinking model's reasoning is carried as the engine's chat template
 // renders it (Config.Reasoning, reasoning.go): none on a template that
 // drops it, all of it on one that preserves it, and on a turn template
-// (Qwen3's: the reasoning after the last user message) the current turn's,
-// with what would be a user message after a tool result — what the user
+// (Qwen3's: the reasoning after the last user message) the current turn's
+// from its eighth reply on — a short exchange would pay its whole turn
+// again at the next ask, which drops it; a reply sent without it costs
+// only its own text again —, with what would be a user message after a tool result — what the user
 // says while the agent works, the note's question, the middle recap —
 // riding at the end of that result, so that the template keeps the turn's
 // reasoning and the request changes only where the planner changed it. At

@@ -42,22 +42,36 @@ func reasoningOf(msgs []Message) []string {
 
 // A request carries the reasoning its engine's template renders, and the
 // view's size counts it only then: none on a template that drops it, the
-// current turn's (after the last user message) on a turn template, all of
-// it on one that preserves it or one nobody described.
+// current turn's (after the last user message) from its carryRounds-th
+// reply on a turn template, all of it on one that preserves it or one
+// nobody described.
 func TestReasoningByTemplate(t *testing.T) {
+	const rounds = carryRounds + 1
+	var all, turn []string
+	for tn := range 2 {
+		for r := range rounds {
+			all = append(all, fmt.Sprintf("turn %d round %d", tn, r))
+			if tn == 1 && r >= carryRounds-1 {
+				turn = append(turn, fmt.Sprintf("turn %d round %d", tn, r))
+			}
+		}
+		if tn == 0 {
+			all = append(all, "turn 0 answer")
+		}
+	}
 	tests := []struct {
 		tmpl ReasoningTemplate
 		want []string
 	}{
 		{ReasoningDrop, nil},
-		{ReasoningTurn, []string{"turn 1 round 0", "turn 1 round 1"}},
-		{ReasoningAll, []string{"turn 0 round 0", "turn 0 round 1", "turn 0 answer", "turn 1 round 0", "turn 1 round 1"}},
-		{ReasoningUnknown, []string{"turn 0 round 0", "turn 0 round 1", "turn 0 answer", "turn 1 round 0", "turn 1 round 1"}},
+		{ReasoningTurn, turn},
+		{ReasoningAll, all},
+		{ReasoningUnknown, all},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.tmpl), func(t *testing.T) {
 			b := newBuild(Config{Window: 64000, PrefixChars: 2000, Reasoning: tt.tmpl})
-			p := thinkingTurns(b, 2, 2)
+			p := thinkingTurns(b, 2, rounds)
 			if p.Event != Append {
 				t.Fatalf("last plan = %s, want append (the window is large)", p.Event)
 			}
@@ -77,12 +91,13 @@ func TestReasoningByTemplate(t *testing.T) {
 
 // On a turn template every request of a turn is an append of the one
 // before, what the user says while the agent works included: it rides the
-// tool result before it (Rides), and the turn's reasoning stays. A new
-// ask after an answer drops the turn's reasoning from the request, where
-// the template drops it from the prompt.
+// tool result before it (Rides), and the turn's reasoning stays from its
+// carryRounds-th reply on. A new ask after an answer drops the turn's
+// reasoning from the request, where the template drops it from the
+// prompt.
 func TestReasoningTurnAppends(t *testing.T) {
 	b := newBuild(Config{Window: 64000, PrefixChars: 2000, Reasoning: ReasoningTurn})
-	thinkingTurns(b, 1, 1)
+	thinkingTurns(b, 1, carryRounds-1)
 	prev := b.send().Messages
 	for r := range 3 {
 		b.s.Append(Message{Role: Assistant, Content: "next", Reasoning: "more: " + text(300, r),
@@ -100,8 +115,8 @@ func TestReasoningTurnAppends(t *testing.T) {
 		}
 		prev = p.Messages
 	}
-	if got := reasoningOf(prev); len(got) != 4 {
-		t.Errorf("the turn's request carries reasoning of %q, want its 4 replies'", got)
+	if got := reasoningOf(prev); len(got) != 3 {
+		t.Errorf("the turn's request carries reasoning of %q, want its last 3 replies' (from reply %d)", got, carryRounds)
 	}
 	b.s.Append(Message{Role: Assistant, Content: "It returns ErrMissing.", Reasoning: "answer: " + text(300, 9)})
 	b.user("And for an empty file?")

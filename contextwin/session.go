@@ -137,6 +137,10 @@ type transcript struct {
 	// result, -1 none: what a turn template renders reasoning after
 	// (the agent sends one that does inside that result: RidesResult).
 	lastQuery int
+	// carryFrom is the entry from which a turn template's requests carry
+	// the turn's reasoning back, -1 before the turn's carryRounds-th
+	// reply (carriesReasoning); turnReplies counts the turn's replies.
+	carryFrom, turnReplies int
 }
 
 // folds is what folding has done: which entries the recaps stand for, and
@@ -265,7 +269,7 @@ func NewPlanner(cfg Config) *Planner {
 	cfg.TargetFraction = min(max(cfg.TargetFraction, 0.3), 0.95)
 	return &Planner{
 		cfg: cfg, res: Reserve{Pinned: cfg.Reserve},
-		transcript: transcript{lastUser: -1, lastQuery: -1},
+		transcript: transcript{lastUser: -1, lastQuery: -1, carryFrom: -1},
 		view:       newView(),
 		fold:       folds{lead: -1},
 		task:       taskElection{payload: -1, turn: -1},
@@ -280,6 +284,12 @@ func (s *Planner) Append(m Message) {
 		s.lastUser = len(s.log)
 		if !RidesResult(s.log, m) {
 			s.lastQuery = len(s.log)
+			s.carryFrom, s.turnReplies = -1, 0
+		}
+	}
+	if m.Role == Assistant {
+		if s.turnReplies++; s.turnReplies == carryRounds {
+			s.carryFrom = len(s.log)
 		}
 	}
 	s.log = append(s.log, m)
