@@ -179,16 +179,16 @@ func checkShapeSession(t *testing.T, s *ShapeSession) {
 }
 
 // shapePending are the parts of the property ours does not hold yet on a
-// kind of shaped session, and why: "facts" (≥ 0.95 kept) or "stall" (no
-// stall, no overflow). A pending break is logged, not failed; remove an
-// entry once the planner holds it.
+// kind of shaped session, and why: "facts" (≥ 0.95 kept), "stall" (no
+// stall, no overflow) or "trail" (the last request names every file
+// changed). A pending break is logged, not failed; remove an entry once
+// the planner holds it.
+//
+// The user's pastes fold (whole, compact, a pointer, their facts): no
+// stall and every fact on every seed tried. A shed log keeps every line
+// from a failure in its last 16 lines, so a tap failure block's facts
+// stay (1.00 on the seeds tried at 12k, 16k and 32k).
 var shapePending = map[string]map[string]string{
-	// The user's pastes fold now (whole, compact, a pointer, their facts):
-	// no stall and every fact on every seed tried. A tap log's failure
-	// body is kept when it is indented under its "not ok"; some seeds
-	// still lose one or two facts of a failure block at 12k and 16k
-	// (0.89–0.92).
-	"tap": {"facts": "a failure block's facts are lost on some seeds at 12k and 16k"},
 	// The ledger is budgeted by room: 0.95–0.97 at 16k and 32k, but at
 	// 12k the recap's room holds too few of 37–40 facts (0.82–0.92).
 	"longturn": {"facts": "at 12k the recap holds too few of 36+ facts"},
@@ -197,7 +197,8 @@ var shapePending = map[string]map[string]string{
 // TestShapeReplay is the property test of the shaped sessions: fresh
 // seeds of each kind replayed through ours at 12k, 16k and 32k keep at
 // least 95% of their wanted facts (a corrected value's newest), never
-// stall and never overflow. The 1,500-round turn joins under -shapes-long;
+// stall, never overflow, and name every file they changed in their last
+// request. The 1,500-round turn joins under -shapes-long;
 // the kinds of shapePending are replayed and reported, not failed.
 func TestShapeReplay(t *testing.T) {
 	if testing.Short() {
@@ -238,6 +239,9 @@ func TestShapeReplay(t *testing.T) {
 		if r.Failed() || r.Overflows > 0 {
 			broke = append(broke, "stall")
 		}
+		if r.TrailLast < 1 {
+			broke = append(broke, "trail")
+		}
 		for i := 0; i < len(broke); i++ {
 			if why, ok := shapePending[kind][broke[i]]; ok {
 				t.Logf("%s at %d: %s pending (%s); lost %v, stalled %d", r.Session, r.Window, broke[i], why, where, r.Stalled)
@@ -246,10 +250,10 @@ func TestShapeReplay(t *testing.T) {
 			}
 		}
 		if len(broke) > 0 {
-			t.Errorf("%s at %d broke facts ≥ %.2f, no stall, no overflow: facts %.3f (lost %v), stalled %d, overflows %d\n"+
+			t.Errorf("%s at %d broke %v (facts ≥ %.2f, no stall, no overflow, every file changed named): facts %.3f (lost %v), stalled %d, overflows %d, trail %.2f\n"+
 				"replay it: go test ./agent/replay/synth -run TestShapeReplay -seeds SEED -v\n"+
 				"keep it:   go run ./cmd/reika-gensessions -shape KIND -seed SEED",
-				r.Session, r.Window, minFacts, r.FactsKept, where, r.Stalled, r.Overflows)
+				r.Session, r.Window, broke, minFacts, r.FactsKept, where, r.Stalled, r.Overflows, r.TrailLast)
 		}
 	}
 }
