@@ -2,6 +2,7 @@ package lsptest
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -213,15 +214,39 @@ func (in *Injection) serverEnv() map[string]string {
 		"REIKA_FETCH":         "1",
 		"REIKA_BASH_ALLOW":    AllowList,
 	}
-	// A cold Go build cache in the fake home would rebuild the standard
-	// library for go test: keep the machine's.
+	// The machine's module cache and GOPATH; the build cache the server's
+	// own Go commands use.
 	if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output(); err == nil {
 		v := strings.Fields(string(out))
 		if len(v) == 3 {
 			env["GOCACHE"], env["GOMODCACHE"], env["GOPATH"] = v[0], v[1], v[2]
 		}
 	}
+	env["XDG_CACHE_HOME"] = in.warmCommandCache()
 	return env
+}
+
+// warmCommandCache returns the XDG_CACHE_HOME the attack's server gets.
+// Its commands' build caches are the server's own, one place per
+// workspace (XDG_CACHE_HOME/reika/sandbox/ and a key of the folders, as
+// agent's privateCacheDir makes it): a cold one would rebuild the
+// standard library for go test, half a minute on two busy cores. That
+// place is linked to one kept between runs (the sandbox tests' own); when
+// the key is made otherwise, the link is missed and the run is only
+// slower.
+func (in *Injection) warmCommandCache() string {
+	xdg := filepath.Join(filepath.Dir(in.Home), "xdg-cache")
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return xdg
+	}
+	warm := filepath.Join(base, "reika", "sandbox", "test")
+	sum := sha256.Sum256([]byte(in.Root))
+	link := filepath.Join(xdg, "reika", "sandbox", hex.EncodeToString(sum[:8]))
+	if os.MkdirAll(warm, 0o700) == nil && os.MkdirAll(filepath.Dir(link), 0o755) == nil {
+		os.Symlink(warm, link)
+	}
+	return xdg
 }
 
 func token() string {
