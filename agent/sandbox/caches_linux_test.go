@@ -9,9 +9,10 @@ import (
 	"time"
 )
 
-// TestBuildCachePrivate tries to poison the user's Go build cache from a
-// contained command: the write is refused, go env GOCACHE names Reika's
-// own, and go test of a small module still runs there. It uses the real
+// TestBuildCachePrivate tries to poison the user's Go build cache (and
+// npm's) from a contained command: the write is refused, go env GOCACHE
+// (npm config get cache) names Reika's own, and go test of a small module
+// still runs there. It uses the real
 // home and go command, as TestGoTestInside does.
 func TestBuildCachePrivate(t *testing.T) {
 	needLandlock(t)
@@ -35,7 +36,8 @@ func TestBuildCachePrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	private := testPrivate(t)
-	caches, vars := Private(private, DiscoverCaches(t.Context(), home, os.Getenv, exec.LookPath))
+	found := DiscoverCaches(t.Context(), home, os.Getenv, exec.LookPath)
+	caches, vars := Private(private, found)
 	for _, c := range caches {
 		if c.Write && (within(c.Path, userCache) || within(userCache, c.Path)) {
 			t.Fatalf("Private left %s writable (%s), which holds the user's GOCACHE %s", c.Path, c.Tool, userCache)
@@ -58,8 +60,15 @@ func TestBuildCachePrivate(t *testing.T) {
 	vars = append(vars, "TMPDIR="+p.Temp)
 	probe := filepath.Join(userCache, "00", "reika-poison-probe")
 	t.Cleanup(func() { os.Remove(probe) })
-	// What a planted Makefile would do: write an entry into the user's cache.
-	got, err := run(t, p, ws, "mkdir -p "+filepath.Dir(probe)+" && echo payload > "+probe, vars...)
+	// What a planted Makefile would do: write an entry into the user's
+	// cache. Granted the caches as found, it can (the test shows the hole);
+	// with Private's, it cannot.
+	poison := "mkdir -p " + filepath.Dir(probe) + " && echo payload > " + probe
+	if got, err := run(t, Policy{Workspace: p.Workspace, Temp: p.Temp, Home: home, Caches: found}, ws, poison); err != nil {
+		t.Errorf("granted the user's GOCACHE, the poisoning failed: the test proves nothing\n%s", got)
+	}
+	os.Remove(probe)
+	got, err := run(t, p, ws, poison, vars...)
 	if err == nil {
 		t.Errorf("a contained command wrote into the user's GOCACHE %s:\n%s", userCache, got)
 	}
@@ -69,6 +78,13 @@ func TestBuildCachePrivate(t *testing.T) {
 	got, err = run(t, p, ws, goPath+" env GOCACHE", vars...)
 	if want := filepath.Join(private, "go-build"); err != nil || strings.TrimSpace(got) != want {
 		t.Errorf("go env GOCACHE in the sandbox = %q, %v; want %s", got, err, want)
+	}
+	if npm, err := exec.LookPath("npm"); err == nil {
+		userNpm, _ := exec.Command(npm, "config", "get", "cache").Output()
+		got, err := run(t, p, ws, npm+" config get cache; touch "+strings.TrimSpace(string(userNpm))+"/reika-poison-probe", vars...)
+		if want := filepath.Join(private, "npm"); !strings.HasPrefix(got, want+"\n") || err == nil {
+			t.Errorf("npm config get cache, then a write into the user's %s, in the sandbox = %q, %v; want %s and the write refused", userNpm, got, err, want)
+		}
 	}
 	for i := range 2 {
 		start := time.Now()
