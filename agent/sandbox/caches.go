@@ -17,8 +17,8 @@ const askTimeout = 2 * time.Second
 // DiscoverCaches asks the toolchains on PATH where they keep what a build
 // needs, and returns the places a command must be granted: the Go build cache
 // (writable), module cache, GOROOT and go env file (read-only), npm's
-// cache (writable), and cargo's registry and git checkouts (writable) with
-// the rest of CARGO_HOME and RUSTUP_HOME read-only. Read-only places
+// cache (writable), and CARGO_HOME (read-only, its lock files writable)
+// and RUSTUP_HOME (read-only). Read-only places
 // outside home are readable anyway and left out; writable ones are kept
 // when they exist. The build caches are the user's: Private puts places of
 // Reika's own in their stead before a command gets them. env looks up the process's variables
@@ -79,22 +79,25 @@ func askToolchains(ctx context.Context, lookPath func(string) (string, error)) [
 	return caches
 }
 
-// rustHomes are CARGO_HOME and RUSTUP_HOME, read-only, with cargo's
-// download places, writable, when cargo and rustup are on PATH. They are
+// rustHomes are CARGO_HOME and RUSTUP_HOME, read-only, with cargo's lock
+// files writable, when cargo and rustup are on PATH. They are
 // found from the environment and their documented defaults, not asked.
 func rustHomes(home string, env func(string) string, lookPath func(string) (string, error)) []Cache {
 	var caches []Cache
 	if _, err := lookPath("cargo"); err == nil {
-		// CARGO_HOME, default ~/.cargo, as cargo documents it. Only the
-		// registry, git checkouts and package-cache locks are writable: a
-		// writable bin/ or config.toml would let a command change what the
-		// user's own cargo runs.
+		// CARGO_HOME, default ~/.cargo, as cargo documents it, is
+		// read-only but for its lock files. Like Go's module cache, the
+		// registry and git checkouts are what the user's own cargo builds
+		// compile without checking them again (an extracted crate's
+		// sources, a downloaded .crate, the index that says where to
+		// fetch): a command that wrote them could poison those builds. A
+		// writable bin/ or config.toml would change what cargo runs.
 		dir, tool := env("CARGO_HOME"), "CARGO_HOME"
 		if dir == "" {
 			dir, tool = filepath.Join(home, ".cargo"), "cargo's default CARGO_HOME"
 		}
 		caches = append(caches, Cache{Path: dir, Tool: tool})
-		for _, sub := range []string{"registry", "git", ".package-cache", ".package-cache-mutate", ".global-cache"} {
+		for _, sub := range []string{".package-cache", ".package-cache-mutate", ".global-cache"} {
 			caches = append(caches, Cache{Path: filepath.Join(dir, sub), Write: true, Tool: tool})
 		}
 	}

@@ -108,3 +108,52 @@ func testPrivate(t *testing.T) string {
 	}
 	return filepath.Join(base, "reika", "sandbox", "test")
 }
+
+// TestCargoInside builds a crate without dependencies in the sandbox with
+// the caches of the real home, and tries to plant a crate's source in
+// cargo's registry, which the user's own cargo would compile: refused.
+func TestCargoInside(t *testing.T) {
+	needLandlock(t)
+	if testing.Short() {
+		t.Skip("runs cargo")
+	}
+	cargo, err := exec.LookPath("cargo")
+	if err != nil {
+		t.Skip("no cargo")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	caches := DiscoverCaches(t.Context(), home, os.Getenv, exec.LookPath)
+	var cargoHome string
+	for _, c := range caches {
+		if strings.Contains(c.Tool, "CARGO_HOME") && !c.Write {
+			cargoHome = c.Path
+		}
+	}
+	if cargoHome == "" {
+		t.Skip("CARGO_HOME is not in the home")
+	}
+	ws := filepath.Join(t.TempDir(), "ws")
+	for name, text := range map[string]string{
+		"c/Cargo.toml":  "[package]\nname = \"c\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+		"c/src/main.rs": "fn main() { println!(\"hi\"); }\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := Policy{Workspace: []string{ws}, Temp: t.TempDir(), Home: home, Caches: caches, Exec: []string{filepath.Dir(cargo)}}
+	if out, err := run(t, p, filepath.Join(ws, "c"), "cargo build --offline -q", "TMPDIR="+p.Temp); err != nil {
+		t.Errorf("cargo build in the sandbox: %v\n%s", err, out)
+	}
+	src := filepath.Join(cargoHome, "registry", "src", "reika-poison-probe")
+	t.Cleanup(func() { os.RemoveAll(src) })
+	if out, err := run(t, p, ws, "mkdir -p "+src); err == nil {
+		t.Errorf("a contained command made %s:\n%s", src, out)
+	}
+}

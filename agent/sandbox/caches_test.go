@@ -12,13 +12,18 @@ import (
 )
 
 // TestDiscoverCachesCargo checks cargo's and rustup's documented
-// defaults, and that what is not there or not on PATH is left out.
+// defaults, that only cargo's lock files are writable (not its registry,
+// which the user's builds compile from), and that what is not there or
+// not on PATH is left out.
 func TestDiscoverCachesCargo(t *testing.T) {
 	home := t.TempDir()
 	for _, d := range []string{".cargo/registry", ".cargo/bin", ".rustup"} {
 		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".cargo/.package-cache"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	onPath := map[string]bool{"cargo": true, "rustup": true}
 	lookPath := func(name string) (string, error) {
@@ -31,7 +36,7 @@ func TestDiscoverCachesCargo(t *testing.T) {
 	got := DiscoverCaches(context.Background(), home, env, lookPath)
 	want := []Cache{
 		{Path: filepath.Join(home, ".cargo"), Tool: "cargo's default CARGO_HOME"},
-		{Path: filepath.Join(home, ".cargo/registry"), Write: true, Tool: "cargo's default CARGO_HOME"},
+		{Path: filepath.Join(home, ".cargo/.package-cache"), Write: true, Tool: "cargo's default CARGO_HOME"},
 		{Path: filepath.Join(home, ".rustup"), Tool: "rustup's default RUSTUP_HOME"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -76,7 +81,7 @@ func TestDiscoverCachesGo(t *testing.T) {
 func TestPrivate(t *testing.T) {
 	dir := t.TempDir()
 	mod := Cache{Path: "/home/u/go/pkg/mod", Tool: "go env GOMODCACHE"}
-	reg := Cache{Path: "/home/u/.cargo/registry", Write: true, Tool: "CARGO_HOME"}
+	reg := Cache{Path: "/home/u/.cargo/.package-cache", Write: true, Tool: "CARGO_HOME"}
 	in := []Cache{
 		{Path: "/home/u/.cache/go-build", Write: true, Tool: "go env GOCACHE"},
 		mod,

@@ -62,13 +62,14 @@
 //     (no new go.sum, node_modules or target there, no gofmt -w of a
 //     top-level file, which writes a backup beside it); the edit and write
 //     tools can.
-//   - Caches (the module cache, CARGO_HOME…) inside Home are readable,
-//     and writable where the Cache says so; Exec directories are readable
-//     and executable. The build caches a command writes (GOCACHE, npm's)
-//     are not the user's: Private puts directories of the caller's in
-//     their place and the variables that name them, and the user's stay
-//     hidden (read-only outside Home), so a command cannot poison what the
-//     user's own builds trust.
+//   - Caches inside Home are readable, and writable where the Cache says
+//     so; Exec directories are readable and executable. What the user's
+//     own builds trust without checking is never writable: Go's module
+//     cache and CARGO_HOME with cargo's registry are read-only (cargo's
+//     lock files aside), and the build caches a command writes (GOCACHE,
+//     npm's) are not the user's: Private puts directories of the caller's
+//     in their place, with the variables that name them, and the user's
+//     stay hidden (read-only outside Home).
 //   - Without Policy.Network, TCP bind and connect are denied (ABI 4).
 //     Signals and abstract unix sockets are scoped to the domain (ABI 6):
 //     a command cannot signal or connect to processes outside it.
@@ -100,8 +101,7 @@
 // capabilities than root's processes, which refuses it theirs. Nor does it
 // govern what commands leave behind for later, outside the sandbox: a
 // nested sub/.git/config (the tools package looks for those after each
-// command), cargo's registry (writable, and read by the user's cargo),
-// code the user runs. The tests pin the sockets and /proc.
+// command), code the user runs. The tests pin the sockets and /proc.
 //
 // All functions are safe for concurrent use; a Policy is a value and is not
 // changed by Start.
