@@ -202,42 +202,70 @@ func changes(before, after *scan) []change {
 	return kept
 }
 
-// watchAsks bounds the questions after one command; the changes past it
-// are undone unasked.
-const watchAsks = 8
+// watchAsks is how many changes after one command are asked about one by
+// one; more (an npm install that brings packages with their own
+// .travis.yml) are asked about together, in one question.
+const watchAsks = 4
+
+// watchTold is how many of them the model is told of one by one.
+const watchTold = 12
 
 // review puts each protected entry a contained command created, changed
 // or removed to the user, as a change to a protected path is put, and
-// keeps it only on a yes; otherwise (a no, a client that cannot ask, past
-// watchAsks questions) it removes what was created and puts back what was
-// changed or removed from the bytes the scan kept (a larger file that
-// changed is removed). It returns what the model is told, or "".
+// keeps it only on a yes; otherwise (a no, a client that cannot ask) it
+// removes what was created and puts back what was changed or removed from
+// the bytes the scan kept (a larger file that changed is removed). It
+// returns what the model is told, or "".
 func (s *Set) review(ctx context.Context, command string, before, after *scan) string {
 	var lines []string
 	if after.cut != "" || before.cut != "" {
 		lines = append(lines, "[the look for protected files the command created was cut short ("+join(before.cut, after.cut)+"): deeper ones were not checked]")
 	}
-	for i, c := range changes(before, after) {
+	cs := changes(before, after)
+	if len(cs) > watchAsks {
+		var list []string
+		for _, c := range cs {
+			rel := s.folderRel(c.abs, c.abs)
+			list = append(list, fmt.Sprintf("%s %s: %s", c.what, rel, Protection(rel)))
+		}
+		q := Question{Kind: AskProtected, Subject: fmt.Sprintf("%d protected files", len(cs)), Label: "protected", Answers: []Answer{Once},
+			Why:    fmt.Sprintf("the command %q created, changed or removed them, and they run or steer tools later; they are kept only on your yes", command),
+			Detail: strings.Join(list, "\n")}
+		answer := s.ask(ctx, q)
+		for i, c := range cs {
+			told := s.settle(c, answer)
+			if i < watchTold {
+				lines = append(lines, told)
+			}
+		}
+		if len(cs) > watchTold {
+			lines = append(lines, fmt.Sprintf("[… and %d more, settled the same way]", len(cs)-watchTold))
+		}
+		return strings.Join(lines, "\n")
+	}
+	for _, c := range cs {
 		rel := s.folderRel(c.abs, c.abs)
 		q := Question{Kind: AskProtected, Subject: rel, Label: "protected", Answers: []Answer{Once},
 			Why:    fmt.Sprintf("the command %q %s it, and %s; it is kept only on your yes", command, c.what, Protection(rel)),
 			Detail: c.detail(rel)}
-		answer := Unasked
-		if i < watchAsks {
-			answer = s.ask(ctx, q)
-		}
-		if answer == Once {
-			lines = append(lines, fmt.Sprintf("[the command %s %s, which is protected; the user kept it]", c.what, rel))
-			continue
-		}
-		who := "the user said no"
-		if answer == Unasked {
-			who = "the user could not be asked"
-		}
-		lines = append(lines, fmt.Sprintf("[the command %s %s, which is protected (%s); %s: %s. Do not do it again: a change there needs the edit or write tool and the user's yes]",
-			c.what, rel, Protection(rel), who, c.undo()))
+		lines = append(lines, s.settle(c, s.ask(ctx, q)))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// settle keeps a change on a yes and undoes it otherwise, and says so for
+// the model.
+func (s *Set) settle(c change, answer Answer) string {
+	rel := s.folderRel(c.abs, c.abs)
+	if answer == Once {
+		return fmt.Sprintf("[the command %s %s, which is protected; the user kept it]", c.what, rel)
+	}
+	who := "the user said no"
+	if answer == Unasked {
+		who = "the user could not be asked"
+	}
+	return fmt.Sprintf("[the command %s %s, which is protected (%s); %s: %s. Do not do it again: a change there needs the edit or write tool and the user's yes]",
+		c.what, rel, Protection(rel), who, c.undo())
 }
 
 // detail is the change as a question shows it: a diff of a small text

@@ -146,3 +146,27 @@ func BenchmarkScanProtected(b *testing.B) {
 		b.Logf("cut: %s", sc.cut)
 	}
 }
+
+// Many protected files left by one command (an install that brings
+// packages with their own CI files) are one question, all kept or all
+// taken back.
+func TestCommandLeavesManyProtected(t *testing.T) {
+	root := workspace(t, map[string]string{"sub/a.go": "package sub\n"})
+	q := &questions{answers: []Answer{Deny}}
+	s := newSet(t, root, Config{Ask: commandsRun(q), Sandbox: &fakeSandbox{}})
+	res := runTool(t, s, context.Background(), "bash", map[string]any{"command": "for p in a b c d e f; do mkdir -p nm/$p && echo x > nm/$p/.travis.yml; done"})
+	if d := cmp.Diff([]string{"protected 6 protected files"}, q.subjects()); d != "" {
+		t.Errorf("questions (-want +got):\n%s", d)
+	}
+	if !strings.Contains(q.asked[0].Detail, "created nm/f/.travis.yml") {
+		t.Errorf("the question's detail = %q, want every file named", q.asked[0].Detail)
+	}
+	for _, p := range []string{"a", "f"} {
+		if _, err := os.Lstat(filepath.Join(root, "nm", p, ".travis.yml")); err == nil {
+			t.Errorf("nm/%s/.travis.yml is still there", p)
+		}
+	}
+	if strings.Count(res.Content, "it was removed") != 6 {
+		t.Errorf("the model read %q, want six removals told", res.Content)
+	}
+}
