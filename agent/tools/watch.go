@@ -65,10 +65,9 @@ type scan struct {
 func scanProtected(roots []string) *scan {
 	start := time.Now()
 	sc := &scan{entries: map[string]stamp{}, dirs: map[string]struct{}{}, seen: map[string]struct{}{}}
-	type dir struct{ abs, rel string }
-	var queue []dir
+	var queue []scanDir
 	for _, r := range roots {
-		queue = append(queue, dir{r, ""})
+		queue = append(queue, scanDir{abs: r})
 		sc.seen[r] = struct{}{}
 	}
 	for len(queue) > 0 {
@@ -78,29 +77,59 @@ func scanProtected(roots []string) *scan {
 			sc.cut = "it stopped after " + plural(sc.read, "entry") + " in " + time.Since(start).Round(time.Millisecond).String()
 			break
 		}
-		list, err := os.ReadDir(d.abs)
+		list, err := readDir(d.abs)
 		if err != nil {
 			continue
 		}
 		sc.dirs[d.abs] = struct{}{}
 		sc.read += len(list)
 		for _, e := range list {
-			rel := path.Join(d.rel, e.Name())
-			abs := filepath.Join(d.abs, e.Name())
-			if d.rel == "" && ProtectedTopLevel(e.Name()) || gitNoise(rel) {
+			c := d.child(e.Name())
+			if d.rel == "" && ProtectedTopLevel(e.Name()) || c.git && gitNoise(c.rel) {
 				continue
 			}
-			if Protection(rel) != "" {
-				sc.entries[abs] = stampOf(abs, e)
+			if c.protected {
+				sc.entries[c.abs] = stampOf(c.abs, e)
 			}
 			if e.IsDir() {
-				queue = append(queue, dir{abs, rel})
-				sc.seen[abs] = struct{}{}
+				queue = append(queue, c)
+				sc.seen[c.abs] = struct{}{}
 			}
 		}
 	}
 	sc.took = time.Since(start)
 	return sc
+}
+
+// A scanDir is a directory the scan will read, with what its entries
+// inherit: that it is protected (so is everything below it), that it is
+// in a .git directory.
+type scanDir struct {
+	abs, rel  string
+	base      string // the name, lowercased
+	protected bool
+	git       bool
+}
+
+// child is the entry name of d. Protection judges it only when it could
+// be protected (in a protected directory, a name that starts with a dot
+// or is a protected file's, below .github): most names are not.
+func (d scanDir) child(name string) scanDir {
+	low := strings.ToLower(name)
+	c := scanDir{abs: filepath.Join(d.abs, name), rel: path.Join(d.rel, name), base: low, git: d.git || low == ".git"}
+	_, file := protectedFiles[low]
+	c.protected = d.protected || (strings.HasPrefix(low, ".") || file || d.base == ".github") && Protection(c.rel) != ""
+	return c
+}
+
+// readDir lists a directory's entries, unsorted.
+func readDir(dir string) ([]fs.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
 }
 
 // gitNoise reports whether rel lies in a .git directory where git writes

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,5 +169,44 @@ func TestCommandLeavesManyProtected(t *testing.T) {
 	}
 	if strings.Count(res.Content, "it was removed") != 6 {
 		t.Errorf("the model read %q, want six removals told", res.Content)
+	}
+}
+
+// The scan keeps exactly the entries Protection names, but for the
+// top-level protected ones and what git rewrites on its own.
+func TestScanMatchesProtection(t *testing.T) {
+	root := workspace(t, map[string]string{
+		".git/config": "", ".envrc": "", "a/Jenkinsfile": "", "a/AGENTS.md": "", "a/.github/workflows/ci.yml": "",
+		"a/.github/README.md": "", "a/.GIT/config": "", "a/.git/objects/ab/cd": "", "a/.git/hooks/pre-commit": "",
+		"a/b/.env.local": "", "a/b/main.go": "", "a/b/.vscode/x/y.json": "", "a/node_modules/p/.travis.yml": "",
+		"a/b/README.md": "", "a/.git/refs/heads/main": "", "a/.git/info/attributes": "",
+	})
+	want := map[string]bool{}
+	filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return nil
+		}
+		if !strings.Contains(rel, "/") && ProtectedTopLevel(rel) {
+			if e.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if gitNoise(rel) {
+			return nil
+		}
+		if Protection(rel) != "" {
+			want[p] = true
+		}
+		return nil
+	})
+	got := map[string]bool{}
+	for p := range scanProtected([]string{root}).entries {
+		got[p] = true
+	}
+	if d := cmp.Diff(want, got); d != "" || len(got) < 12 {
+		t.Errorf("scan (-Protection +scan), %d entries:\n%s", len(got), d)
 	}
 }
