@@ -74,7 +74,7 @@ func scanProtected(roots []string) *scan {
 		d := queue[0]
 		queue = queue[1:]
 		if sc.read >= watchEntries || time.Since(start) > watchTime {
-			sc.cut = "it stopped after " + plural(sc.read, "entry") + " in " + time.Since(start).Round(time.Millisecond).String()
+			sc.cut = fmt.Sprintf("it stopped after %d entries in %s", sc.read, time.Since(start).Round(time.Millisecond))
 			break
 		}
 		list, err := readDir(d.abs)
