@@ -87,6 +87,31 @@ func privateCacheDir(getenv func(string) string, home string, folders []string) 
 	return filepath.Join(base, "reika", "sandbox", hex.EncodeToString(sum[:8]))
 }
 
+// privateAge is how long the build caches of a workspace no session used
+// are kept.
+const privateAge = 30 * 24 * time.Hour
+
+// prunePrivate marks dir, the private caches of this session's workspace,
+// used at now, and removes those of the other workspaces beside it that
+// no session used for privateAge: each holds a build of the standard
+// library and what its projects built.
+func prunePrivate(dir string, now time.Time) {
+	if dir == "" || os.Chtimes(dir, now, now) != nil {
+		return
+	}
+	parent := filepath.Dir(dir)
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		other := filepath.Join(parent, e.Name())
+		if fi, err := e.Info(); err == nil && e.IsDir() && other != dir && now.Sub(fi.ModTime()) > privateAge {
+			os.RemoveAll(other)
+		}
+	}
+}
+
 // homePath lists the entries of PATH inside home (~/go/bin, ~/.local/bin):
 // the programs there stay runnable.
 func homePath(home, path string) []string {
@@ -107,6 +132,7 @@ func (c *container) ready() {
 		caches := sandbox.DiscoverCaches(ctx, c.base.Home, os.Getenv, exec.LookPath)
 		var vars []string
 		c.policy.Caches, vars = sandbox.Private(c.private, caches)
+		prunePrivate(c.private, time.Now())
 		env := sandbox.Env(os.Environ(), c.apiKey, c.added)
 		c.env = sandbox.Override(env, append(vars, "TMPDIR="+c.base.Temp))
 	})

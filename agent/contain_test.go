@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The build caches of a workspace's commands are Reika's, under the
@@ -27,5 +29,27 @@ func TestPrivateCacheDir(t *testing.T) {
 	}
 	if got := privateCacheDir(env(""), "/home/u", nil); got != "" {
 		t.Errorf("privateCacheDir without folders = %q, want none", got)
+	}
+}
+
+// The caches of a workspace no session used for a month go; this one's
+// and the others' stay.
+func TestPrunePrivate(t *testing.T) {
+	base := t.TempDir()
+	now := time.Now()
+	for name, age := range map[string]time.Duration{"mine": 90 * 24 * time.Hour, "recent": 24 * time.Hour, "old": 31 * 24 * time.Hour} {
+		d := filepath.Join(base, name)
+		if err := os.MkdirAll(filepath.Join(d, "go-build"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(d, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prunePrivate(filepath.Join(base, "mine"), now)
+	for name, kept := range map[string]bool{"mine": true, "recent": true, "old": false} {
+		if _, err := os.Stat(filepath.Join(base, name)); (err == nil) != kept {
+			t.Errorf("%s: kept %v, want %v", name, err == nil, kept)
+		}
 	}
 }
