@@ -2,6 +2,7 @@ package agent
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,6 +51,46 @@ func TestPrunePrivate(t *testing.T) {
 	for name, kept := range map[string]bool{"mine": true, "recent": true, "old": false} {
 		if _, err := os.Stat(filepath.Join(base, name)); (err == nil) != kept {
 			t.Errorf("%s: kept %v, want %v", name, err == nil, kept)
+		}
+	}
+}
+
+// A session's commands get the workspace's own build caches: GOCACHE
+// names one under XDG_CACHE_HOME/reika/sandbox, and the user's is not
+// among what they are granted.
+func TestContainerBuildCaches(t *testing.T) {
+	goPath, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	out, err := exec.Command(goPath, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	userCache := strings.TrimSpace(string(out))
+	xdg := t.TempDir()
+	getenv := func(name string) string {
+		if name == "XDG_CACHE_HOME" {
+			return xdg
+		}
+		return os.Getenv(name)
+	}
+	c, sb := newContainer([]string{t.TempDir()}, t.TempDir(), "", nil, getenv)
+	if c == nil {
+		t.Skip(sb.Line)
+	}
+	var gocache string
+	for _, kv := range c.Env() {
+		if v, ok := strings.CutPrefix(kv, "GOCACHE="); ok {
+			gocache = v
+		}
+	}
+	if !strings.HasPrefix(gocache, filepath.Join(xdg, "reika", "sandbox")+string(filepath.Separator)) {
+		t.Errorf("GOCACHE of a command = %q, want one under %s", gocache, xdg)
+	}
+	for _, cache := range c.policy.Caches {
+		if cache.Path == userCache {
+			t.Errorf("the user's GOCACHE %s is granted (%+v)", userCache, cache)
 		}
 	}
 }
