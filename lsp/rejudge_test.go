@@ -42,53 +42,14 @@ func TestEditRejudgedBeforeSending(t *testing.T) {
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 
-	var (
-		mu        sync.Mutex
-		questions []string
-		edits     int
-	)
-	answered := make(chan struct{})
-	handle := func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-		switch req.Method() {
-		case "window/showMessageRequest":
-			var p struct {
-				Message string `json:"message"`
-			}
-			json.Unmarshal(req.Params(), &p)
-			mu.Lock()
-			questions = append(questions, strings.SplitN(p.Message, "\n", 2)[0])
-			first := len(questions) == 1
-			mu.Unlock()
-			if first {
-				// The swap, while the user is being asked.
-				os.RemoveAll(filepath.Join(dir, "sub", "d"))
-				if err := os.Symlink("../.git", filepath.Join(dir, "sub", "d")); err != nil {
-					t.Error(err)
-				}
-				return reply(ctx, map[string]any{"title": "Apply this change"}, nil)
-			}
-			return reply(ctx, map[string]any{"title": "Deny"}, nil)
-		case "workspace/applyEdit":
-			mu.Lock()
-			edits++
-			mu.Unlock()
-			return reply(ctx, map[string]any{"applied": false}, nil)
-		case AnswerNotification:
-			close(answered)
-		}
-		if _, ok := req.(*jsonrpc2.Call); ok {
-			return reply(ctx, nil, nil)
-		}
-		return nil
-	}
-
+	c := &swapClient{t: t, dir: dir, answered: make(chan struct{})}
 	a, b := net.Pipe()
 	env := map[string]string{"REIKA_ENDPOINT": ts.URL + "/v1", "XDG_CONFIG_HOME": t.TempDir(), "REIKA_WARMUP": "0"}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	go Serve(ctx, b, Options{Getenv: func(k string) string { return env[k] }, StateDir: t.TempDir(), Log: os.Stderr})
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(a))
-	conn.Go(ctx, handle)
+	conn.Go(ctx, c.handle)
 	if _, err := conn.Call(ctx, "initialize", map[string]any{
 		"rootUri": PathToURI(dir),
 		"capabilities": map[string]any{
@@ -104,21 +65,69 @@ func TestEditRejudgedBeforeSending(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-answered:
+	case <-c.answered:
 	case <-ctx.Done():
 		t.Fatal("the run did not end")
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(questions) != 2 || !strings.Contains(questions[0], "change sub/d/config") || !strings.HasPrefix(questions[1], "Reika asks (protected): change sub/d/config") {
-		t.Errorf("questions = %q; want the ask mode's, then the protected path's once sub/d led to .git", questions)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if q := c.questions; len(q) != 2 || !strings.Contains(q[0], "change sub/d/config") || !strings.HasPrefix(q[1], "Reika asks (protected): change sub/d/config") {
+		t.Errorf("questions = %q; want the ask mode's, then the protected path's once sub/d led to .git", q)
 	}
-	if edits != 0 {
-		t.Errorf("%d edits were sent; want none after the no", edits)
+	if c.edits != 0 {
+		t.Errorf("%d edits were sent; want none after the no", c.edits)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, ".git", "config")); string(b) != gitConfig {
 		t.Errorf(".git/config = %q", b)
 	}
 	conn.Call(ctx, "shutdown", nil, nil)
 	conn.Notify(ctx, "exit", nil)
+}
+
+// swapClient is a client that, asked its first question, makes sub/d a
+// link to ../.git and says yes, then says no to every other question. It
+// counts the edits it is sent (and applies none), and closes answered at
+// the run's answer.
+type swapClient struct {
+	t        *testing.T
+	dir      string
+	answered chan struct{}
+
+	mu        sync.Mutex
+	questions []string // their first lines
+	edits     int
+}
+
+func (c *swapClient) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	switch req.Method() {
+	case "window/showMessageRequest":
+		var p struct {
+			Message string `json:"message"`
+		}
+		json.Unmarshal(req.Params(), &p)
+		c.mu.Lock()
+		c.questions = append(c.questions, strings.SplitN(p.Message, "\n", 2)[0])
+		first := len(c.questions) == 1
+		c.mu.Unlock()
+		if first {
+			// The swap, while the user is being asked.
+			os.RemoveAll(filepath.Join(c.dir, "sub", "d"))
+			if err := os.Symlink("../.git", filepath.Join(c.dir, "sub", "d")); err != nil {
+				c.t.Error(err)
+			}
+			return reply(ctx, map[string]any{"title": "Apply this change"}, nil)
+		}
+		return reply(ctx, map[string]any{"title": "Deny"}, nil)
+	case "workspace/applyEdit":
+		c.mu.Lock()
+		c.edits++
+		c.mu.Unlock()
+		return reply(ctx, map[string]any{"applied": false}, nil)
+	case AnswerNotification:
+		close(c.answered)
+	}
+	if _, ok := req.(*jsonrpc2.Call); ok {
+		return reply(ctx, nil, nil)
+	}
+	return nil
 }
