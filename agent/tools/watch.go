@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -52,9 +53,9 @@ type scan struct {
 	entries map[string]stamp    // by absolute path
 	dirs    map[string]struct{} // the directories read whole
 	seen    map[string]struct{} // the directories met, read or not
+	unread  []string            // the directories it was refused (their mode)
 	read    int                 // entries read
 	cut     string              // why the scan stopped before the end, or ""
-	took    time.Duration
 }
 
 // scanProtected walks the folders breadth first, without following links,
@@ -77,8 +78,11 @@ func scanProtected(roots []string) *scan {
 			sc.cut = fmt.Sprintf("it stopped after %d entries in %s", sc.read, time.Since(start).Round(time.Millisecond))
 			break
 		}
-		list, err := readDir(d.abs)
+		list, err := dirReader(d.abs)
 		if err != nil {
+			if errors.Is(err, fs.ErrPermission) {
+				sc.unread = append(sc.unread, d.abs)
+			}
 			continue
 		}
 		sc.dirs[d.abs] = struct{}{}
@@ -97,7 +101,6 @@ func scanProtected(roots []string) *scan {
 			}
 		}
 	}
-	sc.took = time.Since(start)
 	return sc
 }
 
@@ -121,6 +124,10 @@ func (d scanDir) child(name string) scanDir {
 	c.protected = d.protected || (strings.HasPrefix(low, ".") || file || d.base == ".github") && Protection(c.rel) != ""
 	return c
 }
+
+// dirReader lists a directory for the scan (a test's stands for a user
+// whom a mode refuses, where the tests run as root).
+var dirReader = readDir
 
 // readDir lists a directory's entries, unsorted.
 func readDir(dir string) ([]fs.DirEntry, error) {
@@ -231,6 +238,32 @@ func changes(before, after *scan) []change {
 	return kept
 }
 
+// lookAfter scans the folders after a command. A directory the command
+// made unreadable (chmod 000, to hide what it put inside from this look)
+// is made readable to its owner again and looked into, at most eight
+// levels deep; opened names those directories.
+func (s *Set) lookAfter(before *scan) (after *scan, opened []string) {
+	for range 8 {
+		after = scanProtected(s.roots())
+		var hidden []string
+		for _, d := range after.unread {
+			if !slices.Contains(before.unread, d) && !slices.Contains(opened, d) {
+				hidden = append(hidden, d)
+			}
+		}
+		if len(hidden) == 0 {
+			return after, opened
+		}
+		for _, d := range hidden {
+			if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+				os.Chmod(d, fi.Mode().Perm()|0o700)
+			}
+			opened = append(opened, d)
+		}
+	}
+	return scanProtected(s.roots()), opened
+}
+
 // watchAsks is how many changes after one command are asked about one by
 // one; more (an npm install that brings packages with their own
 // .travis.yml) are asked about together, in one question.
@@ -245,8 +278,12 @@ const watchTold = 12
 // removes what was created and puts back what was changed or removed from
 // the bytes the scan kept (a larger file that changed is removed). It
 // returns what the model is told, or "".
-func (s *Set) review(ctx context.Context, command string, before, after *scan) string {
+func (s *Set) review(ctx context.Context, command string, before *scan) string {
+	after, opened := s.lookAfter(before)
 	var lines []string
+	for _, d := range opened {
+		lines = append(lines, fmt.Sprintf("[the command made %s unreadable; it was made readable again to look inside]", s.folderRel(d, d)))
+	}
 	if after.cut != "" || before.cut != "" {
 		lines = append(lines, "[the look for protected files the command created was cut short ("+join(before.cut, after.cut)+"): deeper ones were not checked]")
 	}

@@ -210,3 +210,30 @@ func TestScanMatchesProtection(t *testing.T) {
 		t.Errorf("scan (-Protection +scan), %d entries:\n%s", len(got), d)
 	}
 }
+
+// A command that hides what it left in a directory it makes unreadable
+// (chmod 000) has the directory made readable again and looked into. The
+// tests run as root, whom modes do not refuse: the scan's reader here
+// refuses as the kernel would refuse an ordinary user.
+func TestCommandHidesProtected(t *testing.T) {
+	dirReader = func(dir string) ([]fs.DirEntry, error) {
+		if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o500 != 0o500 {
+			return nil, &fs.PathError{Op: "open", Path: dir, Err: fs.ErrPermission}
+		}
+		return readDir(dir)
+	}
+	t.Cleanup(func() { dirReader = readDir })
+	root := workspace(t, map[string]string{"sub/a.go": "package sub\n"})
+	q := &questions{answers: []Answer{Deny}}
+	s := newSet(t, root, Config{Ask: commandsRun(q), Sandbox: &fakeSandbox{}})
+	res := runTool(t, s, context.Background(), "bash", map[string]any{"command": "mkdir -p sub/h/i/x/.git && echo '[core]' > sub/h/i/x/.git/config && chmod 000 sub/h/i && chmod 000 sub/h"})
+	if d := cmp.Diff([]string{"left sub/h/i/x/.git"}, q.subjects()); d != "" {
+		t.Errorf("questions (-want +got):\n%s", d)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "sub/h/i/x/.git")); err == nil {
+		t.Errorf("sub/h/i/x/.git is still there")
+	}
+	if !strings.Contains(res.Content, "made sub/h unreadable") || !strings.Contains(res.Content, "made sub/h/i unreadable") {
+		t.Errorf("the model read %q, want the hiding told", res.Content)
+	}
+}
