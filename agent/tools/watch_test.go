@@ -129,13 +129,13 @@ func TestScanCut(t *testing.T) {
 }
 
 // BenchmarkScanProtected scans this repository's tree (or the one
-// REIKA_SCAN_ROOT names), as each contained command does twice.
+// BENCH_SCAN_ROOT names), as each contained command does twice.
 func BenchmarkScanProtected(b *testing.B) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		b.Fatal(err)
 	}
-	if r := os.Getenv("REIKA_SCAN_ROOT"); r != "" {
+	if r := os.Getenv("BENCH_SCAN_ROOT"); r != "" {
 		root = r
 	}
 	var sc *scan
