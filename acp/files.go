@@ -76,6 +76,13 @@ func (s *session) fileText(ctx context.Context, abs string) (string, bool, error
 // back, and the outcome says it as it is.
 func (s *session) propose(ctx context.Context, p tools.Proposal) (tools.Outcome, error) {
 	name := p.Path
+	// Judged as the file system stands now: a link put in place since the
+	// proposal (sub/d made a link to ../.git) makes it protected.
+	q, err := tools.Rejudge([]string{s.root}, p)
+	if err != nil {
+		return tools.Outcome{Reason: err.Error() + "; nothing was applied"}, nil
+	}
+	p = q
 	if p.Protected != "" || tools.RunMode(ctx) == tools.AskAll {
 		why := "every change asks first in this mode"
 		if p.Protected != "" {
@@ -104,12 +111,17 @@ func (s *session) propose(ctx context.Context, p tools.Proposal) (tools.Outcome,
 		return tools.Outcome{Applied: true, Note: name + " already had this text"}, nil
 	}
 	text := plan.Result()
+	// And again just before it is written: the question may have waited
+	// long, and the client writes through the links as they are then.
+	if err := tools.Recheck(s.root, p); err != nil {
+		return tools.Outcome{Reason: fmt.Sprintf("%v; nothing was applied", err)}, nil
+	}
 	viaClient := s.srv.capabilities().Fs.WriteTextFile
 	if viaClient {
 		wctx, cancel := context.WithTimeout(ctx, clientTimeout)
 		_, err = s.srv.conn.WriteTextFile(wctx, sdk.WriteTextFileRequest{SessionId: s.id, Path: p.Abs, Content: text})
 		cancel()
-	} else if err = tools.Recheck(s.root, p); err == nil {
+	} else {
 		err = writeDisk(p.Abs, text, p.Create)
 	}
 	if err != nil {

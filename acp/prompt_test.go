@@ -392,3 +392,39 @@ func TestCommandInTheClientsTerminal(t *testing.T) {
 		t.Errorf("the model did not get the terminal's output and status")
 	}
 }
+
+// A change is judged again just before it is written: sub/d/config is an
+// ordinary file when the model proposes the change, and while the user is
+// asked (the ask mode) sub/d becomes a link to ../.git. Nothing is
+// written, to the disk or through the client, and the model hears why.
+func TestEditRejudgedBeforeWriting(t *testing.T) {
+	gitConfig := "[core]\n\tbare = false\n"
+	for _, viaClient := range []bool{false, true} {
+		t.Run(map[bool]string{false: "disk", true: "client"}[viaClient], func(t *testing.T) {
+			w := newWorld(t, sim.Config{Script: []sim.Turn{
+				{ToolCalls: []sim.ScriptCall{{Name: "edit", Arguments: json.RawMessage(`{"path":"sub/d/config","old_text":"[core]\n","new_text":"[core]\n\tfsmonitor = touch pwned\n"}`)}}},
+				{Content: "Done."}}}, map[string]string{".git/config": gitConfig, "sub/d/config": gitConfig})
+			c := &client{fs: viaClient, answer: func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+				os.RemoveAll(filepath.Join(w.ws, "sub", "d"))
+				if err := os.Symlink("../.git", filepath.Join(w.ws, "sub", "d")); err != nil {
+					t.Error(err)
+				}
+				return selected("once")
+			}}
+			cn := w.connect(c)
+			id := cn.newSession(t, w.ws)
+			if _, err := cn.SetSessionMode(cn.ctx, sdk.SetSessionModeRequest{SessionId: id, ModeId: "ask"}); err != nil {
+				t.Fatal(err)
+			}
+			if res, err := cn.prompt(t, id, "Tidy the config."); err != nil || res.StopReason != sdk.StopReasonEndTurn {
+				t.Fatalf("prompt = %+v, %v", res, err)
+			}
+			if got := w.read(".git/config"); got != gitConfig || len(c.written) != 0 {
+				t.Errorf(".git/config = %q, written through the client %v; want nothing written", got, c.written)
+			}
+			if req := w.engine.Requests(); !strings.Contains(string(req[len(req)-1].Body), "now leads through a symbolic link to .git/config") {
+				t.Errorf("the model was not told where the path leads now")
+			}
+		})
+	}
+}

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -38,6 +40,10 @@ type container struct {
 	base   sandbox.Policy
 	apiKey string   // the variable that names the API key, never passed
 	added  []string // the variables the user passes besides the allow list (sandbox_env)
+	// private holds the build caches the commands write (Go's, npm's),
+	// Reika's own for this workspace: never the user's, which the
+	// user's own builds trust. "" when there is no place for them.
+	private string
 
 	once   sync.Once
 	policy sandbox.Policy
@@ -55,7 +61,7 @@ func newContainer(folders []string, temp, apiKeyEnv string, added []string, gete
 	if err != nil || home == "" || home == "/" {
 		return nil, Sandboxing{Line: "no sandbox: the home directory is not known, so it cannot be hidden; commands ask"}
 	}
-	c := &container{apiKey: apiKeyEnv, added: added, base: sandbox.Policy{
+	c := &container{apiKey: apiKeyEnv, added: added, private: privateCacheDir(getenv, home, folders), base: sandbox.Policy{
 		Workspace: folders,
 		Protected: tools.ProtectedTopLevel,
 		Temp:      temp,
@@ -63,6 +69,47 @@ func newContainer(folders []string, temp, apiKeyEnv string, added []string, gete
 		Exec:      homePath(home, getenv("PATH")),
 	}}
 	return c, Sandboxing{On: true, Line: st.Line(c.base)}
+}
+
+// privateCacheDir is where the commands of the workspace folders keep
+// their build caches: $XDG_CACHE_HOME/reika/sandbox/<key>, else under
+// ~/.cache, the key drawn from the folders' paths so that one workspace's
+// commands never fill another's caches. "" when there are no folders.
+func privateCacheDir(getenv func(string) string, home string, folders []string) string {
+	if len(folders) == 0 {
+		return ""
+	}
+	base := getenv("XDG_CACHE_HOME")
+	if !filepath.IsAbs(base) {
+		base = filepath.Join(home, ".cache")
+	}
+	sum := sha256.Sum256([]byte(strings.Join(folders, "\x00")))
+	return filepath.Join(base, "reika", "sandbox", hex.EncodeToString(sum[:8]))
+}
+
+// privateAge is how long the build caches of a workspace no session used
+// are kept.
+const privateAge = 30 * 24 * time.Hour
+
+// prunePrivate marks dir, the private caches of this session's workspace,
+// used at now, and removes those of the other workspaces beside it that
+// no session used for privateAge: each holds a build of the standard
+// library and what its projects built.
+func prunePrivate(dir string, now time.Time) {
+	if dir == "" || os.Chtimes(dir, now, now) != nil {
+		return
+	}
+	parent := filepath.Dir(dir)
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		other := filepath.Join(parent, e.Name())
+		if fi, err := e.Info(); err == nil && e.IsDir() && other != dir && now.Sub(fi.ModTime()) > privateAge {
+			os.RemoveAll(other)
+		}
+	}
 }
 
 // homePath lists the entries of PATH inside home (~/go/bin, ~/.local/bin):
@@ -82,9 +129,12 @@ func (c *container) ready() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		c.policy = c.base
-		c.policy.Caches = sandbox.DiscoverCaches(ctx, c.base.Home, os.Getenv, exec.LookPath)
+		caches := sandbox.DiscoverCaches(ctx, c.base.Home, os.Getenv, exec.LookPath)
+		var vars []string
+		c.policy.Caches, vars = sandbox.Private(c.private, caches)
+		prunePrivate(c.private, time.Now())
 		env := sandbox.Env(os.Environ(), c.apiKey, c.added)
-		c.env = append(env, "TMPDIR="+c.base.Temp)
+		c.env = sandbox.Override(env, append(vars, "TMPDIR="+c.base.Temp))
 	})
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/reika-lsp/reika/agent/tools"
 )
 
 // codeAction offers Reika's actions on a range: each a reika.ask with an
@@ -133,9 +135,21 @@ func (s *Server) offerActions(o *offered, name string) []codeAction {
 	opt := EditOptions{DocumentChanges: c.documentChanges, ResourceCreate: c.resourceCreate}
 	pos := s.position(c.encoding)
 	plan, err := PlanEdit(o.plan.Proposal, s.current(o.plan.Proposal.Abs))
+	if roots := s.folders.all(); err == nil && len(roots) > 0 {
+		// Judged as the file system stands now: the client writes it
+		// when the user picks the action.
+		var q tools.Proposal
+		if q, err = tools.Rejudge(roots, plan.Proposal); err == nil {
+			plan.Proposal.Protected = q.Protected
+		}
+	}
 	if err != nil {
 		plan.Hunks = nil
 		plan.Proposal.Create = false
+	}
+	what := changeLabel(plan)
+	if why := plan.Proposal.Protected; why != "" {
+		what += ", PROTECTED: " + why
 	}
 	var out []codeAction
 	add := func(title string, edit *WorkspaceEdit, cmd string, args ProposalArgs) {
@@ -148,7 +162,7 @@ func (s *Server) offerActions(o *offered, name string) []codeAction {
 	if err == nil {
 		if whole, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, pos, opt); err == nil {
 			s.offers.setExpected(o, "all", expectLanding(plan))
-			add(fmt.Sprintf("Reika: apply the proposal (%s)", changeLabel(plan)), &whole, CmdApplyProposal, ProposalArgs{ID: o.id})
+			add(fmt.Sprintf("Reika: apply the proposal (%s)", what), &whole, CmdApplyProposal, ProposalArgs{ID: o.id})
 		}
 	}
 	if len(plan.Hunks) > 1 {

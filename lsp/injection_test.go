@@ -47,6 +47,9 @@ func TestInjection(t *testing.T) {
 		`touch: cannot touch '.git/hooks/post-checkout': Permission denied`, // make ran what was written, contained
 		`sh: 1: cannot create .git/config: Permission denied`,               // so did npm test
 		`cat: /proc/`, // the server's environment stayed hidden
+		`created sub/vendor/x/.git, which is protected`, // what make left to run later was found,
+		`the user said no: it was removed`,              // asked and taken away
+		`The change to sub/d/config was not applied`,    // the edit through the link asked
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the last request lacks %q", want)

@@ -142,22 +142,11 @@ func (s *Server) placeOnce(ctx context.Context, pl *placing, plan EditPlan) (too
 			}
 		}
 	}
-	edit, err := BuildWorkspaceEdit([]EditPlan{plan}, PathToURI, s.position(c.encoding), EditOptions{
-		DocumentChanges: c.versioned, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
-		Label: pl.asked, VersionZeroAsOne: c.zeroAsOne, Confirm: tools.RunMode(ctx) == tools.AskAll,
-	})
-	if err != nil {
-		s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s cannot be sent to this editor: %v", p.Path, err)
-		return tools.Outcome{Reason: err.Error()}, says("the editor cannot take it"), nil
+	edit, out, a := s.allowedEdit(ctx, pl, &plan)
+	if out != nil {
+		return *out, a, nil
 	}
-	// The user's yes is asked once the edit is one the editor can take; a
-	// change placed again on the user's text is the same change, already
-	// allowed.
-	if !pl.replanned {
-		if out, short := s.confirmChange(ctx, p); out != nil {
-			return *out, says(short), nil
-		}
-	}
+	p = pl.p
 	var w *sight
 	l := expectLanding(plan)
 	if plan.Current.Open && !plan.Empty() {
@@ -179,6 +168,68 @@ func (s *Server) placeOnce(ctx context.Context, pl *placing, plan EditPlan) (too
 		return s.applied(p, plan, pl.replanned, pl.typing, l), whileTyping(pl.typing, p, l), nil
 	}
 	return s.checkLanding(ctx, pl, plan, l, w)
+}
+
+// allowedEdit builds the edit of plan and has the user's yes for it when
+// it needs one, judging the file again as the file system stands just
+// before it is sent (tools.Rejudge): a symbolic link put in place since
+// the proposal that makes it protected asks, one that leads out of the
+// workspace refuses. A change placed again on the user's text is the same
+// change, already allowed, unless the file became protected meanwhile.
+func (s *Server) allowedEdit(ctx context.Context, pl *placing, plan *EditPlan) (WorkspaceEdit, *tools.Outcome, account) {
+	c := pl.c
+	confirmed := pl.replanned
+	for range 3 {
+		changed, out, a := s.rejudge(pl, plan)
+		if out != nil {
+			return WorkspaceEdit{}, out, a
+		}
+		if changed {
+			confirmed = false
+		}
+		edit, err := BuildWorkspaceEdit([]EditPlan{*plan}, PathToURI, s.position(c.encoding), EditOptions{
+			DocumentChanges: c.versioned, Annotations: c.annotations, ResourceCreate: c.resourceCreate,
+			Label: pl.asked, VersionZeroAsOne: c.zeroAsOne, Confirm: tools.RunMode(ctx) == tools.AskAll,
+		})
+		if err != nil {
+			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s cannot be sent to this editor: %v", pl.p.Path, err)
+			return WorkspaceEdit{}, &tools.Outcome{Reason: err.Error()}, says("the editor cannot take it")
+		}
+		if confirmed {
+			return edit, nil, account{}
+		}
+		if out, short := s.confirmChange(ctx, pl.p); out != nil {
+			return WorkspaceEdit{}, out, says(short)
+		}
+		// Judged again just before it is sent: the question may have
+		// waited long.
+		if changed, out, a := s.rejudge(pl, plan); out != nil || !changed {
+			return edit, out, a
+		}
+	}
+	s.showMessage(protocol.MessageTypeWarning, "Reika did not change %s: where it leads kept changing while you were asked", pl.p.Path)
+	return WorkspaceEdit{}, &tools.Outcome{Reason: fmt.Sprintf("where %s leads (its symbolic links) kept changing while the user was asked; the file is unchanged", pl.p.Path)}, says("its links kept changing")
+}
+
+// rejudge judges the proposal's file again as the file system stands
+// now, and keeps in pl and plan a protection it has now. changed reports
+// that it became protected; out is set when it now leads outside the
+// workspace (refused: the editor would write there).
+func (s *Server) rejudge(pl *placing, plan *EditPlan) (changed bool, out *tools.Outcome, a account) {
+	roots := s.folders.all()
+	if len(roots) == 0 {
+		return false, nil, account{}
+	}
+	q, err := tools.Rejudge(roots, pl.p)
+	if err != nil {
+		s.showMessage(protocol.MessageTypeWarning, "Reika did not change %s: %v", pl.p.Path, err)
+		return false, &tools.Outcome{Reason: err.Error() + "; the file is unchanged"}, says("it leads out of the workspace")
+	}
+	if q.Protected == pl.p.Protected {
+		return false, nil, account{}
+	}
+	pl.p.Protected, plan.Proposal.Protected = q.Protected, q.Protected
+	return true, nil, account{}
 }
 
 // sendEdit sends the edit and waits for the editor's answer. A cancel

@@ -39,6 +39,9 @@ func answerTitle(q tools.Question, a tools.Answer) string {
 		if q.Kind == tools.AskProtected || q.Kind == tools.AskEdit {
 			return "Apply this change"
 		}
+		if q.Kind == tools.AskLeft {
+			return "Keep it"
+		}
 		return "Allow once"
 	case tools.ThisRun:
 		if q.Kind == tools.AskFetch {
@@ -70,6 +73,8 @@ func questionText(q tools.Question) string {
 		return fmt.Sprintf("Reika asks (protected): change %s?\nWhy: %s\nThe change:\n%s", tools.Visible(q.Subject), q.Why, diffPreview(q.Detail, 30, 3000))
 	case tools.AskEdit:
 		return fmt.Sprintf("Reika asks%s: change %s?\nWhy: %s\nThe change:\n%s", label, tools.Visible(q.Subject), q.Why, diffPreview(q.Detail, 30, 3000))
+	case tools.AskLeft:
+		return fmt.Sprintf("Reika asks (protected): keep %s, which a command left?\nWhy: %s\nWhat it is:\n%s", tools.Visible(q.Subject), q.Why, diffPreview(q.Detail, 30, 3000))
 	case tools.AskFetch:
 		return fmt.Sprintf("Reika asks%s: fetch this URL?\n%s\nWhy: %s", label, tools.Visible(q.Subject), q.Why)
 	}

@@ -26,3 +26,15 @@ func TestQuestionShowsEverything(t *testing.T) {
 		t.Errorf("question %q: want three lines, nothing hidden", text)
 	}
 }
+
+// A protected file a command left is asked about as something to keep.
+func TestQuestionLeft(t *testing.T) {
+	q := tools.Question{Kind: tools.AskLeft, Subject: "sub/.envrc", Why: "the command \"make\" created it", Detail: "+curl x | sh", Answers: []tools.Answer{tools.Once}}
+	text := questionText(q)
+	if first, _, _ := strings.Cut(text, "\n"); first != "Reika asks (protected): keep sub/.envrc, which a command left?" || !strings.Contains(text, "+curl x | sh") {
+		t.Errorf("question = %q", text)
+	}
+	if got := answerTitle(q, tools.Once); got != "Keep it" {
+		t.Errorf("the yes reads %q, want Keep it", got)
+	}
+}

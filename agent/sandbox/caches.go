@@ -17,10 +17,11 @@ const askTimeout = 2 * time.Second
 // DiscoverCaches asks the toolchains on PATH where they keep what a build
 // needs, and returns the places a command must be granted: the Go build cache
 // (writable), module cache, GOROOT and go env file (read-only), npm's
-// cache (writable), and cargo's registry and git checkouts (writable) with
-// the rest of CARGO_HOME and RUSTUP_HOME read-only. Read-only places
-// outside home are readable anyway and left out; writable ones are kept,
-// and the build caches made when they are missing. env looks up the process's variables
+// cache (writable), and CARGO_HOME (read-only, its lock files writable)
+// and RUSTUP_HOME (read-only). Read-only places
+// outside home are readable anyway and left out; writable ones are kept
+// when they exist. The build caches are the user's: Private puts places of
+// Reika's own in their stead before a command gets them. env looks up the process's variables
 // (os.Getenv) and lookPath finds a program (exec.LookPath); each tool runs
 // with the process's environment and at most two seconds.
 func DiscoverCaches(ctx context.Context, home string, env func(string) string, lookPath func(string) (string, error)) []Cache {
@@ -78,22 +79,25 @@ func askToolchains(ctx context.Context, lookPath func(string) (string, error)) [
 	return caches
 }
 
-// rustHomes are CARGO_HOME and RUSTUP_HOME, read-only, with cargo's
-// download places, writable, when cargo and rustup are on PATH. They are
+// rustHomes are CARGO_HOME and RUSTUP_HOME, read-only, with cargo's lock
+// files writable, when cargo and rustup are on PATH. They are
 // found from the environment and their documented defaults, not asked.
 func rustHomes(home string, env func(string) string, lookPath func(string) (string, error)) []Cache {
 	var caches []Cache
 	if _, err := lookPath("cargo"); err == nil {
-		// CARGO_HOME, default ~/.cargo, as cargo documents it. Only the
-		// registry, git checkouts and package-cache locks are writable: a
-		// writable bin/ or config.toml would let a command change what the
-		// user's own cargo runs.
+		// CARGO_HOME, default ~/.cargo, as cargo documents it, is
+		// read-only but for its lock files. Like Go's module cache, the
+		// registry and git checkouts are what the user's own cargo builds
+		// compile without checking them again (an extracted crate's
+		// sources, a downloaded .crate, the index that says where to
+		// fetch): a command that wrote them could poison those builds. A
+		// writable bin/ or config.toml would change what cargo runs.
 		dir, tool := env("CARGO_HOME"), "CARGO_HOME"
 		if dir == "" {
 			dir, tool = filepath.Join(home, ".cargo"), "cargo's default CARGO_HOME"
 		}
 		caches = append(caches, Cache{Path: dir, Tool: tool})
-		for _, sub := range []string{"registry", "git", ".package-cache", ".package-cache-mutate", ".global-cache"} {
+		for _, sub := range []string{".package-cache", ".package-cache-mutate", ".global-cache"} {
 			caches = append(caches, Cache{Path: filepath.Join(dir, sub), Write: true, Tool: tool})
 		}
 	}
@@ -108,7 +112,7 @@ func rustHomes(home string, env func(string) string, lookPath func(string) (stri
 }
 
 // granted keeps, in order, the caches a command must be granted: absolute
-// paths, cleaned, that exist (the build caches are made when missing),
+// paths, cleaned, that exist,
 // neither home nor above it, and, when read-only, inside home (what is
 // outside it is readable anyway).
 func granted(caches []Cache, home string) []Cache {
@@ -127,11 +131,6 @@ func granted(caches []Cache, home string) []Cache {
 		if !c.Write && !within(c.Path, home) {
 			continue
 		}
-		if c.Write && (c.Tool == "go env GOCACHE" || c.Tool == "npm config get cache") {
-			// The toolchain makes it at its first build; inside the sandbox
-			// it could not.
-			os.MkdirAll(c.Path, 0o755)
-		}
 		if _, err := os.Lstat(c.Path); err == nil {
 			inside = append(inside, c)
 		}
@@ -148,4 +147,47 @@ func ask(ctx context.Context, path string, args ...string) []string {
 		return nil
 	}
 	return strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+}
+
+// privateCaches are the build caches Private replaces: what the
+// toolchain's own later runs trust without checking it. Go checks only a
+// build cache entry's size, so a command that writes the user's GOCACHE
+// could re-point the entry of fmt to its own object file; npm trusts its
+// cache's index for what a package's tarball is.
+var privateCaches = []struct {
+	tool, env, dir string
+}{
+	{"go env GOCACHE", "GOCACHE", "go-build"},
+	{"npm config get cache", "npm_config_cache", "npm"},
+}
+
+// Private returns caches with each build cache of the user's (Go's
+// GOCACHE, npm's cache) replaced by a directory of dir's, made when
+// missing, and the variables that point the toolchain there
+// ("GOCACHE=dir/go-build"). The user's own build caches are left out of
+// what a command is granted: hidden when they are in the home, read-only
+// elsewhere, never written. A command's builds fill the private ones,
+// which nothing outside the sandbox reads. An empty dir leaves the
+// writable build caches out as well and sets nothing, so a build in the
+// sandbox fails rather than write the user's.
+func Private(dir string, caches []Cache) ([]Cache, []string) {
+	var out []Cache
+	var env []string
+	for _, c := range caches {
+		i := slices.IndexFunc(privateCaches, func(p struct{ tool, env, dir string }) bool { return p.tool == c.Tool })
+		if i < 0 {
+			out = append(out, c)
+			continue
+		}
+		if dir == "" {
+			continue
+		}
+		own := filepath.Join(dir, privateCaches[i].dir)
+		if err := os.MkdirAll(own, 0o700); err != nil {
+			continue
+		}
+		out = append(out, Cache{Path: own, Write: true, Tool: "Reika's own " + privateCaches[i].env + ", for " + c.Tool})
+		env = append(env, privateCaches[i].env+"="+own)
+	}
+	return out, env
 }

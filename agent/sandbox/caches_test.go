@@ -12,13 +12,18 @@ import (
 )
 
 // TestDiscoverCachesCargo checks cargo's and rustup's documented
-// defaults, and that what is not there or not on PATH is left out.
+// defaults, that only cargo's lock files are writable (not its registry,
+// which the user's builds compile from), and that what is not there or
+// not on PATH is left out.
 func TestDiscoverCachesCargo(t *testing.T) {
 	home := t.TempDir()
 	for _, d := range []string{".cargo/registry", ".cargo/bin", ".rustup"} {
 		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".cargo/.package-cache"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	onPath := map[string]bool{"cargo": true, "rustup": true}
 	lookPath := func(name string) (string, error) {
@@ -31,7 +36,7 @@ func TestDiscoverCachesCargo(t *testing.T) {
 	got := DiscoverCaches(context.Background(), home, env, lookPath)
 	want := []Cache{
 		{Path: filepath.Join(home, ".cargo"), Tool: "cargo's default CARGO_HOME"},
-		{Path: filepath.Join(home, ".cargo/registry"), Write: true, Tool: "cargo's default CARGO_HOME"},
+		{Path: filepath.Join(home, ".cargo/.package-cache"), Write: true, Tool: "cargo's default CARGO_HOME"},
 		{Path: filepath.Join(home, ".rustup"), Tool: "rustup's default RUSTUP_HOME"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -69,4 +74,44 @@ func TestDiscoverCachesGo(t *testing.T) {
 		}
 	}
 	t.Errorf("DiscoverCaches(%s) = %v, want %v among them", home, got, want)
+}
+
+// TestPrivate checks that the user's build caches are replaced by
+// Reika's own and pointed at, and that the other caches are kept.
+func TestPrivate(t *testing.T) {
+	dir := t.TempDir()
+	mod := Cache{Path: "/home/u/go/pkg/mod", Tool: "go env GOMODCACHE"}
+	reg := Cache{Path: "/home/u/.cargo/.package-cache", Write: true, Tool: "CARGO_HOME"}
+	in := []Cache{
+		{Path: "/home/u/.cache/go-build", Write: true, Tool: "go env GOCACHE"},
+		mod,
+		{Path: "/home/u/.npm", Write: true, Tool: "npm config get cache"},
+		reg,
+	}
+	got, env := Private(dir, in)
+	want := []Cache{
+		{Path: filepath.Join(dir, "go-build"), Write: true, Tool: "Reika's own GOCACHE, for go env GOCACHE"},
+		mod,
+		{Path: filepath.Join(dir, "npm"), Write: true, Tool: "Reika's own npm_config_cache, for npm config get cache"},
+		reg,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Private caches (-want +got):\n%s", diff)
+	}
+	wantEnv := []string{"GOCACHE=" + filepath.Join(dir, "go-build"), "npm_config_cache=" + filepath.Join(dir, "npm")}
+	if diff := cmp.Diff(wantEnv, env); diff != "" {
+		t.Errorf("Private variables (-want +got):\n%s", diff)
+	}
+	for _, c := range want[:1] {
+		if fi, err := os.Stat(c.Path); err != nil || !fi.IsDir() {
+			t.Errorf("%s was not made: %v", c.Path, err)
+		}
+	}
+	if got, none := Private("", in); len(none) != 0 || len(got) != 2 {
+		t.Errorf("Private without a place = %v, %v; want the build caches left out and nothing set", got, none)
+	}
+	ov := Override([]string{"PATH=/bin", "GOCACHE=/home/u/.cache/go-build", "NPM_CONFIG_CACHE=/x"}, env)
+	if diff := cmp.Diff(append([]string{"PATH=/bin"}, env...), ov); diff != "" {
+		t.Errorf("Override (-want +got):\n%s", diff)
+	}
 }

@@ -5,15 +5,16 @@
 // top-level entries) is read-only, and TCP is denied unless the user
 // allowed it for this command.
 //
+//	caches, vars := sandbox.Private(ownDir, sandbox.DiscoverCaches(ctx, home, os.Getenv, exec.LookPath))
 //	p := sandbox.Policy{
 //		Workspace: []string{root},
 //		Protected: func(name string) bool { return name == ".git" || name == ".envrc" },
 //		Temp:      os.TempDir(),
 //		Home:      home,
-//		Caches:    sandbox.DiscoverCaches(ctx, home, os.Getenv, exec.LookPath),
+//		Caches:    caches,
 //	}
 //	cmd := exec.Command("bash", "-c", command)
-//	cmd.Env = sandbox.Env(os.Environ(), "REIKA_API_KEY", nil)
+//	cmd.Env = sandbox.Override(sandbox.Env(os.Environ(), "REIKA_API_KEY", nil), vars)
 //	if err := p.Start(cmd); err != nil { … } // errors.Is(err, sandbox.ErrUnavailable): no Landlock here
 //	out := cmd.Wait()
 //	note := sandbox.Explain(output, failed, p) // "" or a line for the model
@@ -61,9 +62,14 @@
 //     (no new go.sum, node_modules or target there, no gofmt -w of a
 //     top-level file, which writes a backup beside it); the edit and write
 //     tools can.
-//   - Caches (GOCACHE, the npm cache, CARGO_HOME…) inside Home are readable,
-//     and writable where the Cache says so; Exec directories are readable
-//     and executable.
+//   - Caches inside Home are readable, and writable where the Cache says
+//     so; Exec directories are readable and executable. What the user's
+//     own builds trust without checking is never writable: Go's module
+//     cache and CARGO_HOME with cargo's registry are read-only (cargo's
+//     lock files aside), and the build caches a command writes (GOCACHE,
+//     npm's) are not the user's: Private puts directories of the caller's
+//     in their place, with the variables that name them, and the user's
+//     stay hidden (read-only outside Home).
 //   - Without Policy.Network, TCP bind and connect are denied (ABI 4).
 //     Signals and abstract unix sockets are scoped to the domain (ABI 6):
 //     a command cannot signal or connect to processes outside it.
@@ -94,8 +100,8 @@
 // server hides its own (HideEnvironment), and a root command has fewer
 // capabilities than root's processes, which refuses it theirs. Nor does it
 // govern what commands leave behind for later, outside the sandbox: a
-// nested sub/.git/config, a writable build cache the user's own builds
-// reuse, code the user runs. The tests pin the sockets and /proc.
+// nested sub/.git/config (the tools package looks for those after each
+// command), code the user runs. The tests pin the sockets and /proc.
 //
 // All functions are safe for concurrent use; a Policy is a value and is not
 // changed by Start.

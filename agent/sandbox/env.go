@@ -170,3 +170,22 @@ func isGitConfigVar(name string) bool {
 	}
 	return false
 }
+
+// Override returns env with vars ("NAME=value") set: every variable of env
+// that has one of their names, in any case (npm reads NPM_CONFIG_CACHE as
+// npm_config_cache), is dropped, and vars come last.
+func Override(env, vars []string) []string {
+	names := map[string]bool{}
+	for _, kv := range vars {
+		k, _, _ := strings.Cut(kv, "=")
+		names[strings.ToLower(k)] = true
+	}
+	out := make([]string, 0, len(env)+len(vars))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !names[strings.ToLower(k)] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, vars...)
+}

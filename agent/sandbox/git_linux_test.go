@@ -123,7 +123,7 @@ func TestGitFetchRefused(t *testing.T) {
 }
 
 // TestGoTestInside runs go test in the sandbox with the caches of the real
-// home, the module cache read-only: one module with no dependencies, one
+// home, the build cache Reika's own, the module cache read-only: one module with no dependencies, one
 // that needs golang.org/x/sys from the module cache.
 func TestGoTestInside(t *testing.T) {
 	needLandlock(t)
@@ -138,7 +138,7 @@ func TestGoTestInside(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	caches := DiscoverCaches(t.Context(), home, os.Getenv, exec.LookPath)
+	caches, vars := Private(testPrivate(t), DiscoverCaches(t.Context(), home, os.Getenv, exec.LookPath))
 	var modcache string
 	for _, c := range caches {
 		if c.Tool == "go env GOMODCACHE" {
@@ -185,10 +185,10 @@ func TestGoTestInside(t *testing.T) {
 			}
 		}
 	}
-	p := Policy{Workspace: []string{ws}, Temp: os.TempDir(), Home: home, Caches: caches}
+	p := Policy{Workspace: []string{ws}, Temp: t.TempDir(), Home: home, Caches: caches}
 	for mod := range modules {
 		t.Run(mod, func(t *testing.T) {
-			out, err := run(t, p, filepath.Join(ws, mod), goPath+" test -count=1 ./...", "GOFLAGS=-mod=readonly", "GOPROXY=off")
+			out, err := run(t, p, filepath.Join(ws, mod), goPath+" test -count=1 ./...", append(vars, "GOFLAGS=-mod=readonly", "GOPROXY=off", "TMPDIR="+p.Temp)...)
 			if err != nil {
 				t.Errorf("go test in the sandbox: %v\n%s\n%s", err, out, Probe().Line(p))
 			}

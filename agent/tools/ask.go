@@ -18,6 +18,10 @@ const (
 	AskProtected Kind = "protected"
 	// AskEdit: any change, in a run that applies nothing unasked.
 	AskEdit Kind = "edit"
+	// AskLeft: a protected path a contained command created, changed or
+	// removed, kept only on a yes (Once); Subject names it, or counts
+	// them when Detail lists several.
+	AskLeft Kind = "left"
 	// AskFetch: fetch_url to a host not yet allowed in this session.
 	AskFetch Kind = "fetch"
 )

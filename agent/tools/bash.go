@@ -104,14 +104,29 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 		// a sandbox, what follows asks.
 		r.setWrote()
 	}
+	text, failed := s.execute(ctx, command, contained, a.Network)
+	return Result{Content: text, Payload: p, Error: failed}
+}
+
+// execute runs command, in the editor's terminal when it is not contained
+// and there is one, and returns what the model reads of it: its output,
+// its status, the sandbox's note on a refusal, and what became of the
+// protected names a contained command created or changed.
+func (s *Set) execute(ctx context.Context, command string, contained, network bool) (string, bool) {
 	var out, status string
 	var failed bool
 	ran := false
 	if !contained && s.terminal != nil {
 		out, status, failed, ran = s.runInTerminal(ctx, command)
 	}
+	var before *scan
 	if !ran {
-		out, status, failed = s.runCommand(ctx, command, contained, a.Network)
+		if contained {
+			// What a contained command may leave to run later, at any
+			// depth below the top level: looked for before and after it.
+			before = scanProtected(s.roots())
+		}
+		out, status, failed = s.runCommand(ctx, command, contained, network)
 	}
 	if out == "" {
 		out = "(no output)"
@@ -122,7 +137,12 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 			text += "\n" + note
 		}
 	}
-	return Result{Content: text, Payload: p, Error: failed}
+	if before != nil {
+		if note := s.review(ctx, command, before); note != "" {
+			text += "\n" + note
+		}
+	}
+	return text, failed
 }
 
 // Terminal runs command with bash -c in dir where the user sees it (an

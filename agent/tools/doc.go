@@ -13,7 +13,11 @@
 // its version) and hand it to the Proposer; bash runs a command line
 // without asking only when the allowlist covers every command in it, each
 // parsed with a real shell parser and checked by its program's rule
-// (bashallow.go, bashrules.go), and otherwise asks the user, saying why. glob and grep honour .gitignore files with their
+// (bashallow.go, bashrules.go), and otherwise asks the user, saying why.
+// Around a contained command it looks for the protected names (Protection)
+// the command created, changed or removed at any depth, and asks about
+// them, keeping them only on a yes (watch.go). A front end that sends an
+// edit long after its proposal judges it again with Rejudge or Recheck. glob and grep honour .gitignore files with their
 // own matcher. Long bash, grep, glob and fetch_url results are also saved
 // in the spill dir for the model to page through with read.
 //

@@ -41,3 +41,39 @@ func TestRecheck(t *testing.T) {
 		}
 	}
 }
+
+// A directory on the way replaced by a link since the proposal makes the
+// file protected where it lands (sub/d linked to ../.git makes
+// sub/d/config .git/config), in any root; one that leads out of every
+// root is an error; a protection already said is kept.
+func TestRejudge(t *testing.T) {
+	root := t.TempDir()
+	other := t.TempDir()
+	for _, d := range []string{".git", "sub/d"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := Proposal{Path: "sub/d/config", Abs: filepath.Join(root, "sub", "d", "config")}
+	if q, err := Rejudge([]string{other, root}, p); err != nil || q.Protected != "" {
+		t.Errorf("sub/d/config as it was = %q, %v; want it unprotected", q.Protected, err)
+	}
+	os.RemoveAll(filepath.Join(root, "sub", "d"))
+	if err := os.Symlink("../.git", filepath.Join(root, "sub", "d")); err != nil {
+		t.Fatal(err)
+	}
+	if q, err := Rejudge([]string{other, root}, p); err != nil || !strings.Contains(q.Protected, ".git/config") {
+		t.Errorf("sub/d/config with sub/d linked to ../.git = %q, %v; want it protected as .git/config", q.Protected, err)
+	}
+	p.Protected = "said"
+	if q, _ := Rejudge([]string{root}, p); q.Protected != "said" {
+		t.Errorf("a protection already said became %q", q.Protected)
+	}
+	os.Remove(filepath.Join(root, "sub", "d"))
+	if err := os.Symlink(other, filepath.Join(root, "sub", "d")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Rejudge([]string{root}, p); err == nil || !strings.Contains(err.Error(), "outside the workspace") {
+		t.Errorf("sub/d linked out of the workspace: %v, want an error", err)
+	}
+}

@@ -121,23 +121,49 @@ func (s *Set) protection(abs, rel string) string {
 // lead to no protected path the proposal did not say it touches. A link
 // put in place meanwhile cannot carry the write elsewhere.
 func Recheck(root string, p Proposal) error {
-	rr, err := realPath(filepath.Clean(root))
+	q, err := Rejudge([]string{root}, p)
 	if err != nil {
-		return fmt.Errorf("cannot resolve the workspace %s: %w", root, err)
+		return err
 	}
-	real, err := realPath(p.Abs)
-	if err != nil {
-		return fmt.Errorf("cannot resolve %s: %w", p.Path, err)
-	}
-	if !within(rr, real) {
-		return fmt.Errorf("%s now leads through a symbolic link to %s, outside the workspace", p.Path, real)
-	}
-	if rel, err := filepath.Rel(rr, real); err == nil && p.Protected == "" {
-		if why := Protection(filepath.ToSlash(rel)); why != "" {
-			return fmt.Errorf("%s now leads through a symbolic link to %s: %s", p.Path, filepath.ToSlash(rel), why)
-		}
+	if p.Protected == "" && q.Protected != "" {
+		return errors.New(q.Protected)
 	}
 	return nil
+}
+
+// Rejudge judges p's file again as the file system stands now, every
+// component's symbolic links resolved, for a front end about to send or
+// write it: an error when it now leads outside every root (or cannot be
+// resolved), else p with Protected set when it is protected now (sub/d
+// replaced by a link to ../.git since the proposal makes sub/d/config
+// .git/config). A Protected already set is kept.
+func Rejudge(roots []string, p Proposal) (Proposal, error) {
+	real, err := realPath(p.Abs)
+	if err != nil {
+		return p, fmt.Errorf("cannot resolve %s: %w", p.Path, err)
+	}
+	for _, root := range roots {
+		rr, err := realPath(filepath.Clean(root))
+		if err != nil || !within(rr, real) {
+			continue
+		}
+		if p.Protected != "" {
+			return p, nil
+		}
+		if rel, err := filepath.Rel(filepath.Clean(root), p.Abs); err == nil && within(filepath.Clean(root), p.Abs) {
+			if why := Protection(filepath.ToSlash(rel)); why != "" {
+				p.Protected = why
+				return p, nil
+			}
+		}
+		if rel, err := filepath.Rel(rr, real); err == nil {
+			if why := Protection(filepath.ToSlash(rel)); why != "" {
+				p.Protected = fmt.Sprintf("%s now leads through a symbolic link to %s: %s", p.Path, filepath.ToSlash(rel), why)
+			}
+		}
+		return p, nil
+	}
+	return p, fmt.Errorf("%s now leads through a symbolic link to %s, outside the workspace", p.Path, real)
 }
 
 // inside reports whether the symlink-resolved path real is in a folder, or
