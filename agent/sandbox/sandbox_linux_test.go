@@ -19,8 +19,10 @@ import (
 const canary = "CANARY-5f0c9e-PRIVATE-KEY"
 
 // TestMain lets the test binary serve as a command inside the sandbox:
-// with SANDBOX_DIAL=network,address it dials and says whether it could.
+// with SANDBOX_DIAL=network,address it dials and says whether it could,
+// and probeMain has the other probes.
 func TestMain(m *testing.M) {
+	probeMain()
 	if v := os.Getenv("SANDBOX_DIAL"); v != "" {
 		network, addr, _ := strings.Cut(v, ",")
 		c, err := net.DialTimeout(network, addr, 5*time.Second)
