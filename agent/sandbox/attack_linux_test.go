@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -88,3 +89,48 @@ func TestSocketFamilies(t *testing.T) {
 
 // runtimeArch names the architecture, for a skip message.
 func runtimeArch() string { return runtime.GOARCH }
+
+// TestRootCapabilities runs the attacks of a root command that only
+// capabilities allow: reading another user's 0600 file where the
+// workspace sees it, setting the clock, becoming another user. Each is
+// refused; the same probes succeed outside the sandbox (but the clock,
+// which is not set there), so the test can fail.
+func TestRootCapabilities(t *testing.T) {
+	needLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: an ordinary user has none of these capabilities")
+	}
+	f := newFixture(t)
+	private := filepath.Join(f.ws, "sub", "private")
+	if err := os.WriteFile(private, []byte(canary), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(private, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	probes := []string{"SANDBOX_READ=" + private, "SANDBOX_SYSCALL=setuid", "SANDBOX_SYSCALL=settimeofday"}
+	for _, probe := range probes {
+		t.Run(probe, func(t *testing.T) {
+			if !strings.HasSuffix(probe, "settimeofday") {
+				cmd := exec.Command(os.Args[0])
+				cmd.Env = append(os.Environ(), probe)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%s outside the sandbox: %v, %s; want it to succeed", probe, err, out)
+				}
+			}
+			out, ok := runProbe(t, f.policy, probe)
+			if ok || strings.Contains(out, canary) {
+				t.Errorf("%s inside the sandbox as root succeeded: %s", probe, out)
+			}
+		})
+	}
+	out, err := run(t, f.policy, f.ws, "grep ^Cap /proc/self/status")
+	if err != nil {
+		t.Fatalf("grep ^Cap /proc/self/status: %v, %s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if _, set, _ := strings.Cut(line, "\t"); strings.Trim(set, "0") != "" {
+			t.Errorf("a root command keeps capabilities: %s", line)
+		}
+	}
+}

@@ -151,17 +151,11 @@ func startOnThread(fd int, network bool, cmd *exec.Cmd) error {
 // startRestricted restricts the current thread with the ruleset fd and
 // starts cmd from it. The thread must be locked and never unlocked.
 func startRestricted(fd int, network bool, cmd *exec.Cmd) error {
-	// Root keeps its capabilities across exec, and some of them step
-	// around the rules: reading any process's /proc files (ptrace), raw
-	// sockets (no TCP rule applies), mounts, modules, raw I/O. They go
-	// from this thread's bounding set, so the command cannot get them
-	// back; dropping one needs CAP_SETPCAP, which only root has.
-	if unix.Geteuid() == 0 {
-		for _, c := range droppedCaps {
-			if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-				return fmt.Errorf("sandbox: cannot drop capability %d: %w", c, err)
-			}
-		}
+	// Root keeps its capabilities across exec, and they step around the
+	// rules (chown, chmod, reading any process's /proc files, setuid,
+	// the clock): the command gets none (dropCapabilities).
+	if err := dropCapabilities(); err != nil {
+		return err
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("sandbox: cannot set no_new_privs: %w", err)
@@ -173,13 +167,6 @@ func startRestricted(fd int, network bool, cmd *exec.Cmd) error {
 		return fmt.Errorf("sandbox: seccomp filter: %w", err)
 	}
 	return cmd.Start()
-}
-
-// droppedCaps are the capabilities a command started as root loses.
-var droppedCaps = []int{
-	unix.CAP_SYS_PTRACE, unix.CAP_SYS_ADMIN, unix.CAP_SYS_MODULE, unix.CAP_SYS_RAWIO,
-	unix.CAP_NET_RAW, unix.CAP_NET_ADMIN, unix.CAP_SYS_BOOT, unix.CAP_DAC_READ_SEARCH,
-	unix.CAP_BPF, unix.CAP_PERFMON, unix.CAP_SYS_CHROOT, unix.CAP_MKNOD,
 }
 
 // HideEnvironment makes the calling process non-dumpable, so that a

@@ -390,7 +390,7 @@ func TestHomeBehindSymlink(t *testing.T) {
 // of an ordinary user read its /proc/<pid>/environ and maps (a secret in
 // the editor's environment is readable from inside the sandbox; the
 // server hides its own, HideEnvironment). As root the command has fewer
-// capabilities than the process (droppedCaps), so it is refused that too.
+// capabilities than the process (dropCapabilities), so it is refused that too.
 func TestOtherProcesses(t *testing.T) {
 	needLandlock(t)
 	f := newFixture(t)
