@@ -87,6 +87,17 @@ func handledFS(abi int) uint64 {
 }
 
 var probe = sync.OnceValue(func() Status {
+	s := probeLandlock()
+	s.Seccomp = seccompArch != 0
+	if s.Available {
+		s.UserNamespace, s.NamespacesWhy = probeNamespaces()
+		s.Namespaces = s.NamespacesWhy == ""
+	}
+	return s
+})
+
+// probeLandlock asks the kernel for its Landlock ABI.
+func probeLandlock() Status {
 	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
 	switch {
 	case errno == 0:
@@ -98,10 +109,16 @@ var probe = sync.OnceValue(func() Status {
 	default:
 		return Status{Why: fmt.Sprintf("landlock_create_ruleset: %v", errno)}
 	}
-})
+}
 
-// Probe reports whether Landlock is available and its ABI version. It
-// asks the kernel once and remembers the answer.
+// noNamespaces has Start contain commands without namespaces even where
+// they can be made, for the tests of that way.
+var noNamespaces bool
+
+// Probe reports whether Landlock is available and its ABI version, and
+// whether commands can run in namespaces of their own. It asks the kernel
+// once (and starts a process in new namespaces once) and remembers the
+// answer.
 func Probe() Status { return probe() }
 
 // Start starts cmd (as cmd.Start does) inside a Landlock domain built from
@@ -119,6 +136,11 @@ func (p Policy) Start(cmd *exec.Cmd) error {
 	fd, err := p.ruleset(s.ABI)
 	if err != nil {
 		return err
+	}
+	if s.Namespaces && !noNamespaces {
+		ruleset := os.NewFile(uintptr(fd), "landlock ruleset")
+		defer ruleset.Close()
+		return startInNamespaces(cmd, ruleset, p.Network, s.UserNamespace)
 	}
 	defer unix.Close(fd)
 	return startOnThread(fd, p.Network, cmd)
@@ -157,6 +179,16 @@ func startRestricted(fd int, network bool, cmd *exec.Cmd) error {
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
+	if err := restrictThread(fd, network); err != nil {
+		return err
+	}
+	return cmd.Start()
+}
+
+// restrictThread sets no_new_privs, the Landlock domain of the ruleset
+// fd and the socket filter on the calling thread, which must be locked
+// and never given back; the programs it starts inherit them.
+func restrictThread(fd int, network bool) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("sandbox: cannot set no_new_privs: %w", err)
 	}
@@ -166,7 +198,7 @@ func startRestricted(fd int, network bool, cmd *exec.Cmd) error {
 	if err := filterSockets(network); err != nil {
 		return fmt.Errorf("sandbox: seccomp filter: %w", err)
 	}
-	return cmd.Start()
+	return nil
 }
 
 // HideEnvironment makes the calling process non-dumpable, so that a
