@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -86,6 +87,7 @@ func runInit(config string, argv []string) int {
 		}
 		return 0
 	}
+	debug.SetGCPercent(-1) // a short life with little garbage
 	go watchLifeline(c.Lifeline)
 	pid, err := startCommand(c, argv)
 	if err != nil {
@@ -135,15 +137,16 @@ func loopbackUp() error {
 
 // watchLifeline exits when the lifeline's read end reads end of file,
 // that is when the server that holds its write end is gone, kill -9
-// included.
+// included. The read waits in the runtime's poller, not on a thread of
+// its own.
 func watchLifeline(fd int) {
-	if fd < 0 {
+	if fd < 0 || unix.SetNonblock(fd, true) != nil {
 		return
 	}
+	f := os.NewFile(uintptr(fd), "lifeline")
 	var b [1]byte
 	for {
-		n, err := unix.Read(fd, b[:])
-		if n == 0 && (err == nil || !errors.Is(err, unix.EINTR)) {
+		if _, err := f.Read(b[:]); err != nil {
 			os.Exit(initExit)
 		}
 	}
