@@ -134,3 +134,26 @@ func TestRootCapabilities(t *testing.T) {
 		}
 	}
 }
+
+// TestRootChmod pins a limit: a root command without capabilities still
+// owns root's files, and Landlock does not govern chmod, so it can change
+// the mode of a root-owned file outside the places it may write.
+func TestRootChmod(t *testing.T) {
+	needLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	f := newFixture(t)
+	outside := filepath.Join(t.TempDir(), "root-owned")
+	if err := os.WriteFile(outside, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(t, f.policy, f.ws, "echo x >> "+outside); err == nil {
+		t.Fatalf("the command wrote %s, outside the writable places: %s", outside, out)
+	}
+	out, err := run(t, f.policy, f.ws, "chmod 0666 "+outside)
+	st, _ := os.Stat(outside)
+	if err != nil || st.Mode().Perm() != 0o666 {
+		t.Errorf("chmod 0666 %s as root = %v (%s), mode %v; the limit this pins does not hold any more", outside, err, out, st.Mode().Perm())
+	}
+}
