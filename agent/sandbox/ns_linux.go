@@ -88,21 +88,36 @@ func startInNamespaces(cmd *exec.Cmd, ruleset *os.File, network, user bool) erro
 }
 
 // probeNamespaces starts an init in the namespaces a command would get
-// and has it set them up and exit. It returns whether a user namespace
-// is needed (the server is not root) and, when they cannot be made, why.
+// and has it set them up and exit. It returns whether they are made in a
+// user namespace and, when they cannot be made, why. An ordinary user
+// needs one; root tries without first, then with one (root without
+// CAP_SYS_ADMIN, as in a container, may still make a user namespace).
 func probeNamespaces() (user bool, why string) {
-	user = os.Geteuid() != 0
+	tries := []bool{true}
+	if os.Geteuid() == 0 {
+		tries = []bool{false, true}
+	}
+	for _, user = range tries {
+		if why = probeInit(user); why == "" {
+			return user, ""
+		}
+	}
+	return tries[0], why
+}
+
+// probeInit starts an init in probe mode and returns why it failed, or "".
+func probeInit(user bool) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, selfExe)
 	cmd.Args = []string{initName, initConfig{Ruleset: -1, Lifeline: -1, Probe: true}.String(), "true"}
 	cmd.SysProcAttr = namespaceAttr(nil, false, user)
 	out, err := cmd.CombinedOutput()
-	if err == nil {
-		return user, ""
+	switch {
+	case err == nil:
+		return ""
+	case strings.TrimSpace(string(out)) != "":
+		return strings.TrimSpace(string(out))
 	}
-	if msg := strings.TrimSpace(string(out)); msg != "" {
-		return user, msg
-	}
-	return user, "cannot start a process in new namespaces: " + err.Error()
+	return "cannot start a process in new namespaces: " + err.Error()
 }
