@@ -119,11 +119,9 @@
 // and without the network the command's own network namespace has only a
 // loopback anyway. Landlock does not govern reading what is outside Home
 // either: in namespaces the command's /proc shows only its own processes;
-// without them /proc/<pid>/environ of the user's other dumpable processes
-// is readable by an ordinary user's command (ptrace, their memory and
-// open files are refused), so a secret in the editor's environment is
-// readable; the server hides its own (HideEnvironment), and a root
-// command has no capabilities, which refuses it root's processes'. /sys
+// without them it shows the user's other processes, whose command lines a
+// command reads (their environment, memory and open files need ptrace's
+// right, which Landlock refuses outside the domain, as root too). /sys
 // still shows the system's network interfaces. A root command keeps uid
 // 0 without capabilities: it owns root's files, and Landlock does not
 // govern chmod, so it can change the mode of a root-owned file it can

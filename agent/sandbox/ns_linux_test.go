@@ -29,6 +29,26 @@ func withoutNamespaces(t *testing.T) {
 	t.Cleanup(func() { noNamespaces = false })
 }
 
+// inNamespaces reports whether Start runs commands in namespaces now.
+func inNamespaces() bool { return Probe().Namespaces && !noNamespaces }
+
+// TestWithoutNamespaces runs the tests of what the sandbox holds the way
+// Start contains commands where namespaces cannot be made.
+func TestWithoutNamespaces(t *testing.T) {
+	needNamespaces(t) // else the tests ran this way already
+	withoutNamespaces(t)
+	for name, test := range map[string]func(*testing.T){
+		"TestContained":        TestContained,
+		"TestNetwork":          TestNetwork,
+		"TestSockets":          TestSockets,
+		"TestSocketFamilies":   TestSocketFamilies,
+		"TestOtherProcesses":   TestOtherProcesses,
+		"TestRootCapabilities": TestRootCapabilities,
+	} {
+		t.Run(name, test)
+	}
+}
+
 // markerPids lists the processes of the system whose argv[0] is marker
 // (bash's exec -a), as the test (outside any namespace of a command) sees
 // them. Not the shells whose scripts name it.
