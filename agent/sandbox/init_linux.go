@@ -21,8 +21,8 @@ import (
 const initName = "reika-sandbox-init"
 
 func init() {
-	if len(os.Args) > 2 && os.Args[0] == initName {
-		os.Exit(runInit(os.Args[1], os.Args[2:]))
+	if len(os.Args) > 0 && os.Args[0] == initName {
+		os.Exit(runInit(os.Args[1:]))
 	}
 }
 
@@ -69,14 +69,14 @@ func parseInitConfig(s string) (initConfig, error) {
 // runInit is pid 1 of a command's pid namespace. It mounts the
 // namespace's own /proc, brings up its loopback when it has its own
 // network, restricts its thread as startRestricted does (capabilities,
-// no_new_privs, Landlock, the socket filter), starts the command (argv[0]
-// its path, argv[1:] its arguments) from that thread, reaps every process
-// given to it, and exits with the command's status when the command ends:
-// the kernel then kills what is left in the namespace. It exits at once
-// too when the server is gone (the lifeline closes).
-func runInit(config string, argv []string) int {
+// no_new_privs, Landlock, the socket filter), starts the command from
+// that thread, reaps every process given to it, and exits with the
+// command's status when the command ends: the kernel then kills what is
+// left in the namespace. It exits at once too when the server is gone
+// (the lifeline closes). args are what initArgs made, less the name.
+func runInit(args []string) int {
 	runtime.LockOSThread() // init functions run on the main thread; stay there
-	c, err := parseInitConfig(config)
+	c, env, argv, err := parseInitArgs(args)
 	if err == nil {
 		err = setUpNamespaces(c.Network)
 	}
@@ -89,12 +89,28 @@ func runInit(config string, argv []string) int {
 	}
 	debug.SetGCPercent(-1) // a short life with little garbage
 	go watchLifeline(c.Lifeline)
-	pid, err := startCommand(c, argv)
+	pid, err := startCommand(c, env, argv)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "reika sandbox: cannot start %s: %v\n", argv[0], err)
 		return initExit
 	}
 	return reap(pid)
+}
+
+// parseInitArgs reads what initArgs wrote: the configuration, the
+// command's environment, and its path followed by its arguments.
+func parseInitArgs(args []string) (c initConfig, env, argv []string, err error) {
+	if len(args) < 2 {
+		return c, nil, nil, errors.New("sandbox init: no configuration")
+	}
+	if c, err = parseInitConfig(args[0]); err != nil {
+		return c, nil, nil, err
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil || n < 0 || len(args) < 2+n+2 {
+		return c, nil, nil, fmt.Errorf("sandbox init: bad arguments %q", args)
+	}
+	return c, args[2 : 2+n], args[2+n:], nil
 }
 
 // setUpNamespaces makes the mounts private to the namespace (none of them
@@ -155,7 +171,7 @@ func watchLifeline(fd int) {
 // startCommand restricts the calling (main, locked) thread and starts the
 // command from it; the command inherits the thread's restrictions. Only
 // the standard descriptors and those Start's caller passed reach it.
-func startCommand(c initConfig, argv []string) (int, error) {
+func startCommand(c initConfig, env, argv []string) (int, error) {
 	if err := dropCapabilities(); err != nil {
 		return 0, err
 	}
@@ -181,7 +197,7 @@ func startCommand(c initConfig, argv []string) (int, error) {
 	}
 	unix.CloseOnExec(c.Ruleset)
 	unix.CloseOnExec(c.Lifeline)
-	return syscall.ForkExec(argv[0], argv[1:], &syscall.ProcAttr{Env: os.Environ(), Files: files})
+	return syscall.ForkExec(argv[0], argv[1:], &syscall.ProcAttr{Env: env, Files: files})
 }
 
 // reap waits for every process the namespace gives to its init, forwards

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -73,8 +74,10 @@ func startInNamespaces(cmd *exec.Cmd, ruleset *os.File, network, user bool) erro
 	if err != nil {
 		return err
 	}
-	path, args, extra, attr := cmd.Path, cmd.Args, cmd.ExtraFiles, cmd.SysProcAttr
-	defer func() { cmd.Path, cmd.Args, cmd.ExtraFiles, cmd.SysProcAttr = path, args, extra, attr }()
+	path, args, env, extra, attr := cmd.Path, cmd.Args, cmd.Env, cmd.ExtraFiles, cmd.SysProcAttr
+	defer func() {
+		cmd.Path, cmd.Args, cmd.Env, cmd.ExtraFiles, cmd.SysProcAttr = path, args, env, extra, attr
+	}()
 	if len(args) == 0 {
 		args = []string{path}
 	}
@@ -82,9 +85,22 @@ func startInNamespaces(cmd *exec.Cmd, ruleset *os.File, network, user bool) erro
 	conf := initConfig{Ruleset: first, Lifeline: first + 1, Network: network}
 	cmd.ExtraFiles = append(slices.Clip(extra), ruleset, life)
 	cmd.Path = selfExe
-	cmd.Args = append([]string{initName, conf.String(), path}, args...)
+	cmd.Args = initArgs(conf, cmd.Environ(), path, args)
+	// The init runs before the restrictions: nothing in its environment
+	// (LD_PRELOAD, LD_LIBRARY_PATH, GODEBUG) may change what it runs. The
+	// command's environment travels in its arguments.
+	cmd.Env = []string{}
 	cmd.SysProcAttr = namespaceAttr(attr, network, user)
 	return cmd.Start()
+}
+
+// initArgs are the init's arguments: its name, its configuration, the
+// number of the command's environment's entries and the entries, the
+// command's path and its arguments (argv[0] first). parseInitArgs reads
+// them back.
+func initArgs(c initConfig, env []string, path string, args []string) []string {
+	a := append([]string{initName, c.String(), strconv.Itoa(len(env))}, env...)
+	return append(append(a, path), args...)
 }
 
 // probeNamespaces starts an init in the namespaces a command would get
@@ -110,7 +126,8 @@ func probeInit(user bool) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, selfExe)
-	cmd.Args = []string{initName, initConfig{Ruleset: -1, Lifeline: -1, Probe: true}.String(), "true"}
+	cmd.Args = initArgs(initConfig{Ruleset: -1, Lifeline: -1, Probe: true}, nil, "true", []string{"true"})
+	cmd.Env = []string{}
 	cmd.SysProcAttr = namespaceAttr(nil, false, user)
 	out, err := cmd.CombinedOutput()
 	switch {

@@ -280,3 +280,31 @@ func interfaces(dev string) []string {
 	}
 	return names
 }
+
+// TestInitEnvironment checks that the command gets its environment whole
+// and that the init, which runs before the restrictions, does not: a
+// library LD_PRELOAD names would run in it unrestricted. The loader
+// complains once for each program it cannot preload into, so one
+// complaint is the command's, two would be the init's too.
+func TestInitEnvironment(t *testing.T) {
+	needNamespaces(t)
+	f := newFixture(t)
+	const lib = "/nonexistent/reika-preload.so"
+	cmd := exec.Command("bash", "-c", `echo "preload=$LD_PRELOAD"`)
+	cmd.Dir = f.ws
+	cmd.Env = append(Env(os.Environ(), "", nil), "LD_PRELOAD="+lib)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := f.policy.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "preload="+lib) {
+		t.Errorf("the command's LD_PRELOAD is lost: %s", out.String())
+	}
+	if n := strings.Count(out.String(), lib+"' from LD_PRELOAD"); n != 1 {
+		t.Errorf("the loader tried LD_PRELOAD in %d programs, want 1 (the command's bash):\n%s", n, out.String())
+	}
+}
