@@ -35,10 +35,13 @@ type initConfig struct {
 	Lifeline int  // the lifeline's read end (see lifeline)
 	Network  bool // the command may use the network: no network namespace
 	Probe    bool // set up the namespaces, then exit 0 without a command
+	// Filter is socketFilter(Network) in hexadecimal, for the init in C,
+	// which cannot build it (init_cgo_linux.go); the Go init builds its own.
+	Filter string
 }
 
 func (c initConfig) String() string {
-	return fmt.Sprintf("ruleset=%d,lifeline=%d,network=%t,probe=%t", c.Ruleset, c.Lifeline, c.Network, c.Probe)
+	return fmt.Sprintf("ruleset=%d,lifeline=%d,network=%t,probe=%t,filter=%s", c.Ruleset, c.Lifeline, c.Network, c.Probe, c.Filter)
 }
 
 // parseInitConfig reads what initConfig.String wrote.
@@ -56,6 +59,8 @@ func parseInitConfig(s string) (initConfig, error) {
 			c.Network, err = strconv.ParseBool(v)
 		case "probe":
 			c.Probe, err = strconv.ParseBool(v)
+		case "filter":
+			c.Filter = v
 		default:
 			err = fmt.Errorf("unknown key %q", k)
 		}

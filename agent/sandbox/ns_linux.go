@@ -82,7 +82,7 @@ func startInNamespaces(cmd *exec.Cmd, ruleset *os.File, network, user bool) erro
 		args = []string{path}
 	}
 	first := 3 + len(extra)
-	conf := initConfig{Ruleset: first, Lifeline: first + 1, Network: network}
+	conf := initConfig{Ruleset: first, Lifeline: first + 1, Network: network, Filter: filterHex(network)}
 	cmd.ExtraFiles = append(slices.Clip(extra), ruleset, life)
 	cmd.Path = selfExe
 	cmd.Args = initArgs(conf, cmd.Environ(), path, args)

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/hex"
 	"runtime"
 	"unsafe"
 
@@ -140,6 +141,16 @@ func socketFilter(network bool) []unix.SockFilter {
 	b.label("deny")
 	b.stmt(bpfRet, retDeny)
 	return b.link()
+}
+
+// filterHex is socketFilter(network) as the kernel reads it, in
+// hexadecimal, or "" where there is no filter.
+func filterHex(network bool) string {
+	if seccompArch == 0 {
+		return ""
+	}
+	prog := socketFilter(network)
+	return hex.EncodeToString(unsafe.Slice((*byte)(unsafe.Pointer(&prog[0])), len(prog)*int(unsafe.Sizeof(prog[0]))))
 }
 
 // filterSockets installs socketFilter on the calling thread, which must be
