@@ -22,9 +22,12 @@
 //
 // Start builds a Landlock ruleset in the calling goroutine and starts the
 // running binary again (/proc/self/exe) as the command's init, under the
-// argv[0] "reika-sandbox-init" that this package's init function looks
-// for, so any binary that links the package serves, test binaries too. The
-// init starts in new pid and mount namespaces, a new network namespace
+// argv[0] "reika-sandbox-init", with an empty environment (the command's
+// travels in the arguments), so any binary that links the package serves,
+// test binaries too: where it is built with cgo, a C constructor
+// (init_cgo_linux.go) runs the init before the Go runtime starts, which
+// makes it cheap; without cgo, this package's init function does the same
+// in Go (runInit), the reference. The init starts in new pid and mount namespaces, a new network namespace
 // unless Policy.Network is set, and, when the server is not root, a new
 // user namespace in which the server's uid and gid stay what they are
 // (the init keeps CAP_SYS_ADMIN, CAP_NET_ADMIN and CAP_SETPCAP there, and
@@ -105,8 +108,9 @@
 //
 // Start builds the ruleset for each command (about half a millisecond;
 // BenchmarkRuleset): the workspace's top level changes between commands.
-// The init is the larger cost: a second exec of the server's binary, a
-// few milliseconds (BenchmarkStart). Give the command TMPDIR=Temp when
+// The init is the larger cost: a second exec of the server's binary and
+// the namespaces, a few milliseconds, several times more with the Go init
+// (BenchmarkStart). Give the command TMPDIR=Temp when
 // Temp is not the system's: git, go and most tools write their temporary
 // files there.
 //

@@ -107,7 +107,11 @@ static int reika_parse(int argc, char **argv, struct reika_init *in) {
 	in->network = strcmp(net, "true") == 0;
 	in->probe = strcmp(probe, "true") == 0;
 	size_t n = strlen(hex) / 16;
-	for (size_t i = 0; i < n && i < 256; i++) {
+	if (strlen(hex) % 16 != 0 || n > 256) {
+		fprintf(stderr, "sandbox init: bad filter\n");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
 		unsigned char b[8];
 		for (int j = 0; j < 8; j++) b[j] = reika_hex(hex[16 * i + 2 * j]) << 4 | reika_hex(hex[16 * i + 2 * j + 1]);
 		memcpy(&in->filter[i], b, 8);
