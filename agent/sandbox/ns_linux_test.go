@@ -3,7 +3,9 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -308,4 +310,60 @@ func TestInitEnvironment(t *testing.T) {
 	if n := strings.Count(out.String(), lib+"' from LD_PRELOAD"); n != 1 {
 		t.Errorf("the loader tried LD_PRELOAD in %d programs, want 1 (the command's bash):\n%s", n, out.String())
 	}
+}
+
+// TestInitPassesOn checks what the init hands between the caller and the
+// command: the exit status, and SIGTERM sent to the process Start gave.
+func TestInitPassesOn(t *testing.T) {
+	needNamespaces(t)
+	f := newFixture(t)
+	if out, err := run(t, f.policy, f.ws, "exit 7"); exitCode(err) != 7 {
+		t.Errorf("exit 7: %v, %s; want exit status 7", err, out)
+	}
+	cmd := exec.Command("bash", "-c", `trap 'echo got TERM; exit 3' TERM; echo ready; sleep 100 & wait`)
+	cmd.Dir = f.ws
+	cmd.Env = Env(os.Environ(), "", nil)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = w
+	if err := f.policy.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	defer r.Close()
+	var buf [64]byte
+	n, _ := r.Read(buf[:]) // "ready"
+	if !strings.Contains(string(buf[:n]), "ready") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the command said %q, want ready", buf[:n])
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		rest, _ := io.ReadAll(r)
+		if exitCode(err) != 3 || !strings.Contains(string(rest), "got TERM") {
+			t.Errorf("after SIGTERM: %v, output %q; want the trap's exit status 3", err, rest)
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Errorf("the command did not end after SIGTERM to its init")
+	}
+}
+
+// exitCode is err's exit status, 0 for nil, -1 for another error.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	return -1
 }
