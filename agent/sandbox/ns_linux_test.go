@@ -248,7 +248,8 @@ func TestProcShowsOnlyTheCommand(t *testing.T) {
 }
 
 // TestOwnNetwork checks that without the network a command is in a
-// network of its own, with only a loopback, and with it in the system's.
+// network of its own, with only a loopback, up, and with it in the
+// system's.
 func TestOwnNetwork(t *testing.T) {
 	needNamespaces(t)
 	f := newFixture(t)
@@ -270,6 +271,10 @@ func TestOwnNetwork(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("interfaces with Network %v = %v, want %v", network, got, want)
 		}
+	}
+	out, ok := runProbe(t, f.policy, "SANDBOX_INTERFACES=1")
+	if !ok || !strings.HasPrefix(out, "lo up|loopback") {
+		t.Errorf("the command's own network: %s (ok %v), want its loopback up", out, ok)
 	}
 }
 

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -13,7 +14,8 @@ import (
 // probeMain lets the test binary serve as a probe inside the sandbox, run
 // by TestMain before the tests: SANDBOX_SOCKET=family,type,protocol opens
 // a socket, SANDBOX_SYSCALL names a privileged call to try (settimeofday,
-// setuid), SANDBOX_READ a file to read. It prints "ok" or the error and
+// setuid), SANDBOX_READ a file to read, SANDBOX_INTERFACES=1 lists the
+// network interfaces. It prints "ok" or the error and
 // exits 0 or 1; it returns only when no probe is asked for.
 func probeMain() {
 	var err error
@@ -24,6 +26,8 @@ func probeMain() {
 		err = probeSyscall(os.Getenv("SANDBOX_SYSCALL"))
 	case os.Getenv("SANDBOX_READ") != "":
 		_, err = os.ReadFile(os.Getenv("SANDBOX_READ"))
+	case os.Getenv("SANDBOX_INTERFACES") != "":
+		err = probeInterfaces()
 	default:
 		return
 	}
@@ -33,6 +37,16 @@ func probeMain() {
 	}
 	fmt.Println("ok")
 	os.Exit(0)
+}
+
+// probeInterfaces prints the network interfaces with their flags, as
+// netlink's route family tells them.
+func probeInterfaces() error {
+	ifaces, err := net.Interfaces()
+	for _, i := range ifaces {
+		fmt.Printf("%s %v\n", i.Name, i.Flags)
+	}
+	return err
 }
 
 // probeSocket opens and closes a socket of "family,type,protocol".
