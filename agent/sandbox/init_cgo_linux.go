@@ -195,7 +195,7 @@ static int reika_reap(pid_t pid, int sfd, int lifeline) {
 		}
 		if (fds[1].revents) {
 			char b;
-			if (read(lifeline, &b, 1) == 0 || (fds[1].revents & (POLLHUP | POLLERR))) return INIT_EXIT;
+			if (read(lifeline, &b, 1) == 0 || (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))) return INIT_EXIT;
 		}
 		struct signalfd_siginfo si;
 		if (!(fds[0].revents & POLLIN) || read(sfd, &si, sizeof si) != sizeof si) continue;
