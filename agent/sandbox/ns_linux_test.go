@@ -372,3 +372,13 @@ func exitCode(err error) int {
 	}
 	return -1
 }
+
+// TestProbeLine logs what Probe found here and the line check prints.
+func TestProbeLine(t *testing.T) {
+	s := Probe()
+	t.Logf("%+v", s)
+	t.Log(s.Line(Policy{Home: "/nonexistent"}))
+	if s.Available && !s.Namespaces && s.NamespacesWhy == "" {
+		t.Errorf("Probe: no namespaces and no reason")
+	}
+}
