@@ -16,8 +16,9 @@ import (
 
 // initName is the argv[0] under which a binary that links this package
 // runs as the init of a command's namespaces (see runInit) instead of as
-// itself. The package's init function looks for it, so the server and
-// every test binary serve without a word in their main.
+// itself. The package's init function looks for it (and before it, in a
+// binary built with cgo, a C constructor: init_cgo_linux.go), so the
+// server and every test binary serve without a word in their main.
 const initName = "reika-sandbox-init"
 
 func init() {
