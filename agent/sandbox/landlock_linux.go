@@ -122,9 +122,13 @@ var noNamespaces bool
 func Probe() Status { return probe() }
 
 // Start starts cmd (as cmd.Start does) inside a Landlock domain built from
-// p. It returns an error wrapping ErrUnavailable when Landlock is not
-// there, and refuses a cmd with SysProcAttr.Pdeathsig set. The calling
-// process is not restricted.
+// p, without capabilities, under the socket filter, and where Probe found
+// them in namespaces of its own: then cmd.Process is the command's init,
+// whose exit status is the command's, which passes SIGTERM, SIGINT,
+// SIGHUP and SIGQUIT on, and whose end (SIGKILL, the server's) ends
+// everything the command started. It returns an error wrapping
+// ErrUnavailable when Landlock is not there, and refuses a cmd with
+// SysProcAttr.Pdeathsig set. The calling process is not restricted.
 func (p Policy) Start(cmd *exec.Cmd) error {
 	s := Probe()
 	if !s.Available {
@@ -174,8 +178,8 @@ func startOnThread(fd int, network bool, cmd *exec.Cmd) error {
 // starts cmd from it. The thread must be locked and never unlocked.
 func startRestricted(fd int, network bool, cmd *exec.Cmd) error {
 	// Root keeps its capabilities across exec, and they step around the
-	// rules (chown, chmod, reading any process's /proc files, setuid,
-	// the clock): the command gets none (dropCapabilities).
+	// rules (reading any file, chown, setuid, the clock, another
+	// process's /proc files): the command gets none (dropCapabilities).
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
