@@ -339,6 +339,7 @@ func TestInitPassesOn(t *testing.T) {
 	w.Close()
 	defer r.Close()
 	var buf [64]byte
+	r.SetReadDeadline(time.Now().Add(30 * time.Second))
 	n, _ := r.Read(buf[:]) // "ready"
 	if !strings.Contains(string(buf[:n]), "ready") {
 		cmd.Process.Kill()
