@@ -21,18 +21,49 @@
 //
 // # How a command is contained
 //
-// Start builds a Landlock ruleset in the calling goroutine, then starts a
-// goroutine that locks itself to its OS thread and never unlocks, sets
-// no_new_privs and calls landlock_restrict_self on that thread only, and
-// calls cmd.Start there. Go forks from the calling thread, so the child
-// inherits the thread's domain; the rest of the process is not restricted.
-// When the goroutine returns, the Go runtime kills the locked thread rather
-// than reuse it, and it never clones a locked thread to make a new one (it
-// asks its template thread), so the restriction cannot leak to other
-// goroutines. The child outlives its thread: Linux gives it to another
-// thread of the process, which waits for it as usual. For the same reason
-// cmd.SysProcAttr.Pdeathsig must not be set: it fires when the starting
-// thread exits, that is at once, and Start refuses it.
+// Start builds a Landlock ruleset in the calling goroutine and starts the
+// running binary again (/proc/self/exe) as the command's init, under the
+// argv[0] "reika-sandbox-init", with an empty environment (the command's
+// travels in the arguments), so any binary that links the package serves,
+// test binaries too: where it is built with cgo, a C constructor
+// (init_cgo_linux.go) runs the init before the Go runtime starts, which
+// makes it cheap; without cgo, this package's init function does the same
+// in Go (runInit), the reference. The init starts in new pid and mount namespaces, a new network namespace
+// unless Policy.Network is set, and, when the server is not root, a new
+// user namespace in which the server's uid and gid stay what they are
+// (the init keeps CAP_SYS_ADMIN, CAP_NET_ADMIN and CAP_SETPCAP there, and
+// only there, across its exec). As pid 1 it makes every mount private to
+// the namespace, mounts a /proc of its own (and grants it reading in the
+// ruleset: Landlock does not look at a directory something is mounted on),
+// brings up the loopback of its network, then on its main thread drops
+// every capability (dropCapabilities), sets no_new_privs, calls
+// landlock_restrict_self and installs the socket filter, makes itself
+// non-dumpable, and starts the command from that thread, which the
+// command inherits. It reaps what the namespace gives it, forwards
+// SIGTERM, SIGINT, SIGHUP and SIGQUIT to the command, and exits with its
+// status (128 and the signal's number when a signal ended it) once the
+// command ends; the kernel then kills everything left in the namespace,
+// before the caller's Wait returns. Killing the init (a cancel, a
+// timeout, the process group) does the same. The init also reads a
+// lifeline, a pipe whose write end only the server holds, and exits at its
+// end: when the server dies, even by kill -9, its commands die with it.
+//
+// Probe starts an init once to learn whether the namespaces can be made
+// (a kernel or a container can refuse user namespaces, or mounting a
+// /proc); where they cannot, Start does what it did before them: a
+// goroutine locks itself to its OS thread and never unlocks, drops the
+// capabilities, sets no_new_privs, calls landlock_restrict_self and
+// installs the filter on that thread only, and calls cmd.Start there. Go
+// forks from the calling thread, so the child inherits the thread's
+// domain; the rest of the process is not restricted. When the goroutine
+// returns, the Go runtime kills the locked thread rather than reuse it,
+// and it never clones a locked thread to make a new one (it asks its
+// template thread), so the restriction cannot leak to other goroutines.
+// The child outlives its thread: Linux gives it to another thread of the
+// process, which waits for it as usual. For the same reason
+// cmd.SysProcAttr.Pdeathsig must not be set (it fires when the starting
+// thread exits, that is at once), and Start refuses it either way.
+// Status.Line says which way holds and what is lost without namespaces.
 //
 // We use raw system calls from golang.org/x/sys/unix, not
 // github.com/landlock-lsm/go-landlock: that library restricts the whole
@@ -82,26 +113,33 @@
 // Status.Line says what is not enforced.
 //
 // Start builds the ruleset for each command (about half a millisecond;
-// BenchmarkStart): the workspace's top level changes between commands.
-// Give the command TMPDIR=Temp when Temp is not the system's: git, go
-// and most tools write their temporary files there.
+// BenchmarkRuleset): the workspace's top level changes between commands.
+// The init is the larger cost: a second exec of the server's binary and
+// the namespaces, a few milliseconds, several times more with the Go init
+// (BenchmarkStart). Give the command TMPDIR=Temp when
+// Temp is not the system's: git, go and most tools write their temporary
+// files there.
 //
 // # What it cannot stop
 //
 // Landlock (ABI 7) does not govern unix sockets by path (the D-Bus
-// session bus, docker.sock, an ssh-agent, even inside Home), UDP or raw
-// sockets: a seccomp filter on the same thread refuses socket(AF_UNIX)
-// always and non-TCP inet sockets without the network, with io_uring and
-// other ABIs' system calls (seccomp_linux.go; amd64 and arm64 only).
-// Landlock does not govern reading what is outside Home either:
-// /proc/<pid>/environ of the user's other dumpable processes is readable
-// by an ordinary user's command (ptrace, their memory and open files are
-// refused), so a secret in the editor's environment is readable; the
-// server hides its own (HideEnvironment), and a root command has fewer
-// capabilities than root's processes, which refuses it theirs. Nor does it
-// govern what commands leave behind for later, outside the sandbox: a
-// nested sub/.git/config (the tools package looks for those after each
-// command), code the user runs. The tests pin the sockets and /proc.
+// session bus, docker.sock, an ssh-agent, even inside Home), UDP, raw or
+// other families' sockets, nor MPTCP where its TCP rules miss it: the
+// seccomp filter refuses them (seccomp_linux.go; amd64 and arm64 only),
+// and without the network the command's own network namespace has only a
+// loopback anyway. Landlock does not govern reading what is outside Home
+// either: in namespaces the command's /proc shows only its own processes;
+// without them it shows the user's other processes, whose command lines a
+// command reads (their environment, memory and open files need ptrace's
+// right, which Landlock refuses outside the domain, as root too). /sys
+// still shows the system's network interfaces. A root command keeps uid
+// 0 without capabilities: it owns root's files, and Landlock does not
+// govern chmod, so it can change the mode of a root-owned file it can
+// reach by path, outside the writable places too. Nor does the sandbox
+// govern what commands leave behind for later, outside it: a nested
+// sub/.git/config (the tools package looks for those after each
+// command), code the user runs. The tests pin the sockets, /proc, what outlives a
+// command and root's capabilities.
 //
 // All functions are safe for concurrent use; a Policy is a value and is not
 // changed by Start.

@@ -128,16 +128,21 @@ func TestExplain(t *testing.T) {
 
 func TestLine(t *testing.T) {
 	p := Policy{Home: "/home/u", Caches: []Cache{{Path: "/home/u/.cache/go-build", Write: true, Tool: "go env GOCACHE"}}}
+	const (
+		ns   = "own pid, mount and network namespaces"
+		held = " (nothing a command starts outlives it, /proc shows only its processes)"
+	)
 	tests := []struct {
 		s    Status
 		p    Policy
 		want string
 	}{
 		{Status{Why: "Landlock is Linux only"}, p, "no sandbox: Landlock is Linux only"},
-		{Status{ABI: 7, Available: true}, p, "landlock ABI 7: workspace writable below its top level, home hidden, no network; /home/u/.cache/go-build writable (go env GOCACHE)"},
-		{Status{ABI: 7, Available: true}, Policy{Network: true}, "landlock ABI 7: workspace writable below its top level, network allowed"},
-		{Status{ABI: 5, Available: true}, Policy{}, "landlock ABI 5: workspace writable below its top level, no network; signals and abstract sockets not scoped (Landlock ABI < 6)"},
-		{Status{ABI: 3, Available: true}, Policy{}, "landlock ABI 3: workspace writable below its top level; no network not enforced (Landlock ABI < 4), device ioctls not controlled (Landlock ABI < 5), signals and abstract sockets not scoped (Landlock ABI < 6)"},
+		{Status{ABI: 7, Available: true, Namespaces: true, UserNamespace: true, Seccomp: true}, p, "landlock ABI 7: workspace writable below its top level, home hidden, no network; " + ns + " in a user namespace" + held + "; seccomp socket filter; no capabilities; /home/u/.cache/go-build writable (go env GOCACHE)"},
+		{Status{ABI: 7, Available: true, Namespaces: true, Seccomp: true}, Policy{Network: true}, "landlock ABI 7: workspace writable below its top level, network allowed; own pid and mount namespaces" + held + "; seccomp socket filter; no capabilities"},
+		{Status{ABI: 7, Available: true, NamespacesWhy: "clone: operation not permitted", Seccomp: true}, Policy{}, "landlock ABI 7: workspace writable below its top level, no network; no namespaces (clone: operation not permitted): what a command leaves running is stopped through its process group only, /proc shows the user's other processes; seccomp socket filter; no capabilities"},
+		{Status{ABI: 5, Available: true, Namespaces: true, Seccomp: true}, Policy{}, "landlock ABI 5: workspace writable below its top level, no network; signals and abstract sockets not scoped (Landlock ABI < 6); " + ns + held + "; seccomp socket filter; no capabilities"},
+		{Status{ABI: 3, Available: true, Namespaces: true}, Policy{}, "landlock ABI 3: workspace writable below its top level; no network not enforced (Landlock ABI < 4), device ioctls not controlled (Landlock ABI < 5), signals and abstract sockets not scoped (Landlock ABI < 6); " + ns + held + "; no seccomp filter on this architecture (unix, UDP and other sockets not refused); no capabilities"},
 	}
 	for _, tt := range tests {
 		if got := tt.s.Line(tt.p); got != tt.want {

@@ -87,6 +87,17 @@ func handledFS(abi int) uint64 {
 }
 
 var probe = sync.OnceValue(func() Status {
+	s := probeLandlock()
+	s.Seccomp = seccompArch != 0
+	if s.Available {
+		s.UserNamespace, s.NamespacesWhy = probeNamespaces()
+		s.Namespaces = s.NamespacesWhy == ""
+	}
+	return s
+})
+
+// probeLandlock asks the kernel for its Landlock ABI.
+func probeLandlock() Status {
 	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
 	switch {
 	case errno == 0:
@@ -98,16 +109,26 @@ var probe = sync.OnceValue(func() Status {
 	default:
 		return Status{Why: fmt.Sprintf("landlock_create_ruleset: %v", errno)}
 	}
-})
+}
 
-// Probe reports whether Landlock is available and its ABI version. It
-// asks the kernel once and remembers the answer.
+// noNamespaces has Start contain commands without namespaces even where
+// they can be made, for the tests of that way.
+var noNamespaces bool
+
+// Probe reports whether Landlock is available and its ABI version, and
+// whether commands can run in namespaces of their own. It asks the kernel
+// once (and starts a process in new namespaces once) and remembers the
+// answer.
 func Probe() Status { return probe() }
 
 // Start starts cmd (as cmd.Start does) inside a Landlock domain built from
-// p. It returns an error wrapping ErrUnavailable when Landlock is not
-// there, and refuses a cmd with SysProcAttr.Pdeathsig set. The calling
-// process is not restricted.
+// p, without capabilities, under the socket filter, and where Probe found
+// them in namespaces of its own: then cmd.Process is the command's init,
+// whose exit status is the command's, which passes SIGTERM, SIGINT,
+// SIGHUP and SIGQUIT on, and whose end (SIGKILL, the server's) ends
+// everything the command started. It returns an error wrapping
+// ErrUnavailable when Landlock is not there, and refuses a cmd with
+// SysProcAttr.Pdeathsig set. The calling process is not restricted.
 func (p Policy) Start(cmd *exec.Cmd) error {
 	s := Probe()
 	if !s.Available {
@@ -119,6 +140,11 @@ func (p Policy) Start(cmd *exec.Cmd) error {
 	fd, err := p.ruleset(s.ABI)
 	if err != nil {
 		return err
+	}
+	if s.Namespaces && !noNamespaces {
+		ruleset := os.NewFile(uintptr(fd), "landlock ruleset")
+		defer ruleset.Close()
+		return startInNamespaces(cmd, ruleset, p.Network, s.UserNamespace)
 	}
 	defer unix.Close(fd)
 	return startOnThread(fd, p.Network, cmd)
@@ -151,18 +177,22 @@ func startOnThread(fd int, network bool, cmd *exec.Cmd) error {
 // startRestricted restricts the current thread with the ruleset fd and
 // starts cmd from it. The thread must be locked and never unlocked.
 func startRestricted(fd int, network bool, cmd *exec.Cmd) error {
-	// Root keeps its capabilities across exec, and some of them step
-	// around the rules: reading any process's /proc files (ptrace), raw
-	// sockets (no TCP rule applies), mounts, modules, raw I/O. They go
-	// from this thread's bounding set, so the command cannot get them
-	// back; dropping one needs CAP_SETPCAP, which only root has.
-	if unix.Geteuid() == 0 {
-		for _, c := range droppedCaps {
-			if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-				return fmt.Errorf("sandbox: cannot drop capability %d: %w", c, err)
-			}
-		}
+	// Root keeps its capabilities across exec, and they step around the
+	// rules (reading any file, chown, setuid, the clock, another
+	// process's /proc files): the command gets none (dropCapabilities).
+	if err := dropCapabilities(); err != nil {
+		return err
 	}
+	if err := restrictThread(fd, network); err != nil {
+		return err
+	}
+	return cmd.Start()
+}
+
+// restrictThread sets no_new_privs, the Landlock domain of the ruleset
+// fd and the socket filter on the calling thread, which must be locked
+// and never given back; the programs it starts inherit them.
+func restrictThread(fd int, network bool) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("sandbox: cannot set no_new_privs: %w", err)
 	}
@@ -172,14 +202,7 @@ func startRestricted(fd int, network bool, cmd *exec.Cmd) error {
 	if err := filterSockets(network); err != nil {
 		return fmt.Errorf("sandbox: seccomp filter: %w", err)
 	}
-	return cmd.Start()
-}
-
-// droppedCaps are the capabilities a command started as root loses.
-var droppedCaps = []int{
-	unix.CAP_SYS_PTRACE, unix.CAP_SYS_ADMIN, unix.CAP_SYS_MODULE, unix.CAP_SYS_RAWIO,
-	unix.CAP_NET_RAW, unix.CAP_NET_ADMIN, unix.CAP_SYS_BOOT, unix.CAP_DAC_READ_SEARCH,
-	unix.CAP_BPF, unix.CAP_PERFMON, unix.CAP_SYS_CHROOT, unix.CAP_MKNOD,
+	return nil
 }
 
 // HideEnvironment makes the calling process non-dumpable, so that a

@@ -45,11 +45,25 @@ type Cache struct {
 	Tool  string // where the path came from, such as "go env GOCACHE"
 }
 
-// Status says whether Landlock is there and which version of it.
+// Status says whether Landlock is there and which version of it, and
+// which of the other layers hold.
 type Status struct {
 	ABI       int    // Landlock ABI version, 0 when unavailable
 	Available bool   // Start can contain commands
 	Why       string // why not, when not Available
+
+	// Namespaces is set when each command runs in its own pid and mount
+	// namespaces, with its own /proc, and without the network in its own
+	// network namespace, under an init that takes everything the command
+	// started with it when it ends. NamespacesWhy says why not.
+	Namespaces    bool
+	NamespacesWhy string
+	// UserNamespace is set when the namespaces are made in a user
+	// namespace of their own: the server is not root.
+	UserNamespace bool
+	// Seccomp is set when the socket filter is built for this
+	// architecture (amd64 and arm64).
+	Seccomp bool
 }
 
 // Line describes in one line what Start does with p under s, for a check
@@ -88,6 +102,7 @@ func (s Status) Line(p Policy) string {
 	if len(off) > 0 {
 		line += "; " + strings.Join(off, ", ")
 	}
+	line += "; " + s.layersLine(p.Network)
 	for _, c := range p.Caches {
 		mode := "read-only"
 		if c.Write {
@@ -96,6 +111,31 @@ func (s Status) Line(p Policy) string {
 		line += fmt.Sprintf("; %s %s (%s)", c.Path, mode, c.Tool)
 	}
 	return line
+}
+
+// layersLine says which layers besides Landlock hold, or why not and what
+// is lost without them.
+func (s Status) layersLine(network bool) string {
+	var parts []string
+	switch {
+	case s.Namespaces:
+		ns := "own pid, mount and network namespaces"
+		if network {
+			ns = "own pid and mount namespaces"
+		}
+		if s.UserNamespace {
+			ns += " in a user namespace"
+		}
+		parts = append(parts, ns+" (nothing a command starts outlives it, /proc shows only its processes)")
+	default:
+		parts = append(parts, "no namespaces ("+s.NamespacesWhy+"): what a command leaves running is stopped through its process group only, /proc shows the user's other processes")
+	}
+	if s.Seccomp {
+		parts = append(parts, "seccomp socket filter")
+	} else {
+		parts = append(parts, "no seccomp filter on this architecture (unix, UDP and other sockets not refused)")
+	}
+	return strings.Join(append(parts, "no capabilities"), "; ")
 }
 
 // denials are what a command prints when Landlock stops it, lowercased.
