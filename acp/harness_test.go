@@ -67,6 +67,7 @@ func (w *world) read(name string) string {
 // permission requests with answer.
 type client struct {
 	fs     bool
+	save   bool // fs/write_text_file writes the file to disk too, as an editor that saves at once
 	answer func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome
 
 	mu      sync.Mutex
@@ -133,6 +134,11 @@ func (c *client) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) 
 	}
 	c.buffers[p.Path] = p.Content
 	c.written = append(c.written, p.Path)
+	if c.save {
+		if err := os.WriteFile(p.Path, []byte(p.Content), 0o644); err != nil {
+			return sdk.WriteTextFileResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+		}
+	}
 	return sdk.WriteTextFileResponse{}, nil
 }
 
