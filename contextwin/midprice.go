@@ -121,15 +121,6 @@ func (s *Planner) rewrittenMid(budget, start int) int {
 	return len(midPreamble) + s.rewriteRoomFor(budget, start, s.fold.recap, s.fold.front.msg.Content) + msgOverhead
 }
 
-// ledger is the recap's ledger of exact facts as it stands, nil before
-// the first fold.
-func (s *Planner) ledger() []Fact {
-	if s.fold.recap == nil {
-		return nil
-	}
-	return s.fold.recap.Ledger
-}
-
 // midStartsAt reports whether a new middle recap may start at entry i: a
 // message not a tool's (its call would be folded away), after one not the
 // user's (the recap is the user's, and two user messages in a row are not
