@@ -131,11 +131,23 @@ func (c *container) ready() {
 		c.policy = c.base
 		caches := sandbox.DiscoverCaches(ctx, c.base.Home, os.Getenv, exec.LookPath)
 		var vars []string
-		c.policy.Caches, vars = sandbox.Private(c.private, caches)
+		c.policy.Caches, vars = sandbox.Private(c.private, caches, goCacheProgram())
 		prunePrivate(c.private, time.Now())
 		env := sandbox.Env(os.Environ(), c.apiKey, c.added)
 		c.env = sandbox.Override(env, append(vars, "TMPDIR="+c.base.Temp))
 	})
+}
+
+// goCacheProgram is the program a contained go command reads the user's
+// build cache through (sandbox.Private): this binary when it is reika-lsp,
+// which answers sandbox.GoCacheCommand; "" for another one (a test
+// binary), which would not.
+func goCacheProgram() string {
+	self, err := os.Executable()
+	if err != nil || filepath.Base(self) != "reika-lsp" {
+		return ""
+	}
+	return self
 }
 
 // Start starts cmd contained; network lets it use TCP.

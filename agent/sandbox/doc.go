@@ -5,7 +5,8 @@
 // top-level entries) is read-only, and TCP is denied unless the user
 // allowed it for this command.
 //
-//	caches, vars := sandbox.Private(ownDir, sandbox.DiscoverCaches(ctx, home, os.Getenv, exec.LookPath))
+//	self, _ := os.Executable() // reika-lsp, which answers sandbox.GoCacheCommand
+//	caches, vars := sandbox.Private(ownDir, sandbox.DiscoverCaches(ctx, home, os.Getenv, exec.LookPath), self)
 //	p := sandbox.Policy{
 //		Workspace: []string{root},
 //		Protected: func(name string) bool { return name == ".git" || name == ".envrc" },
