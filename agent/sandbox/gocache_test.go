@@ -191,3 +191,24 @@ func pad(b byte) []byte {
 	id[0] = b
 	return id
 }
+
+// TestGoCacheSymlinkOut plants a symbolic link in the own cache, where a
+// contained command can, pointing out of it: a put through it is refused
+// and writes nothing where it points.
+func TestGoCacheSymlinkOut(t *testing.T) {
+	own, outside := t.TempDir(), t.TempDir()
+	body := []byte("an output")
+	sum := sha256.Sum256(body)
+	if err := os.Symlink(outside, filepath.Join(own, fmt.Sprintf("%02x", sum[0]))); err != nil {
+		t.Fatal(err)
+	}
+	c, done := startCache(t, "", own)
+	if res := c.send(cacheRequest{Command: "put", ActionID: pad(1), OutputID: sum[:], BodySize: int64(len(body))}, body); res.Err == "" {
+		t.Errorf("put through a link out of the own cache = %+v, want it refused", res)
+	}
+	c.send(cacheRequest{Command: "close"}, nil)
+	<-done
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Errorf("the put wrote %v out of the own cache", entries)
+	}
+}
