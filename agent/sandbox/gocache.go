@@ -262,34 +262,28 @@ func lookup(root *os.Root, id []byte) (entry, bool) {
 	return e, true
 }
 
-// parseEntry reads an action entry of Go's cache for id.
+// parseEntry reads an action entry of Go's cache for id, its fields at
+// their fixed places.
 func parseEntry(b, id []byte) (entry, bool) {
-	var e entry
-	fields := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte(" "))
-	var nums []int64
-	var hexes [][]byte
-	for _, f := range fields {
-		if len(f) == 0 {
-			continue // the padding of the numbers
-		}
-		if len(hexes) < 3 {
-			hexes = append(hexes, f)
-			continue
-		}
-		n, err := strconv.ParseInt(string(f), 10, 64)
+	const hexSize = 2 * hashSize
+	at := func(i int, c byte) bool { return b[i] == c }
+	if len(b) != entrySize || string(b[:3]) != "v1 " || !at(3+hexSize, ' ') || !at(4+2*hexSize, ' ') ||
+		!at(5+2*hexSize+20, ' ') || !at(entrySize-1, '\n') || string(b[3:3+hexSize]) != hex.EncodeToString(id) {
+		return entry{}, false
+	}
+	out, err := hex.DecodeString(string(b[4+hexSize : 4+2*hexSize]))
+	number := func(f []byte) int64 {
+		n, err := strconv.ParseInt(strings.TrimLeft(string(f), " "), 10, 64)
 		if err != nil || n < 0 {
-			return e, false
+			return -1
 		}
-		nums = append(nums, n)
+		return n
 	}
-	if b[len(b)-1] != '\n' || len(hexes) != 3 || len(nums) != 2 || string(hexes[0]) != "v1" || string(hexes[1]) != hex.EncodeToString(id) {
-		return e, false
+	size, unix := number(b[5+2*hexSize:5+2*hexSize+20]), number(b[6+2*hexSize+20:entrySize-1])
+	if err != nil || size < 0 || unix < 0 {
+		return entry{}, false
 	}
-	out, err := hex.DecodeString(string(hexes[2]))
-	if err != nil || len(out) != hashSize {
-		return e, false
-	}
-	return entry{outputID: out, size: nums[0], time: time.Unix(0, nums[1])}, true
+	return entry{outputID: out, size: size, time: time.Unix(0, unix)}, true
 }
 
 // put stores a put's body and entry in own. A body that is not what the
