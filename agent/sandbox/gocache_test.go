@@ -212,3 +212,48 @@ func TestGoCacheSymlinkOut(t *testing.T) {
 		t.Errorf("the put wrote %v out of the own cache", entries)
 	}
 }
+
+// parseEntry reads the entries Go's cache writes and refuses the others.
+func TestParseEntry(t *testing.T) {
+	id, out := pad(7), pad(8)
+	good := fmt.Sprintf("v1 %x %x %20d %20d\n", id, out, 42, 1700000000000000000)
+	tests := []struct {
+		name, text string
+		ok         bool
+	}{
+		{"go's", good, true},
+		{"another action's", fmt.Sprintf("v1 %x %x %20d %20d\n", out, out, 42, 1), false},
+		{"no newline", good[:len(good)-1] + " ", false},
+		{"a negative size", fmt.Sprintf("v1 %x %x %20d %20d\n", id, out, -42, 1), false},
+		{"not hex", strings.Replace(good, fmt.Sprintf("%x", out), strings.Repeat("zz", 32), 1), false},
+		{"v2", "v2" + good[2:], false},
+		{"short", good[:100], false},
+	}
+	for _, tc := range tests {
+		e, ok := parseEntry([]byte(tc.text), id)
+		if ok != tc.ok {
+			t.Errorf("parseEntry(%s) = %v, want %v", tc.name, ok, tc.ok)
+		}
+		if ok && (e.size != 42 || string(e.outputID) != string(out) || e.time.UnixNano() != 1700000000000000000) {
+			t.Errorf("parseEntry(%s) = %+v", tc.name, e)
+		}
+	}
+}
+
+// FuzzParseEntry checks that parseEntry never fails on any bytes and
+// reads back every entry written in Go's format.
+func FuzzParseEntry(f *testing.F) {
+	f.Add([]byte{7}, int64(42), int64(1700000000000000000), []byte("v1 junk\n"))
+	f.Fuzz(func(t *testing.T, idb []byte, size, unix int64, junk []byte) {
+		id := make([]byte, 32)
+		copy(id, idb)
+		parseEntry(junk, id)
+		if size < 0 || unix < 0 {
+			return
+		}
+		text := fmt.Sprintf("v1 %x %x %20d %20d\n", id, id, size, unix)
+		if e, ok := parseEntry([]byte(text), id); !ok || e.size != size || e.time.UnixNano() != unix {
+			t.Errorf("parseEntry(%q) = %+v, %v", text, e, ok)
+		}
+	})
+}
