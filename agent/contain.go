@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +49,7 @@ type container struct {
 	once   sync.Once
 	policy sandbox.Policy
 	env    []string
+	prog   string // the cache program GOCACHEPROG names, "" for none
 }
 
 // newContainer builds the session's container, or returns nil and why
@@ -131,11 +133,24 @@ func (c *container) ready() {
 		c.policy = c.base
 		caches := sandbox.DiscoverCaches(ctx, c.base.Home, os.Getenv, exec.LookPath)
 		var vars []string
-		c.policy.Caches, vars = sandbox.Private(c.private, caches)
+		c.prog = goCacheProgram()
+		c.policy.Caches, vars = sandbox.Private(c.private, caches, c.prog)
 		prunePrivate(c.private, time.Now())
 		env := sandbox.Env(os.Environ(), c.apiKey, c.added)
 		c.env = sandbox.Override(env, append(vars, "TMPDIR="+c.base.Temp))
 	})
+}
+
+// goCacheProgram is the program a contained go command reads the user's
+// build cache through (sandbox.Private): this binary when it is reika-lsp,
+// which answers sandbox.GoCacheCommand; "" for another one (a test
+// binary), which would not.
+func goCacheProgram() string {
+	self, err := os.Executable()
+	if err != nil || filepath.Base(self) != "reika-lsp" {
+		return ""
+	}
+	return self
 }
 
 // Start starts cmd contained; network lets it use TCP.
@@ -150,10 +165,20 @@ func (c *container) Start(cmd *exec.Cmd, network bool) error {
 	return err
 }
 
-// Env is the environment of a contained command.
+// Env is the environment of a contained command. Once the binary that
+// GOCACHEPROG names is gone (reika-lsp uninstalled under a running
+// server), GOCACHEPROG is left out, or every go command would fail to
+// start it; go then uses the workspace's own cache alone.
 func (c *container) Env() []string {
 	c.ready()
-	return append([]string(nil), c.env...)
+	env := append([]string(nil), c.env...)
+	if c.prog == "" {
+		return env
+	}
+	if _, err := os.Stat(c.prog); err != nil {
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHEPROG=") })
+	}
+	return env
 }
 
 // Explain says what the sandbox allows, after a command it may have

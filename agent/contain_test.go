@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +58,7 @@ func TestPrunePrivate(t *testing.T) {
 
 // A session's commands get the workspace's own build caches: GOCACHE
 // names one under XDG_CACHE_HOME/reika/sandbox, and the user's is not
-// among what they are granted.
+// writable for them.
 func TestContainerBuildCaches(t *testing.T) {
 	goPath, err := exec.LookPath("go")
 	if err != nil {
@@ -89,8 +90,41 @@ func TestContainerBuildCaches(t *testing.T) {
 		t.Errorf("GOCACHE of a command = %q, want one under %s", gocache, xdg)
 	}
 	for _, cache := range c.policy.Caches {
-		if cache.Path == userCache {
-			t.Errorf("the user's GOCACHE %s is granted (%+v)", userCache, cache)
+		if cache.Path == userCache && cache.Write {
+			t.Errorf("the user's GOCACHE %s is granted writable (%+v)", userCache, cache)
 		}
+	}
+}
+
+// A test binary does not answer the cache program's command, so
+// GOCACHEPROG never names it; once the binary GOCACHEPROG names is gone,
+// commands get no GOCACHEPROG.
+func TestContainerGoCacheProgram(t *testing.T) {
+	c, sb := newContainer([]string{t.TempDir()}, t.TempDir(), "", nil, func(name string) string {
+		if name == "XDG_CACHE_HOME" {
+			return t.TempDir()
+		}
+		return os.Getenv(name)
+	})
+	if c == nil {
+		t.Skip(sb.Line)
+	}
+	for _, kv := range c.Env() {
+		if strings.HasPrefix(kv, "GOCACHEPROG=") {
+			t.Errorf("a test binary is named in %s", kv)
+		}
+	}
+	prog := filepath.Join(t.TempDir(), "reika-lsp")
+	if err := os.WriteFile(prog, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.prog = prog
+	c.env = append(c.env, "GOCACHEPROG="+prog+" gocache")
+	if !slices.Contains(c.Env(), "GOCACHEPROG="+prog+" gocache") {
+		t.Errorf("GOCACHEPROG is left out while %s is there", prog)
+	}
+	os.Remove(prog)
+	if slices.Contains(c.Env(), "GOCACHEPROG="+prog+" gocache") {
+		t.Errorf("GOCACHEPROG names %s, which is gone", prog)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -60,10 +61,18 @@ func askToolchains(ctx context.Context, lookPath func(string) (string, error)) [
 			for _, k := range keys {
 				args = append(args, k.name)
 			}
-			lines := ask(ctx, goPath, args...)
+			lines := ask(ctx, goPath, append(args, "GOVERSION")...)
+			var version string
+			if len(lines) > len(keys) {
+				version = lines[len(keys)]
+			}
 			for i, k := range keys {
 				if i < len(lines) {
-					add(Cache{Path: lines[i], Write: k.write, Tool: "go env " + k.name})
+					c := Cache{Path: lines[i], Write: k.write, Tool: "go env " + k.name}
+					if k.name == "GOCACHE" {
+						c.Version = version
+					}
+					add(c)
 				}
 			}
 		})
@@ -164,13 +173,21 @@ var privateCaches = []struct {
 // Private returns caches with each build cache of the user's (Go's
 // GOCACHE, npm's cache) replaced by a directory of dir's, made when
 // missing, and the variables that point the toolchain there
-// ("GOCACHE=dir/go-build"). The user's own build caches are left out of
-// what a command is granted: hidden when they are in the home, read-only
-// elsewhere, never written. A command's builds fill the private ones,
-// which nothing outside the sandbox reads. An empty dir leaves the
-// writable build caches out as well and sets nothing, so a build in the
-// sandbox fails rather than write the user's.
-func Private(dir string, caches []Cache) ([]Cache, []string) {
+// ("GOCACHE=dir/go-build"). The user's own build caches are never
+// writable for a command: hidden when they are in the home, read-only
+// elsewhere. A command's builds fill the private ones, which nothing
+// outside the sandbox reads. An empty dir leaves the writable build caches
+// out as well and sets nothing, so a build in the sandbox fails rather
+// than write the user's.
+//
+// prog, when not empty, is this binary, which answers GoCacheCommand: for
+// a Go toolchain of 1.24 or later (Cache.Version), Private then sets
+// GOCACHEPROG to "prog gocache --user <user's GOCACHE> --own dir/go-build"
+// and grants the user's GOCACHE and prog read-only, so that a command's
+// go reads what the user's builds left (a warm standard library) and
+// writes only its own. GOCACHE stays set for the toolchains that ignore
+// GOCACHEPROG.
+func Private(dir string, caches []Cache, prog string) ([]Cache, []string) {
 	var out []Cache
 	var env []string
 	for _, c := range caches {
@@ -188,6 +205,56 @@ func Private(dir string, caches []Cache) ([]Cache, []string) {
 		}
 		out = append(out, Cache{Path: own, Write: true, Tool: "Reika's own " + privateCaches[i].env + ", for " + c.Tool})
 		env = append(env, privateCaches[i].env+"="+own)
+		if c.Tool != "go env GOCACHE" {
+			continue
+		}
+		if line, ok := goCacheProg(prog, c, own); ok {
+			out = append(out, Cache{Path: c.Path, Tool: "the user's GOCACHE, read below Reika's own (GOCACHEPROG)"},
+				Cache{Path: prog, Tool: "Reika's Go cache program"})
+			env = append(env, "GOCACHEPROG="+line)
+		}
 	}
 	return out, env
+}
+
+// goCacheProg returns GOCACHEPROG's value that serves user, the user's
+// GOCACHE, under own through prog, when prog is there and the toolchain
+// reads GOCACHEPROG (Go 1.24 and later); quoted as the go command splits
+// it, or not at all.
+func goCacheProg(prog string, user Cache, own string) (string, bool) {
+	if prog == "" || !goAtLeast(user.Version, 24) {
+		return "", false
+	}
+	if fi, err := os.Stat(prog); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	var fields []string
+	for _, f := range []string{prog, GoCacheCommand, "--user", user.Path, "--own", own} {
+		switch {
+		case !strings.ContainsAny(f, " \t\n\r'\""):
+		case !strings.Contains(f, "'"):
+			f = "'" + f + "'"
+		case !strings.Contains(f, `"`):
+			f = `"` + f + `"`
+		default:
+			return "", false
+		}
+		fields = append(fields, f)
+	}
+	return strings.Join(fields, " "), true
+}
+
+// goAtLeast reports whether version (go env GOVERSION: "go1.26.1",
+// "go1.24rc1", "devel go1.27-abcdef…") is Go 1.minor or later.
+func goAtLeast(version string, minor int) bool {
+	_, rest, ok := strings.Cut(version, "go1.")
+	if !ok {
+		return false
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(rest)
+	}
+	n, err := strconv.Atoi(rest[:end])
+	return err == nil && n >= minor
 }

@@ -37,7 +37,7 @@ func TestBuildCachePrivate(t *testing.T) {
 	}
 	private := testPrivate(t)
 	found := DiscoverCaches(t.Context(), home, os.Getenv, exec.LookPath)
-	caches, vars := Private(private, found)
+	caches, vars := Private(private, found, "")
 	for _, c := range caches {
 		if c.Write && (within(c.Path, userCache) || within(userCache, c.Path)) {
 			t.Fatalf("Private left %s writable (%s), which holds the user's GOCACHE %s", c.Path, c.Tool, userCache)

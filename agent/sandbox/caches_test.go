@@ -69,7 +69,12 @@ func TestDiscoverCachesGo(t *testing.T) {
 	got := DiscoverCaches(context.Background(), home, os.Getenv, lookPath)
 	want := Cache{Path: gocache, Write: true, Tool: "go env GOCACHE"}
 	for _, c := range got {
+		version := c.Version
+		c.Version = ""
 		if c == want {
+			if !goAtLeast(version, 1) {
+				t.Errorf("the GOCACHE entry's Version = %q, want go env GOVERSION", version)
+			}
 			return
 		}
 	}
@@ -88,7 +93,7 @@ func TestPrivate(t *testing.T) {
 		{Path: "/home/u/.npm", Write: true, Tool: "npm config get cache"},
 		reg,
 	}
-	got, env := Private(dir, in)
+	got, env := Private(dir, in, "")
 	want := []Cache{
 		{Path: filepath.Join(dir, "go-build"), Write: true, Tool: "Reika's own GOCACHE, for go env GOCACHE"},
 		mod,
@@ -107,11 +112,53 @@ func TestPrivate(t *testing.T) {
 			t.Errorf("%s was not made: %v", c.Path, err)
 		}
 	}
-	if got, none := Private("", in); len(none) != 0 || len(got) != 2 {
+	if got, none := Private("", in, ""); len(none) != 0 || len(got) != 2 {
 		t.Errorf("Private without a place = %v, %v; want the build caches left out and nothing set", got, none)
 	}
 	ov := Override([]string{"PATH=/bin", "GOCACHE=/home/u/.cache/go-build", "NPM_CONFIG_CACHE=/x"}, env)
 	if diff := cmp.Diff(append([]string{"PATH=/bin"}, env...), ov); diff != "" {
 		t.Errorf("Override (-want +got):\n%s", diff)
+	}
+}
+
+// TestPrivateLayer checks that Private names the cache program in
+// GOCACHEPROG, quoted as the go command splits it, and grants the user's
+// GOCACHE and the program read-only, for Go 1.24 and later only.
+func TestPrivateLayer(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a dir")
+	prog := filepath.Join(t.TempDir(), "reika-lsp")
+	if err := os.WriteFile(prog, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	user := Cache{Path: "/home/u/.cache/go-build", Write: true, Tool: "go env GOCACHE"}
+	own := filepath.Join(dir, "go-build")
+	tests := []struct {
+		version, prog string
+		layered       bool
+	}{
+		{"go1.26.1", prog, true},
+		{"go1.24rc1", prog, true},
+		{"devel go1.27-4d3f2a1 Mon Jan 5", prog, true},
+		{"go1.23.4", prog, false},
+		{"", prog, false},
+		{"go1.26.1", "", false},
+		{"go1.26.1", prog + "-gone", false},
+	}
+	for _, tc := range tests {
+		user.Version = tc.version
+		caches, env := Private(dir, []Cache{user}, tc.prog)
+		want := []Cache{{Path: own, Write: true, Tool: "Reika's own GOCACHE, for go env GOCACHE"}}
+		wantEnv := []string{"GOCACHE=" + own}
+		if tc.layered {
+			want = append(want, Cache{Path: user.Path, Tool: "the user's GOCACHE, read below Reika's own (GOCACHEPROG)"},
+				Cache{Path: prog, Tool: "Reika's Go cache program"})
+			wantEnv = append(wantEnv, "GOCACHEPROG="+prog+" gocache --user /home/u/.cache/go-build --own '"+own+"'")
+		}
+		if diff := cmp.Diff(want, caches); diff != "" {
+			t.Errorf("Private(%q, %q) caches (-want +got):\n%s", tc.version, tc.prog, diff)
+		}
+		if diff := cmp.Diff(wantEnv, env); diff != "" {
+			t.Errorf("Private(%q, %q) variables (-want +got):\n%s", tc.version, tc.prog, diff)
+		}
 	}
 }

@@ -138,7 +138,7 @@ func TestGoTestInside(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	caches, vars := Private(testPrivate(t), DiscoverCaches(t.Context(), home, os.Getenv, exec.LookPath))
+	caches, vars := Private(testPrivate(t), DiscoverCaches(t.Context(), home, os.Getenv, exec.LookPath), "")
 	var modcache string
 	for _, c := range caches {
 		if c.Tool == "go env GOMODCACHE" {

@@ -43,6 +43,9 @@ type Cache struct {
 	Path  string
 	Write bool   // writable as well as readable
 	Tool  string // where the path came from, such as "go env GOCACHE"
+	// Version is the toolchain's version, for Go's build cache (go env
+	// GOVERSION): Private reads it to choose GOCACHEPROG.
+	Version string
 }
 
 // Status says whether Landlock is there and which version of it, and

@@ -18,6 +18,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/reika-lsp/reika/agent/sandbox"
 	"github.com/reika-lsp/reika/lsp"
 )
 
@@ -56,6 +57,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	name := args[0]
 	if name == "--version" {
 		return runVersion(ctx, nil, stdout, stderr)
+	}
+	if name == sandbox.GoCacheCommand { // hidden: GOCACHEPROG of contained go commands
+		return sandbox.RunGoCache(args[1:], os.Stdin, stdout, stderr)
 	}
 	if name == "help" || name == "-h" || name == "--help" {
 		usage(stdout)
