@@ -26,7 +26,7 @@ func TestNpmTestInside(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	caches, vars := Private(testPrivate(t), DiscoverCaches(t.Context(), home, os.Getenv, exec.LookPath))
+	caches, vars := Private(testPrivate(t), DiscoverCaches(t.Context(), home, os.Getenv, exec.LookPath), "")
 	ws := filepath.Join(t.TempDir(), "ws")
 	files := map[string]string{
 		"package.json":   `{"name": "plain", "version": "1.0.0", "scripts": {"test": "node --test"}}` + "\n",
