@@ -224,7 +224,7 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 		return ""
 	}
 	t.add(recapHeader)
-	t.changedNames(r, shown)
+	t.changedNames(r, shown, trailReserve(r, budget, shown))
 	// The rest of the trail stands after what happened, its room held
 	// from the note and from what happened: it names what they do not.
 

@@ -67,12 +67,13 @@ func (t *recapText) trail(r Recap, reserve int, shown string) {
 
 // changedNames adds the line naming the files changed that shown does
 // not name, "Files changed: a.go, b.go", right after the header, in up to
-// trailShare of the budget: a rewrite whose note and facts fill the rest
-// still names every file the session changed (their lines follow what
-// happened when there is room).
-func (t *recapText) changedNames(r Recap, shown string) {
+// trailShare of the budget, leaving reserve bytes of it (trailReserve:
+// the exact facts come first): a rewrite whose note fills the rest still
+// names every file the session changed (their lines follow what happened
+// when there is room).
+func (t *recapText) changedNames(r Recap, shown string, reserve int) {
 	var b strings.Builder
-	limit := min(t.budget, t.used+t.budget*trailShare/100)
+	limit := min(t.budget-reserve, t.used+t.budget*trailShare/100)
 	for _, f := range r.Files {
 		if !f.Edited || strings.Contains(shown, f.Path) {
 			continue
