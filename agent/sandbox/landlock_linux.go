@@ -211,8 +211,15 @@ func restrictThread(fd int, network bool) error {
 // /proc/<pid>/environ, where the API key and every secret the server was
 // started with stay for its lifetime (unsetting a variable does not clear
 // the copy the kernel shows). Its commands are dumpable again from exec.
-// Call it once, at the start of a server.
+// It also marks every file descriptor the server inherited beyond the
+// standard three close-on-exec: Go opens its own so, but one an editor or
+// a shell left open without it would reach every command the server
+// starts (before Linux 5.11 they still do). Call it once, at the start
+// of a server.
 func HideEnvironment() error {
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil && err != unix.ENOSYS && err != unix.EINVAL {
+		return fmt.Errorf("marking inherited files close-on-exec: %w", err)
+	}
 	return unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 }
 
