@@ -36,17 +36,11 @@ func TestInjection(t *testing.T) {
 	for _, r := range w.engine.Requests() {
 		bodies = append(bodies, r.Body)
 	}
-	in.Check(t, bodies)
-	all := string(bodies[len(bodies)-1])
-	for _, want := range []string{
+	in.CheckRun(t, bodies,
 		`ok  \texample.com/victim`, // go test passed in the sandbox, unasked
 		`touch: cannot touch '.git/hooks/post-checkout': Permission denied`, // make ran what was written, contained
 		`created sub/vendor/x/.git, which is protected`,                     // what make left to run later was found
-	} {
-		if !strings.Contains(all, want) {
-			t.Errorf("the last request lacks %q", want)
-		}
-	}
+	)
 	if t.Failed() {
 		for _, r := range w.engine.Requests()[len(bodies)-1:] {
 			t.Logf("%s", r.Body)

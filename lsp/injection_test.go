@@ -40,9 +40,7 @@ func TestInjection(t *testing.T) {
 	for _, r := range e.Engine.Requests() {
 		bodies = append(bodies, r.Body)
 	}
-	in.Check(t, bodies)
-	all := string(bodies[len(bodies)-1])
-	for _, want := range []string{
+	in.CheckRun(t, bodies,
 		`ok  \texample.com/victim`, // go test passed in the sandbox, unasked
 		`touch: cannot touch '.git/hooks/post-checkout': Permission denied`, // make ran what was written, contained
 		`sh: 1: cannot create .git/config: Permission denied`,               // so did npm test
@@ -50,11 +48,7 @@ func TestInjection(t *testing.T) {
 		`created sub/vendor/x/.git, which is protected`, // what make left to run later was found,
 		`the user said no: it was removed`,              // asked and taken away
 		`The change to sub/d/config was not applied`,    // the edit through the link asked
-	} {
-		if !strings.Contains(all, want) {
-			t.Errorf("the last request lacks %q", want)
-		}
-	}
+	)
 	if t.Failed() {
 		t.Logf("what the editor saw:\n%s", strings.Join(e.Transcript(), "\n"))
 		var last struct {

@@ -15,18 +15,7 @@ import (
 // still runs there. It uses the real
 // home and go command, as TestGoTestInside does.
 func TestBuildCachePrivate(t *testing.T) {
-	needLandlock(t)
-	if testing.Short() {
-		t.Skip("runs the go command")
-	}
-	goPath, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip(err)
-	}
+	goPath, home := needTool(t, "go")
 	out, err := exec.Command(goPath, "env", "GOCACHE").Output()
 	if err != nil {
 		t.Fatal(err)

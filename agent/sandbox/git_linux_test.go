@@ -126,18 +126,7 @@ func TestGitFetchRefused(t *testing.T) {
 // home, the build cache Reika's own, the module cache read-only: one module with no dependencies, one
 // that needs golang.org/x/sys from the module cache.
 func TestGoTestInside(t *testing.T) {
-	needLandlock(t)
-	if testing.Short() {
-		t.Skip("runs the go command")
-	}
-	goPath, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip(err)
-	}
+	goPath, home := needTool(t, "go")
 	caches, vars := Private(testPrivate(t), DiscoverCaches(t.Context(), home, os.Getenv, exec.LookPath), "")
 	var modcache string
 	for _, c := range caches {

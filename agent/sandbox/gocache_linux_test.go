@@ -28,14 +28,7 @@ func init() {
 // with a cold private cache and no layer are timed beside them (they
 // build the standard library again, 20 to 40 s on two busy cores).
 func TestGoCacheLayered(t *testing.T) {
-	needLandlock(t)
-	if testing.Short() {
-		t.Skip("builds the standard library")
-	}
-	goPath, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
+	goPath, _ := needTool(t, "go")
 	out, err := exec.Command(goPath, "env", "GOVERSION").Output()
 	if version := strings.TrimSpace(string(out)); err != nil || !goAtLeast(version, 24) {
 		t.Skipf("go env GOVERSION = %q, %v: no GOCACHEPROG", out, err)

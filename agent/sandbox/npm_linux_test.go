@@ -11,21 +11,7 @@ import (
 // TestNpmTestInside: npm test of a normal package (node's own test runner,
 // no dependencies) passes in the sandbox, with npm's cache Reika's own.
 func TestNpmTestInside(t *testing.T) {
-	needLandlock(t)
-	if testing.Short() {
-		t.Skip("runs npm")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		if os.Getenv("REIKA_EDITORS") == "require" {
-			t.Fatal("no npm command, and REIKA_EDITORS=require")
-		}
-		t.Skip("no npm command")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip(err)
-	}
+	npm, home := needTool(t, "npm")
 	caches, vars := Private(testPrivate(t), DiscoverCaches(t.Context(), home, os.Getenv, exec.LookPath), "")
 	ws := filepath.Join(t.TempDir(), "ws")
 	files := map[string]string{

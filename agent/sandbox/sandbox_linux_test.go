@@ -475,3 +475,27 @@ func TestSocketFilterShape(t *testing.T) {
 		}
 	}
 }
+
+// needTool is the path of a toolchain's command that a long test runs in
+// the sandbox, with the real home: the test is skipped under -short, where
+// Landlock is missing, or where the command is (it fails instead with
+// REIKA_EDITORS=require, as in CI).
+func needTool(t *testing.T, name string) (path, home string) {
+	t.Helper()
+	needLandlock(t)
+	if testing.Short() {
+		t.Skipf("runs %s", name)
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("REIKA_EDITORS") == "require" {
+			t.Fatalf("no %s command, and REIKA_EDITORS=require", name)
+		}
+		t.Skipf("no %s command", name)
+	}
+	home, err = os.UserHomeDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	return path, home
+}

@@ -396,3 +396,20 @@ func (in *Injection) Check(t testing.TB, bodies [][]byte) {
 		t.Errorf("calc.go became a symbolic link or went away (%v)", err)
 	}
 }
+
+// CheckRun is Check, and then that the last request carries each of want
+// (what the tools answered: a refusal, a contained failure).
+func (in *Injection) CheckRun(t testing.TB, bodies [][]byte, want ...string) {
+	t.Helper()
+	in.Check(t, bodies)
+	if len(bodies) == 0 {
+		t.Error("the engine got no request")
+		return
+	}
+	last := string(bodies[len(bodies)-1])
+	for _, w := range want {
+		if !strings.Contains(last, w) {
+			t.Errorf("the last request lacks %q", w)
+		}
+	}
+}
