@@ -8,8 +8,9 @@ import (
 
 // The trail: what the session changed and what it ran. A rewritten recap
 // names the files changed on the line after its header (changedNames),
-// before the note and the facts, so that a tight one still names each.
-// Then it names every file changed, with the lines its edits changed, and the
+// before the note, in what the exact facts leave of its budget, so that a
+// note that fills the rest leaves them named. Then it names every file
+// changed, with the lines its edits changed, and the
 // newest commands run, after what happened; a file or command an entry
 // shown names is not named again. When the entries shown leave a file
 // changed unnamed, they give up the room its line needs (happened), so
