@@ -278,6 +278,14 @@ func (r *run) noteRound(ctx context.Context, p contextwin.Plan) contextwin.Plan 
 	req := s.Prefix().Request(p.Messages, p.MaxTokens, "none")
 	req.Temperature = s.cfg.Temperature
 	resp, err := r.chat(ctx, "note", req, p, nil)
+	var ee *engine.Error
+	if errors.As(err, &ee) && ee.Kind == engine.Overflow && replyOverflowed(ee, req.MaxTokens) && ee.Window-ee.PromptTokens >= minNoteTokens {
+		// The question fits; the room asked for the note did not (vLLM
+		// counts prompt and max_tokens against its window): asked again
+		// with the room the engine's own figures leave, as send does.
+		req.MaxTokens = ee.Window - ee.PromptTokens
+		resp, err = r.chat(ctx, "note", req, p, nil)
+	}
 	if ctx.Err() != nil {
 		// Cancelled while the model wrote: no note, and no fold for it.
 		s.mu.Lock()
@@ -305,6 +313,10 @@ func (r *run) noteRound(ctx context.Context, p contextwin.Plan) contextwin.Plan 
 	r.report(Event{Kind: NoteWritten, Round: r.rounds, Text: text})
 	return next
 }
+
+// minNoteTokens is the least room a note round asked again is given: a
+// note shorter than this would be cut before its facts.
+const minNoteTokens = 256
 
 // reportShrink tells the front end what a plan shed and folded.
 func (r *run) reportShrink(p contextwin.Plan) {

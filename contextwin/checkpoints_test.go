@@ -260,8 +260,10 @@ func TestSmallResultsFoldAtAnAnchor(t *testing.T) {
 		if w == 16384 && resets != 1 {
 			t.Errorf("window %d: the slot was started over %d times, want once: the prefix's is its only checkpoint a full slot keeps below the shed point", w, resets)
 		}
-		if float64(got) > 1.03*float64(ideal) {
-			t.Errorf("window %d: prefilled %d on the checkpointed engine, more than 1.03 × the %d of a dense one", w, got, ideal)
+		// The dense engine has the held fold besides (holdFold), worth
+		// 4–7% here, which a checkpointed one cannot have.
+		if float64(got) > 1.08*float64(ideal) {
+			t.Errorf("window %d: prefilled %d on the checkpointed engine, more than 1.08 × the %d of a dense one", w, got, ideal)
 		}
 		if s.fold.midTo == 0 {
 			t.Errorf("window %d: no middle recap", w)

@@ -94,6 +94,16 @@
 //     prompt cache to start the slot over (Plan.Fresh).
 //   - unknown: priced as dense until the figures say otherwise.
 //
+// A fold is preceded by the model's note, asked with tools forbidden as
+// an append of the request. While the request as it stands, the new
+// results an eighth larger, the question and the note fit (on an engine
+// that keeps any prefix: dense, blocks), the note round carries it whole,
+// and the round's request after it is that same request, cached to its
+// end: the fold waits for the next round, which folds those results in
+// with the note in hand (holdFold). Folding at once would prefill them a
+// second time, after the fold's change. Where it does not fit, the note
+// round shows the new results as their summaries, and the fold follows.
+//
 // So, to predict: the request grows by appends until 0.9 U; the event then
 // is a shed when old results after the recap can free 0.3 U, a fold when
 // they cannot; on a checkpointed engine a fold rewrites a recap that

@@ -1,5 +1,7 @@
 package contextwin
 
+import "slices"
+
 // noteResults lays out, in msgs (the view's messages), the current
 // round's results for the note round. Every result of the round no
 // request carried (every one, when the request is over limit) stands as
@@ -73,3 +75,84 @@ const (
 	noteSharePart = 4
 	noteShareFrom = 24000
 )
+
+// noteMessages is the note round's request: the view up to the current
+// round — what the model has seen, which the engine has cached — then the
+// current round, whole where it fits (wholeNote), else with its newest
+// results as much as a share of the room allows (noteResults: the note is
+// written from them) and the others as their summaries, then the
+// question. It is an append of the last request sent. It returns the
+// request's estimate.
+func (s *Planner) noteMessages(b Budget) ([]Message, int) {
+	cur := s.currentStart()
+	q := Message{Role: User, Content: NoteInstruction}
+	msgs := slices.Clone(s.view.Messages()) // written by noteResults and askNote: the view's are lent, not to be changed
+	// While the request as it stands and the question fit the usable
+	// room, and the note the window, the note round is that request and
+	// the question: the note is written from everything the model has,
+	// and the round's request after it, the same, is then cached to its
+	// end (holdFold). Otherwise the round's new results give way.
+	if _, whole, ok := s.wholeNote(q); ok && whole <= b.Usable && whole+s.noteRoom() <= b.Window {
+		msgs = s.askNote(msgs, q)
+		s.last.chars = s.cfg.PrefixChars + s.countedSize() + sizeOf(q)
+		s.last.carriedUpTo = cur
+		s.note.whole = true
+		return msgs, whole
+	}
+	s.note.whole = false
+	size, fresh := s.noteResults(msgs, cur, b.Usable, noteShare(b, s.est), sizeOf(q))
+	msgs = s.askNote(msgs, q)
+	size += sizeOf(q)
+	fresh += sizeOf(q)
+	s.last.chars = s.cfg.PrefixChars + size
+	s.last.carriedUpTo = cur
+	return msgs, s.price(size, fresh)
+}
+
+// holdFold reports whether the fold o, its note in hand, waits a round
+// (see shrink), and the request's size as the engine counted it: not an
+// emergency nor a compaction asked for, held once only, after a note
+// round that carried the request whole, and within the window. It marks
+// the fold held.
+func (s *Planner) holdFold(b Budget, o option, emergency bool) (size int, ok bool) {
+	if o.fold == 0 || emergency || s.note.compact || s.note.held || !s.note.whole || s.note.text == "" {
+		return 0, false
+	}
+	// The engine counted the note's request, this one and the question:
+	// its count is firmer than any estimate of the new results.
+	size = s.estimate()
+	if r := s.last.reported; r > 0 {
+		size = r
+	}
+	if len(s.freshResults()) == 0 || size > b.Usable {
+		return 0, false
+	}
+	s.note.held = true
+	return size, true
+}
+
+// freshDoubt: a whole note round takes the new results' likely count one
+// in so many larger (wholeNote).
+const freshDoubt = 8
+
+// wholeNote is the request's count as it stands (n) and with the question
+// q (whole), and whether a note round may carry it whole: on an engine
+// that keeps a prefix to the token (not one that restarts from
+// checkpoints, where the fold's own requests place the cache) and with the
+// engine's counts to go by (the cautious estimate, blind, prices the new
+// results at the densest text there is).
+func (s *Planner) wholeNote(q Message) (n, whole int, ok bool) {
+	if s.cache.model.Class == CacheCheckpointed {
+		return 0, 0, false
+	}
+	// The new results are priced at the learned ratio; they may be
+	// denser than what was learned. A whole note round the engine then
+	// counts over the usable room cannot be held, and the fold that comes
+	// at once pays them twice: they are taken an eighth larger.
+	_, fresh := s.counted()
+	n = s.likely() + s.est.Known(fresh)/freshDoubt
+	if s.est.Blind {
+		n = s.estimate()
+	}
+	return n, n + s.est.Known(sizeOf(q)), true
+}

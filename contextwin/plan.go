@@ -127,7 +127,7 @@ func (s *Planner) Plan() Plan {
 		// A note asked for may have taught the estimator that the request
 		// is smaller than it looked: no fold after all. A later fold asks
 		// afresh.
-		s.note.text, s.note.asked = "", false
+		s.note.text, s.note.asked, s.note.held = "", false, false
 		return s.finish(Plan{Event: Append})
 	}
 
@@ -152,7 +152,7 @@ func (s *Planner) Plan() Plan {
 	if need > 0 && (likely <= b.ShedPoint || rest <= b.ShedTarget && b.ShedPoint-rest >= min(needLikely, b.Usable/8)) {
 		p := Plan{Event: Append}
 		p.Cut = s.fit(fresh, limit)
-		s.note.text, s.note.asked = "", false // a later fold asks afresh: this note would be stale
+		s.note.text, s.note.asked, s.note.held = "", false, false // a later fold asks afresh: this note would be stale
 		return s.finish(p)
 	}
 	return s.shrink(b, false)
@@ -224,7 +224,7 @@ func (s *Planner) EditRecap(text string) bool {
 // answered (the user cancelled): no fold follows from it, and a
 // compaction asked for is dropped.
 func (s *Planner) AbandonNote() {
-	s.note.text, s.note.asked, s.note.compact = "", false, false
+	s.note.text, s.note.asked, s.note.compact, s.note.held = "", false, false, false
 }
 
 // SetNote hands over the model's note for the coming fold; "" when the
@@ -471,16 +471,7 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	s.electTaskPayload()
 	cands := s.shedCandidates()
 	at := candidateAt(cands)
-	var o option
-	switch {
-	case s.note.compact:
-		o = s.deepest(b, at, true)
-	case emergency:
-		o = s.deepest(b, at, false)
-	default:
-		opts := append(append(s.shedOptions(b, at), s.foldOptions(b, at)...), s.midOptions(b, at)...)
-		o, _ = s.choose(b, opts)
-	}
+	o := s.pick(b, at, emergency)
 
 	// A fold is preceded by the model's note — unless the request is
 	// already too large to carry the question.
@@ -495,6 +486,20 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 		}
 	}
 
+	// The note round carried this round's new results, and the request
+	// it extended is still cached: sent now, as it stands, it costs
+	// nothing again, where a fold now would prefill those results a
+	// second time after its change. So while it fits, it goes as an
+	// append, and the next round folds them in with the note in hand.
+	if n, ok := s.holdFold(b, o, emergency); ok {
+		// Its size is the engine's count of the note round, the question
+		// in it: the reply has the room that count leaves, not what the
+		// estimate of the new results would.
+		p := s.finish(Plan{Event: Append})
+		p.Estimate, p.Chip = n, NewChip(n, b)
+		p.MaxTokens = b.MaxTokens(n, positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit))
+		return p
+	}
 	p := Plan{Event: Shed}
 	if o.fold > 0 {
 		p.Event = Fold
@@ -502,7 +507,7 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	if emergency {
 		p.Event = Emergency
 	}
-	s.note.compact = false
+	s.note.compact, s.note.held = false, false
 	switch {
 	case o.mid > 0 && o.rewrite:
 		p.Folded, p.RecapChars = s.rewriteMiddle(b, o.fold)
@@ -539,10 +544,29 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	if over := s.likely() - b.ShedTarget; over > 0 {
 		p.Short = over
 	}
-	s.note.text, s.note.asked = "", false
+	s.note.text, s.note.asked, s.note.held = "", false, false
 	s.attachNotice(p, emergency, o.mid > 0)
 	s.degrade(b, &p)
 	return s.finish(p)
+}
+
+// pick is the shrink event's option: the one with the most room for a
+// compaction asked for or an emergency, else the cheapest (choose).
+func (s *Planner) pick(b Budget, at map[int][]shedCandidate, emergency bool) option {
+	switch {
+	case s.note.compact:
+		return s.deepest(b, at, true)
+	case emergency:
+		return s.deepest(b, at, false)
+	}
+	opts := append(append(s.shedOptions(b, at), s.foldOptions(b, at)...), s.midOptions(b, at)...)
+	if s.note.held {
+		// The note was written for this fold: a shed instead would
+		// waste it, and the next fold would ask again.
+		opts = slices.DeleteFunc(opts, func(o option) bool { return o.fold == 0 })
+	}
+	o, _ := s.choose(b, opts)
+	return o
 }
 
 // deepest is the option with the most room: a fold of everything before
@@ -603,25 +627,6 @@ func (s *Planner) degrade(b Budget, p *Plan) {
 	}
 	p.Problem = fmt.Sprintf("window too small: after shedding, folding and cutting, the request still needs %d tokens, above the %d usable in a %d-token window%s",
 		s.firmCount(), b.Usable, b.Window, mode)
-}
-
-// noteMessages is the note round's request: the view up to the current
-// round — what the model has seen, which the engine has cached — then the
-// current round with its newest results as much as a share of the room
-// allows (noteResults: the note is written from them) and the others as
-// their summaries, then the question. It is an append of the last request
-// sent. It returns the request's estimate.
-func (s *Planner) noteMessages(b Budget) ([]Message, int) {
-	cur := s.currentStart()
-	q := Message{Role: User, Content: NoteInstruction}
-	msgs := slices.Clone(s.view.Messages()) // written by noteResults and askNote: the view's are lent, not to be changed
-	size, fresh := s.noteResults(msgs, cur, b.Usable, noteShare(b, s.est), sizeOf(q))
-	msgs = s.askNote(msgs, q)
-	size += sizeOf(q)
-	fresh += sizeOf(q)
-	s.last.chars = s.cfg.PrefixChars + size
-	s.last.carriedUpTo = cur
-	return msgs, s.price(size, fresh)
 }
 
 // describe names a tool result for notices: its tool and what it was about.

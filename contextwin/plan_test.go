@@ -2,6 +2,7 @@ package contextwin
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -236,15 +237,26 @@ func longSession(cfg Config) (*build, Plan) {
 
 // TestNoteThenFold: when shedding cannot reach the target, one round with
 // tools forbidden asks for a note; the fold that follows leads its recap
-// with it, carries the task verbatim, and lands under the target.
+// with it, carries the task verbatim, and lands under the target. The
+// note round carried the request whole, so the round's own request is
+// that request as it stands (cached to its end) and the fold waits for
+// the next round (holdFold).
 func TestNoteThenFold(t *testing.T) {
 	b, p := longSession(Config{Window: 16000, PrefixChars: 2000})
 	s := b.s
 	if p.Event != Note || p.Messages[len(p.Messages)-1].Content != NoteInstruction {
 		t.Fatalf("Plan() = %s, want the note round", p.Event)
 	}
-	b.answerAsEstimated(p)
+	note := p.Messages
+	b.answer(p)
 	s.SetNote("decision: keep the v1 API\nbuild: go test ./...")
+	p = s.Plan()
+	if p.Event != Append || !slices.EqualFunc(p.Messages, note[:len(note)-1], sameMessage) {
+		t.Fatalf("after a whole note round, Plan() = %s with %d messages, want an append of the note's %d less the question", p.Event, len(p.Messages), len(note)-1)
+	}
+	b.answer(p)
+	b.s.Append(Message{Role: Assistant, Content: "Next.", ToolCalls: []ToolCall{{ID: "y", Name: "read", Arguments: `{}`}}})
+	b.s.Append(Message{Role: Tool, ToolCallID: "y", Content: text(400, 99), Payload: Payload{Kind: Read, Path: "g.go"}})
 	p = s.Plan()
 	if p.Event != Fold || p.Folded == 0 {
 		t.Fatalf("after the note, Plan() = %s folding %d, want a fold", p.Event, p.Folded)

@@ -190,12 +190,15 @@ type CarriedRecap struct {
 
 // noteRound is the note asked for before a fold: text is the model's note
 // for the coming fold, asked that the note round was planned, compact that
-// a fold was asked for (Compact).
+// a fold was asked for (Compact), held that the fold waits for the next
+// round (see shrink).
 type noteRound struct {
 	text    string
 	asked   bool
 	compact bool
-	tokens  int // the last note's length in tokens, 0 before the first
+	held    bool
+	whole   bool // the note round carried the request as it stands
+	tokens  int  // the last note's length in tokens, 0 before the first
 }
 
 // taskElection is the result elected as the one that defines the task:
