@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/reika-lsp/reika/agent/agenttest"
@@ -35,5 +36,38 @@ func TestReplyRoomRefusalRetriesWithTheRoomLeft(t *testing.T) {
 	}
 	if want := 4096 - retry.PromptTokens; retry.MaxTokens != want {
 		t.Errorf("the retry asked max_tokens %d, want the room left, %d", retry.MaxTokens, want)
+	}
+}
+
+// The same for the note round: a note refused for its max_tokens alone
+// is asked again with the room the engine's figures leave, and the fold
+// goes ahead with the note, not without it.
+func TestNoteRoomRefusalRetriesWithTheRoomLeft(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 8192, Flavor: sim.VLLM})
+	box := scriptReads(srv, 6, 70)
+	// The session believes the window is larger than the engine's, so
+	// the note round's max_tokens overshoots while its prompt fits.
+	s, _ := newSession(sessionConfig{Engine: client, Tools: box, Context: contextwin.Config{Window: 16384}})
+	if _, err := s.Run(context.Background(), "read", nil); err != nil {
+		t.Fatal(err)
+	}
+	var c collect
+	if _, _, err := s.Compact(context.Background(), c.add); err != nil {
+		t.Fatal(err)
+	}
+	var notes []sim.RequestRecord
+	for _, r := range recorded(t, srv, 0) {
+		if r.ToolChoice == "none" {
+			notes = append(notes, r)
+		}
+	}
+	if len(notes) != 2 || notes[0].Status != 400 || notes[1].Status != 200 {
+		t.Fatalf("note requests %+v, want one refused and its retry answered", notes)
+	}
+	if want := 8192 - notes[1].PromptTokens; notes[1].MaxTokens != want {
+		t.Errorf("the retry asked max_tokens %d, want the room left, %d", notes[1].MaxTokens, want)
+	}
+	if r := s.Recap(); r == nil || !strings.Contains(r.Text, "Progress note") {
+		t.Errorf("the fold's recap does not carry the model's note: %+v", r)
 	}
 }
