@@ -261,9 +261,9 @@ func TestSmallResultsFoldAtAnAnchor(t *testing.T) {
 			t.Errorf("window %d: the slot was started over %d times, want once: the prefix's is its only checkpoint a full slot keeps below the shed point", w, resets)
 		}
 		// The dense engine has the held fold besides (holdFold), worth
-		// 4–7% here, which a checkpointed one cannot have.
-		if float64(got) > 1.08*float64(ideal) {
-			t.Errorf("window %d: prefilled %d on the checkpointed engine, more than 1.08 × the %d of a dense one", w, got, ideal)
+		// 5–11% here, which a checkpointed one cannot have.
+		if float64(got) > 1.12*float64(ideal) {
+			t.Errorf("window %d: prefilled %d on the checkpointed engine, more than 1.12 × the %d of a dense one", w, got, ideal)
 		}
 		if s.fold.midTo == 0 {
 			t.Errorf("window %d: no middle recap", w)

@@ -172,7 +172,11 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
 	v, n := s.verbatimText(from, boundary)
 	shown := s.fold.front.msg.Content + s.fold.mid.msg.Content + v
-	part := BuildRecap(RecapInput{Note: s.partNote(r.Ledger, shown), Folded: turns, Budget: s.midRoom(budget), Shown: shown, Part: true})
+	// A part gets its share of the budget, widened, as a rewrite's room
+	// is (rewriteRoomFor), to what the facts and the files changed that
+	// the request does not state yet need, while the budget holds them.
+	room := max(s.midRoom(budget), min(neededRoom(&r, shown), budget-s.fold.front.text-s.fold.mid.text-len(appendHeading)-2))
+	part := BuildRecap(RecapInput{Note: s.partNote(r.Ledger, shown), Folded: turns, Budget: room, Shown: shown, Part: true})
 	var text strings.Builder
 	verbatim := 0
 	if s.fold.midTo > 0 {

@@ -35,21 +35,18 @@ func (m *midTables) hows() []startHow {
 	return []startHow{byShare, anchored}
 }
 
-// midRewrites prices folds that rewrite the middle recap in place, on an
-// engine that restarts from checkpoints: the turns it stands for and
-// those after it up to each boundary go into a new one, of rewriteRoom,
-// that stands where it stood. The request changes at its start, after
-// the older turns, which stay as they were sent; there the engine keeps a
-// checkpoint (anchoredStarts), where it keeps none near the recap's end
-// once later requests have filled the slot. So a recap that is full, or
-// that an appended part would re-prefill whole anyway, is renewed at the
-// size a rewrite keeps, without a fold of the front, which would
-// re-prefill the older turns too.
+// midRewrites prices folds that rewrite the middle recap in place: the
+// turns it stands for and those after it up to each boundary go into a
+// new one, of rewriteRoom, that stands where it stood. The request
+// changes at its start, after the older turns, which stay as they were
+// sent (on an engine that restarts from checkpoints, one stands there:
+// anchoredStarts). So a recap that is full, or that an appended part
+// would re-prefill whole anyway, is renewed at the size a rewrite keeps,
+// without a fold of the front, which would re-prefill the older turns
+// too: at 128k on the replay that was 20–26k tokens a fold of the front,
+// where a rewrite costs about 1k.
 func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) []option {
-	if s.fold.midTo == 0 || s.cache.model.Class != CacheCheckpointed {
-		// (On an engine that keeps any prefix, parts appended to the
-		// recap cost only themselves, and a fold of the front, when the
-		// budget is full, makes room for longer: fewer note rounds.)
+	if s.fold.midTo == 0 {
 		return nil
 	}
 	cur := s.currentStart()

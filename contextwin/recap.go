@@ -108,7 +108,7 @@ func BuildRecap(in RecapInput) Recap {
 	if in.Part {
 		r.Commands = nil // named by the entries, and again at the next rewrite
 		t := r
-		t.Files = unchanged(r.Files)
+		t.Files, t.named = unchanged(r.Files), r.Files
 		r.Text = renderWithEarlier(t, inherited, in.Budget, in.Shown)
 		return r
 	}

@@ -49,6 +49,10 @@ type Recap struct {
 	// folds add, until the user edits again. An edit replaces the lists
 	// above: what the user took out does not come back.
 	Earlier string
+	// named are the files a part of a recap names on its files-changed
+	// line; its Files stand as read there (a part leaves their lines to
+	// its entries and to the next rewrite). Nil: Files.
+	named []FileTouch
 }
 
 // RecapInput is what BuildRecap folds.

@@ -15,8 +15,9 @@ import (
 // shown names is not named again. When the entries shown leave a file
 // changed unnamed, they give up the room its line needs (happened), so
 // that a tight rewrite that drops the older entries still names the
-// files they edited. A part appended to a recap leaves both to its
-// entries and to the next rewrite, which merges the lists. A model that
+// files they edited. A part appended to a recap names the files changed
+// on its line too, and leaves the rest to its entries and to the next
+// rewrite, which merges the lists. A model that
 // cannot see which files it edited edits them again.
 
 const (
@@ -75,7 +76,11 @@ func (t *recapText) trail(r Recap, reserve int, shown string) {
 func (t *recapText) changedNames(r Recap, shown string, reserve int) {
 	var b strings.Builder
 	limit := min(t.budget-reserve, t.used+t.budget*trailShare/100)
-	for _, f := range r.Files {
+	files := r.Files
+	if r.named != nil {
+		files = r.named
+	}
+	for _, f := range files {
 		if !f.Edited || strings.Contains(shown, f.Path) {
 			continue
 		}

@@ -79,3 +79,29 @@ func namesIn(msgs []Message, s string) bool {
 	}
 	return false
 }
+
+// A part appended to a middle recap names the files its turns changed on
+// its line after the header, even where a long note and many entries
+// leave its entries no room to say so: a session whose middle recap is
+// never rewritten (a large window) still names them.
+func TestPartNamesFilesChanged(t *testing.T) {
+	diff := "--- a/a.go\n+++ b/a.go\n@@ -10,3 +12,5 @@ func f()\n-x\n+y\n"
+	var folded []Message
+	folded = append(folded,
+		Message{Role: Assistant, ToolCalls: []ToolCall{{ID: "1", Name: "edit", Arguments: `{}`}}},
+		Message{Role: Tool, ToolCallID: "1", Content: diff, Payload: Payload{Kind: Diff}})
+	for i := range 30 { // newer entries that crowd the edit out of what happened
+		id := fmt.Sprint("r", i)
+		folded = append(folded,
+			Message{Role: Assistant, Content: "Looking further.", ToolCalls: []ToolCall{{ID: id, Name: "read", Arguments: `{}`}}},
+			Message{Role: Tool, ToolCallID: id, Content: text(300, i), Payload: Payload{Kind: Read, Path: fmt.Sprintf("pkg/file%d.go", i)}})
+	}
+	note := strings.Repeat("The parser keeps its state between calls. ", 20)
+	part := BuildRecap(RecapInput{Note: note, Folded: folded, Budget: 900, Part: true})
+	if !strings.Contains(part.Text, changedNamesHead+" a.go") {
+		t.Errorf("the part does not name a.go as changed:\n%s", part.Text)
+	}
+	if strings.Contains(part.Text, changedHead) {
+		t.Errorf("the part lists the changed lines, which it leaves to the next rewrite:\n%s", part.Text)
+	}
+}
