@@ -49,6 +49,14 @@ func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) 
 	if s.fold.midTo == 0 {
 		return nil
 	}
+	if s.cache.model.Class != CacheCheckpointed && neededRoom(s.fold.recap, s.fold.front.msg.Content) > budget-s.fold.front.text-len(appendHeading)-2 {
+		// What the front recap leaves cannot hold the facts and the
+		// files changed: a fold of the front, which rewrites both
+		// recaps into the whole budget, keeps them. (Where the engine
+		// restarts from checkpoints, that fold costs the whole fixed
+		// prefix again, and the rewrite goes ahead.)
+		return nil
+	}
 	cur := s.currentStart()
 	lo, n := s.fold.midTo, len(s.entries)
 	// Everything before the middle recap stays; the verbatim text of what
