@@ -562,8 +562,11 @@ func (s *Planner) pick(b Budget, at map[int][]shedCandidate, emergency bool) opt
 	opts := append(append(s.shedOptions(b, at), s.foldOptions(b, at)...), s.midOptions(b, at)...)
 	if s.note.held {
 		// The note was written for this fold: a shed instead would
-		// waste it, and the next fold would ask again.
-		opts = slices.DeleteFunc(opts, func(o option) bool { return o.fold == 0 })
+		// waste it, and the next fold would ask again. (With no fold
+		// left to take, the sheds stand.)
+		if folds := slices.DeleteFunc(slices.Clone(opts), func(o option) bool { return o.fold == 0 }); len(folds) > 0 {
+			opts = folds
+		}
 	}
 	o, _ := s.choose(b, opts)
 	return o
