@@ -163,10 +163,16 @@ func (e *Editor) Go(method string, params any) *Pending {
 		msg["params"] = params
 	}
 	if err := e.write(msg); err != nil {
+		// The reader closes every pending channel when the server's
+		// output ends, which may be before this write failed: close it
+		// only if it is still ours.
 		e.pmu.Lock()
+		_, ours := e.pending[idKey(id)]
 		delete(e.pending, idKey(id))
 		e.pmu.Unlock()
-		close(ch)
+		if ours {
+			close(ch)
+		}
 	}
 	return &Pending{e: e, Method: method, ID: id, ch: ch}
 }
