@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reika-lsp/reika/agent/agenttest"
 	"github.com/reika-lsp/reika/agent/sim"
@@ -55,10 +56,15 @@ func TestNoteRoomRefusalRetriesWithTheRoomLeft(t *testing.T) {
 	if _, _, err := s.Compact(context.Background(), c.add); err != nil {
 		t.Fatal(err)
 	}
+	// A request is recorded once its reply has gone out: wait (bounded)
+	// for the retry's record.
 	var notes []sim.RequestRecord
-	for _, r := range recorded(t, srv, 0) {
-		if r.ToolChoice == "none" {
-			notes = append(notes, r)
+	for deadline := time.Now().Add(10 * time.Second); len(notes) < 2 && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		notes = notes[:0]
+		for _, r := range recorded(t, srv, 0) {
+			if r.ToolChoice == "none" {
+				notes = append(notes, r)
+			}
 		}
 	}
 	if len(notes) != 2 || notes[0].Status != 400 || notes[1].Status != 200 {
