@@ -104,6 +104,12 @@
 // second time, after the fold's change. Where it does not fit, the note
 // round shows the new results as their summaries, and the fold follows.
 //
+// A middle recap that its parts have filled is rewritten in place (the
+// request changes at its start), not folded into the front, which would
+// prefill every older turn kept after it again; on an engine that keeps
+// any prefix, only while what the front recap leaves holds the facts and
+// the files changed, else the fold of the front keeps them.
+//
 // So, to predict: the request grows by appends until 0.9 U; the event then
 // is a shed when old results after the recap can free 0.3 U, a fold when
 // they cannot; on a checkpointed engine a fold rewrites a recap that

@@ -92,7 +92,7 @@ func (s *Planner) noteMessages(b Budget) ([]Message, int) {
 	// the question: the note is written from everything the model has,
 	// and the round's request after it, the same, is then cached to its
 	// end (holdFold). Otherwise the round's new results give way.
-	if _, whole, ok := s.wholeNote(q); ok && whole <= b.Usable && whole+s.noteRoom() <= b.Window {
+	if whole, ok := s.wholeNote(q); ok && whole <= b.Usable && whole+s.noteRoom() <= b.Window {
 		msgs = s.askNote(msgs, q)
 		s.last.chars = s.cfg.PrefixChars + s.countedSize() + sizeOf(q)
 		s.last.carriedUpTo = cur
@@ -135,24 +135,24 @@ func (s *Planner) holdFold(b Budget, o option, emergency bool) (size int, ok boo
 // in so many larger (wholeNote).
 const freshDoubt = 8
 
-// wholeNote is the request's count as it stands (n) and with the question
-// q (whole), and whether a note round may carry it whole: on an engine
+// wholeNote is the request's count with the question q as a note round
+// carrying it whole would be, and whether one may: on an engine
 // that keeps a prefix to the token (not one that restarts from
 // checkpoints, where the fold's own requests place the cache) and with the
 // engine's counts to go by (the cautious estimate, blind, prices the new
 // results at the densest text there is).
-func (s *Planner) wholeNote(q Message) (n, whole int, ok bool) {
+func (s *Planner) wholeNote(q Message) (whole int, ok bool) {
 	if s.cache.model.Class == CacheCheckpointed {
-		return 0, 0, false
+		return 0, false
 	}
 	// The new results are priced at the learned ratio; they may be
 	// denser than what was learned. A whole note round the engine then
 	// counts over the usable room cannot be held, and the fold that comes
 	// at once pays them twice: they are taken an eighth larger.
 	_, fresh := s.counted()
-	n = s.likely() + s.est.Known(fresh)/freshDoubt
+	n := s.likely() + s.est.Known(fresh)/freshDoubt
 	if s.est.Blind {
 		n = s.estimate()
 	}
-	return n, n + s.est.Known(sizeOf(q)), true
+	return n + s.est.Known(sizeOf(q)), true
 }
