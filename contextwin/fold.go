@@ -465,7 +465,9 @@ func (s *Planner) electTaskPayload() {
 }
 
 // definesTask reports whether result i is about a file or page that the
-// user message at turn names.
+// user message at turn names in the user's own words (ownWords): a path
+// inside a pasted log or trace is where something happened, not what the
+// task is about.
 func (s *Planner) definesTask(i, turn int) bool {
 	m := s.log[i]
 	if m.Role != Tool || turn < 0 {
@@ -478,12 +480,49 @@ func (s *Planner) definesTask(i, turn int) bool {
 	if (m.Payload.Kind != Read && m.Payload.Kind != Fetch) || len(p) < 4 {
 		return false
 	}
-	request := s.log[turn].Content
-	if strings.Contains(request, p) {
-		return true
+	request := ownWords(s.log[turn].Content)
+	return names(request, p) || len(path.Base(p)) >= 4 && names(request, path.Base(p))
+}
+
+// ownWords is a user message without its fenced blocks (``` or ~~~):
+// what the user wrote rather than pasted.
+func ownWords(text string) string {
+	if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
+		return text
 	}
-	base := path.Base(p)
-	return len(base) >= 4 && strings.Contains(request, base)
+	var b strings.Builder
+	fence := ""
+	for line := range strings.Lines(text) {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			switch f := t[:3]; fence {
+			case "":
+				fence = f
+			case f:
+				fence = ""
+			}
+			continue
+		}
+		if fence == "" {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// names reports whether text names p other than as a position (p:12, as
+// a stack trace or a compiler's message gives one).
+func names(text, p string) bool {
+	for rest := text; ; {
+		i := strings.Index(rest, p)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(p):]
+		if len(rest) < 2 || rest[0] != ':' || rest[1] < '0' || rest[1] > '9' {
+			return true
+		}
+	}
 }
 
 // carriedText is text whole when it fits in room bytes, else its head
@@ -491,7 +530,8 @@ func (s *Planner) definesTask(i, turn int) bool {
 // ends where one is near, with a line between them that says how much
 // was left out, followed by the lines of what was left out that read as
 // exact facts ("key: value", as a note states them), up to a quarter of
-// the room more: what the user stated exactly survives the cut.
+// the room more or maxFactsKept, whichever is larger: what the user
+// stated exactly survives the cut.
 func carriedText(text string, room int) string {
 	return cutWithFacts(text, room, "to fit the recap")
 }
@@ -513,7 +553,7 @@ func cutWithFacts(text string, room int, why string) string {
 	var facts strings.Builder
 	for line := range strings.Lines(middle) {
 		line = strings.TrimSpace(line)
-		if _, ok := factOf(line); ok && facts.Len()+len(line)+1 <= room/4 {
+		if _, ok := factOf(line); ok && facts.Len()+len(line)+1 <= max(room/4, maxFactsKept) {
 			facts.WriteString(line + "\n")
 		}
 	}

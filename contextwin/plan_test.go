@@ -328,6 +328,30 @@ func TestTaskPayloadSurvives(t *testing.T) {
 	}
 }
 
+// TestPastedPathsDoNotDefineTheTask: a file named only inside a pasted
+// block, or as a position (file:line) as a trace gives one, is where
+// something happened; the first read of it is not the payload that
+// defines the task. One the user names in their own words is.
+func TestPastedPathsDoNotDefineTheTask(t *testing.T) {
+	for _, c := range []struct {
+		ask  string
+		want bool
+	}{
+		{"CI failed again:\n```\nTypeError at load (src/cache/lru.js:136:4)\n```\nWhat is going on?", false},
+		{"It panics at src/cache/lru.js:136 under load. Why?", false},
+		{"Read src/cache/lru.js and fix what this log shows:\n```\nFAIL test/lru.test.js\n```", true},
+		{"The bug is in lru.js, see the trace:\n```\nat load (src/cache/lru.js:136:4)\n```", true},
+	} {
+		b := newBuild(Config{Window: 32000, PrefixChars: 2000})
+		b.user(c.ask)
+		i := b.call(Read, "src/cache/lru.js", body(3000))
+		b.s.electTaskPayload()
+		if got := b.s.task.payload == i; got != c.want {
+			t.Errorf("asked %q: the read defines the task = %v, want %v", c.ask, got, c.want)
+		}
+	}
+}
+
 // TestEmergency: an overflow folds without a model call, learns the window
 // and the ratio from the engine's figures, tells the model what went, and
 // gives up on a second overflow.
