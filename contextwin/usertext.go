@@ -7,8 +7,8 @@ import (
 )
 
 // What the recap carries of the user's messages. The task (the first
-// message) is carried whole while it fits twice a later message's room,
-// and it is the last thing cut. A later message is carried in one of
+// message) is carried whole while it fits its room (taskRoom, a fifth of
+// the window), and it is the last thing cut. A later message is carried in one of
 // four forms, chosen by how much the user said after it, so that a
 // message's form changes at most three times in a session and the recaps
 // built on it stay the same between those changes:
@@ -54,10 +54,18 @@ const (
 	pointerRoom     = 160 // a pointer line, about
 	maxFactsKept    = 480 // the exact facts a shortened message keeps
 	// userRoomDiv: a later message's room is this share of the window's
-	// bytes at the price of new text (2.6 KB at 16k where a token is 1.6
-	// bytes or more, 1.6 KB where it is one); the task has twice that.
-	userRoomDiv = 10
+	// bytes at the price of new text (1.3 KB at 32k where a token is 1.6
+	// bytes or more, 800 bytes where it is one). Every fold carries the
+	// messages in it again, so a user who pastes a 3 KB log at every ask
+	// pays each log once more at the fold that takes it; at a tenth of
+	// the window (the share before), the generated pasted-log chats
+	// prefilled 1.15–1.17× their growth at 32k, at a fortieth 1.08–1.12,
+	// their facts all kept.
+	userRoomDiv = 40
 	minUserRoom = 512
+	// taskRoomDiv: the task's room, a fifth of the window's bytes: what
+	// the user asked first is the last thing cut.
+	taskRoomDiv = 5
 )
 
 // indexUsers brings the index up to the log and returns it.
@@ -85,6 +93,11 @@ func (s *Planner) userRoom() int {
 	return max(minUserRoom, s.est.NewChars(s.cfg.Window)/userRoomDiv)
 }
 
+// taskRoom is the room of the task, the session's first message.
+func (s *Planner) taskRoom() int {
+	return max(2*minUserRoom, s.est.NewChars(s.cfg.Window)/taskRoomDiv)
+}
+
 func (s *Planner) userShare() int { return s.userRoom() * 5 / 4 }
 
 // compactCount and pointerCount are how many messages past the share are
@@ -103,7 +116,7 @@ func (s *Planner) carriedUser(i int) string {
 	u := s.indexUsers()
 	k := sort.SearchInts(u.at, i)
 	if k >= len(u.at) || u.at[k] != i || k == 0 {
-		return cutUserText(s.log[i], 2*u.room)
+		return cutUserText(s.log[i], s.taskRoom())
 	}
 	form := 3
 	switch newer, whole := len(u.at)-1-k, s.wholeCount(); {

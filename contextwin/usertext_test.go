@@ -89,7 +89,7 @@ func pasteChatHolds(t *testing.T, c CacheClass, w int) {
 func carriesUser(msgs []Message, s *Planner, i int) bool {
 	m := s.log[i]
 	now := s.carriedUser(i)
-	forms := []string{m.Content, s.sentContent(i), cutUserText(m, s.userRoom()), cutUserText(m, 2*s.userRoom())}
+	forms := []string{m.Content, s.sentContent(i), cutUserText(m, s.userRoom()), cutUserText(m, s.taskRoom())}
 	switch now {
 	case compactUserText(m):
 		forms = append(forms, now)
