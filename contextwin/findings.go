@@ -6,8 +6,10 @@ import "strings"
 // as the recap's note until a newer note replaces it; then its lines that
 // the newer note does not state again become findings, carried from fold
 // to fold, newest note first, until a later note states them again. A
-// fact's line is not a finding (the ledger carries it, its newest value
-// winning), nor is a heading or a line the note's own scaffolding.
+// later note states a finding again when it has the same line, or a line
+// with the same label before its colon ("files read (4): …", "files read
+// (3): …"): the newest wins, as a fact's newest value does. A fact's line is not a finding (the ledger carries it), nor is a
+// heading or a line the note's own scaffolding.
 const (
 	maxFinding     = 320 // bytes of one finding; a longer line is cut
 	findingCompact = 100 // bytes of a finding shown compacted
@@ -65,12 +67,18 @@ func mergeFindings(note string, prev Recap, room int) []string {
 		older = noteFindings(p)
 	}
 	said := normalFinding(note)
+	restated := make(map[string]bool)
+	for _, l := range noteFindings(note) {
+		if k := findingLabel(l); k != "" {
+			restated[k] = true
+		}
+	}
 	seen := make(map[string]bool)
 	var out []string
 	used := 0
 	for _, f := range append(older, prev.Findings...) {
 		n := normalFinding(f)
-		if n == "" || seen[n] || strings.Contains(said, n) {
+		if n == "" || seen[n] || strings.Contains(said, n) || restated[findingLabel(f)] {
 			continue
 		}
 		c := len(compactFinding(f)) + 3
@@ -90,6 +98,19 @@ func normalFinding(s string) string {
 	s = strings.ToLower(strings.NewReplacer("*", "", "`", "", "_", " ").Replace(s))
 	s = strings.Join(strings.Fields(s), " ")
 	return strings.Trim(s, " .-•")
+}
+
+// findingLabel is the label of a finding that starts with one ("files
+// read (4): a, b" has "files read"), "" for one that does not: the
+// text before its first colon when that is a fact's key or one of the
+// note's own labels (scaffolding).
+func findingLabel(f string) string {
+	k, v, ok := strings.Cut(f, ": ")
+	k = strings.TrimSpace(k)
+	if !ok || strings.TrimSpace(v) == "" || !scaffolding[factID(k)] && !validFact(Fact{Key: k, Value: "x"}) {
+		return ""
+	}
+	return factID(k)
 }
 
 // compactFinding is a finding shown compacted: its first sentence, cut to

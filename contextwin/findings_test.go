@@ -107,3 +107,26 @@ func TestLedgerBudgetedByRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestFindingsLabelledAreRestated: a finding with a label ("files read
+// (4): …") is stated again by a later note's line with the same label,
+// the count aside: the newest list stands, once.
+func TestFindingsLabelledAreRestated(t *testing.T) {
+	notes := []string{
+		"- files read (2): a.go, b.go\n- The parser drops the last field.",
+		"- files read (3): a.go, b.go, c.go\n- Module 4 fails on empty input.",
+		"- files read (4): a.go, b.go, c.go, d.go\n- Module 5 fails on empty input.",
+	}
+	var prev *Recap
+	for _, n := range notes {
+		r := BuildRecap(RecapInput{Note: n, Previous: prev, Budget: 4000})
+		prev = &r
+	}
+	want := []string{"Module 4 fails on empty input.", "The parser drops the last field."}
+	if strings.Join(prev.Findings, "|") != strings.Join(want, "|") {
+		t.Errorf("findings = %q, want %q", prev.Findings, want)
+	}
+	if n := strings.Count(prev.Text, "files read"); n != 1 {
+		t.Errorf("the recap lists the files read %d times, want once (the newest):\n%s", n, prev.Text)
+	}
+}
