@@ -468,3 +468,34 @@ func (s *Planner) refused() {
 	t := &s.cache
 	t.sent, t.warm, t.queue = t.observed, t.observedWarm, nil
 }
+
+// SlotTaken tells the planner that another conversation with the same
+// fixed prefix used the engine's slot since the last request it planned
+// (a subagent's, where the engine has a single slot): the engine holds the
+// prefix and nothing of this conversation after it, so the next request
+// prefills all of that again, whatever it carries. Where the request holds
+// more than half the usable room and a fold would replace enough, the next
+// Plan takes its fold now, as after Compact, while that prefill is paid
+// anyway, rather than pay it a second time at the event to come. It
+// reports whether it will.
+func (s *Planner) SlotTaken() bool {
+	s.sync()
+	t := &s.cache
+	prefix := s.prefixCount()
+	t.engine.n = min(t.engine.n, prefix)
+	var kept []checkpoint
+	for _, p := range t.engine.points {
+		if p.at <= prefix {
+			kept = append(kept, p)
+		}
+	}
+	t.engine.points = kept
+	t.sent, t.warm, t.queue = nil, true, nil
+	t.observed, t.observedWarm = nil, true
+	t.marks = []tokenMark{{bytes: s.cfg.PrefixChars, tokens: prefix}}
+	if s.cfg.Window <= 0 || !s.foldable() || s.foldableTokens() < minCompact || s.likely() <= s.Budget().Usable/2 {
+		return false
+	}
+	s.note.compact = true
+	return true
+}

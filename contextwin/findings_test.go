@@ -130,3 +130,21 @@ func TestFindingsLabelledAreRestated(t *testing.T) {
 		t.Errorf("the recap lists the files read %d times, want once (the newest):\n%s", n, prev.Text)
 	}
 }
+
+// TestReportFactsEnterTheLedger: the "key: value" lines of a subagent's
+// report enter the ledger when a fold takes the report in; the note's
+// value of the same key wins.
+func TestReportFactsEnterTheLedger(t *testing.T) {
+	folded := []Message{
+		{Role: Assistant, ToolCalls: []ToolCall{{ID: "s1", Name: "subagent", Arguments: `{}`}}},
+		{Role: Tool, ToolCallID: "s1", Content: "The cache is invalidated in two places.\n- invalidator: store.go:212\n- ttl: 30s\n", Payload: Payload{Kind: Report}},
+	}
+	r := BuildRecap(RecapInput{Note: "ttl: 45s (the report read an old default)", Folded: folded, Budget: 4000})
+	got := map[string]string{}
+	for _, f := range r.Ledger {
+		got[f.Key] = f.Value
+	}
+	if got["invalidator"] != "store.go:212" || got["ttl"] != "45s (the report read an old default)" {
+		t.Errorf("ledger = %v, want the report's invalidator and the note's ttl", r.Ledger)
+	}
+}

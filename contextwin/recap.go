@@ -96,7 +96,7 @@ func BuildRecap(in RecapInput) Recap {
 	t := foldTurns(in.Folded)
 	r := Recap{
 		Note:     note,
-		Ledger:   mergeLedger(parseFacts(tidy(in.Note)), prev.Ledger, in.Budget),
+		Ledger:   mergeLedger(withReportFacts(parseFacts(tidy(in.Note)), in.Folded), prev.Ledger, in.Budget),
 		Findings: mergeFindings(tidy(in.Note), prev, in.Budget),
 		Happened: mergeEntries(t.entries, prev.Happened),
 		Files:    mergeFiles(t.files, prev.Files),
@@ -477,6 +477,30 @@ func isCount(s string) bool {
 		}
 	}
 	return true
+}
+
+// withReportFacts adds to the note's facts those the subagents' reports
+// among folded state ("key: value" lines), newest report first, where the
+// note does not state their key: a report's facts enter the ledger when
+// it is folded, as a note's do.
+func withReportFacts(facts []Fact, folded []Message) []Fact {
+	seen := make(map[string]bool, len(facts))
+	for _, f := range facts {
+		seen[factID(f.Key)] = true
+	}
+	for i := len(folded) - 1; i >= 0; i-- {
+		m := folded[i]
+		if m.Role != Tool || m.Payload.Kind != Report {
+			continue
+		}
+		for _, f := range parseFacts(m.Content) {
+			if !seen[factID(f.Key)] {
+				seen[factID(f.Key)] = true
+				facts = append(facts, f)
+			}
+		}
+	}
+	return facts
 }
 
 // mergeLedger puts the note's facts first, then the previous facts whose

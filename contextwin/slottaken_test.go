@@ -1,0 +1,54 @@
+package contextwin
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestSlotTaken: after another conversation used the engine's slot, a
+// request past half the usable room folds at once (the note round first),
+// and the fold is priced as changing the request after the fixed prefix;
+// a small one goes on as an append.
+func TestSlotTaken(t *testing.T) {
+	grow := func(b *build, rounds int) {
+		for r := 0; r < rounds; r++ {
+			b.call(Read, fmt.Sprintf("f%d.go", r), body(2000))
+			if p := b.send(); p.Event != Append {
+				t.Fatalf("round %d: %s, want appends below the shed point", r, p.Event)
+			}
+		}
+	}
+	small := newBuild(Config{Window: 32000, PrefixChars: 2000})
+	small.user("Find where the cache is invalidated.")
+	small.send()
+	grow(small, 3)
+	if small.s.SlotTaken() {
+		t.Errorf("SlotTaken() on a request of %d tokens = true, want no fold for it", small.s.likely())
+	}
+	if p := small.s.Plan(); p.Event != Append {
+		t.Errorf("Plan() after SlotTaken on a small request = %s, want an append", p.Event)
+	}
+
+	big := newBuild(Config{Window: 32000, PrefixChars: 2000})
+	big.user("Find where the cache is invalidated.")
+	big.send()
+	grow(big, 28)
+	if u := big.s.Budget().Usable; big.s.likely() <= u/2 {
+		t.Fatalf("the request holds %d of %d usable tokens: the test needs more than half", big.s.likely(), u)
+	}
+	if !big.s.SlotTaken() {
+		t.Fatalf("SlotTaken() past half the usable room = false, want a fold now")
+	}
+	if c := big.s.commonTokens(nil); c > big.s.prefixCount() {
+		t.Errorf("after SlotTaken the planner thinks the engine holds %d tokens, more than the prefix's %d", c, big.s.prefixCount())
+	}
+	p := big.s.Plan()
+	if p.Event != Note {
+		t.Fatalf("Plan() after SlotTaken = %s, want the note round", p.Event)
+	}
+	big.answerAsEstimated(p)
+	big.s.SetNote("cache: invalidated in store.go")
+	if p = big.s.Plan(); p.Event != Fold || p.Folded == 0 {
+		t.Fatalf("Plan() after the note = %s folding %d, want a fold", p.Event, p.Folded)
+	}
+}
