@@ -49,6 +49,8 @@ func (s *session) reporter() func(agent.Event) {
 			s.toolStarted(e)
 		case agent.ToolRan:
 			s.toolRan(e)
+		case agent.Delegated:
+			s.delegated(e)
 		case agent.ProposalReady:
 			s.proposed(e)
 		case agent.ChipChanged:
@@ -139,11 +141,12 @@ func (s *session) status(line string) {
 var toolKinds = map[string]sdk.ToolKind{
 	"read": sdk.ToolKindRead, "edit": sdk.ToolKindEdit, "write": sdk.ToolKindEdit,
 	"glob": sdk.ToolKindSearch, "grep": sdk.ToolKindSearch, "bash": sdk.ToolKindExecute, "fetch_url": sdk.ToolKindFetch,
+	"subagent": sdk.ToolKindThink,
 }
 
 // shownOutput are the tools whose result a tool call shows, up to
 // outputShown bytes.
-var shownOutput = map[string]bool{"bash": true, "grep": true, "glob": true, "fetch_url": true}
+var shownOutput = map[string]bool{"bash": true, "grep": true, "glob": true, "fetch_url": true, "subagent": true}
 
 const outputShown = 4000
 
@@ -210,6 +213,30 @@ func (s *session) callID(model string) sdk.ToolCallId {
 	s.running = ""
 	return sdk.ToolCallId(s.calls[model])
 }
+
+// delegated shows a subagent's step in its tool call, the newest
+// subagentSteps of them.
+func (s *session) delegated(e agent.Event) {
+	s.mu.Lock()
+	id := s.calls[e.CallID]
+	if id == "" {
+		s.mu.Unlock()
+		return
+	}
+	if s.steps == nil {
+		s.steps = map[string][]string{}
+	}
+	steps := append(s.steps[id], oneLine(e.Text))
+	if len(steps) > subagentSteps {
+		steps = steps[len(steps)-subagentSteps:]
+	}
+	s.steps[id] = steps
+	s.mu.Unlock()
+	s.update(sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(strings.Join(steps, "\n")))})))
+}
+
+// subagentSteps is how many of a subagent's steps its tool call shows.
+const subagentSteps = 8
 
 func (s *session) toolRan(e agent.Event) {
 	id := s.callID(e.CallID)

@@ -64,13 +64,16 @@ const (
 	// ToolStarted: a tool call is about to run; Tool, CallID and Args say
 	// which. Its ToolRan (and ProposalReady) carry the same CallID.
 	ToolStarted
+	// Delegated: a step of a subagent (Text, "subagent 1: read x.go"),
+	// under the parent's call CallID; a progress line.
+	Delegated
 )
 
 var eventNames = [...]string{
 	RoundStarted: "round", ChipChanged: "chip", ToolRan: "tool", NoteWritten: "note", Shed: "shed",
 	Folded: "fold", ProposalReady: "proposal", Warning: "warning", Debug: "debug", Finished: "finished", Failed: "failed",
 	Waiting: "waiting", Replied: "replied", Activity: "activity", Streamed: "streamed", Reasoned: "reasoned",
-	ToolStarted: "tool started",
+	ToolStarted: "tool started", Delegated: "subagent",
 }
 
 func (k EventKind) String() string { return eventNames[k] }

@@ -105,6 +105,12 @@ type run struct {
 	// refused are the calls of the reply being taken that do not run,
 	// with the reason the model is told (screen).
 	refused map[string]string
+	// sub marks a subagent's run, subagents counts those this run
+	// started, and maxDecoded, when set, ends the run at that many
+	// generated tokens (subagent.go).
+	sub        bool
+	subagents  int
+	maxDecoded int
 }
 
 // loop runs the rounds of one instruction until the run ends.
@@ -122,6 +128,9 @@ func (r *run) loop(ctx context.Context, instruction string) Result {
 		}
 		if r.rounds >= s.cfg.MaxSteps {
 			return Result{End: StepLimit, Rounds: r.rounds, Err: fmt.Errorf("the run stopped after %d rounds, its step limit", r.rounds)}
+		}
+		if d := s.Stats().Decoded; r.maxDecoded > 0 && d >= r.maxDecoded {
+			return Result{End: StepLimit, Rounds: r.rounds, Err: fmt.Errorf("the run stopped after %d generated tokens, its limit", d)}
 		}
 		for _, text := range s.takeSaid() {
 			s.record(s.userMessage(text), "")
@@ -252,7 +261,11 @@ func (r *run) runTool(ctx context.Context, call engine.ToolCall, sendErr error) 
 			call.Name, clipWithEllipsis(call.Arguments, 200))}
 	} else {
 		stop := r.watchTool(ctx, clipWithEllipsis(call.Name+" "+toolSubject(call), 60))
-		res = r.s.cfg.Tools.Run(ctx, call)
+		if call.Name == SubagentTool && r.s.subagents() {
+			res = r.subagent(ctx, call)
+		} else {
+			res = r.s.cfg.Tools.Run(ctx, call)
+		}
 		stop()
 	}
 	detail := res.Payload.Path

@@ -71,6 +71,9 @@ type sessionConfig struct {
 	// checkpoint requests'.
 	Debug bool
 
+	// NoSubagents leaves the subagent tool out (subagent.go).
+	NoSubagents bool
+
 	// ReasoningBack puts a reply's reasoning on its message in the
 	// session, so that the requests carry it back (reasoning_content) from
 	// the turn that made it on, as it was sent, until a shrink event drops
@@ -155,6 +158,10 @@ type Stats struct {
 	// Decoded are the tokens the engine generated (completion tokens):
 	// the model's turns, its notes, the warm-up's.
 	Decoded int
+	// Subagents ran; what their requests prefilled and generated, which
+	// the figures above leave out.
+	Subagents                          int
+	SubagentPrefilled, SubagentDecoded int
 }
 
 // newSession starts a session, or resumes the one cfg.Resume names. Start
@@ -168,6 +175,9 @@ func newSession(cfg sessionConfig) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, retryWait: defaultRetryWait, sleep: sleep, slot: slotState{id: -1}}
 	s.tools = cfg.Tools.Definitions()
+	if !cfg.NoSubagents {
+		s.tools = append(s.tools, subagentDefinition())
+	}
 	// The prefix is built at the first request (Prefix), so that the repo
 	// map it carries sees the documents opened meanwhile.
 	planner := cfg.Context

@@ -216,7 +216,7 @@ func (s *Server) reporter(r *activeRun, sess *agentConn, prog *progress) func(ag
 		case agent.Finished, agent.Failed:
 			// What the user asks from now on runs next.
 			s.runs.over(r)
-		case agent.Activity:
+		case agent.Activity, agent.Delegated:
 			prog.report(e.Text)
 		case agent.Waiting:
 			prog.report(e.Text)
