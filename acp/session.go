@@ -37,8 +37,8 @@ type session struct {
 	calls   map[string]string
 	running string // the tool call running now, "" between calls
 	// steps are the subagents' steps shown in their tool calls, by id.
-	steps map[string][]string
-	serial  int    // for the ids of tool calls and status lines
+	steps  map[string][]string
+	serial int // for the ids of tool calls and status lines
 }
 
 // startAgent starts (or, with resume, resumes) the agent session.
