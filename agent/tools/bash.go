@@ -80,7 +80,7 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 		if _, plain := entryWords(command); plain && !a.Network && !a.Outside && s.remember != nil {
 			answers = append(answers, Always)
 		}
-		q := Question{Kind: AskCommand, Subject: command, Why: why, Label: label, Answers: answers}
+		q := Question{Kind: AskCommand, Subject: command, Why: why, Label: label, Answers: answers, Network: a.Network, Outside: a.Outside}
 		switch s.ask(ctx, q) {
 		case Unasked:
 			if s.unasked != nil {
