@@ -32,8 +32,9 @@ told which flag would allow it:
   --allow-commands  commands off the allow list run in the sandbox, as if
                     the user allowed them for this run (never outside it;
                     without a sandbox on this machine they stay refused)
-  --allow-network   fetch_url may reach new hosts; with --allow-commands,
-                    a command may ask for the network
+  --allow-network   fetch_url may reach new hosts (it is offered when the
+                    settings enable it: "fetch", REIKA_FETCH); with
+                    --allow-commands, a command may ask for the network
 
 Output: the answer on stdout; one line per tool call, approval, shed, fold
 and warning on stderr, and a last line saying how the run ended, the files
@@ -43,7 +44,7 @@ line instead, each with "kind" and the fields that kind uses:
   chip           round, chip
   tool_started   round, tool, call_id, args
   tool_ran       round, tool, call_id, detail, result, failed (true when it failed)
-  proposal       round, tool, call_id, path, applied, diff
+  proposal       round, call_id, path, applied, diff
   approval       round, question (command|fetch|protected|left|edit), subject,
                  why, allowed, text (what the model was told when refused)
   note           round, text (the model's note before a fold)

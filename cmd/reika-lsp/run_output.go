@@ -83,6 +83,7 @@ type runPrinter struct {
 	enc      *json.Encoder
 	sig      os.Signal
 	timedOut bool
+	round    int // the round under way, for the questions' lines
 }
 
 func newRunPrinter(asJSON bool, stdout, stderr io.Writer) *runPrinter {
@@ -117,6 +118,9 @@ func (p *runPrinter) event(e agent.Event) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if e.Kind == agent.RoundStarted {
+		p.round = e.Round
+	}
 	if p.asJSON {
 		p.enc.Encode(jsonEvent(kind, e))
 		return
@@ -157,7 +161,7 @@ func jsonEvent(kind string, e agent.Event) runEvent {
 		ev.Tool, ev.CallID, ev.Detail, ev.Result, ev.Failed = e.Tool, e.CallID, e.Detail, e.Text, e.ToolFailed
 	case agent.ProposalReady:
 		applied := e.Applied
-		ev.Tool, ev.CallID, ev.Applied = e.Tool, e.CallID, &applied
+		ev.CallID, ev.Applied = e.CallID, &applied
 		if e.Proposal != nil {
 			ev.Path, ev.Diff = e.Proposal.Path, e.Proposal.Diff
 		}
@@ -179,13 +183,13 @@ func (p *runPrinter) approval(q tools.Question, refusal string) {
 	defer p.mu.Unlock()
 	if p.asJSON {
 		allowed := refusal == ""
-		p.enc.Encode(runEvent{Kind: "approval", Question: string(q.Kind), Subject: q.Subject, Why: q.Why, Allowed: &allowed, Text: refusal})
+		p.enc.Encode(runEvent{Kind: "approval", Round: p.round, Question: string(q.Kind), Subject: q.Subject, Why: q.Why, Allowed: &allowed, Text: refusal})
 		return
 	}
 	if refusal == "" {
 		refusal = "allowed by the run's flags"
 	}
-	fmt.Fprintf(p.stderr, "%s %q (%s): %s\n", q.Kind, oneLineText(q.Subject), q.Why, refusal)
+	fmt.Fprintf(p.stderr, "[%d] %s %q (%s): %s\n", p.round, q.Kind, oneLineText(q.Subject), q.Why, refusal)
 }
 
 // warning prints a notice of the session's start.

@@ -265,7 +265,7 @@ func TestRunJSON(t *testing.T) {
 		}
 	}
 	for _, l := range lines {
-		if l["kind"] == "approval" && (l["allowed"] != false || l["subject"] != "touch sub/made" || !strings.Contains(fmt.Sprint(l["text"]), "--allow-commands")) {
+		if l["kind"] == "approval" && (l["allowed"] != false || l["round"] != 3.0 || l["subject"] != "touch sub/made" || !strings.Contains(fmt.Sprint(l["text"]), "--allow-commands")) {
 			t.Errorf("approval line %v, want the command refused naming --allow-commands", l)
 		}
 		if l["kind"] == "tool_ran" && l["tool"] == "bash" && (l["failed"] != true || !strings.Contains(fmt.Sprint(l["result"]), "refused: non-interactive run")) {
