@@ -105,3 +105,52 @@ func TestDiskEditsPlacesOnCurrentText(t *testing.T) {
 		t.Error(".git was written")
 	}
 }
+
+// The run's flags answer the tools' questions: what they do not allow is
+// refused naming the flag that would, what a headless run never does is
+// refused whatever the flags.
+func TestApprovals(t *testing.T) {
+	cmd := tools.Question{Kind: tools.AskCommand, Subject: "touch x"}
+	net := tools.Question{Kind: tools.AskCommand, Subject: "curl x", Network: true}
+	outside := tools.Question{Kind: tools.AskCommand, Subject: "git push", Outside: true}
+	fetch := tools.Question{Kind: tools.AskFetch, Subject: "https://example.com/"}
+	left := tools.Question{Kind: tools.AskLeft, Subject: ".git/hooks/pre-commit"}
+	tests := []struct {
+		name                         string
+		commands, network, sandboxed bool
+		q                            tools.Question
+		want                         string // "" when allowed
+	}{
+		{"command, no flag", false, false, true, cmd, "rerun with --allow-commands"},
+		{"command allowed", true, false, true, cmd, ""},
+		{"command without a sandbox", true, true, false, cmd, "no sandbox on this machine"},
+		{"network command, commands only", true, false, true, net, "--allow-network"},
+		{"network command allowed", true, true, true, net, ""},
+		{"network command, network only", false, true, true, net, "--allow-commands"},
+		{"outside the sandbox", true, true, true, outside, "never runs a command outside the sandbox"},
+		{"fetch, no flag", true, false, true, fetch, "rerun with --allow-network"},
+		{"fetch allowed", false, true, false, fetch, ""},
+		{"a protected path a command left", true, true, true, left, "nobody can be asked"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var told string
+			a := &approvals{commands: tt.commands, network: tt.network, sandboxed: tt.sandboxed,
+				report: func(_ tools.Question, refusal string) { told = refusal }}
+			answer := a.ask(context.Background(), tt.q)
+			wantAnswer := tools.ThisRun
+			if tt.want != "" {
+				wantAnswer = tools.Unasked
+			}
+			if answer != wantAnswer || told != a.refusal(tt.q) {
+				t.Errorf("ask = %q (reported %q), want %q", answer, told, wantAnswer)
+			}
+			if got := a.refusal(tt.q); tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Errorf("refusal = %q, want %q", got, tt.want)
+			}
+			if got := a.refusal(tt.q); got != "" && !strings.HasPrefix(got, "refused: non-interactive run; ") {
+				t.Errorf("refusal = %q, want it to say it is a non-interactive run", got)
+			}
+		})
+	}
+}

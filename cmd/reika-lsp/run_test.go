@@ -390,3 +390,33 @@ func TestRunSignals(t *testing.T) {
 		})
 	}
 }
+
+// fetch_url to a new host is refused without --allow-network, and the
+// model is told the flag; nothing leaves the machine.
+func TestRunFetchRefused(t *testing.T) {
+	w := newRunWorkspace(t)
+	w.env = append(w.env, "REIKA_FETCH=1")
+	script := w.script(t, `{"tool_calls":[{"name":"fetch_url","arguments":{"url":"https://example.com/docs"}}]}`, `{"content":"Could not fetch."}`)
+	out := w.run(t, "", "--json", "--no-transcript", "--allow-commands", "--sim-script", script, "read the docs")
+	if out.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", out.code, out.stderr)
+	}
+	var approvals, results int
+	for _, l := range decodeLines(t, out.stdout) {
+		switch {
+		case l["kind"] == "approval":
+			approvals++
+			if l["question"] != "fetch" || l["allowed"] != false || !strings.Contains(fmt.Sprint(l["text"]), "--allow-network") {
+				t.Errorf("approval line %v, want the fetch refused naming --allow-network", l)
+			}
+		case l["kind"] == "tool_ran" && l["tool"] == "fetch_url":
+			results++
+			if l["failed"] != true || !strings.Contains(fmt.Sprint(l["result"]), "rerun with --allow-network") {
+				t.Errorf("fetch_url's result %v, want refused, naming --allow-network", l["result"])
+			}
+		}
+	}
+	if approvals != 1 || results != 1 {
+		t.Errorf("%d approval and %d fetch_url lines, want one each", approvals, results)
+	}
+}
