@@ -63,7 +63,8 @@ Fields of a kind that are empty are left out; files_changed is always there.
 Exit status: 0 when the model answered; 1 when the run failed (the engine
 is down or refused, the window is too small, the step limit or --timeout
 was reached); 2 for a usage error; 130 after SIGINT and 143 after SIGTERM,
-which cancel the run and keep its transcript.
+which cancel the run and keep its transcript (a run that answered before
+the signal exits 0).
 
 Flags:
 `
@@ -117,14 +118,14 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, getenv func(st
 	cancel()
 	<-sigDone
 	switch sig := out.signal(); {
+	case err == nil:
+		return 0
 	case sig == os.Interrupt:
 		return 130
 	case sig == syscall.SIGTERM:
 		return 143
-	case err != nil:
-		return 1
 	}
-	return 0
+	return 1
 }
 
 // parseRunFlags reads the command line; code is the exit status when the
@@ -212,6 +213,9 @@ func headless(ctx context.Context, o runOptions, getenv func(string) string, out
 	setup.Proposer, setup.Ask, setup.Unasked = disk.propose, appr.ask, appr.refusal
 	sess, err := agent.Start(ctx, setup)
 	if err != nil {
+		if context.Cause(ctx) == errRunTimeout {
+			out.timeout()
+		}
 		return out.startFailed(err)
 	}
 	defer sess.Close()

@@ -210,19 +210,11 @@ func (p *runPrinter) finish(res agent.Result, err error, files []string, transcr
 	if err != nil {
 		ev.Kind, ev.Error = "failed", err.Error()
 	}
-	p.mu.Lock()
-	switch {
-	case p.sig == os.Interrupt:
-		ev.End, ev.Error = "interrupted", "interrupted by SIGINT"
-	case p.sig == syscall.SIGTERM:
-		ev.End, ev.Error = "interrupted", "terminated by SIGTERM"
-	case p.timedOut:
-		ev.End = "timeout"
-	}
-	p.mu.Unlock()
 	p.last(ev, files)
 }
 
+// last prints the run's last line; a failure a signal or the timeout
+// caused says so.
 func (p *runPrinter) last(ev runEvent, files []string) {
 	if files == nil {
 		files = []string{}
@@ -230,6 +222,16 @@ func (p *runPrinter) last(ev runEvent, files []string) {
 	ev.FilesChanged = &files
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if ev.Kind == "failed" {
+		switch {
+		case p.sig == os.Interrupt:
+			ev.End, ev.Error = "interrupted", "interrupted by SIGINT"
+		case p.sig == syscall.SIGTERM:
+			ev.End, ev.Error = "interrupted", "terminated by SIGTERM"
+		case p.timedOut:
+			ev.End = "timeout"
+		}
+	}
 	if p.asJSON {
 		p.enc.Encode(ev)
 		return

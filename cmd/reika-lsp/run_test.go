@@ -332,8 +332,8 @@ func TestRunEngineUnreachable(t *testing.T) {
 	}
 }
 
-// The step limit ends the run as a failure.
-func TestRunMaxSteps(t *testing.T) {
+// The step limit and --timeout end the run as a failure.
+func TestRunLimits(t *testing.T) {
 	w := newRunWorkspace(t)
 	out := w.run(t, "", "--json", "--no-transcript", "--max-steps", "1", "--sim-script", w.script(t, editScript...), "x")
 	if out.code != 1 {
@@ -342,6 +342,16 @@ func TestRunMaxSteps(t *testing.T) {
 	lines := decodeLines(t, out.stdout)
 	if last := lines[len(lines)-1]; last["kind"] != "failed" || last["end"] != "step_limit" || last["rounds"] != 1.0 {
 		t.Errorf("last line = %v, want failed at the step limit after 1 round", last)
+	}
+	slow := w.script(t, `{"content":"too late","fault":{"latency":"60s"}}`)
+	start := time.Now()
+	out = w.run(t, "", "--json", "--no-transcript", "--timeout", "500ms", "--sim-script", slow, "x")
+	if out.code != 1 || time.Since(start) > 30*time.Second {
+		t.Fatalf("exit %d after %v, want 1 soon after the timeout\n%s", out.code, time.Since(start), out.stderr)
+	}
+	lines = decodeLines(t, out.stdout)
+	if last := lines[len(lines)-1]; last["kind"] != "failed" || last["end"] != "timeout" || !strings.Contains(fmt.Sprint(last["error"]), "--timeout") {
+		t.Errorf("last line = %v, want failed at the timeout", last)
 	}
 }
 
