@@ -135,7 +135,7 @@ func parseRunFlags(args []string, stdin io.Reader, stdout, stderr io.Writer) (ru
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.dir, "dir", ".", "the workspace root the run works in")
-	fs.BoolVar(&o.sim, "sim", false, "run against the built-in simulated engine, started on a free loopback port (no model needed)")
+	fs.BoolVar(&o.sim, "sim", false, "run against the built-in simulated engine, started on a free loopback port (no model needed); it answers briefly, or as --sim-script says, and never edits on its own")
 	fs.StringVar(&o.simScript, "sim-script", "", "the simulated engine's scripted replies (JSON array or JSONL, as for reika-lsp sim --script); implies --sim")
 	fs.BoolVar(&o.asJSON, "json", false, "print every event as one JSON line on stdout (see above)")
 	fs.BoolVar(&o.allowCommands, "allow-commands", false, "run the commands that would ask, in the sandbox")
@@ -244,7 +244,10 @@ func runSetup(ctx context.Context, o runOptions, root string, getenv func(string
 	}
 	stop := func() {}
 	if o.sim {
-		cfg := sim.Config{Ctx: 16384, Root: root, PolicyRounds: 8}
+		// No Root: the simulator's own policy would explore and edit the
+		// workspace, and here the edits land on the disk. It answers as
+		// the script says, then (or at once) briefly, as for check --sim.
+		cfg := sim.Config{Ctx: 16384}
 		if o.simScript != "" {
 			turns, err := sim.LoadScript(o.simScript)
 			if err != nil {

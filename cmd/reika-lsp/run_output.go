@@ -242,11 +242,11 @@ func (p *runPrinter) last(ev runEvent, files []string) {
 	var b strings.Builder
 	b.WriteString("reika-lsp run: ")
 	if ev.Kind == "finished" {
-		fmt.Fprintf(&b, "answered in %d rounds", *ev.Rounds)
+		fmt.Fprintf(&b, "answered in %s", rounds(*ev.Rounds))
 	} else {
 		b.WriteString(ev.Error)
 		if ev.Rounds != nil {
-			fmt.Fprintf(&b, " (after %d rounds)", *ev.Rounds)
+			fmt.Fprintf(&b, " (after %s)", rounds(*ev.Rounds))
 		}
 	}
 	if len(files) > 0 {
@@ -258,6 +258,13 @@ func (p *runPrinter) last(ev runEvent, files []string) {
 		fmt.Fprintf(&b, "; transcript %s", ev.Transcript)
 	}
 	fmt.Fprintln(p.stderr, b.String())
+}
+
+func rounds(n int) string {
+	if n == 1 {
+		return "1 round"
+	}
+	return fmt.Sprintf("%d rounds", n)
 }
 
 // oneLineText is text on one line, its line breaks made spaces.

@@ -290,6 +290,11 @@ func TestRunInstructionAndUsage(t *testing.T) {
 	if data, _ := os.ReadFile(transcripts[0]); !strings.Contains(string(data), "the instruction from stdin") {
 		t.Error("the instruction read from stdin is not in the transcript")
 	}
+	// --sim alone answers briefly and changes nothing.
+	out = w.run(t, "", "--sim", "--no-transcript", "look around")
+	if out.code != 0 || strings.TrimSpace(out.stdout) == "" || !strings.Contains(out.stderr, "answered in 1 round; no file changed") {
+		t.Errorf("run --sim = exit %d, stdout %q, stderr %q; want an answer in one round, nothing changed", out.code, out.stdout, out.stderr)
+	}
 	for _, tt := range []struct {
 		stdin string
 		args  []string
