@@ -114,7 +114,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, getenv func(st
 		case <-ctx.Done():
 		}
 	}()
-	_, err := headless(ctx, opts, getenv, out)
+	err := headless(ctx, opts, getenv, out)
 	cancel()
 	<-sigDone
 	switch sig := out.signal(); {
@@ -189,7 +189,7 @@ func parseRunFlags(args []string, stdin io.Reader, stdout, stderr io.Writer) (ru
 // headless starts the session and runs the instruction; the printer has
 // said how it ended by the time it returns. The error is nil only when
 // the model answered.
-func headless(ctx context.Context, o runOptions, getenv func(string) string, out *runPrinter) (agent.End, error) {
+func headless(ctx context.Context, o runOptions, getenv func(string) string, out *runPrinter) error {
 	if o.timeout > 0 {
 		// Cancelled, not past a deadline: the engine client takes a
 		// deadline for the engine's own timeout.
@@ -231,7 +231,7 @@ func headless(ctx context.Context, o runOptions, getenv func(string) string, out
 		out.timeout()
 	}
 	out.finish(res, err, disk.changed(), sess.TranscriptPath())
-	return res.End, err
+	return err
 }
 
 // runSetup is the session a language server would start on root, with

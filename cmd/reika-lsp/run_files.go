@@ -23,8 +23,11 @@ import (
 // protected path is refused: nobody can be asked.
 type diskEdits struct {
 	root string
-	mu   sync.Mutex
-	done []string // workspace-relative paths changed, in order, once each
+	// landing is held while a proposal is read, placed and written: two
+	// changes to one file never interleave.
+	landing sync.Mutex
+	mu      sync.Mutex
+	done    []string // workspace-relative paths changed, in order, once each
 }
 
 func newDiskEdits(root string) *diskEdits { return &diskEdits{root: root} }
@@ -38,6 +41,8 @@ func (d *diskEdits) changed() []string {
 }
 
 func (d *diskEdits) propose(_ context.Context, p tools.Proposal) (tools.Outcome, error) {
+	d.landing.Lock()
+	defer d.landing.Unlock()
 	name := p.Path
 	// Judged as the file system stands now: a link made since the
 	// proposal can make the path protected, or lead out.

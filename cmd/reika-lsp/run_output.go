@@ -198,9 +198,9 @@ func (p *runPrinter) warning(text string) {
 }
 
 // startFailed says that no session could start: nothing ran.
-func (p *runPrinter) startFailed(err error) (agent.End, error) {
+func (p *runPrinter) startFailed(err error) error {
 	p.last(runEvent{Kind: "failed", End: "start_failed", Error: err.Error()}, nil)
-	return agent.EngineFailed, err
+	return err
 }
 
 // finish prints how the run ended: the last line.
