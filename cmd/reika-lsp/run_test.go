@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/agent/transcript"
 )
 
 var (
@@ -183,6 +185,10 @@ func TestRunEditsRefusesAndAnswers(t *testing.T) {
 	transcripts, _ := filepath.Glob(filepath.Join(w.state, "reika", "sessions", "*.jsonl"))
 	if len(transcripts) != 1 {
 		t.Fatalf("transcripts = %v, want one", transcripts)
+	}
+	// The one reika.resume and session/load pick for this workspace.
+	if got := transcript.Latest(filepath.Join(w.state, "reika", "sessions"), w.root); got != transcripts[0] {
+		t.Errorf("the latest transcript of the workspace = %q, want the run's %q", got, transcripts[0])
 	}
 	data, _ := os.ReadFile(transcripts[0])
 	for _, want := range []string{"make main print 1", "refused: non-interactive run; rerun with --allow-commands", "a headless run never changes a protected path"} {
