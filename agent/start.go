@@ -55,6 +55,9 @@ type Setup struct {
 	// A Proposer gets the user's yes to each change of a protected path.
 	Proposer tools.Proposer
 	Ask      tools.Ask
+	// Unasked, when set, says why nobody could be asked where Ask answers
+	// tools.Unasked (tools.Config.Unasked): a headless run names its flags.
+	Unasked func(tools.Question) string
 	// Terminal, when set, runs the commands the sandbox does not contain
 	// in the editor's terminal (tools.Config.Terminal).
 	Terminal tools.Terminal
@@ -370,6 +373,7 @@ func (st Setup) builtinTools(settings *config.Settings, configPath, spill string
 		Buffers:      st.Buffers,
 		Proposer:     st.Proposer,
 		Ask:          st.Ask,
+		Unasked:      st.Unasked,
 		Terminal:     st.Terminal,
 		Remember:     remember(configPath),
 		BashAllow:    settings.BashAllow.Value,

@@ -42,6 +42,9 @@ type Question struct {
 	Label string
 	// Detail is the change to a protected path, as a unified diff.
 	Detail string
+	// Network and Outside: the command asks for the network, or to run
+	// outside the sandbox (AskCommand).
+	Network, Outside bool
 	// Answers are the answers the user may give besides Deny, in the
 	// order to offer them.
 	Answers []Answer

@@ -80,8 +80,13 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 		if _, plain := entryWords(command); plain && !a.Network && !a.Outside && s.remember != nil {
 			answers = append(answers, Always)
 		}
-		switch s.ask(ctx, Question{Kind: AskCommand, Subject: command, Why: why, Label: label, Answers: answers}) {
+		q := Question{Kind: AskCommand, Subject: command, Why: why, Label: label, Answers: answers, Network: a.Network, Outside: a.Outside}
+		switch s.ask(ctx, q) {
 		case Unasked:
+			if s.unasked != nil {
+				return Result{Error: true, Payload: p, Content: fmt.Sprintf(
+					BashTool+": %q was not run: it needs the user's confirmation (%s), and %s", command, why, s.unasked(q))}
+			}
 			return Result{Error: true, Payload: p, Content: fmt.Sprintf(
 				BashTool+": %q was not run: it needs the user's confirmation (%s), and the user cannot be asked here. Use the other tools, or tell the user the command to run", command, why)}
 		case Deny:

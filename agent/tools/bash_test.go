@@ -74,6 +74,28 @@ func TestBashAllowAndConfirm(t *testing.T) {
 	}
 }
 
+// A front end that cannot ask says why in its own words (a headless run
+// names the flag that would allow it); the question is what it is told.
+func TestBashUnaskedReason(t *testing.T) {
+	root := workspace(t, nil)
+	var got Question
+	s := newSet(t, root, Config{
+		Ask:     func(context.Context, Question) Answer { return Unasked },
+		Unasked: func(q Question) string { got = q; return "refused: non-interactive run" },
+	})
+	res := call(t, s, "bash", map[string]any{"command": "touch x"})
+	want := `bash: "touch x" was not run: it needs the user's confirmation (touch is not on the bash_allow list), and refused: non-interactive run`
+	if !res.Error || res.Content != want {
+		t.Errorf("bash(touch x) = %q (error %v), want %q", res.Content, res.Error, want)
+	}
+	if got.Kind != AskCommand || got.Subject != "touch x" {
+		t.Errorf("Unasked was given %+v, want the command's question", got)
+	}
+	if exists(filepath.Join(root, "x")) {
+		t.Errorf("a refused command ran: x exists")
+	}
+}
+
 func TestBashEnvironment(t *testing.T) {
 	root := workspace(t, map[string]string{"f.txt": "x"})
 	s := newSet(t, root, Config{BashAllow: []string{"pwd", "cat", "ls"}})

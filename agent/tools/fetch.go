@@ -117,8 +117,13 @@ func (s *Set) askHost(ctx context.Context, u *url.URL) *Result {
 		return nil
 	}
 	why := fmt.Sprintf("fetch_url has not reached %s in this session; the whole URL, with anything in its path and query, goes to that host", host)
-	switch s.ask(ctx, Question{Kind: AskFetch, Subject: u.String(), Why: why, Label: "network", Answers: []Answer{Once, ThisRun}}) {
+	q := Question{Kind: AskFetch, Subject: u.String(), Why: why, Label: "network", Answers: []Answer{Once, ThisRun}}
+	switch s.ask(ctx, q) {
 	case Unasked:
+		if s.unasked != nil {
+			r := failf(FetchTool+": %s was not fetched: reaching a new host needs the user's yes, and %s", u, s.unasked(q))
+			return &r
+		}
 		r := failf(FetchTool+": %s was not fetched: reaching a new host needs the user's yes, and the user cannot be asked here; tell the user the URL instead", u)
 		return &r
 	case Deny:

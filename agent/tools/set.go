@@ -34,6 +34,11 @@ type Config struct {
 	// unasked, and before fetch_url reaches a new host. Nil asks nobody:
 	// what needs a yes is refused, with a reason the model can tell.
 	Ask Ask
+	// Unasked, when set, says why nobody could be asked, in place of
+	// "the user cannot be asked here": what the model is told when Ask
+	// answers Unasked to a command or a new host (a headless run names
+	// the flag that would allow it).
+	Unasked func(Question) string
 	// Remember keeps a command the user allowed always; nil offers no
 	// "always".
 	Remember Remember
@@ -73,6 +78,7 @@ type Set struct {
 	buffers  Buffers
 	proposer Proposer
 	asker    Ask
+	unasked  func(Question) string
 	remember Remember
 	sandbox  Sandbox
 	terminal Terminal
@@ -99,6 +105,7 @@ func New(cfg Config) (*Set, error) {
 		buffers:      cfg.Buffers,
 		proposer:     cfg.Proposer,
 		asker:        cfg.Ask,
+		unasked:      cfg.Unasked,
 		remember:     cfg.Remember,
 		sandbox:      cfg.Sandbox,
 		terminal:     cfg.Terminal,

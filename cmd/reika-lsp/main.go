@@ -2,6 +2,7 @@
 //
 //	reika-lsp                         speak LSP on stdio (what an editor starts)
 //	reika-lsp acp                     speak the Agent Client Protocol on stdio
+//	reika-lsp run [flags] "instruction" one headless run, for scripts and CI
 //	reika-lsp check [--json]          diagnose the engine setup
 //	reika-lsp budget --window N       show how a window is divided
 //	reika-lsp sim --listen ADDR ...   run the simulated engine
@@ -41,6 +42,7 @@ func commands() []command {
 		{"serve", "speak LSP on stdin and stdout (the default: what an editor starts)", runServe},
 		{"acp", "speak the Agent Client Protocol on stdin and stdout (Zed, CodeCompanion, agent-shell)", runACP},
 		{"budget", "show how a context window is divided (--window N [--reserve G] [--json])", runBudget},
+		{"run", "run one instruction headless in this folder, edits to the disk, nothing asked (for scripts and CI; --json for events)", runRun},
 		{"demo", "run a long agent session against the built-in simulated engine (no model needed)", runDemo},
 		{"replay", "replay recorded sessions through several context strategies on the simulated engine and compare them", runReplay},
 		{"check", "diagnose the configuration and the engine (--json for a machine-readable report)", runCheck},
