@@ -51,6 +51,7 @@ line instead, each with "kind" and the fields that kind uses:
   shed           round, items, chars, emergency
   fold           round, folded, recap_chars, emergency
   warning        round, text, retry, emergency
+  subagent       round, call_id (the subagent call's), text (one of its steps)
   waiting, activity, replied, debug          round, text
   text, reasoning                            round, text (pieces as they stream)
 and last one of

@@ -63,7 +63,7 @@ var runKinds = map[agent.EventKind]string{
 	agent.ToolRan: "tool_ran", agent.ProposalReady: "proposal", agent.NoteWritten: "note",
 	agent.Shed: "shed", agent.Folded: "fold", agent.Warning: "warning", agent.Waiting: "waiting",
 	agent.Activity: "activity", agent.Replied: "replied", agent.Debug: "debug",
-	agent.Streamed: "text", agent.Reasoned: "reasoning",
+	agent.Streamed: "text", agent.Reasoned: "reasoning", agent.Delegated: "subagent",
 }
 
 // runEnds are the stable names of how a run ended.
@@ -142,6 +142,8 @@ func (p *runPrinter) event(e agent.Event) {
 		line = "! " + oneLineText(e.Text)
 	case agent.Waiting:
 		line = "… " + oneLineText(e.Text)
+	case agent.Delegated:
+		line = "  " + oneLineText(e.Text)
 	default:
 		return
 	}
@@ -157,6 +159,8 @@ func jsonEvent(kind string, e agent.Event) runEvent {
 		ev.Chip = &chip
 	case agent.ToolStarted:
 		ev.Tool, ev.CallID, ev.Args = e.Tool, e.CallID, e.Args
+	case agent.Delegated:
+		ev.CallID, ev.Text = e.CallID, e.Text
 	case agent.ToolRan:
 		ev.Tool, ev.CallID, ev.Detail, ev.Result, ev.Failed = e.Tool, e.CallID, e.Detail, e.Text, e.ToolFailed
 	case agent.ProposalReady:
