@@ -73,7 +73,7 @@ func (s *Session) Run(ctx context.Context, instruction string, report func(Event
 	// front end may have put the run there already, with its mode).
 	ctx = tools.WithRun(ctx, tools.Normal)
 	r := &run{s: s, report: report}
-	res := r.loop(ctx, instruction)
+	res := r.loop(ctx, instructionFor(ctx, instruction))
 	res.Proposals = r.proposals
 	s.note(transcript.KindEvent, "run ended: "+res.End.String())
 	s.sync()
