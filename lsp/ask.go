@@ -21,8 +21,9 @@ type askArgs struct {
 	URI         protocol.DocumentURI `json:"uri,omitempty"`
 	Range       *protocol.Range      `json:"range,omitempty"`
 	// Trust is the run's mode: "" (edits apply, protected paths and
-	// commands off the allow list ask) or "ask" (every edit and command
-	// asks first).
+	// commands off the allow list ask), "ask" (every edit and command
+	// asks first) or "plan" (read-only: nothing is changed or asked, and
+	// the answer ends in a numbered plan).
 	Trust string `json:"trust,omitempty"`
 	// Queue: while a run is under way, wait and run after it instead of
 	// joining it.
@@ -50,8 +51,8 @@ func (s *Server) startAsk(key string, a askArgs) (*AskResult, error) {
 		return nil, err
 	}
 	mode := tools.Mode(a.Trust)
-	if mode != tools.Normal && mode != tools.AskAll {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask: trust %q is not a mode: leave it out, or give \"ask\" to be asked before every edit and command", a.Trust)
+	if mode != tools.Normal && mode != tools.AskAll && mode != tools.Plan {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask: trust %q is not a mode: leave it out, give %q to be asked before every edit and command, or %q for a read-only plan", a.Trust, TrustAsk, TrustPlan)
 	}
 	ctx, cancel := context.WithCancel(tools.WithRun(s.ctx, mode))
 	r := &activeRun{cancel: cancel, key: key, asked: clipLine(a.Instruction, 120)}
