@@ -64,13 +64,16 @@ const (
 	// ToolStarted: a tool call is about to run; Tool, CallID and Args say
 	// which. Its ToolRan (and ProposalReady) carry the same CallID.
 	ToolStarted
+	// TasksChanged: the run's task list (Tasks) was stated, or a step's
+	// status changed (tasks.go).
+	TasksChanged
 )
 
 var eventNames = [...]string{
 	RoundStarted: "round", ChipChanged: "chip", ToolRan: "tool", NoteWritten: "note", Shed: "shed",
 	Folded: "fold", ProposalReady: "proposal", Warning: "warning", Debug: "debug", Finished: "finished", Failed: "failed",
 	Waiting: "waiting", Replied: "replied", Activity: "activity", Streamed: "streamed", Reasoned: "reasoned",
-	ToolStarted: "tool started",
+	ToolStarted: "tool started", TasksChanged: "tasks",
 }
 
 func (k EventKind) String() string { return eventNames[k] }
@@ -112,6 +115,9 @@ type Event struct {
 	// Result ends a run.
 	Result *Result
 	Err    error
+	// Tasks: the run's task list, each step with what Reika saw of it
+	// (TasksChanged).
+	Tasks []Task
 }
 
 func (e Event) String() string {
@@ -168,4 +174,7 @@ type Result struct {
 	// Proposals are the changes the run proposed, in order.
 	Proposals []*tools.Proposal
 	Err       error // for EngineFailed and TooSmall
+	// Tasks is the run's task list as it ended, nil when no reply
+	// stated one.
+	Tasks []Task
 }
