@@ -217,6 +217,8 @@ func (s *Server) reporter(r *activeRun, sess *agentConn, prog *progress) func(ag
 		case agent.Finished, agent.Failed:
 			// What the user asks from now on runs next.
 			s.runs.over(r)
+		case agent.TasksChanged:
+			prog.report(tasksLine(e.Tasks))
 		case agent.Activity:
 			prog.report(e.Text)
 		case agent.Waiting:
@@ -244,7 +246,7 @@ func (s *Server) tellEnd(ctx context.Context, sess *agentConn, prog *progress, r
 	switch res.End {
 	case agent.Answered:
 		prog.end("done")
-		s.showAnswer(ctx, sess, res.Answer, summary, chip)
+		s.showAnswer(ctx, sess, withTasks(res.Answer, res.Tasks), summary, chip)
 	case agent.Canceled:
 		prog.end("cancelled")
 		s.showMessage(protocol.MessageTypeInfo, "Reika stopped: cancelled; %s · %s", summary, chip)
