@@ -19,8 +19,8 @@
 // the model only claims is pending, " (claimed, not seen)"), is the
 // plan; sheds, folds and warnings are one finished tool call of kind
 // other each, titled with their one line, never in the answer. The
-// modes are normal, ask and plan (read-only: nothing changed or asked,
-// the answer a numbered plan).
+// modes are normal, ask and plan (read-only: no edits and no command off
+// the read-only list, the answer a numbered plan).
 //
 // Changes land through fs/write_text_file when the client offers it,
 // else on the disk, placed on the file's text as it is now (the client's,

@@ -133,7 +133,7 @@ var modes = []struct {
 }{
 	{"normal", tools.Normal, "Normal", "edits apply (your editor's undo reverts them); protected paths, commands off the allow list and new hosts ask first"},
 	{"ask", tools.AskAll, "Ask first", "every edit and every command asks first"},
-	{"plan", tools.Plan, "Plan", "read-only: reads, searches and read-only commands, nothing changed or asked; the answer ends in a numbered plan"},
+	{"plan", tools.Plan, "Plan", "read-only: reads, searches and read-only commands; no edits, no other commands; the answer ends in a numbered plan"},
 }
 
 func (s *session) modes() *sdk.SessionModeState {

@@ -180,19 +180,31 @@ func (l *taskList) task(st *step) Task {
 }
 
 // file is the workspace path a word of a step names, when it names one:
-// a path the run proposed a change to (the word, or its last elements),
-// or a file in the workspace.
+// a path the run proposed a change to, a file in the workspace, or a
+// proposed path the word ends (an applied one first, then in order).
 func (l *taskList) file(word string) (string, bool) {
+	if l.touched[word] {
+		return word, true
+	}
+	if l.root != "" {
+		if st, err := os.Stat(filepath.Join(l.root, filepath.FromSlash(word))); err == nil && st.Mode().IsRegular() {
+			return word, true
+		}
+	}
+	var ends []string
 	for p := range l.touched {
-		if p == word || strings.HasSuffix(p, "/"+word) {
+		if strings.HasSuffix(p, "/"+word) {
+			ends = append(ends, p)
+		}
+	}
+	slices.Sort(ends)
+	for _, p := range ends {
+		if l.applied[p] {
 			return p, true
 		}
 	}
-	if l.root == "" {
-		return "", false
-	}
-	if st, err := os.Stat(filepath.Join(l.root, filepath.FromSlash(word))); err == nil && st.Mode().IsRegular() {
-		return word, true
+	if len(ends) > 0 {
+		return ends[0], true
 	}
 	return "", false
 }

@@ -127,4 +127,18 @@ func TestTaskList(t *testing.T) {
 	if got = l.list(); got[1].Status != TaskDone {
 		t.Errorf("a passing a && b chain did not tick its part: %+v", got[1])
 	}
+
+	// A file named by its last elements is the proposed path it ends,
+	// the applied one first.
+	l = newTaskList(ws)
+	l.stated("- [ ] change run.go\n- [ ] change other.go\n")
+	l.saw(engine.ToolCall{Name: tools.EditTool}, edit("b/run.go", false))
+	l.saw(engine.ToolCall{Name: tools.EditTool}, edit("a/run.go", false))
+	if got = l.list(); got[0].Status != TaskPending {
+		t.Errorf("run.go proposed, not applied: %+v", got[0])
+	}
+	l.saw(engine.ToolCall{Name: tools.EditTool}, edit("b/run.go", true))
+	if got = l.list(); got[0].Status != TaskDone || got[0].Seen != "edit applied to b/run.go" || got[1].Status != TaskPending {
+		t.Errorf("b/run.go applied: %+v", got)
+	}
 }

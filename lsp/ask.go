@@ -22,8 +22,8 @@ type askArgs struct {
 	Range       *protocol.Range      `json:"range,omitempty"`
 	// Trust is the run's mode: "" (edits apply, protected paths and
 	// commands off the allow list ask), "ask" (every edit and command
-	// asks first) or "plan" (read-only: nothing is changed or asked, and
-	// the answer ends in a numbered plan).
+	// asks first) or "plan" (read-only: edits and commands off the
+	// read-only list are refused, and the answer ends in a numbered plan).
 	Trust string `json:"trust,omitempty"`
 	// Queue: while a run is under way, wait and run after it instead of
 	// joining it.

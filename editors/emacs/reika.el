@@ -142,8 +142,8 @@ server's answer, (:started t) or (:started :json-false :reason …)."
 ;;;###autoload
 (defun reika-plan (instruction &optional beg end)
   "Ask Reika for a read-only plan of INSTRUCTION, about this buffer's BEG..END.
-Reika reads, searches and runs only read-only commands; it changes
-nothing and asks nothing, and its answer ends in a numbered plan.
+Reika reads, searches and runs only read-only commands; it edits
+nothing, and its answer ends in a numbered plan.
 Interactively, the region when it is active, else the point."
   (interactive (reika--ask-args "Reika, plan: "))
   (let ((res (reika instruction beg end reika-trust-plan)))

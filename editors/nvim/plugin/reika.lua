@@ -27,7 +27,7 @@ command("ReikaPlan", function(o)
   else
     reika().prompt(range, require("reika.names").trust_plan)
   end
-end, { nargs = "*", range = true, desc = "Reika: a read-only plan, nothing changed (the selected lines with a range)" })
+end, { nargs = "*", range = true, desc = "Reika: a read-only plan, nothing edited (the selected lines with a range)" })
 command("ReikaCompact", function() reika().compact() end, { desc = "Reika: fold the conversation now" })
 command("ReikaCancel", function() reika().cancel() end, { desc = "Reika: stop the run under way" })
 command("ReikaStatus", function() reika().show_status() end, { desc = "Reika: the ctx chip and the budget" })

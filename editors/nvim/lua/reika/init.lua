@@ -331,8 +331,8 @@ function M.ask(instruction, range, trust)
   end)
 end
 
--- plan sends reika.ask in the plan mode: read-only, nothing changed or
--- asked, the answer a numbered plan.
+-- plan sends reika.ask in the plan mode: read-only, nothing edited, the
+-- answer a numbered plan.
 function M.plan(instruction, range)
   M.ask(instruction, range, names.trust_plan)
 end
