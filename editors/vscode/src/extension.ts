@@ -229,7 +229,7 @@ async function ask(arg?: string | { instruction?: string; fromPanel?: boolean },
     instruction = await vscode.window.showInputBox({
       title: trust === names.trustPlan ? "Reika: Plan" : "Reika: Ask",
       prompt: trust === names.trustPlan
-        ? "What should Reika plan? It reads and edits nothing; the answer is a numbered plan."
+        ? "What should Reika plan? It only reads, and answers with a numbered plan."
         : editor ? "What should Reika do? The file and the selection go with it." : "What should Reika do?",
       placeHolder: "add a timeout to the request",
       ignoreFocusOut: true,
