@@ -15,8 +15,12 @@
 // as agent_message_chunk and agent_thought_chunk, each tool call is a
 // tool_call with its kind and place and a tool_call_update with its
 // status and, for a change, its diff; the ctx chip is a usage_update;
-// sheds, folds and warnings are one finished tool call of kind other
-// each, titled with their one line, never in the answer.
+// the run's task list, as the agent ticks it from what it saw (a step
+// the model only claims is pending, " (claimed, not seen)"), is the
+// plan; sheds, folds and warnings are one finished tool call of kind
+// other each, titled with their one line, never in the answer. The
+// modes are normal, ask and plan (read-only: no edits and no command off
+// the read-only list, the answer a numbered plan).
 //
 // Changes land through fs/write_text_file when the client offers it,
 // else on the disk, placed on the file's text as it is now (the client's,

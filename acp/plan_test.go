@@ -1,20 +1,24 @@
 package acp
 
 import (
+	"encoding/json"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/sim"
 )
 
-// A reply that gives a task list is sent as the protocol's plan: its
-// steps in order, the done ones completed, the first not done in
-// progress; the next reply that changes the list sends it again, and an
-// answer without one sends none.
-func TestPlanFromTheReply(t *testing.T) {
-	first := sim.Turn{Content: "Here is the plan:\n- [ ] read main.go\n- [ ] change the greeting\n- [ ] run the tests\n", ToolCalls: []sim.ScriptCall{{Name: "read", Arguments: []byte(`{"path":"main.go"}`)}}}
-	second := sim.Turn{Content: "Done:\n- [x] read main.go\n- [x] change the greeting\n- [x] run the tests\nThe greeting is hello now."}
+// A reply's task list is sent as the protocol's plan, ticked from what
+// Reika saw: a step whose file was edited is completed; a step the model
+// marks done with nothing seen stays pending, its content saying it is
+// claimed; the first step left is in progress. An answer without a list
+// sends none.
+func TestPlanFromWhatRan(t *testing.T) {
+	first := sim.Turn{Content: "Here is the plan:\n- [ ] change the greeting in main.go\n- [ ] explain why\n- [ ] tell the user\n",
+		ToolCalls: []sim.ScriptCall{{Name: "edit", Arguments: json.RawMessage(`{"path":"main.go","old_text":"println(\"hi\")","new_text":"println(\"hello\")"}`)}}}
+	second := sim.Turn{Content: "Done:\n- [x] change the greeting in main.go\n- [x] explain why\n- [ ] tell the user\nThe greeting is hello now."}
 	w := newWorld(t, sim.Config{Script: []sim.Turn{first, second}}, map[string]string{"main.go": mainGo})
 	c := &client{}
 	cn := w.connect(c)
@@ -23,10 +27,14 @@ func TestPlanFromTheReply(t *testing.T) {
 		t.Fatalf("prompt = %+v, %v; want end_turn", res, err)
 	}
 	plans := c.matching("plan")
-	if len(plans) != 2 {
-		t.Fatalf("%d plan updates, want 2: %v", len(plans), plans)
+	want := [][]string{
+		{"in_progress", "pending", "pending"},   // stated
+		{"completed", "in_progress", "pending"}, // the edit applied
+		{"completed", "pending", "in_progress"}, // step 2 claimed
 	}
-	want := [][]string{{"in_progress", "pending", "pending"}, {"completed", "completed", "completed"}}
+	if len(plans) != len(want) {
+		t.Fatalf("%d plan updates, want %d: %v", len(plans), len(want), plans)
+	}
 	for i, p := range plans {
 		entries := p["entries"].([]any)
 		if len(entries) != 3 {
@@ -38,11 +46,18 @@ func TestPlanFromTheReply(t *testing.T) {
 				t.Errorf("plan %d entry %d = %v, want status %s", i+1, j+1, m, want[i][j])
 			}
 		}
-		if got := entries[1].(map[string]any)["content"]; got != "change the greeting" {
-			t.Errorf("plan %d's second step = %q", i+1, got)
-		}
 	}
-	if planOf("Just an answer.\n- a list\n- of things\n") != nil || planOf("- [ ] one step only\n") != nil {
-		t.Error("a reply with no task list of two steps gave a plan")
+	last := plans[2]["entries"].([]any)
+	if got := last[1].(map[string]any)["content"]; got != "explain why (claimed, not seen)" {
+		t.Errorf("the claimed step reads %q", got)
+	}
+	if got := last[0].(map[string]any)["content"]; got != "change the greeting in main.go" {
+		t.Errorf("the done step reads %q", got)
+	}
+	if planOf(nil) != nil {
+		t.Error("no task list gave a plan")
+	}
+	if p := planOf([]agent.Task{{Text: "a", Status: agent.TaskClaimed}, {Text: "b"}}); p[0].Status != sdk.PlanEntryStatusPending || p[1].Status != sdk.PlanEntryStatusInProgress {
+		t.Errorf("planOf(claimed, pending) = %+v", p)
 	}
 }

@@ -428,3 +428,31 @@ func TestEditRejudgedBeforeWriting(t *testing.T) {
 		})
 	}
 }
+
+// In the plan mode the model's edit is refused, with a reason it can act
+// on; nothing is asked and the file is as it was.
+func TestPlanModeRefusesEdits(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{editMain, {Content: "1. Change the greeting in main.go."}}}, map[string]string{"main.go": mainGo})
+	c := &client{answer: func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome { return selected("once") }}
+	cn := w.connect(c)
+	id := cn.newSession(t, w.ws)
+	if _, err := cn.SetSessionMode(cn.ctx, sdk.SetSessionModeRequest{SessionId: id, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := cn.prompt(t, id, "Say hello."); err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v", res, err)
+	}
+	if len(c.asked) != 0 {
+		t.Errorf("asked %d times in the plan mode, want never", len(c.asked))
+	}
+	if got := w.read("main.go"); got != mainGo {
+		t.Errorf("plan mode: main.go = %q, want it unchanged", got)
+	}
+	req := w.engine.Requests()
+	if body := string(req[len(req)-1].Body); !strings.Contains(body, "plan mode: no edits") {
+		t.Errorf("the model was not told the plan mode refuses edits: %s", body)
+	}
+	if body := string(req[0].Body); !strings.Contains(body, "[Plan mode: read-only.") {
+		t.Errorf("the plan mode's instruction has no preface")
+	}
+}

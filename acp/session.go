@@ -135,6 +135,7 @@ var modes = []struct {
 }{
 	{"normal", tools.Normal, "Normal", "edits apply (your editor's undo reverts them); protected paths, commands off the allow list and new hosts ask first"},
 	{"ask", tools.AskAll, "Ask first", "every edit and every command asks first"},
+	{"plan", tools.Plan, "Plan", "read-only: reads, searches and read-only commands; no edits, no other commands; the answer ends in a numbered plan"},
 }
 
 func (s *session) modes() *sdk.SessionModeState {
@@ -160,7 +161,7 @@ func (s *session) setMode(id sdk.SessionModeId) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("no mode %q: the modes are normal and ask", id)
+	return fmt.Errorf("no mode %q: the modes are normal, ask and plan", id)
 }
 
 // prompt runs one turn.

@@ -19,19 +19,15 @@ import (
 func (s *session) reporter() func(agent.Event) {
 	var st stream
 	var plan []sdk.PlanEntry
-	planned := func() {
-		if p := planOf(st.answer.text.String()); p != nil && !slices.EqualFunc(p, plan, sameEntry) {
-			plan = p
-			s.update(sdk.UpdatePlan(p...))
-		}
-	}
 	return func(e agent.Event) {
 		switch e.Kind {
 		case agent.RoundStarted:
-			planned()
 			st = stream{}
-		case agent.Finished, agent.Failed:
-			planned()
+		case agent.TasksChanged:
+			if p := planOf(e.Tasks); p != nil && !slices.EqualFunc(p, plan, sameEntry) {
+				plan = p
+				s.update(sdk.UpdatePlan(p...))
+			}
 		case agent.Streamed:
 			text := st.answer.next(e.Text)
 			if st.answer.diverged {
@@ -353,44 +349,34 @@ func (s *session) relative(abs string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// planOf reads the plan a reply gives, when it gives one: a Markdown task
-// list of two items or more ("- [ ] step" to do, "- [x] step" done), as
-// the protocol's plan entries. The first step not done is the one in
-// progress. A reply with no such list gives no plan (nil): the agent does
-// not make one up.
-func planOf(text string) []sdk.PlanEntry {
+// planOf is the run's task list as the protocol's plan entries: a step
+// Reika saw done completed; one the model says is done and Reika did not
+// see pending, its content saying so (claimedSuffix); the first other
+// step in progress. The agent keeps the list (agent/tasks.go): a reply
+// with none gives no plan (nil).
+func planOf(tasks []agent.Task) []sdk.PlanEntry {
 	var out []sdk.PlanEntry
 	current := false
-	for line := range strings.Lines(text) {
-		line = strings.TrimSpace(line)
-		for _, m := range []string{"- ", "* ", "+ "} {
-			line = strings.TrimPrefix(line, m)
-		}
-		if len(line) < 4 || line[0] != '[' || line[2] != ']' || line[3] != ' ' {
-			continue
-		}
-		content := strings.TrimSpace(line[4:])
-		if content == "" {
-			continue
-		}
-		status := sdk.PlanEntryStatusPending
-		switch line[1] {
-		case 'x', 'X':
-			status = sdk.PlanEntryStatusCompleted
-		case ' ':
-			if !current {
-				status, current = sdk.PlanEntryStatusInProgress, true
-			}
+	for _, t := range tasks {
+		e := sdk.PlanEntry{Content: t.Text, Priority: sdk.PlanEntryPriorityMedium, Status: sdk.PlanEntryStatusPending}
+		switch t.Status {
+		case agent.TaskDone:
+			e.Status = sdk.PlanEntryStatusCompleted
+		case agent.TaskClaimed:
+			e.Content += claimedSuffix
 		default:
-			continue
+			if !current {
+				e.Status, current = sdk.PlanEntryStatusInProgress, true
+			}
 		}
-		out = append(out, sdk.PlanEntry{Content: content, Priority: sdk.PlanEntryPriorityMedium, Status: status})
-	}
-	if len(out) < 2 {
-		return nil
+		out = append(out, e)
 	}
 	return out
 }
+
+// claimedSuffix ends a step the model says is done and Reika did not see
+// done: the protocol's statuses have no word for it.
+const claimedSuffix = " (claimed, not seen)"
 
 func sameEntry(a, b sdk.PlanEntry) bool {
 	return a.Content == b.Content && a.Status == b.Status && a.Priority == b.Priority

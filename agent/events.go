@@ -67,13 +67,16 @@ const (
 	// Delegated: a step of a subagent (Text, "subagent 1: read x.go"),
 	// under the parent's call CallID; a progress line.
 	Delegated
+	// TasksChanged: the run's task list (Tasks) was stated, or a step's
+	// status changed (tasks.go).
+	TasksChanged
 )
 
 var eventNames = [...]string{
 	RoundStarted: "round", ChipChanged: "chip", ToolRan: "tool", NoteWritten: "note", Shed: "shed",
 	Folded: "fold", ProposalReady: "proposal", Warning: "warning", Debug: "debug", Finished: "finished", Failed: "failed",
 	Waiting: "waiting", Replied: "replied", Activity: "activity", Streamed: "streamed", Reasoned: "reasoned",
-	ToolStarted: "tool started", Delegated: "subagent",
+	ToolStarted: "tool started", Delegated: "subagent", TasksChanged: "tasks",
 }
 
 func (k EventKind) String() string { return eventNames[k] }
@@ -115,6 +118,9 @@ type Event struct {
 	// Result ends a run.
 	Result *Result
 	Err    error
+	// Tasks: the run's task list, each step with what Reika saw of it
+	// (TasksChanged).
+	Tasks []Task
 }
 
 func (e Event) String() string {
@@ -171,4 +177,7 @@ type Result struct {
 	// Proposals are the changes the run proposed, in order.
 	Proposals []*tools.Proposal
 	Err       error // for EngineFailed and TooSmall
+	// Tasks is the run's task list as it ended, nil when no reply
+	// stated one.
+	Tasks []Task
 }

@@ -72,9 +72,9 @@ func (s *Session) Run(ctx context.Context, instruction string, report func(Event
 	// What the user allows "for this run" lasts as long as this call (a
 	// front end may have put the run there already, with its mode).
 	ctx = tools.WithRun(ctx, tools.Normal)
-	r := &run{s: s, report: report}
-	res := r.loop(ctx, instruction)
-	res.Proposals = r.proposals
+	r := &run{s: s, report: report, tasks: newTaskList(s.cfg.Workspace)}
+	res := r.loop(ctx, instructionFor(ctx, instruction))
+	res.Proposals, res.Tasks = r.proposals, r.tasks.list()
 	s.note(transcript.KindEvent, "run ended: "+res.End.String())
 	s.sync()
 	for _, text := range s.transcriptNotices() {
@@ -102,6 +102,7 @@ type run struct {
 	report    func(Event)
 	rounds    int
 	proposals []*tools.Proposal
+	tasks     *taskList
 	// refused are the calls of the reply being taken that do not run,
 	// with the reason the model is told (screen).
 	refused map[string]string
@@ -211,6 +212,9 @@ func (r *run) take(ctx context.Context, resp *engine.Response, sendErr error, co
 	for _, w := range sc.warnings {
 		r.report(Event{Kind: Warning, Round: r.rounds, Text: w})
 	}
+	if r.tasks.stated(sc.answer) {
+		r.report(Event{Kind: TasksChanged, Round: r.rounds, Tasks: r.tasks.list()})
+	}
 	reply := Assistant(resp)
 	if s.cfg.ReasoningBack {
 		// Sent back from the next request on, as it is now: a reply
@@ -279,6 +283,9 @@ func (r *run) runTool(ctx context.Context, call engine.ToolCall, sendErr error) 
 	if p := res.Proposal; p != nil {
 		r.proposals = append(r.proposals, p)
 		r.report(Event{Kind: ProposalReady, Round: r.rounds, Proposal: p, Applied: res.Outcome != nil && res.Outcome.Applied, Detail: p.Path, CallID: call.ID})
+	}
+	if r.tasks.saw(call, res) {
+		r.report(Event{Kind: TasksChanged, Round: r.rounds, Tasks: r.tasks.list()})
 	}
 	return res
 }

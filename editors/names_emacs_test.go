@@ -41,6 +41,9 @@ func TestEmacsNames(t *testing.T) {
 	for cmd := range got {
 		t.Errorf("reika-commands has %q, which lsp.Commands does not", cmd)
 	}
+	if m := regexp.MustCompile(`\(defconst reika-trust-plan "([^"]*)"`).FindStringSubmatch(src); m == nil || m[1] != lsp.TrustPlan {
+		t.Errorf("reika.el's reika-trust-plan = %v, want %q", m, lsp.TrustPlan)
+	}
 	rest := strings.Replace(src, block[0], "", 1)
 	for _, cmd := range lsp.Commands {
 		if strings.Contains(rest, `"`+cmd+`"`) {

@@ -46,6 +46,10 @@ func TestNvimNames(t *testing.T) {
 	if m == nil || m[1] != lsp.StatusNotification {
 		t.Errorf("names.lua's status_notification = %v, want %q", m, lsp.StatusNotification)
 	}
+	m = regexp.MustCompile(`(?m)^M\.trust_plan = "([^"]*)"`).FindStringSubmatch(src)
+	if m == nil || m[1] != lsp.TrustPlan {
+		t.Errorf("names.lua's trust_plan = %v, want %q", m, lsp.TrustPlan)
+	}
 	// The plugin spells no name anywhere else.
 	for _, dir := range []string{"nvim/lua/reika", "nvim/plugin"} {
 		entries, err := os.ReadDir(dir)

@@ -73,6 +73,10 @@ func TestVSCodeNames(t *testing.T) {
 		t.Errorf("names.ts: statusNotification = %q, want %q", got, lsp.StatusNotification)
 	}
 
+	if got := consts["trustPlan"]; got != lsp.TrustPlan {
+		t.Errorf("names.ts: trustPlan = %q, want %q", got, lsp.TrustPlan)
+	}
+
 	if got := consts["answerNotification"]; got != lsp.AnswerNotification {
 		t.Errorf("names.ts: answerNotification = %q, want %q", got, lsp.AnswerNotification)
 	}

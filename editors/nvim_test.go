@@ -245,6 +245,26 @@ func TestNvimPluginAskPrompt(t *testing.T) {
 	})
 }
 
+// TestNvimPluginPlan: :ReikaPlan asks in the plan mode: the model's edit
+// is refused and the buffer is as it was.
+func TestNvimPluginPlan(t *testing.T) {
+	neovims(t, func(t *testing.T, nv neovim) {
+		const final = "1. In greet.go, capitalize the greeting."
+		r := newRig(t, greetScript(final, ""), map[string]string{"greet.go": greetGo})
+		res := runNvim(t, r, nv, "ask", true, map[string]any{
+			"file":  filepath.Join(r.WS, "greet.go"),
+			"ask":   "ReikaPlan make the greeting friendlier",
+			"final": final,
+		})
+		if slicesContains(res.Lines, greetNew) || res.Applies != 0 {
+			t.Errorf("the plan mode's edit landed (%d applies):\n%s", res.Applies, strings.Join(res.Lines, "\n"))
+		}
+		if !strings.Contains(res.Transcript, "[Plan mode: read-only.") || !strings.Contains(res.Transcript, "plan mode: no edits") {
+			t.Errorf("the transcript lacks the plan preface and the refused edit:\n%s", res.Transcript)
+		}
+	})
+}
+
 func slicesContains(list []string, s string) bool {
 	for _, l := range list {
 		if l == s {

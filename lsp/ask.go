@@ -21,8 +21,9 @@ type askArgs struct {
 	URI         protocol.DocumentURI `json:"uri,omitempty"`
 	Range       *protocol.Range      `json:"range,omitempty"`
 	// Trust is the run's mode: "" (edits apply, protected paths and
-	// commands off the allow list ask) or "ask" (every edit and command
-	// asks first).
+	// commands off the allow list ask), "ask" (every edit and command
+	// asks first) or "plan" (read-only: edits and commands off the
+	// read-only list are refused, and the answer ends in a numbered plan).
 	Trust string `json:"trust,omitempty"`
 	// Queue: while a run is under way, wait and run after it instead of
 	// joining it.
@@ -50,8 +51,8 @@ func (s *Server) startAsk(key string, a askArgs) (*AskResult, error) {
 		return nil, err
 	}
 	mode := tools.Mode(a.Trust)
-	if mode != tools.Normal && mode != tools.AskAll {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask: trust %q is not a mode: leave it out, or give \"ask\" to be asked before every edit and command", a.Trust)
+	if mode != tools.Normal && mode != tools.AskAll && mode != tools.Plan {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "reika.ask: trust %q is not a mode: leave it out, give %q to be asked before every edit and command, or %q for a read-only plan", a.Trust, TrustAsk, TrustPlan)
 	}
 	ctx, cancel := context.WithCancel(tools.WithRun(s.ctx, mode))
 	r := &activeRun{cancel: cancel, key: key, asked: clipLine(a.Instruction, 120)}
@@ -216,6 +217,8 @@ func (s *Server) reporter(r *activeRun, sess *agentConn, prog *progress) func(ag
 		case agent.Finished, agent.Failed:
 			// What the user asks from now on runs next.
 			s.runs.over(r)
+		case agent.TasksChanged:
+			prog.report(tasksLine(e.Tasks))
 		case agent.Activity, agent.Delegated:
 			prog.report(e.Text)
 		case agent.Waiting:
@@ -243,7 +246,7 @@ func (s *Server) tellEnd(ctx context.Context, sess *agentConn, prog *progress, r
 	switch res.End {
 	case agent.Answered:
 		prog.end("done")
-		s.showAnswer(ctx, sess, res.Answer, summary, chip)
+		s.showAnswer(ctx, sess, withTasks(res.Answer, res.Tasks), summary, chip)
 	case agent.Canceled:
 		prog.end("cancelled")
 		s.showMessage(protocol.MessageTypeInfo, "Reika stopped: cancelled; %s · %s", summary, chip)

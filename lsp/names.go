@@ -40,6 +40,12 @@ const (
 	// shows the conversation (the end-of-run message holds it on one line,
 	// or names a document).
 	AnswerNotification = "reika/answer"
+
+	// TrustAsk and TrustPlan are reika.ask's "trust" (its run's mode,
+	// tools.Mode) besides the default: every edit and command asks first;
+	// read-only, ending in a numbered plan.
+	TrustAsk  = "ask"
+	TrustPlan = "plan"
 )
 
 // Commands lists every command the server executes, in the order

@@ -97,6 +97,10 @@ const (
 	Normal Mode = ""
 	// AskAll: every edit and every command asks first.
 	AskAll Mode = "ask"
+	// Plan: read-only, and nothing asks: read, glob and grep run, bash
+	// only what the read-only list allows, edit and write are refused
+	// (plan.go); the run ends in a numbered plan.
+	Plan Mode = "plan"
 )
 
 type runKey struct{}

@@ -56,6 +56,9 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 	}
 	p := contextwin.Payload{Kind: contextwin.Command, Path: command}
 	r := runOf(ctx)
+	if r.mode == Plan {
+		return s.planBash(ctx, a, command, p)
+	}
 	contained := s.sandbox != nil && !a.Outside
 	why := s.allowlist().check(command)
 	label := "allow list"
@@ -109,17 +112,17 @@ func (s *Set) bash(ctx context.Context, raw json.RawMessage) Result {
 		// a sandbox, what follows asks.
 		r.setWrote()
 	}
-	text, failed := s.execute(ctx, command, contained, a.Network)
-	return Result{Content: text, Payload: p, Error: failed}
+	text, failed, passed := s.execute(ctx, command, contained, a.Network)
+	return Result{Content: text, Payload: p, Error: failed, Passed: passed}
 }
 
 // execute runs command, in the editor's terminal when it is not contained
 // and there is one, and returns what the model reads of it: its output,
 // its status, the sandbox's note on a refusal, and what became of the
-// protected names a contained command created or changed.
-func (s *Set) execute(ctx context.Context, command string, contained, network bool) (string, bool) {
+// protected names a contained command created or changed; passed is set
+// when the command ran to its end with exit status 0.
+func (s *Set) execute(ctx context.Context, command string, contained, network bool) (text string, failed, passed bool) {
 	var out, status string
-	var failed bool
 	ran := false
 	if !contained && s.terminal != nil {
 		out, status, failed, ran = s.runInTerminal(ctx, command)
@@ -136,8 +139,9 @@ func (s *Set) execute(ctx context.Context, command string, contained, network bo
 	if out == "" {
 		out = "(no output)"
 	}
-	text := strings.TrimSuffix(out, "\n") + "\n" + status
-	if contained && status != "[exit status 0]" {
+	text = strings.TrimSuffix(out, "\n") + "\n" + status
+	passed = !failed && status == exitZero
+	if contained && !passed {
 		if note := s.sandbox.Explain(out); note != "" {
 			text += "\n" + note
 		}
@@ -147,8 +151,11 @@ func (s *Set) execute(ctx context.Context, command string, contained, network bo
 			text += "\n" + note
 		}
 	}
-	return text, failed
+	return text, failed, passed
 }
+
+// exitZero is the status line of a command that exited with status 0.
+const exitZero = "[exit status 0]"
 
 // Terminal runs command with bash -c in dir where the user sees it (an
 // editor's terminal), stopped when ctx ends. It returns what the command
@@ -279,7 +286,7 @@ func (s *Set) runCommand(ctx context.Context, command string, contained, network
 	case stopped == "cancel":
 		status = "[cancelled: the command and its child processes were stopped]"
 	case werr == nil:
-		status = "[exit status 0]"
+		status = exitZero
 	default:
 		var ee *exec.ExitError
 		if errors.As(werr, &ee) && ee.ExitCode() >= 0 {

@@ -213,6 +213,9 @@ func (s *Set) Run(ctx context.Context, call engine.ToolCall) (res Result) {
 		}
 		return failf("there is no tool named %q; the tools are %s", call.Name, strings.Join(names, ", "))
 	}
+	if r := s.planRefusal(ctx, call.Name); r != nil {
+		return *r
+	}
 	args, err := rawArgs(call.Arguments)
 	if err != nil {
 		return failf("the arguments of %s are not a JSON object (%v); send them as an object, such as %s", call.Name, err, exampleArgs[call.Name])

@@ -24,6 +24,8 @@ type Result struct {
 	// Outcome is what the front end did with the Proposal; nil when there
 	// was no proposer to ask (the change stays proposed) or asking failed.
 	Outcome *Outcome
+	// Passed: the command a bash call ran ended with exit status 0.
+	Passed bool
 	// Read is the file a read call read, whole, as the tool found it (the
 	// open buffer, else the disk): what the repo map learns from. Nil for
 	// other calls and for failures.

@@ -140,7 +140,7 @@ const scenarios = {
     await e.initialize();
     const s = await e.newSession();
     const modes = s.modes.availableModes.map((m) => m.id).join(' ');
-    if (modes !== 'normal ask') fail(`modes ${modes}`);
+    if (modes !== 'normal ask plan') fail(`modes ${modes}`);
     const res = await e.prompt('What does greet.go do?');
     if (res.stopReason !== 'end_turn') fail(`stopReason ${res.stopReason}`);
     const chunks = e.of('agent_message_chunk');

@@ -15,6 +15,7 @@
 ;; commands, edits); this package adds what eglot cannot do by itself:
 ;;
 ;;   M-x reika          ask the agent, about the region or the point
+;;   M-x reika-plan     the same, read-only: the answer is a numbered plan
 ;;   M-x reika-cancel   stop the run under way
 ;;   M-x reika-status   the context chip, the model and the engine
 ;;   M-x reika-compact  fold the conversation now
@@ -81,6 +82,9 @@
     (reject-proposal . "reika.rejectProposal"))
   "The commands the server executes (workspace/executeCommand).")
 
+(defconst reika-trust-plan "plan"
+  "The trust of `reika-plan': a read-only run whose answer is a numbered plan.")
+
 (defconst reika-server-name "reika-lsp"
   "The name the server gives in initialize's serverInfo.")
 
@@ -113,30 +117,46 @@ Before initialize has answered, the program eglot started says it."
 ;;;; Commands
 
 ;;;###autoload
-(defun reika (instruction &optional beg end)
+(defun reika (instruction &optional beg end trust)
   "Ask Reika's agent to do INSTRUCTION, about this buffer's BEG..END.
-Interactively, the region when it is active, else the point.  Return
-the server's answer, (:started t) or (:started :json-false :reason …)."
-  (interactive
-   (let ((region (use-region-p)))
-     (list (read-string "Reika, please: ")
-           (if region (region-beginning) (point))
-           (if region (region-end) (point)))))
+Interactively, the region when it is active, else the point.  TRUST,
+when given, is the run's mode (`reika-trust-plan').  Return the
+server's answer, (:started t) or (:started :json-false :reason …)."
+  (interactive (reika--ask-args "Reika, please: "))
   (let* ((server (reika--server))
          (beg (or beg (point)))
          (end (or end beg))
+         (args (list :instruction instruction
+                     :uri (plist-get (eglot--TextDocumentIdentifier) :uri)
+                     :range (list :start (eglot--pos-to-lsp-position (min beg end))
+                                  :end (eglot--pos-to-lsp-position (max beg end)))))
          (res (jsonrpc-request
                server :workspace/executeCommand
                (list :command (alist-get 'ask reika-commands)
-                     :arguments
-                     (vector (list :instruction instruction
-                                   :uri (plist-get (eglot--TextDocumentIdentifier) :uri)
-                                   :range (list :start (eglot--pos-to-lsp-position (min beg end))
-                                                :end (eglot--pos-to-lsp-position (max beg end)))))))))
+                     :arguments (vector (if trust (append args (list :trust trust)) args))))))
     (when (use-region-p) (deactivate-mark))
     (when (and (called-interactively-p 'any) (not (eq (plist-get res :started) t)))
       (message "Reika did not start: %s" (plist-get res :reason)))
     res))
+
+;;;###autoload
+(defun reika-plan (instruction &optional beg end)
+  "Ask Reika for a read-only plan of INSTRUCTION, about this buffer's BEG..END.
+Reika reads, searches and runs only read-only commands; it edits
+nothing, and its answer ends in a numbered plan.
+Interactively, the region when it is active, else the point."
+  (interactive (reika--ask-args "Reika, plan: "))
+  (let ((res (reika instruction beg end reika-trust-plan)))
+    (when (and (called-interactively-p 'any) (not (eq (plist-get res :started) t)))
+      (message "Reika did not start: %s" (plist-get res :reason)))
+    res))
+
+(defun reika--ask-args (prompt)
+  "The interactive arguments of `reika' and `reika-plan', read with PROMPT."
+  (let ((region (use-region-p)))
+    (list (read-string prompt)
+          (if region (region-beginning) (point))
+          (if region (region-end) (point)))))
 
 ;;;###autoload
 (defun reika-cancel ()

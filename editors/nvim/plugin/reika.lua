@@ -20,6 +20,14 @@ command("ReikaAsk", function(o)
     reika().prompt(range)
   end
 end, { nargs = "*", range = true, desc = "Reika: ask the agent (the selected lines with a range)" })
+command("ReikaPlan", function(o)
+  local range = o.range > 0 and { o.line1, o.line2 } or nil
+  if o.args ~= "" then
+    reika().plan(o.args, range)
+  else
+    reika().prompt(range, require("reika.names").trust_plan)
+  end
+end, { nargs = "*", range = true, desc = "Reika: a read-only plan, nothing edited (the selected lines with a range)" })
 command("ReikaCompact", function() reika().compact() end, { desc = "Reika: fold the conversation now" })
 command("ReikaCancel", function() reika().cancel() end, { desc = "Reika: stop the run under way" })
 command("ReikaStatus", function() reika().show_status() end, { desc = "Reika: the ctx chip and the budget" })

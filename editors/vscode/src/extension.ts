@@ -38,6 +38,9 @@ export const commandIds: Record<string, string> = {
   [names.cmdUndoRun]: "reika.vscode.undoRun",
 };
 
+/** Reika: Plan, which runs the server's ask in the plan mode. */
+export const planCommand = "reika.vscode.plan";
+
 /** The extension's own commands, which run no server command. */
 export const ownCommands = {
   conversation: "reika.vscode.conversation",
@@ -82,7 +85,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Api> {
   context.subscriptions.push(chip, conversation, review);
 
   context.subscriptions.push(
-    vscode.commands.registerCommand(commandIds[names.cmdAsk], ask),
+    vscode.commands.registerCommand(commandIds[names.cmdAsk], (arg) => ask(arg)),
+    vscode.commands.registerCommand(planCommand, (arg) => ask(arg, names.trustPlan)),
     serverCommand(names.cmdCompact, lines.compactLine),
     serverCommand(names.cmdCancel, lines.cancelLine),
     serverCommand(names.cmdStatus, lines.statusLine),
@@ -212,18 +216,21 @@ function serverCommand<T>(command: string, line: (r: T) => string): vscode.Dispo
 }
 
 /**
- * Reika: Ask. The instruction comes from an input box, or from the
- * command's argument (a string, or {instruction}) for keybindings; the
- * active editor's file and selection go with it.
+ * Reika: Ask, and with trust names.trustPlan Reika: Plan (read-only, the
+ * answer a numbered plan). The instruction comes from an input box, or
+ * from the command's argument (a string, or {instruction}) for
+ * keybindings; the active editor's file and selection go with it.
  */
-async function ask(arg?: string | { instruction?: string; fromPanel?: boolean }): Promise<names.AskResult | undefined> {
+async function ask(arg?: string | { instruction?: string; fromPanel?: boolean }, trust?: string): Promise<names.AskResult | undefined> {
   const editor = vscode.window.activeTextEditor;
   const fromPanel = typeof arg === "object" && arg.fromPanel === true;
   let instruction = typeof arg === "string" ? arg : arg?.instruction;
   if (instruction === undefined) {
     instruction = await vscode.window.showInputBox({
-      title: "Reika: Ask",
-      prompt: editor ? "What should Reika do? The file and the selection go with it." : "What should Reika do?",
+      title: trust === names.trustPlan ? "Reika: Plan" : "Reika: Ask",
+      prompt: trust === names.trustPlan
+        ? "What should Reika plan? It only reads, and answers with a numbered plan."
+        : editor ? "What should Reika do? The file and the selection go with it." : "What should Reika do?",
       placeHolder: "add a timeout to the request",
       ignoreFocusOut: true,
     });
@@ -231,7 +238,10 @@ async function ask(arg?: string | { instruction?: string; fromPanel?: boolean })
   if (instruction === undefined || instruction.trim() === "") {
     return undefined;
   }
-  const params: { instruction: string; uri?: string; range?: unknown } = { instruction };
+  const params: { instruction: string; uri?: string; range?: unknown; trust?: string } = { instruction };
+  if (trust !== undefined) {
+    params.trust = trust;
+  }
   if (editor && client && !fromPanel) {
     params.uri = client.code2ProtocolConverter.asUri(editor.document.uri);
     params.range = client.code2ProtocolConverter.asRange(editor.selection);

@@ -25,6 +25,9 @@ export const cmdRejectProposal = "reika.rejectProposal";
 /** Reverts the edits the last run applied, where the text since is unchanged. */
 export const cmdUndoRun = "reika.undoRun";
 
+/** reika.ask's trust for a read-only run whose answer ends in a numbered plan. */
+export const trustPlan = "plan";
+
 /** Every command the server executes, in the order initialize advertises them. */
 export const commands = [
   cmdAsk, cmdCompact, cmdStatus, cmdCancel, cmdSave, cmdNewSession, cmdResume, cmdShowRecap,

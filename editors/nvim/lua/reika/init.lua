@@ -312,10 +312,11 @@ local function selection_range(bufnr, first, last, encoding)
 end
 
 -- ask sends reika.ask: the instruction, the buffer, and with range
--- ({first, last}, 1-based lines) the selected lines.
-function M.ask(instruction, range)
+-- ({first, last}, 1-based lines) the selected lines; trust, when given,
+-- is the run's mode (names.trust_plan).
+function M.ask(instruction, range, trust)
   local bufnr = vim.api.nvim_get_current_buf()
-  local args = { instruction = instruction }
+  local args = { instruction = instruction, trust = trust }
   local c = client.for_buf(bufnr, M.config.root_markers)
   if c and vim.lsp.buf_is_attached(bufnr, c.id) then
     args.uri = vim.uri_from_bufnr(bufnr)
@@ -330,17 +331,25 @@ function M.ask(instruction, range)
   end)
 end
 
--- prompt asks for an instruction (vim.ui.input), then sends it.
-function M.prompt(range)
+-- plan sends reika.ask in the plan mode: read-only, nothing edited, the
+-- answer a numbered plan.
+function M.plan(instruction, range)
+  M.ask(instruction, range, names.trust_plan)
+end
+
+-- prompt asks for an instruction (vim.ui.input), then sends it, with
+-- trust when given (names.trust_plan).
+function M.prompt(range, trust)
+  local label = trust == names.trust_plan and "Reika plan: " or "Reika: "
   local function go(text)
     if text and vim.trim(text) ~= "" then
-      M.ask(text, range)
+      M.ask(text, range, trust)
     end
   end
   if vim.ui and vim.ui.input then
-    vim.ui.input({ prompt = "Reika: " }, go)
+    vim.ui.input({ prompt = label }, go)
   else
-    go(vim.fn.input("Reika: "))
+    go(vim.fn.input(label))
   end
 end
 

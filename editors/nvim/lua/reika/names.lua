@@ -23,6 +23,10 @@ M.commands = {
   undo_run = "reika.undoRun",
 }
 
+-- reika.ask's trust for a read-only run whose answer ends in a numbered
+-- plan.
+M.trust_plan = "plan"
+
 -- The notification that carries the ctx chip to status lines:
 -- {text, size, window, shed_point, percent, warn, running}.
 M.status_notification = "reika/status"
