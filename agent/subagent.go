@@ -14,7 +14,7 @@ import (
 // Subagents. The subagent tool hands a task to a run of the same loop
 // with a context of its own: the same fixed prefix (so the engine's cache
 // of it serves both), its own planner, read-only tools unless the parent
-// asks for edits, at most subagentRounds rounds and subagentDecoded
+// asks for edits (the plan mode's tools), at most subagentRounds rounds and subagentDecoded
 // generated tokens, then a round with tools off that asks for the report.
 // The report is the call's result (a contextwin.Report: kept whole while
 // it fits, shed to its opening, its "key: value" facts taken into the
@@ -188,16 +188,14 @@ func (s *Session) child(ctx context.Context, edits bool) (c *Session, shared boo
 	return c, shared
 }
 
-// readOnlyTools refuses a subagent the tools that change files, and
-// subagents of its own.
+// readOnlyTools refuses a read-only subagent the tools that change files,
+// whatever the toolbox does with the plan mode its context carries.
 type readOnlyTools struct{ Toolbox }
 
 func (t readOnlyTools) Run(ctx context.Context, call engine.ToolCall) tools.Result {
 	switch call.Name {
 	case tools.EditTool, tools.WriteTool:
 		return tools.Result{Error: true, Content: "error: you are a read-only subagent: state the change in your report instead"}
-	case tools.BashTool:
-		return tools.Result{Error: true, Content: "error: you are a read-only subagent: commands are not yours to run; read and search instead"}
 	}
 	return t.Toolbox.Run(ctx, call)
 }
@@ -205,8 +203,10 @@ func (t readOnlyTools) Run(ctx context.Context, call engine.ToolCall) tools.Resu
 // subagents reports whether the session offers the subagent tool.
 func (s *Session) subagents() bool { return !s.cfg.NoSubagents }
 
-// readOnly is the context a read-only subagent's tools run in.
-func readOnly(ctx context.Context) context.Context { return ctx }
+// readOnly is the context a read-only subagent's tools run in: a run of
+// its own in the plan mode (read, glob, grep, the read-only commands;
+// nothing asks, edits are refused).
+func readOnly(ctx context.Context) context.Context { return tools.WithChildRun(ctx, tools.Plan) }
 
 // childSlot is the engine slot a subagent's requests go to: another than
 // the parent's where llama.cpp has several and lists them; else the

@@ -36,6 +36,17 @@ func readBox(n int) *agenttest.Toolbox {
 	}}
 }
 
+// modeBox records the run mode each call ran in.
+type modeBox struct {
+	*agenttest.Toolbox
+	modes []tools.Mode
+}
+
+func (b *modeBox) Run(ctx context.Context, call engine.ToolCall) tools.Result {
+	b.modes = append(b.modes, tools.RunMode(ctx))
+	return b.Toolbox.Run(ctx, call)
+}
+
 // TestSubagentReports: the parent delegates; the subagent reads with the
 // parent's tools, is refused an edit (read-only), answers, and its answer
 // is the call's result in the parent's next request; its steps reach the
@@ -49,7 +60,7 @@ func TestSubagentReports(t *testing.T) {
 		sim.Turn{Content: "The cache is invalidated in one place.\nlocation: store.go:12"},
 		sim.Turn{Content: "It is store.go:12."},
 	)
-	box := readBox(40)
+	box := &modeBox{Toolbox: readBox(40)}
 	s, err := newSession(sessionConfig{Engine: client, Tools: box, Context: contextwin.Config{Window: 16384}})
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +77,9 @@ func TestSubagentReports(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); got != "read" {
 		t.Errorf("the toolbox ran %q, want the subagent's read alone (its edit refused)", got)
+	}
+	if len(box.modes) != 1 || box.modes[0] != tools.Plan {
+		t.Errorf("the subagent's read ran in modes %q, want the plan mode (read-only, nothing asks)", box.modes)
 	}
 	steps := c.texts(Delegated)
 	if len(steps) < 2 || steps[0] != "subagent 1: read store.go" {

@@ -114,6 +114,12 @@ func WithRun(ctx context.Context, mode Mode) context.Context {
 	return context.WithValue(ctx, runKey{}, &run{allowed: map[string]bool{}, mode: mode})
 }
 
+// WithChildRun returns a context for a run inside the one ctx carries (a
+// subagent's), in the given mode and with none of its grants.
+func WithChildRun(ctx context.Context, mode Mode) context.Context {
+	return context.WithValue(ctx, runKey{}, &run{allowed: map[string]bool{}, mode: mode})
+}
+
 // RunMode is the mode of the run ctx carries.
 func RunMode(ctx context.Context) Mode { return runOf(ctx).mode }
 
