@@ -84,6 +84,9 @@ type Setup struct {
 	// sent with every request.
 	MaxSteps    int
 	Temperature *float64
+	// NoSubagents leaves the subagent tool out of the session's tools (a
+	// replay of a session recorded without it).
+	NoSubagents bool
 }
 
 // The values of Setup.ConfigFile and Setup.StateDir that mean none.
@@ -207,6 +210,7 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 		Meta:          transcript.Meta{Endpoint: conn.Options.BaseURL, Model: conn.Options.Model},
 		Debug:         settings.Debug.Value,
 		ReasoningBack: settings.ReasoningBack.Value,
+		NoSubagents:   st.NoSubagents,
 	})
 	if err != nil {
 		cleanup()
@@ -220,9 +224,9 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 		info.notice(true, text)
 	}
 	s.info, s.cleanup = info, cleanup
-	if st.Engine == nil {
-		s.setupSlot(ctx, conn, info.StateDir, &info.Notices)
-	}
+	// (A replay's metered engine has the simulator's slots behind it: a
+	// subagent there takes a slot of its own as it would on llama.cpp.)
+	s.setupSlot(ctx, conn, info.StateDir, &info.Notices)
 	if conn.Discovery.Flavor == engine.LlamaCpp {
 		// (The replay's metered engine is llama.cpp's too: its primer is
 		// sized as a user's is.)

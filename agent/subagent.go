@@ -56,9 +56,9 @@ type subagentArgs struct {
 	Edits  bool   `json:"edits"`
 }
 
-// reportQuestion asks a subagent for its report when its rounds or tokens
+// ReportQuestion asks a subagent for its report when its rounds or tokens
 // are spent.
-const reportQuestion = "Stop here: no more tool calls. Write your report now, from what you found so far, as asked: "
+const ReportQuestion = "Stop here: no more tool calls. Write your report now, from what you found so far, as asked: "
 
 // subagentInstruction is what the subagent is told.
 func subagentInstruction(a subagentArgs) string {
@@ -135,7 +135,7 @@ func (r *run) subagent(ctx context.Context, call engine.ToolCall) tools.Result {
 // report, with tools off.
 func (r *run) reportRound(ctx context.Context, a subagentArgs) (string, End) {
 	s := r.s
-	s.record(contextwin.Message{Role: contextwin.User, Content: reportQuestion + strings.TrimSpace(a.Report)}, "")
+	s.record(contextwin.Message{Role: contextwin.User, Content: ReportQuestion + strings.TrimSpace(a.Report)}, "")
 	p, ok := r.planRound(ctx)
 	if !ok {
 		return "", TooSmall

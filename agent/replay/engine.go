@@ -23,6 +23,9 @@ type Engine struct {
 	// Empty, the recordings are replayed as they are on the simulator's
 	// default template.
 	Reasoning sim.ReasoningTemplate
+	// Slots is llama.cpp's --parallel: 0 or 1, one slot, which a
+	// subagent shares with the session; 2 and more, one of its own.
+	Slots int
 }
 
 // ParseEngine reads an engine by the names of sim.ParseEngine: dense,
@@ -48,7 +51,7 @@ func (e Engine) String() string {
 
 // config is the simulator's configuration for a replay in window.
 func (e Engine) config(window int) sim.Config {
-	return sim.Config{Ctx: window, Slots: 1, Flavor: e.Flavor, Cache: e.Cache, ReasoningTemplate: e.Reasoning}
+	return sim.Config{Ctx: window, Slots: max(e.Slots, 1), Flavor: e.Flavor, Cache: e.Cache, ReasoningTemplate: e.Reasoning}
 }
 
 // clientFlavor is the flavour the meter's client speaks to the engine.

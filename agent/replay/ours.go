@@ -56,6 +56,9 @@ func replayOurs(ctx context.Context, s *Recording, base string, m *meter, told f
 		System:   s.System,
 		Engine:   e,
 		MaxSteps: len(s.Rounds) + 1,
+		// A session recorded without the subagent tool is replayed
+		// without it: the prefix is the one the peers get.
+		NoSubagents: !s.HasSubagents(),
 	})
 	if err != nil {
 		return 0, err
@@ -103,6 +106,13 @@ type oursEngine struct {
 	// event is what the agent did to the request about to go (its
 	// contextwin event's name), from the events it reports.
 	event string
+	// sub are the rounds of the subagent under way, subNext the one its
+	// next turn request gets, subCalls its calls answered, subCall the
+	// parent's call that runs it; sub is nil when none runs.
+	sub      []Round
+	subNext  int
+	subCalls int
+	subCall  string
 }
 
 // observe follows the agent's events: what the next request is.
@@ -123,6 +133,9 @@ func (e *oursEngine) observe(ev agent.Event) {
 }
 
 func (e *oursEngine) Chat(ctx context.Context, req engine.Request, _ func(engine.Delta)) (*engine.Response, error) {
+	if e.sub != nil {
+		return e.subChat(ctx, req)
+	}
 	if e.next >= len(e.s.Rounds) {
 		return nil, errors.New("replay: the agent asked for a turn past the recording's end")
 	}
@@ -146,12 +159,51 @@ func (e *oursEngine) Chat(ctx context.Context, req engine.Request, _ func(engine
 	}
 	resp, err := e.m.Chat(ctx, req, Call{Side: side, Event: event})
 	if err == nil && !side {
+		if r := e.s.Rounds[e.next]; len(r.Sub) > 0 && len(resp.ToolCalls) == 1 && resp.ToolCalls[0].Name == agent.SubagentTool {
+			e.sub, e.subNext, e.subCalls, e.subCall = r.Sub, 0, 0, resp.ToolCalls[0].ID
+		}
 		e.next++
 		e.begun, e.calls, e.event = false, 0, ""
 		if e.next < len(e.s.Rounds) && len(resp.ToolCalls) > 0 {
 			if u := e.s.Rounds[e.next].User; u != "" {
 				e.say(u)
 			}
+		}
+	}
+	return resp, err
+}
+
+// subChat sends a request of the subagent under way: a turn request
+// scripted with its next recorded round, or its note or checkpoint
+// request, which the engine answers itself. After its last round, its
+// report is the parent's new message.
+func (e *oursEngine) subChat(ctx context.Context, req engine.Request) (*engine.Response, error) {
+	last := ""
+	if n := len(req.Messages); n > 0 {
+		last = req.Messages[n-1].Content
+	}
+	turn := req.MaxTokens != 1 && (req.ToolChoice != "none" || strings.Contains(last, agent.ReportQuestion))
+	event := "subagent"
+	switch {
+	case req.MaxTokens == 1:
+		event = "checkpoint"
+	case !turn:
+		event = contextwin.Note.String()
+	}
+	if turn {
+		if e.subNext >= len(e.sub) {
+			return nil, errors.New("replay: the subagent asked for a turn past its recorded rounds")
+		}
+		e.m.srv.AppendScript(scriptTurn(e.sub[e.subNext].Assistant))
+	}
+	resp, err := e.m.Chat(ctx, req, Call{Side: true, Sub: true, Event: event})
+	if err == nil && turn {
+		e.subNext++
+		e.subCalls = 0
+		if e.subNext == len(e.sub) {
+			e.results = append(e.results, contextwin.Message{Role: contextwin.Tool, ToolCallID: e.subCall,
+				Content: strings.TrimSpace(resp.Content), Payload: contextwin.Payload{Kind: contextwin.Report}})
+			e.sub = nil
 		}
 	}
 	return resp, err
@@ -170,6 +222,13 @@ func (t *oursTools) Run(_ context.Context, call engine.ToolCall) tools.Result {
 	r := t.s.Rounds[t.e.next-1]
 	k := t.e.calls
 	t.e.calls++
+	child := t.e.sub != nil && t.e.subNext > 0
+	if child {
+		// A call of the subagent's, answered from its round.
+		r, k = t.e.sub[t.e.subNext-1], t.e.subCalls
+		t.e.subCalls++
+		t.e.calls--
+	}
 	if k >= len(r.Results) {
 		return tools.Result{Error: true, Content: "replay: the recording has no result for this call"}
 	}
@@ -185,7 +244,9 @@ func (t *oursTools) Run(_ context.Context, call engine.ToolCall) tools.Result {
 	// learns the file from the recording, as the editor would show it.
 	content := Cut(rec).Content
 	res := tools.Result{Content: content, Payload: p, Read: wholeRead(p, rec.Content)}
-	t.e.results = append(t.e.results, contextwin.Message{Role: contextwin.Tool, ToolCallID: call.ID, Content: content, Payload: p})
+	if !child {
+		t.e.results = append(t.e.results, contextwin.Message{Role: contextwin.Tool, ToolCallID: call.ID, Content: content, Payload: p})
+	}
 	return res
 }
 

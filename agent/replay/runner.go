@@ -45,6 +45,9 @@ type Row struct {
 	PeakRatio float64 `json:"peak_ratio"`
 	// Overflows are the engine's refusals of a request as too long.
 	Overflows int `json:"overflows"`
+	// SubPrefilled is the share of Prefilled the subagents' requests
+	// prefilled (a session whose rounds ran subagents, ours only).
+	SubPrefilled int `json:"sub_prefilled,omitempty"`
 	// Stalled is the round at which the session stopped before the
 	// recording's end (0: it went to the end). A stalled row is a failure,
 	// whatever its other figures say.
@@ -82,6 +85,7 @@ func (r Row) Failed() bool { return r.Stalled > 0 || r.Skipped > 0 }
 type Request struct {
 	Round int // 1-based round of the recording
 	Side  bool
+	Sub   bool   // a subagent's request (Call.Sub)
 	Event string // the strategy's word for it (Call.Event)
 	// Refused is set when the engine refused it as too long; the figures
 	// below are then zero.
@@ -183,6 +187,9 @@ func Results(ctx context.Context, opt Options) ([]Result, error) {
 	for _, w := range opt.Windows {
 		for _, s := range opt.Recordings {
 			for _, n := range names {
+				if n != "ours" && s.HasSubagents() {
+					continue // the peers have no subagents
+				}
 				jobs = append(jobs, job{len(jobs), s, w, n})
 			}
 		}
@@ -274,6 +281,9 @@ func ReplayOn(ctx context.Context, e Engine, s *Recording, window int, name stri
 		}
 		row.Requests++
 		row.Prefilled += q.PromptN
+		if q.Sub {
+			row.SubPrefilled += q.PromptN
+		}
 		row.Growth += q.Growth
 		row.PrefillSeconds += q.PromptMS / 1000
 		row.Decoded += q.Decoded
@@ -510,7 +520,7 @@ func (m *meter) Chat(ctx context.Context, req engine.Request, c Call) (*engine.R
 		m.scripted = true
 	}
 	resp, err := m.client.Chat(ctx, req, nil)
-	q := Request{Round: m.round, Side: c.Side, Event: c.Event}
+	q := Request{Round: m.round, Side: c.Side || c.Sub, Sub: c.Sub, Event: c.Event}
 	if err != nil {
 		if _, ok := overflowed(err); ok {
 			q.Refused = true
@@ -560,7 +570,7 @@ func (m *meter) Chat(ctx context.Context, req engine.Request, c Call) (*engine.R
 		switch {
 		case !c.Side:
 			m.loss.turn(m.round, req, q.Extends)
-		case req.MaxTokens != 1 && resp.Content != "":
+		case req.MaxTokens != 1 && resp.Content != "" && !c.Sub:
 			m.loss.note(m.round, resp.Content)
 		}
 	}

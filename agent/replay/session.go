@@ -49,6 +49,21 @@ type Round struct {
 	User      string
 	Assistant contextwin.Message
 	Results   []contextwin.Message
+	// Sub are the rounds of the subagent the reply's one call of the
+	// subagent tool ran, in order, the last its report (a reply without
+	// calls); nil for a round without one. The call's result (Results)
+	// is that report.
+	Sub []Round
+}
+
+// HasSubagents reports whether a round of s ran a subagent.
+func (s *Recording) HasSubagents() bool {
+	for _, r := range s.Rounds {
+		if len(r.Sub) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Messages are the round's messages in conversation order.
@@ -92,6 +107,8 @@ type roundLine struct {
 	User      string       `json:"user,omitempty"`
 	Assistant replyLine    `json:"assistant"`
 	Results   []resultLine `json:"results,omitempty"`
+	// Sub are a subagent's rounds (Round.Sub), numbered from 1.
+	Sub []roundLine `json:"sub,omitempty"`
 }
 
 type replyLine struct {
@@ -228,6 +245,19 @@ func (rl roundLine) round() (Round, error) {
 			Payload: contextwin.Payload{Kind: k, Path: res.Payload.Path, From: res.Payload.From, To: res.Payload.To, Total: res.Payload.Total},
 		})
 	}
+	for i, sl := range rl.Sub {
+		if sl.Type != "round" || sl.N != i+1 || len(sl.Sub) > 0 {
+			return r, fmt.Errorf("subagent round %d: want round %d, and no subagent of its own", i+1, i+1)
+		}
+		sr, err := sl.round()
+		if err != nil {
+			return r, fmt.Errorf("subagent round %d: %w", i+1, err)
+		}
+		r.Sub = append(r.Sub, sr)
+	}
+	if len(r.Sub) > 0 && (len(r.Assistant.ToolCalls) != 1 || len(r.Sub[len(r.Sub)-1].Assistant.ToolCalls) > 0) {
+		return r, errors.New("a round with a subagent makes exactly one call, and the subagent's last round makes none")
+	}
 	return r, nil
 }
 
@@ -270,18 +300,26 @@ func WriteRecording(w io.Writer, s *Recording) error {
 		return err
 	}
 	for i, r := range s.Rounds {
-		rl := roundLine{Type: "round", N: i + 1, User: r.User, Assistant: replyLine{Content: r.Assistant.Content, Reasoning: r.Assistant.Reasoning}}
-		for _, c := range r.Assistant.ToolCalls {
-			rl.Assistant.ToolCalls = append(rl.Assistant.ToolCalls, callLine{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
-		}
-		for _, m := range r.Results {
-			p := m.Payload
-			rl.Results = append(rl.Results, resultLine{CallID: m.ToolCallID, Content: m.Content,
-				Payload: payloadLine{Kind: p.Kind.String(), Path: p.Path, From: p.From, To: p.To, Total: p.Total}})
-		}
-		if err := enc.Encode(rl); err != nil {
+		if err := enc.Encode(lineOf(i+1, r)); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
+}
+
+// lineOf is round r, numbered n, in its wire form.
+func lineOf(n int, r Round) roundLine {
+	rl := roundLine{Type: "round", N: n, User: r.User, Assistant: replyLine{Content: r.Assistant.Content, Reasoning: r.Assistant.Reasoning}}
+	for _, c := range r.Assistant.ToolCalls {
+		rl.Assistant.ToolCalls = append(rl.Assistant.ToolCalls, callLine{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	for _, m := range r.Results {
+		p := m.Payload
+		rl.Results = append(rl.Results, resultLine{CallID: m.ToolCallID, Content: m.Content,
+			Payload: payloadLine{Kind: p.Kind.String(), Path: p.Path, From: p.From, To: p.To, Total: p.Total}})
+	}
+	for i, sr := range r.Sub {
+		rl.Sub = append(rl.Sub, lineOf(i+1, sr))
+	}
+	return rl
 }

@@ -45,6 +45,10 @@ type Call struct {
 	// "summary", "mask", …). The metrics do not trust it: they compare
 	// the requests themselves.
 	Event string
+	// Sub marks a request of a subagent's (Round.Sub): beside the
+	// conversation, as a side call is, and counted apart
+	// (Row.SubPrefilled).
+	Sub bool
 }
 
 // ErrSkipped reports a turn a strategy gave up on.

@@ -59,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "the directory to write NAME.jsonl.gz into (default testdata/sessions, with -seed testdata/sessions/unseen)")
 	seeds := fs.String("seed", "", "write the unseen sessions of these `seeds` (comma-separated) instead")
 	goroot := fs.String("goroot", "", "with -seed: the Go tree to draw from (default $(go env GOROOT))")
-	shape := fs.String("shape", "", "with -seed: write the shaped sessions of this `kind` ("+strings.Join(synth.ShapeKinds, ", ")+") instead of unseen ones")
+	shape := fs.String("shape", "", "with -seed: write the shaped sessions of this `kind` ("+strings.Join(synth.ShapeKinds, ", ")+", or delegate: the pair delegate-SEED and inline-SEED of synth.Delegation) instead of unseen ones")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: reika-gensessions [-repo DIR] [-out DIR] [NAME]…")
 		fmt.Fprintln(stderr, "       reika-gensessions -seed N[,N]… [-goroot DIR] [-out DIR]")
@@ -77,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		if *shape != "" {
-			return writeShapes(*shape, *seeds, *out, stdout, stderr)
+			return writeShapes(*shape, *seeds, *repo, *out, stdout, stderr)
 		}
 		return writeUnseen(*seeds, *goroot, *out, stdout, stderr)
 	}
@@ -123,7 +123,7 @@ func parseSeeds(seeds string) ([]uint64, error) {
 
 // writeShapes writes the shaped sessions of kind and the comma-separated
 // seeds into out.
-func writeShapes(kind, seeds, out string, stdout, stderr io.Writer) int {
+func writeShapes(kind, seeds, repo, out string, stdout, stderr io.Writer) int {
 	list, err := parseSeeds(seeds)
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
@@ -131,6 +131,9 @@ func writeShapes(kind, seeds, out string, stdout, stderr io.Writer) int {
 	}
 	if out == "" {
 		out = filepath.Join("testdata", "sessions", "shapes")
+	}
+	if kind == "delegate" {
+		return writeDelegation(list, repo, out, stdout, stderr)
 	}
 	g, err := synth.NewShapes()
 	if err == nil {
@@ -146,6 +149,34 @@ func writeShapes(kind, seeds, out string, stdout, stderr io.Writer) int {
 			return nil, err
 		}
 		return s.Recording, nil
+	})
+}
+
+// writeDelegation writes the delegation pair of each seed (synth.Delegation:
+// delegate-SEED and inline-SEED) into out, drawn from the repository at
+// synth.SourceRev.
+func writeDelegation(list []uint64, repo, out string, stdout, stderr io.Writer) int {
+	src, err := synth.LoadSource(repo, synth.SourceRev)
+	if err == nil {
+		err = os.MkdirAll(out, 0o755)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
+		return 1
+	}
+	var pairs []*replay.Recording
+	for _, seed := range list {
+		d, in, err := synth.Delegation(src, seed)
+		if err != nil {
+			fmt.Fprintf(stderr, "reika-gensessions: %v\n", err)
+			return 1
+		}
+		pairs = append(pairs, d, in)
+	}
+	k := 0
+	return writeSeeds(make([]uint64, len(pairs)), out, stdout, stderr, func(uint64) (*replay.Recording, error) {
+		k++
+		return pairs[k-1], nil
 	})
 }
 

@@ -46,12 +46,13 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Var(&strategies, "strategy", "strategy to replay: "+strategyNames()+"; repeat for several (default all)")
 	eng := fs.String("engine", "dense", "the simulated engine: llama.cpp serving a dense, swa (sliding-window) or recurrent model, or vllm")
 	minStep := fs.Int("checkpoint-min-step", 0, "swa and recurrent: llama-server's --checkpoint-min-step, `tokens` (default 8192; the agent is told it too, as check advises: checkpoint_min_step)")
+	slots := fs.Int("slots", 1, "llama.cpp's --parallel: with 2 or more a subagent takes a slot of its own; with 1 it shares the session's")
 	reasoning := fs.String("reasoning", "", "replay as a thinking model: what the engine's chat template renders of the reasoning sent back, `drop`, turn (the current turn's) or all; a session without reasoning is given some (unset: the sessions as recorded)")
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
 	plot := fs.String("plot", "", "also draw each strategy's prompt per request, shrink events marked, to this SVG `file`")
 	speeds := speedFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--plot FILE.svg] [--engine NAME [--checkpoint-min-step N]] [--reasoning drop|turn|all] [--window N]… [--session FILE]… [--strategy NAME]…")
+		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--plot FILE.svg] [--engine NAME [--checkpoint-min-step N]] [--slots N] [--reasoning drop|turn|all] [--window N]… [--session FILE]… [--strategy NAME]…")
 		fmt.Fprintln(stderr, "\nReplays recorded agent sessions through each context strategy against the simulated")
 		fmt.Fprintln(stderr, "engine (llama.cpp serving a dense model, unless --engine says otherwise) and prints")
 		fmt.Fprintln(stderr, "what each prefilled, how often it invalidated the cache,")
@@ -84,11 +85,15 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err == nil && *minStep < 0 {
 		err = fmt.Errorf("--checkpoint-min-step %d: want a positive number of tokens", *minStep)
 	}
+	if err == nil && (*slots < 1 || *slots > 8) {
+		err = fmt.Errorf("--slots %d: want 1 to 8", *slots)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp replay: %v\n", err)
 		return 2
 	}
 	engine.Cache.MinStep = *minStep
+	engine.Slots = *slots
 	if *reasoning != "" {
 		if engine.Reasoning, err = sim.ParseReasoningTemplate(*reasoning); err != nil {
 			fmt.Fprintf(stderr, "reika-lsp replay: --reasoning: %v\n", err)
@@ -143,6 +148,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return failedRows(rows, stderr)
 	}
 	printReplayRows(stdout, rows)
+	printSubagentRows(stdout, rows)
 	return failedRows(rows, stderr)
 }
 
@@ -217,6 +223,17 @@ func findSessions() ([]string, error) {
 
 // printReplayRows prints the rows as an aligned table: names to the left,
 // numbers to the right.
+// printSubagentRows says, for the rows of sessions that ran subagents,
+// what the session itself prefilled and what its subagents did.
+func printSubagentRows(w io.Writer, rows []replay.Row) {
+	for _, r := range rows {
+		if r.SubPrefilled > 0 {
+			fmt.Fprintf(w, "%s %d %s: the session prefilled %d tokens itself, its subagents %d (%d in all)\n",
+				r.Strategy, r.Window, r.Session, r.Prefilled-r.SubPrefilled, r.SubPrefilled, r.Prefilled)
+		}
+	}
+}
+
 func printReplayRows(w io.Writer, rows []replay.Row) {
 	table := [][]string{{"strategy", "window", "session", "prefilled", "growth", "ratio", "events", "live_mean",
 		"peak_ratio", "overflows", "facts_kept", "requests", "prefill_s", "decoded", "engine_s",
