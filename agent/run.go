@@ -591,6 +591,7 @@ func (r *run) chat(ctx context.Context, what string, req engine.Request, p conte
 	if resp != nil && (err == nil || errors.Is(err, engine.BadToolCall)) {
 		s.prev = cur
 		cached, known := cacheFigure(resp)
+		s.sawSlot(cached, known)
 		fig := s.cw.Observe(contextwin.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
 			FinishReason: resp.FinishReason, Cached: cached, CachedKnown: known})
 		if resp.Overran {

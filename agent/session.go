@@ -128,6 +128,12 @@ type Session struct {
 
 	// slot is the engine slot and the saving of its cache (slot.go).
 	slot slotState
+	// watchSlot is the session's last prompt, in tokens, when a subagent
+	// shared its slot and its next request is to show whether the engine
+	// kept that prompt; slotLoses is set once one showed it did not
+	// (subagent.go). Guarded by mu.
+	watchSlot int
+	slotLoses bool
 	// resumedSlot is the slot the resumed session last recorded,
 	// resumedSave its last save; resumeReq is the request it sent last,
 	// rebuilt, which the warm-up sends again. Set by replay.

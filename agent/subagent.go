@@ -107,12 +107,7 @@ func (r *run) subagent(ctx context.Context, call engine.ToolCall) tools.Result {
 		report, end = cr.reportRound(cctx, a)
 	}
 	if shared {
-		s.mu.Lock()
-		folds := s.cw.SlotTaken()
-		s.mu.Unlock()
-		if folds {
-			r.report(Event{Kind: Activity, Round: r.rounds, Text: "the subagent used this session's engine slot: the next request folds, while its prefill is paid anyway"})
-		}
+		r.sharedSlot()
 	}
 	st := child.Stats()
 	s.mu.Lock()
@@ -129,6 +124,41 @@ func (r *run) subagent(ctx context.Context, call engine.ToolCall) tools.Result {
 		return tools.Result{Error: true, Content: fmt.Sprintf("error: the subagent gave no report (%s after %d rounds)", why, cr.rounds)}
 	}
 	return tools.Result{Content: strings.TrimSpace(report), Payload: contextwin.Payload{Kind: contextwin.Report, Path: oneLineOf(a.Task, 80)}}
+}
+
+// sharedSlot follows a subagent that used the session's slot. llama.cpp
+// keeps a prompt its slot drops in host memory (--cache-ram, on by
+// default in recent builds) and takes it back when the session returns;
+// an engine started without it, or older, has lost the session's cache.
+// The session's next request shows which (watchSlot); once it showed a
+// loss, the planner is told after every later subagent (SlotTaken), which
+// folds a request past half the usable room while its prefill is paid
+// anyway.
+func (r *run) sharedSlot() {
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.slotLoses {
+		s.watchSlot = s.stats.LastPrompt
+		return
+	}
+	if s.cw.SlotTaken() {
+		r.report(Event{Kind: Activity, Round: r.rounds, Text: "the subagent used this session's engine slot, which keeps no copy of the session's prompt: the next request folds, while its prefill is paid anyway"})
+	}
+}
+
+// sawSlot takes the figures of the session's first request after a
+// subagent that shared its slot: cached, the tokens the engine reused, is
+// well short of the session's previous prompt when the engine lost it.
+// The caller holds mu.
+func (s *Session) sawSlot(cached int, known bool) {
+	if s.watchSlot == 0 || !known {
+		return
+	}
+	if cached < s.watchSlot*9/10 {
+		s.slotLoses = true
+	}
+	s.watchSlot = 0
 }
 
 // reportRound asks a subagent whose rounds or tokens are spent for its

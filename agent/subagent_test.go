@@ -170,8 +170,8 @@ func TestSubagentLimit(t *testing.T) {
 
 // TestSubagentSlots: on a llama.cpp engine of two slots the subagent
 // takes the other one and the parent's next request reuses its whole
-// previous prompt; on one slot the parent's cache is gone, and the
-// planner is told.
+// previous prompt; on one slot (the simulator keeps no copy of a prompt
+// its slot drops) the parent's cache is gone, and the session learns it.
 func TestSubagentSlots(t *testing.T) {
 	for _, slots := range []int{2, 1} {
 		t.Run(fmt.Sprint(slots, " slots"), func(t *testing.T) {
@@ -195,6 +195,9 @@ func TestSubagentSlots(t *testing.T) {
 			}
 			if slots == 1 && reused {
 				t.Errorf("on one slot the parent reused its whole previous prompt (%d tokens): the subagent did not use the slot?", parentAfter.CacheN)
+			}
+			if s.slotLoses != (slots == 1) {
+				t.Errorf("%d slots: the session learnt that its slot loses its prompt = %v, want %v", slots, s.slotLoses, slots == 1)
 			}
 		})
 	}
