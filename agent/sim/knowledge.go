@@ -36,8 +36,10 @@ type knowledge struct {
 }
 
 // factRe finds a fact planted in a message: "FACT key: value", at the
-// start of a line (indented too: a shed summary indents what it quotes).
-var factRe = regexp.MustCompile(`(?m)^[ \t]*FACT ([A-Za-z0-9_.-]{1,40}): (.{1,200})$`)
+// start of a line (indented too: a shed summary indents what it quotes),
+// or of a file's line as a read numbers it, in a comment ("   12\t//
+// FACT owner: x"): a model reads a fact in code as well as in a log.
+var factRe = regexp.MustCompile(`(?m)^[ \t]*(?:\d+\t[ \t]*(?://|#|--|;)[ \t]*)?FACT ([A-Za-z0-9_.-]{1,40}): (.{1,200})$`)
 
 // noteFacts collects the facts of a message's text.
 func (k *knowledge) noteFacts(text string) {
