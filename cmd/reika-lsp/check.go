@@ -52,6 +52,9 @@ type checkReport struct {
 	// what keeps the engine's prompt cache and how to keep it longer.
 	Slot  *int   `json:"slot,omitempty"`
 	Cache string `json:"cache,omitempty"`
+	// Subagents says where a subagent's requests go and what that costs
+	// the session's cache, and how to make it cost nothing.
+	Subagents string `json:"subagents,omitempty"`
 	// CacheClass is how the engine reuses its prompt cache
 	// (contextwin.CacheClass), CacheModel the same in words with its
 	// window or block, CacheAdvice what it costs and what to do.
@@ -238,6 +241,7 @@ func doCheck(ctx context.Context, getenv func(string) string, editor agent.Setup
 	rep.takeConnection(conn, s.Model)
 	rep.Slots, rep.OutputLimit = d.Slots, d.OutputLimit
 	rep.Cache = cacheAdvice(d.Flavor, sess.Slot())
+	rep.Subagents = subagentAdvice(d.Flavor, d.Slots, sess.Slot())
 	rep.Sandbox = sess.Info().Sandbox.Line
 	if sl := sess.Slot(); sl.ID >= 0 {
 		rep.Slot = &sl.ID
@@ -421,6 +425,9 @@ func printFacts(w io.Writer, r *checkReport) {
 		if r.Cache != "" {
 			row("cache", r.Cache, "")
 		}
+		if r.Subagents != "" {
+			row("subagents", r.Subagents, "")
+		}
 		if r.CacheClass != "" {
 			row("cache class", r.CacheModel, r.CacheSourceText)
 			row("cache cost", r.CacheAdvice, "")
@@ -519,6 +526,23 @@ func pluralSuffix(n int) string {
 
 // cacheAdvice says what keeps the engine's prompt cache between requests
 // and across restarts, and how to keep it longer.
+// subagentAdvice says where a subagent's requests go on this engine and
+// what they cost the session's cache.
+func subagentAdvice(f engine.Flavor, slots int, sl agent.SlotInfo) string {
+	switch {
+	case f == engine.LlamaCpp && sl.Pinned:
+		return fmt.Sprintf("a slot of their own (%d slots): this session's cache is untouched", slots)
+	case f == engine.LlamaCpp:
+		return "this session's slot: llama-server keeps the prompt they displace in host memory (--cache-ram, on by default in recent builds) " +
+			"and Reika learns whether it did; start it with --parallel 2 to give them a slot of their own"
+	case f == engine.VLLM, f == engine.SGLang:
+		return "sequences of their own: the prefix cache keeps this session's blocks while memory allows"
+	case f == engine.Ollama:
+		return "the model's parallel sequences (OLLAMA_NUM_PARALLEL): with one, they displace this session's cache"
+	}
+	return ""
+}
+
 func cacheAdvice(f engine.Flavor, sl agent.SlotInfo) string {
 	switch f {
 	case engine.LlamaCpp:
