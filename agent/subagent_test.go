@@ -202,3 +202,33 @@ func TestSubagentSlots(t *testing.T) {
 		})
 	}
 }
+
+// TestSubagentCancel: cancelling the run while its subagent works stops
+// the subagent too; the run ends cancelled, without the subagent's later
+// rounds.
+func TestSubagentCancel(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 16384})
+	turns := []sim.Turn{subagentCall("Read everything", "what you found")}
+	for i := 0; i < 10; i++ {
+		turns = append(turns, readTurn(fmt.Sprintf("f%d.go", i)))
+	}
+	srv.AppendScript(turns...)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reads := 0
+	box := &agenttest.Toolbox{Names: []string{"read"}, Answer: func(c engine.ToolCall) tools.Result {
+		if reads++; reads == 3 {
+			cancel()
+		}
+		return tools.Result{Content: "     1\tpackage x\n", Payload: contextwin.Payload{Kind: contextwin.Read, Path: "x.go", From: 1, To: 1, Total: 1}}
+	}}
+	s, _ := newSession(sessionConfig{Engine: client, Tools: box, Context: contextwin.Config{Window: 16384}})
+	defer s.Close()
+	res, _ := s.Run(ctx, "Explore", nil)
+	if res.End != Canceled {
+		t.Errorf("Run ended %v, want canceled", res.End)
+	}
+	if n := len(box.Calls()); n != 3 {
+		t.Errorf("the subagent ran %d reads, want it stopped at the third", n)
+	}
+}

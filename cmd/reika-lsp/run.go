@@ -52,6 +52,8 @@ line instead, each with "kind" and the fields that kind uses:
   fold           round, folded, recap_chars, emergency
   warning        round, text, retry, emergency
   subagent       round, call_id (the subagent call's), text (one of its steps)
+  tasks          round, tasks [{text, status (pending|done|claimed), seen}]:
+                 the steps a reply listed, done only where Reika saw it
   waiting, activity, replied, debug          round, text
   text, reasoning                            round, text (pieces as they stream)
 and last one of

@@ -29,6 +29,8 @@ type runEvent struct {
 	Result string           `json:"result,omitempty"`
 	Failed bool             `json:"failed,omitempty"`
 	Text   string           `json:"text,omitempty"`
+	// Tasks are the run's steps, each ticked only from what ran.
+	Tasks []runTask `json:"tasks,omitempty"`
 
 	Path    string `json:"path,omitempty"`
 	Applied *bool  `json:"applied,omitempty"`
@@ -55,6 +57,13 @@ type runEvent struct {
 	Transcript   string    `json:"transcript,omitempty"`
 }
 
+// runTask is a step of the run's task list on the wire.
+type runTask struct {
+	Text   string `json:"text"`
+	Status string `json:"status"` // pending, done (Seen says why), claimed
+	Seen   string `json:"seen,omitempty"`
+}
+
 // runKinds are the stable names of the agent's events on the wire;
 // Finished and Failed are not among them: the run's last line says how
 // it ended, once.
@@ -63,7 +72,7 @@ var runKinds = map[agent.EventKind]string{
 	agent.ToolRan: "tool_ran", agent.ProposalReady: "proposal", agent.NoteWritten: "note",
 	agent.Shed: "shed", agent.Folded: "fold", agent.Warning: "warning", agent.Waiting: "waiting",
 	agent.Activity: "activity", agent.Replied: "replied", agent.Debug: "debug",
-	agent.Streamed: "text", agent.Reasoned: "reasoning", agent.Delegated: "subagent",
+	agent.Streamed: "text", agent.Reasoned: "reasoning", agent.Delegated: "subagent", agent.TasksChanged: "tasks",
 }
 
 // runEnds are the stable names of how a run ended.
@@ -144,6 +153,8 @@ func (p *runPrinter) event(e agent.Event) {
 		line = "… " + oneLineText(e.Text)
 	case agent.Delegated:
 		line = "  " + oneLineText(e.Text)
+	case agent.TasksChanged:
+		line = fmt.Sprintf("tasks: %d/%d done", agent.TasksDone(e.Tasks), len(e.Tasks))
 	default:
 		return
 	}
@@ -161,6 +172,10 @@ func jsonEvent(kind string, e agent.Event) runEvent {
 		ev.Tool, ev.CallID, ev.Args = e.Tool, e.CallID, e.Args
 	case agent.Delegated:
 		ev.CallID, ev.Text = e.CallID, e.Text
+	case agent.TasksChanged:
+		for _, t := range e.Tasks {
+			ev.Tasks = append(ev.Tasks, runTask{Text: t.Text, Status: string(t.Status), Seen: t.Seen})
+		}
 	case agent.ToolRan:
 		ev.Tool, ev.CallID, ev.Detail, ev.Result, ev.Failed = e.Tool, e.CallID, e.Detail, e.Text, e.ToolFailed
 	case agent.ProposalReady:
