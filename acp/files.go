@@ -96,19 +96,13 @@ func (s *session) propose(ctx context.Context, p tools.Proposal) (tools.Outcome,
 			return tools.Outcome{Reason: "the user rejected the change to " + name}, nil
 		}
 	}
-	cur, exists, err := s.fileText(ctx, p.Abs)
-	if err != nil {
-		return tools.Outcome{Reason: fmt.Sprintf("%s cannot be read: %v; nothing was applied", name, err)}, nil
-	}
 	// Placed on the text as it is now, by the language server's rule: a
 	// hunk whose lines the user changed is refused, one they moved is
 	// placed where they are.
-	plan, err := tools.PlanEdit(p, tools.Current{Text: cur, Exists: exists})
-	if err != nil {
-		return tools.Outcome{Reason: err.Error()}, nil
-	}
-	if plan.Empty() {
-		return tools.Outcome{Applied: true, Note: name + " already had this text"}, nil
+	cur, exists, err := s.fileText(ctx, p.Abs)
+	plan, done := tools.Place(p, name, tools.Current{Text: cur, Exists: exists}, err)
+	if done != nil {
+		return *done, nil
 	}
 	text := plan.Result()
 	// And again just before it is written: the question may have waited

@@ -421,3 +421,22 @@ func DisplayName(p Proposal) string {
 	}
 	return path.Base(strings.ReplaceAll(p.Abs, "\\", "/"))
 }
+
+// Place is PlanEdit for a front end that writes the file itself: the
+// plan whose Result it writes, or, when there is nothing to write, the
+// outcome that ends the proposal (a refusal, or a file that already had
+// this text). name is the file as the model is told it; readErr is the
+// failure to read cur, if any.
+func Place(p Proposal, name string, cur Current, readErr error) (plan EditPlan, done *Outcome) {
+	if readErr != nil {
+		return plan, &Outcome{Reason: fmt.Sprintf("%s cannot be read: %v; nothing was applied", name, readErr)}
+	}
+	plan, err := PlanEdit(p, cur)
+	switch {
+	case err != nil:
+		return plan, &Outcome{Reason: err.Error()}
+	case plan.Empty():
+		return plan, &Outcome{Applied: true, Note: name + " already had this text"}
+	}
+	return plan, nil
+}

@@ -54,15 +54,9 @@ func (d *diskEdits) propose(_ context.Context, p tools.Proposal) (tools.Outcome,
 		return tools.Outcome{Reason: fmt.Sprintf("refused: non-interactive run; %s is protected (%s), and a headless run never changes a protected path: nothing was applied; tell the user the change instead", name, q.Protected)}, nil
 	}
 	cur, exists, err := diskText(p.Abs)
-	if err != nil {
-		return tools.Outcome{Reason: fmt.Sprintf("%s cannot be read: %v; nothing was applied", name, err)}, nil
-	}
-	plan, err := tools.PlanEdit(q, tools.Current{Text: cur, Exists: exists})
-	if err != nil {
-		return tools.Outcome{Reason: err.Error()}, nil
-	}
-	if plan.Empty() {
-		return tools.Outcome{Applied: true, Note: name + " already had this text"}, nil
+	plan, done := tools.Place(q, name, tools.Current{Text: cur, Exists: exists}, err)
+	if done != nil {
+		return *done, nil
 	}
 	if err := writeInside(d.root, p.Abs, plan.Result()); err != nil {
 		return tools.Outcome{Reason: fmt.Sprintf("writing %s failed: %v; nothing was applied", name, err)}, nil
