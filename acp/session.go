@@ -186,7 +186,10 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	for _, n := range notices {
 		s.status(n)
 	}
-	text := s.instruction(blocks)
+	text, left := s.instruction(blocks)
+	for _, l := range left {
+		s.status(l)
+	}
 	if strings.TrimSpace(text) == "" {
 		return sdk.PromptResponse{}, invalid(errors.New("the prompt holds no text"))
 	}
@@ -209,24 +212,48 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	return sdk.PromptResponse{}, failure(fmt.Errorf("the run stopped: %s", oneLine(err.Error())))
 }
 
-// instruction is the prompt's blocks as the model reads them: the text,
-// the files the client linked (by path), and the selections it embedded
-// (fenced, with their path). The files become known: their text is asked
-// of the client.
-func (s *session) instruction(blocks []sdk.ContentBlock) string {
-	var b strings.Builder
+// instruction is the prompt's blocks as the model reads them, each a
+// paragraph of its own: the text, the files the client linked (by path),
+// and the selections it embedded (fenced, with their path). The files
+// become known: their text is asked of the client. What the model cannot
+// take (an image, audio, a binary resource) is named in its place, and
+// left returns what the user should be told of it.
+func (s *session) instruction(blocks []sdk.ContentBlock) (text string, left []string) {
+	var parts []string
 	for _, c := range blocks {
 		switch {
 		case c.Text != nil:
-			b.WriteString(c.Text.Text)
+			if t := strings.Trim(c.Text.Text, "\n"); strings.TrimSpace(t) != "" {
+				parts = append(parts, t)
+			}
 		case c.ResourceLink != nil:
-			fmt.Fprintf(&b, "\n(file: %s)", s.mention(c.ResourceLink.Uri))
+			parts = append(parts, fmt.Sprintf("(file: %s)", s.mention(c.ResourceLink.Uri)))
 		case c.Resource != nil && c.Resource.Resource.TextResourceContents != nil:
 			r := c.Resource.Resource.TextResourceContents
-			fmt.Fprintf(&b, "\n\n%s:\n```\n%s\n```\n", s.mention(r.Uri), strings.TrimRight(r.Text, "\n"))
+			parts = append(parts, fmt.Sprintf("%s:\n```\n%s\n```", s.mention(r.Uri), strings.TrimRight(r.Text, "\n")))
+		default:
+			what := blockKind(c)
+			parts = append(parts, fmt.Sprintf("(the user attached %s, which Reika cannot pass to this model: it was left out)", what))
+			left = append(left, fmt.Sprintf("%s was left out: Reika sends the model text only", what))
 		}
 	}
-	return b.String()
+	if len(parts) == len(left) {
+		return "", left // nothing the model can read
+	}
+	return strings.Join(parts, "\n\n"), left
+}
+
+// blockKind names a block the model cannot take.
+func blockKind(c sdk.ContentBlock) string {
+	switch {
+	case c.Image != nil:
+		return "an image"
+	case c.Audio != nil:
+		return "an audio clip"
+	case c.Resource != nil:
+		return "a binary resource"
+	}
+	return "a block of an unknown kind"
 }
 
 // mention is how a prompt names a file: its workspace path when it is
