@@ -104,6 +104,9 @@ func TestToolCallWithDiff(t *testing.T) {
 				for _, x := range asList(u["content"]) {
 					if m := x.(map[string]any); m["type"] == "diff" {
 						diff = m
+						if status == "completed" {
+							t.Errorf("the edit's diff came after its call was marked completed: a client shows the call without it")
+						}
 					}
 				}
 			}

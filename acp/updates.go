@@ -19,7 +19,19 @@ import (
 func (s *session) reporter() func(agent.Event) {
 	var st stream
 	var plan []sdk.PlanEntry
+	// ran is an edit's end held for its diff, which the agent reports
+	// after it: a client shows the call as done with the diff it has then.
+	var ran *agent.Event
+	flush := func() {
+		if ran != nil {
+			s.toolRan(*ran)
+			ran = nil
+		}
+	}
 	return func(e agent.Event) {
+		if ran != nil && (e.Kind != agent.ProposalReady || e.CallID != ran.CallID) {
+			flush()
+		}
 		switch e.Kind {
 		case agent.RoundStarted:
 			st = stream{}
@@ -44,11 +56,16 @@ func (s *session) reporter() func(agent.Event) {
 		case agent.ToolStarted:
 			s.toolStarted(e)
 		case agent.ToolRan:
+			if e.Proposal == nil && !e.ToolFailed && (e.Tool == "edit" || e.Tool == "write") {
+				ran = &e
+				break
+			}
 			s.toolRan(e)
 		case agent.Delegated:
 			s.delegated(e)
 		case agent.ProposalReady:
 			s.proposed(e)
+			flush()
 		case agent.ChipChanged:
 			s.chip(e.Chip)
 		case agent.Shed, agent.Folded:
