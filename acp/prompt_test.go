@@ -14,6 +14,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/agent/tools"
 )
 
 const mainGo = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
@@ -185,6 +186,11 @@ func TestCommandAsks(t *testing.T) {
 	last := q.Options[len(q.Options)-1]
 	if *q.ToolCall.Title != "allow list: rm main.go" || last.Kind != sdk.PermissionOptionKindRejectOnce || q.Options[0].Kind != sdk.PermissionOptionKindAllowOnce {
 		t.Errorf("asked %q with %+v", *q.ToolCall.Title, q.Options)
+	}
+	for _, o := range q.Options {
+		if o.OptionId == sdk.PermissionOptionId(tools.ThisRun) && o.Kind != sdk.PermissionOptionKindAllowOnce {
+			t.Errorf("\"for this run\" is offered as %s: a client shows it as always", o.Kind)
+		}
 	}
 	calls := c.matching("tool_call")
 	if len(calls) == 0 || calls[0]["kind"] != "execute" || string(q.ToolCall.ToolCallId) != calls[0]["toolCallId"] {
