@@ -45,6 +45,11 @@ func TestPromptStreamsTheAnswer(t *testing.T) {
 	if len(usage) == 0 || usage[len(usage)-1]["size"] != float64(16384) || usage[len(usage)-1]["used"].(float64) <= 0 {
 		t.Errorf("usage updates %v, want the window 16384 and the tokens used", usage)
 	}
+	for i := 1; i < len(usage); i++ {
+		if usage[i]["used"] == usage[i-1]["used"] && usage[i]["size"] == usage[i-1]["size"] {
+			t.Errorf("usage update %d repeats the one before: %v", i+1, usage[i])
+		}
+	}
 	waitFor(t, func() bool { return slices.Contains(c.kinds(), "available_commands_update") }, "available_commands_update")
 	cmds := c.matching("available_commands_update")[0]["availableCommands"].([]any)
 	var names []string

@@ -36,6 +36,8 @@ type session struct {
 	// ids the client knows (unique in the session; the model's repeat).
 	calls   map[string]string
 	running string // the tool call running now, "" between calls
+	// usage is the last usage update sent (used, size).
+	usage [2]int
 	// steps are the subagents' steps shown in their tool calls, by id.
 	steps  map[string][]string
 	serial int // for the ids of tool calls and status lines

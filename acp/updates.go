@@ -137,6 +137,13 @@ func (s *session) chip(c agent.Chip) {
 	if c.Window <= 0 {
 		return
 	}
+	s.mu.Lock()
+	same := s.usage == [2]int{c.Size, c.Window}
+	s.usage = [2]int{c.Size, c.Window}
+	s.mu.Unlock()
+	if same {
+		return // the client has it: no update says nothing new
+	}
 	s.update(sdk.SessionUpdate{UsageUpdate: &sdk.SessionUsageUpdate{Used: c.Size, Size: c.Window}})
 }
 
