@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -51,7 +53,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	// field (defect 4): r is held shut until the logger is in place.
 	open := make(chan struct{})
 	s.wire = &wire{w: w}
-	s.conn = sdk.NewAgentSideConnection(s, s.wire, gated{r, open})
+	s.conn = sdk.NewAgentSideConnection(s, s.wire, &lines{r: bufio.NewReader(r), open: open, wire: s.wire})
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(opts.Log, nil)))
 	close(open)
 	select {
@@ -62,29 +64,61 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	return nil
 }
 
-// gated is a reader that reads nothing until open is closed.
-type gated struct {
-	r    io.Reader
+// lines is the client's input as the SDK reads it: nothing until open is
+// closed, then a line at a time; a line that is not JSON is answered with
+// the protocol's parse error (-32700), which the SDK would drop without a
+// word, and not passed on.
+type lines struct {
+	r    *bufio.Reader
 	open <-chan struct{}
+	wire *wire
+	buf  []byte
+	err  error
 }
 
-func (g gated) Read(p []byte) (int, error) {
-	<-g.open
-	return g.r.Read(p)
+func (l *lines) Read(p []byte) (int, error) {
+	<-l.open
+	for len(l.buf) == 0 && l.err == nil {
+		line, err := l.r.ReadBytes('\n')
+		l.err = err
+		switch t := bytes.TrimSpace(line); {
+		case len(t) == 0:
+		case json.Valid(t):
+			l.buf = line
+		default:
+			l.wire.send([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON"}}` + "\n"))
+		}
+	}
+	if len(l.buf) == 0 {
+		return 0, l.err
+	}
+	n := copy(p, l.buf)
+	l.buf = l.buf[n:]
+	return n, nil
 }
 
 // wire is the connection's output: the SDK writes each message whole, in
 // one Write, under its lock. It runs what waits for the answer that gives
 // a session's id, once that answer is out.
 type wire struct {
-	w io.Writer
+	w   io.Writer
+	out sync.Mutex // held through one message's write
 
 	mu      sync.Mutex
 	waiting map[sdk.SessionId]func()
 }
 
+// send writes a message of the server's own, between the SDK's.
+func (o *wire) send(p []byte) {
+	o.out.Lock()
+	defer o.out.Unlock()
+	o.w.Write(p)
+}
+
 func (o *wire) Write(p []byte) (int, error) {
+	o.out.Lock()
 	n, err := o.w.Write(p)
+	o.out.Unlock()
 	o.mu.Lock()
 	pending := len(o.waiting) > 0
 	o.mu.Unlock()
