@@ -86,7 +86,9 @@ func (l *lines) Read(p []byte) (int, error) {
 		case json.Valid(t):
 			l.buf = line
 		default:
-			l.wire.send([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON"}}` + "\n"))
+			// Written beside the reading, as the SDK's answers are: a
+			// client that writes before it reads must not stall it.
+			go l.wire.send([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON"}}` + "\n"))
 		}
 	}
 	if len(l.buf) == 0 {
