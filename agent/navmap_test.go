@@ -41,8 +41,8 @@ func main() {
 	defer s.Close()
 }
 `,
-	"py/store.py": "def open_store(path):\n    # open_store is documented here\n    return path\n",
-	"py/app.py":   "from store import open_store\n\ns = open_store(\"x\")\n",
+	"py/store.py":  "def open_store(path):\n    # open_store is documented here\n    return path\n",
+	"py/app.py":    "from store import open_store\n\ns = open_store(\"x\")\n",
 	"web/store.ts": "export function openStore(path: string): string {\n  return path;\n}\n",
 	"web/app.ts":   "import { openStore } from './store';\n\nconst s = openStore(`openStore`);\n",
 }
@@ -130,8 +130,12 @@ func TestMapNavigator(t *testing.T) {
 		t.Errorf("definition inside a comment: %v, want an error saying there is no name", err)
 	}
 	for _, h := range []func(context.Context) (tools.NavAnswer, error){
-		func(ctx context.Context) (tools.NavAnswer, error) { return nav.Hover(ctx, tools.NavQuery{Symbol: "Open"}) },
-		func(ctx context.Context) (tools.NavAnswer, error) { return nav.Diagnostics(ctx, []string{"cmd/main.go"}) },
+		func(ctx context.Context) (tools.NavAnswer, error) {
+			return nav.Hover(ctx, tools.NavQuery{Symbol: "Open"})
+		},
+		func(ctx context.Context) (tools.NavAnswer, error) {
+			return nav.Diagnostics(ctx, []string{"cmd/main.go"})
+		},
 	} {
 		if a, err := h(ctx); err != nil || !strings.Contains(a.Text, "no language server") || a.Approximate {
 			t.Errorf("hover or diagnostics = %+v, %v; want told that no language server runs", a, err)
