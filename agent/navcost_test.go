@@ -21,6 +21,8 @@ import (
 // Bytes are what the model reads; a token is about 4 of them in code.
 //
 //	go test ./agent -run TestNavigationCost -v
+//
+// (REIKA_NAV_SHOW=NAME logs the references answer of one of the symbols.)
 func TestNavigationCost(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -76,6 +78,9 @@ func TestNavigationCost(t *testing.T) {
 		def := len(run(tools.DefinitionTool, map[string]any{"symbol": name}))
 		refs := run(tools.ReferencesTool, map[string]any{"symbol": name})
 		nav := def + len(refs)
+		if os.Getenv("REIKA_NAV_SHOW") == name {
+			t.Logf("references of %s:\n%s", name, refs)
+		}
 		t.Logf("%-14s grep %6d + read %6d = %6d bytes (~%5d tokens); definition %5d + references %5d = %5d bytes (~%4d tokens): %3.0f%%",
 			name, grep, read, grep+read, (grep+read)/4, def, len(refs), nav, nav/4, 100*float64(nav)/float64(grep+read))
 		grepTotal += grep + read

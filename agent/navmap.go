@@ -162,7 +162,8 @@ func splitName(name string) (parent, base string) {
 }
 
 // References lists where the name is written in the files the map holds
-// that use it, each with the declaration it is written in.
+// that use it, each with the first line of the declaration it is written
+// in and the lines around it.
 func (n *mapNavigator) References(_ context.Context, q tools.NavQuery) (tools.NavAnswer, error) {
 	name, err := n.name(q)
 	if err != nil {
@@ -180,7 +181,7 @@ func (n *mapNavigator) References(_ context.Context, q tools.NavQuery) (tools.Na
 		for _, o := range repomap.Occurrences(path, []byte(f.Text), base) {
 			from, to := enclosing(file.Symbols, o.Line)
 			locs = append(locs, tools.NavLocation{Path: path, Line: o.Line, Column: o.Column,
-				Snippet: tools.NavSnippet(f.Text, from, to, o.Line)})
+				Snippet: tools.NavUseSnippet(f.Text, from, to, o.Line)})
 		}
 	}
 	return answer(locs), nil

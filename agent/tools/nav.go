@@ -118,6 +118,32 @@ func NavSnippet(text string, from, to, at int) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// NavUseSnippet writes the lines a use shows (a reference): the first
+// line of the declaration it is written in (lines from to to), then the
+// use's line with one line either side, numbered as NavSnippet numbers
+// them, a line "…" for a gap. A use says where it sits in a few lines,
+// so that a reference answer lists many of them in its room.
+func NavUseSnippet(text string, from, to, at int) string {
+	lines := splitLines(text)
+	if at < 1 || at > len(lines) {
+		return ""
+	}
+	from, to = max(min(from, at), 1), min(max(to, at), len(lines))
+	lo, hi := max(at-1, from), min(at+1, to)
+	var b strings.Builder
+	line := func(n int) { fmt.Fprintf(&b, "%6d\t%s\n", n, validUTF8(clipWithCount(lines[n-1], navLineLen))) }
+	if from < lo {
+		line(from)
+		if from+1 < lo {
+			b.WriteString("     …\n")
+		}
+	}
+	for n := lo; n <= hi; n++ {
+		line(n)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 // Bounds of a snippet: a line is clipped at navLineLen bytes; a use deep
 // in a long declaration shows navAround lines either side of it.
 const (

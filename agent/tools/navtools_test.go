@@ -248,3 +248,34 @@ func TestNavSnippet(t *testing.T) {
 		}
 	}
 }
+
+func TestNavUseSnippet(t *testing.T) {
+	var src strings.Builder
+	for i := 1; i <= 50; i++ {
+		fmt.Fprintf(&src, "l%d\n", i)
+	}
+	for _, tc := range []struct {
+		from, to, at int
+		want         string
+	}{
+		{10, 40, 30, "10 . 29 30 31"},
+		{10, 40, 11, "10 11 12"},
+		{10, 40, 12, "10 11 12 13"},
+		{10, 40, 10, "10 11"},
+		{10, 40, 40, "10 . 39 40"},
+		{30, 30, 30, "30"},
+		{1, 50, 60, ""},
+	} {
+		var got []string
+		for l := range strings.Lines(NavUseSnippet(src.String(), tc.from, tc.to, tc.at)) {
+			n, _, _ := strings.Cut(strings.TrimSpace(l), "\t")
+			if n == "…" {
+				n = "."
+			}
+			got = append(got, n)
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("NavUseSnippet(%d, %d, %d) shows %q, want %q", tc.from, tc.to, tc.at, g, tc.want)
+		}
+	}
+}
