@@ -70,13 +70,14 @@ func (m *Map) definitions(keep func(*sym) bool) []Definition {
 	return out
 }
 
-// splitQualified splits "Parent.name" (or "Parent::name", "Parent#name")
-// into its parent and name; an unqualified name has no parent.
+// splitQualified splits "Parent.name" (or "Parent::name", "Parent#name",
+// Go's "(*Parent).name") into its parent and name; an unqualified name
+// has no parent.
 func splitQualified(name string) (parent, base string) {
 	name = strings.TrimSpace(name)
 	for _, sep := range []string{"::", ".", "#"} {
 		if i := strings.LastIndex(name, sep); i >= 0 {
-			return strings.TrimPrefix(name[:i], "*"), name[i+len(sep):]
+			return strings.Trim(name[:i], "(*)"), name[i+len(sep):]
 		}
 	}
 	return "", name
