@@ -27,6 +27,8 @@ type MapIndex interface {
 // Index is m: the navigation tools ask it.
 func (f mapFiles) Index() *repomap.Map { return f.m }
 
+var _ MapIndex = mapFiles{}
+
 // mapSource names the repo map as what answered.
 const mapSource = "repo map"
 

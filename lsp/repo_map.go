@@ -114,6 +114,10 @@ func (m editorMap) Render(budget int) string {
 	return m.s.repo.Render(budget)
 }
 
+// The language server's map has an index: its sessions offer the
+// navigation tools, answered from it.
+var _ agent.MapIndex = editorMap{}
+
 // Index is the map itself, which the agent's navigation tools ask
 // (agent.MapIndex) once per question: brought up to date with the open
 // documents first, for at most renderFlushMax, as for Render.
