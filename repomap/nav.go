@@ -2,6 +2,7 @@ package repomap
 
 import (
 	"bytes"
+	"path"
 	"slices"
 	"strings"
 )
@@ -22,25 +23,42 @@ type Definition struct {
 }
 
 // Definitions returns the symbols that define name, sorted by path and
-// line. A name qualified by its parent ("Session.Run", "Session::run")
-// finds only the symbols of that parent; a Go spec that defines several
-// names is found by each.
+// line; a Go spec that defines several names is found by each. A name
+// qualified by its parent ("Session.Run", "Session::run") finds the
+// symbols of that parent, or at the top level of a package or module of
+// that name ("store.Open": a file in a directory store, or store.py);
+// when none is, the name alone: an approximate answer that offers what
+// there is rather than nothing.
 func (m *Map) Definitions(name string) []Definition {
 	parent, base := splitQualified(name)
 	if base == "" {
 		return nil
 	}
-	return m.definitions(func(s *sym) bool {
-		if parent != "" && s.Parent != parent {
-			return false
-		}
+	named := func(s *sym) bool {
 		for n := range s.defines() {
 			if n == base {
 				return true
 			}
 		}
 		return false
-	})
+	}
+	if parent != "" {
+		if defs := m.definitions(func(p string, s *sym) bool { return named(s) && inParent(p, s, parent) }); len(defs) > 0 {
+			return defs
+		}
+	}
+	return m.definitions(func(_ string, s *sym) bool { return named(s) })
+}
+
+// inParent reports whether s, in the file at p, belongs to parent: its
+// class or receiver, or the package (directory) or module (file) that
+// holds it at the top level.
+func inParent(p string, s *sym, parent string) bool {
+	if s.Parent != "" {
+		return s.Parent == parent
+	}
+	stem := strings.TrimSuffix(path.Base(p), path.Ext(p))
+	return path.Base(path.Dir(p)) == parent || stem == parent
 }
 
 // Match returns the definitions whose name contains query, ignoring
@@ -50,19 +68,19 @@ func (m *Map) Match(query string) []Definition {
 	if q == "" {
 		return nil
 	}
-	return m.definitions(func(s *sym) bool {
+	return m.definitions(func(_ string, s *sym) bool {
 		return s.Kind != Impl && strings.Contains(strings.ToLower(s.Name), q)
 	})
 }
 
 // definitions returns the symbols keep takes, sorted by path and line.
-func (m *Map) definitions(keep func(*sym) bool) []Definition {
+func (m *Map) definitions(keep func(path string, s *sym) bool) []Definition {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []Definition
 	for _, f := range m.sorted() {
 		for i := range f.syms {
-			if keep(&f.syms[i]) {
+			if keep(f.path, &f.syms[i]) {
 				out = append(out, Definition{Path: f.path, Symbol: f.syms[i].Symbol})
 			}
 		}

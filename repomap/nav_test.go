@@ -92,6 +92,9 @@ func TestDefinitions(t *testing.T) {
 		{"Store", []string{"py/store.py:1-4 class Store", "store/store.go:4-4 struct Store", "web/store.ts:1-5 class Store"}},
 		{"Store.Close", []string{"store/store.go:10-12 method Close"}},
 		{"(*Store).Close", []string{"store/store.go:10-12 method Close"}},
+		{"store.Open", []string{"store/store.go:6-8 func Open"}},
+		{"store.open_store", []string{"py/store.py:7-10 func open_store"}},
+		{"Other.Open", []string{"store/store.go:6-8 func Open"}}, // no such parent: by name
 		{"Store.close", []string{"py/store.py:2-4 method close", "web/store.ts:2-4 method close"}},
 		{"open_store", []string{"py/store.py:7-10 func open_store"}},
 		{"openStore", []string{"web/store.ts:7-9 func openStore"}},
