@@ -165,8 +165,10 @@ func Occurrences(path string, src []byte, name string) []Occurrence {
 // IdentAt returns the identifier written at line and column (1-based,
 // in bytes) of src, the content of the file at path, outside comments
 // and string literals: the one that covers the column, else the first
-// on the line when column is 0. It returns "" when there is none, or the
-// map does not parse the file's language.
+// on the line when column is 0. One written after another and a "." or
+// "::" comes with it, as Definitions takes a qualified name: store.Open,
+// s.Close. It returns "" when there is none, or the map does not parse
+// the file's language.
 func IdentAt(path string, src []byte, line, column int) string {
 	l := languageFor(path)
 	if l == nil || line < 1 {
@@ -185,12 +187,17 @@ func IdentAt(path string, src []byte, line, column int) string {
 		end = start + i
 	}
 	var found string
+	prevAt, prevEnd := -1, -1
 	scan(l.lex, src[:end], func(at, e int) {
+		defer func() { prevAt, prevEnd = at, e }()
 		if found != "" || e <= start || l.keyword[string(src[at:e])] {
 			return
 		}
 		if column == 0 || at-start < column && column <= e-start+1 {
 			found = string(src[at:e])
+			if sep := string(src[max(prevEnd, 0):at]); prevAt >= start && (sep == "." || sep == "::") {
+				found = string(src[prevAt:e])
+			}
 		}
 	})
 	return found

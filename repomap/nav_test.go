@@ -167,14 +167,15 @@ func TestIdentAt(t *testing.T) {
 		line, column int
 		want         string
 	}{
-		{"cmd/main.go", 6, 13, "Open"},
-		{"cmd/main.go", 6, 16, "Open"},
+		{"cmd/main.go", 6, 13, "store.Open"},
+		{"cmd/main.go", 6, 16, "store.Open"},
 		{"cmd/main.go", 6, 7, "store"},
 		{"cmd/main.go", 6, 0, "s"},
 		{"cmd/main.go", 6, 19, ""},   // inside the string
 		{"store/store.go", 3, 5, ""}, // inside the comment
 		{"py/app.py", 3, 6, "open_store"},
-		{"web/app.ts", 4, 3, "close"},
+		{"web/app.ts", 4, 3, "s.close"},
+		{"web/app.ts", 4, 1, "s"},
 		{"web/app.ts", 9, 1, ""},
 	} {
 		src := []byte(navFiles[tc.path])
