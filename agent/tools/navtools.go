@@ -97,18 +97,21 @@ func (s *Set) navAt(ctx context.Context, tool string, raw json.RawMessage) Resul
 	return Result{Content: writeNav(tool, subject, ans), Payload: p}
 }
 
-// navSubject names what was asked: the symbol, and the place when given.
+// navSubject names what was asked: the symbol, and the place when given
+// ("Open at store.go:6", "Open in store.go", "store.go:6:6").
 func navSubject(q NavQuery) string {
-	place := ""
-	if q.Path != "" {
-		place = q.Path + ":" + strconv.Itoa(q.Line)
+	place := q.Path
+	if q.Path != "" && q.Line > 0 {
+		place += ":" + strconv.Itoa(q.Line)
 		if q.Column > 0 {
 			place += ":" + strconv.Itoa(q.Column)
 		}
 	}
 	switch {
-	case q.Symbol != "" && place != "":
+	case q.Symbol != "" && q.Path != "" && q.Line > 0:
 		return q.Symbol + " at " + place
+	case q.Symbol != "" && q.Path != "":
+		return q.Symbol + " in " + place
 	case q.Symbol != "":
 		return q.Symbol
 	}

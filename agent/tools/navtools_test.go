@@ -279,3 +279,19 @@ func TestNavUseSnippet(t *testing.T) {
 		}
 	}
 }
+
+func TestNavSubject(t *testing.T) {
+	for _, tc := range []struct {
+		q    NavQuery
+		want string
+	}{
+		{NavQuery{Symbol: "Open"}, "Open"},
+		{NavQuery{Symbol: "Open", Path: "a.go"}, "Open in a.go"},
+		{NavQuery{Symbol: "Open", Path: "a.go", Line: 6}, "Open at a.go:6"},
+		{NavQuery{Path: "a.go", Line: 6, Column: 2}, "a.go:6:2"},
+	} {
+		if got := navSubject(tc.q); got != tc.want {
+			t.Errorf("navSubject(%+v) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
