@@ -383,11 +383,23 @@ func (st Setup) builtinTools(settings *config.Settings, configPath, spill string
 		BashAllow:    settings.BashAllow.Value,
 		FetchEnabled: settings.Fetch.Value,
 		SpillDir:     spill,
+		Navigator:    st.navigator(),
 	})
 	if err != nil {
 		return nil, cleanup, err
 	}
 	return ts, cleanup, nil
+}
+
+// navigator answers the navigation tools: from the repo map's index when
+// the RepoMap has one (MapIndex), else nil and the tools are not offered.
+// (A nil *mapNavigator would be a non-nil Navigator: hence the branch.)
+func (st Setup) navigator() tools.Navigator {
+	idx, ok := st.RepoMap.(MapIndex)
+	if !ok {
+		return nil
+	}
+	return newMapNavigator(idx, st.Folders, st.Buffers)
 }
 
 // sourceOf is the engine's form of a setting's source.

@@ -18,6 +18,13 @@ const (
 	WriteTool = "write"
 	BashTool  = "bash"
 	FetchTool = "fetch_url" // offered only when the session allows fetching
+
+	// The navigation tools, offered when the session has a Navigator.
+	DefinitionTool  = "definition"
+	ReferencesTool  = "references"
+	SymbolsTool     = "symbols"
+	HoverTool       = "hover"
+	DiagnosticsTool = "diagnostics"
 )
 
 // The definitions are written by hand, compact, so that their bytes are
@@ -89,8 +96,55 @@ const fetchParameters = `{"type":"object","properties":{` +
 	`"url":{"type":"string","description":"Absolute http or https URL"}` +
 	`},"required":["url"]}`
 
-// definitions builds the tool list; the same arguments give the same bytes.
-func definitions(bashTimeout time.Duration, fetch bool) []engine.Tool {
+// The navigation tools' definitions are the same whatever answers them (a
+// language server, the repo map, or a server that starts later): the
+// answer says what it is, the definitions never change mid-session.
+
+const navPlaceDoc = "Give symbol (a name, or Type.method), or path and line (and column) of a place where the name is written."
+
+const navAnswerDoc = "Each location is path:line:col with the enclosing declaration's lines below it, numbered like " + ReadTool + " output; " +
+	"an answer found by name in the repo map rather than by a language server says so in its first line: check it before relying on it."
+
+const definitionDescription = "Find where a symbol is defined. " + navPlaceDoc + " " + navAnswerDoc
+
+const referencesDescription = "Find where a symbol is used: up to 20 places, then how many more. " + navPlaceDoc + " " + navAnswerDoc
+
+const navPlaceParameters = `{"type":"object","properties":{` +
+	`"symbol":{"type":"string","description":"Name to look up, or Type.method"},` +
+	`"path":{"type":"string","description":"File where the name is written, relative to the workspace root"},` +
+	`"line":{"type":"integer","description":"1-based line of the name in path"},` +
+	`"column":{"type":"integer","description":"1-based column of the name on line (default: the first name on the line, or symbol's)"}` +
+	`}}`
+
+const symbolsDescription = "List the declarations of a file (path) with their lines and signatures, or the workspace's declarations whose names contain query."
+
+const symbolsParameters = `{"type":"object","properties":{` +
+	`"path":{"type":"string","description":"File whose declarations to list, relative to the workspace root"},` +
+	`"query":{"type":"string","description":"Part of a name, to search the workspace instead"}` +
+	`}}`
+
+const hoverDescription = "Show what the language server says of a symbol: its type, signature and documentation. " + navPlaceDoc
+
+const diagnosticsDescription = "Show the errors and warnings the language server reports for files as they are now, such as after an edit, without running the build."
+
+const diagnosticsParameters = `{"type":"object","properties":{` +
+	`"paths":{"type":"array","items":{"type":"string"},"description":"Files to check, relative to the workspace root (at most 20)"}` +
+	`},"required":["paths"]}`
+
+// navDefinitions are the navigation tools, in their fixed order.
+func navDefinitions() []engine.Tool {
+	return []engine.Tool{
+		{Name: DefinitionTool, Description: definitionDescription, Parameters: json.RawMessage(navPlaceParameters)},
+		{Name: ReferencesTool, Description: referencesDescription, Parameters: json.RawMessage(navPlaceParameters)},
+		{Name: SymbolsTool, Description: symbolsDescription, Parameters: json.RawMessage(symbolsParameters)},
+		{Name: HoverTool, Description: hoverDescription, Parameters: json.RawMessage(navPlaceParameters)},
+		{Name: DiagnosticsTool, Description: diagnosticsDescription, Parameters: json.RawMessage(diagnosticsParameters)},
+	}
+}
+
+// definitions builds the tool list; the same arguments give the same
+// bytes. The navigation tools come last, after fetch_url, when nav is set.
+func definitions(bashTimeout time.Duration, fetch, nav bool) []engine.Tool {
 	defs := []engine.Tool{
 		{Name: ReadTool, Description: readDescription, Parameters: json.RawMessage(readParameters)},
 		{Name: GlobTool, Description: globDescription, Parameters: json.RawMessage(globParameters)},
@@ -101,6 +155,9 @@ func definitions(bashTimeout time.Duration, fetch bool) []engine.Tool {
 	}
 	if fetch {
 		defs = append(defs, engine.Tool{Name: FetchTool, Description: fetchDescription, Parameters: json.RawMessage(fetchParameters)})
+	}
+	if nav {
+		defs = append(defs, navDefinitions()...)
 	}
 	return defs
 }
