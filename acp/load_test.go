@@ -63,6 +63,29 @@ func TestLoadAfterRestart(t *testing.T) {
 	t.Logf("%d requests before the restart, %d after; the last before had %d messages, the first after %d", sent, len(reqs)-sent, len(before), len(after))
 }
 
+// The mode a session was set to is kept across a restart: the next
+// process's session/load answers it, and its runs are in it.
+func TestLoadKeepsTheMode(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: "Hi."}}}, map[string]string{"main.go": mainGo})
+	first := w.connect(&client{})
+	id := first.newSession(t, w.ws)
+	if _, err := first.SetSessionMode(first.ctx, sdk.SetSessionModeRequest{SessionId: id, ModeId: "ask"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.prompt(t, id, "Hello."); err != nil {
+		t.Fatal(err)
+	}
+	first.stop()
+	second := w.connect(&client{})
+	res, err := second.LoadSession(second.ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: w.ws, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Modes == nil || res.Modes.CurrentModeId != "ask" {
+		t.Errorf("session/load after a restart answered the mode %v, want ask", res.Modes)
+	}
+}
+
 func messagesOf(t *testing.T, body []byte) []any {
 	var req struct {
 		Messages []any `json:"messages"`

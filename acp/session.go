@@ -78,6 +78,11 @@ func (s *session) startAgent(ctx context.Context, resume string) error {
 	s.mu.Lock()
 	stopOld := s.stopWarm // the session /new replaces: its warm-up ends
 	s.agent, s.stopWarm, s.notices = a, stop, notices
+	for _, m := range modes {
+		if resume != "" && string(m.mode) == a.Mode() {
+			s.mode = m.mode // as the session last had it
+		}
+	}
 	if s.id == "" {
 		s.id = sdk.SessionId(id)
 	}
@@ -159,7 +164,13 @@ func (s *session) setMode(id sdk.SessionModeId) error {
 		if m.id == id {
 			s.mu.Lock()
 			s.mode = m.mode
+			a := s.agent
 			s.mu.Unlock()
+			if a != nil {
+				// In the transcript: a load of the session, in this
+				// process or the next, keeps it.
+				a.SetMode(string(m.mode))
+			}
 			return nil
 		}
 	}

@@ -134,6 +134,9 @@ type Session struct {
 	// (subagent.go). Guarded by mu.
 	watchSlot int
 	slotLoses bool
+	// mode is the front end's mode for the session's runs, as it last
+	// recorded it (SetMode); guarded by mu.
+	mode string
 	// resumedSlot is the slot the resumed session last recorded,
 	// resumedSave its last save; resumeReq is the request it sent last,
 	// rebuilt, which the warm-up sends again. Set by replay.
@@ -311,6 +314,27 @@ func (s *Session) takeSaid() []string {
 	out := s.said
 	s.said = nil
 	return out
+}
+
+// SetMode records the front end's mode for the session's runs ("ask",
+// "plan"; "" the normal one) in the transcript, so that a resume of the
+// session finds it (Mode).
+func (s *Session) SetMode(mode string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mode == mode {
+		return
+	}
+	s.mode = mode
+	s.note(transcript.KindMode, mode)
+}
+
+// Mode is the mode the front end last recorded for the session, the
+// resumed transcript's included.
+func (s *Session) Mode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
 }
 
 // Running reports whether a run is under way.

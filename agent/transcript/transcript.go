@@ -55,6 +55,9 @@ const (
 	// KindSlot records the engine slot the session pinned (Slot), and each
 	// save of its cache there; a resume reads the last one.
 	KindSlot Kind = "slot"
+	// KindMode records the front end's mode for the session's runs (Text:
+	// its id, "normal", "ask", "plan"); a resume reads the last one.
+	KindMode Kind = "mode"
 )
 
 // Record is one line of a transcript.
