@@ -313,13 +313,18 @@ func summarizeSearch(content string, p Payload) string {
 	return s.String()
 }
 
-// hasSnippets reports whether a search's lines have indented lines under
-// them: the navigation tools' answers (definition, references) list each
-// location unindented, its declaration's lines indented below it, where
-// grep and glob indent nothing.
+// hasSnippets reports whether a search's lines have numbered lines under
+// them, as a read numbers a file's ("     6\tfunc Open("): the navigation
+// tools' answers (definition, references) list each location unindented,
+// its declaration's lines numbered below it. grep and glob number none.
 func hasSnippets(content string) bool {
 	for line := range strings.Lines(content) {
-		if (line[0] == ' ' || line[0] == '\t') && strings.TrimSpace(line) != "" {
+		t := strings.TrimLeft(line, " ")
+		if len(t) == len(line) {
+			continue
+		}
+		digits := len(t) - len(strings.TrimLeft(t, "0123456789"))
+		if digits > 0 && digits < len(t) && t[digits] == '\t' {
 			return true
 		}
 	}
