@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -318,4 +319,55 @@ func TestBadParamsSayWhy(t *testing.T) {
 	check("session/set_mode yolo", err, `no mode "yolo"`)
 	_, err = cn.prompt(t, id, "  ")
 	check("an empty prompt", err, "the prompt holds no text")
+}
+
+// session/list lists the cwd's sessions newest first, titled by their
+// first message; session/resume continues one without sending its
+// history; session/close ends one of this process, which a load brings
+// back.
+func TestListResumeClose(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: "One."}, {Content: "Two."}, {Content: "Three."}}}, map[string]string{"main.go": mainGo})
+	first := w.connect(&client{})
+	a := first.newSession(t, w.ws)
+	if _, err := first.prompt(t, a, "First question\nwith a second line"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // two transcripts' times apart
+	b := first.newSession(t, w.ws)
+	if _, err := first.prompt(t, b, "Second question"); err != nil {
+		t.Fatal(err)
+	}
+	first.stop()
+	c := &client{}
+	second := w.connect(c)
+	cwd := w.ws
+	list, err := second.ListSessions(second.ctx, sdk.ListSessionsRequest{Cwd: &cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Sessions) != 2 || list.Sessions[0].SessionId != b || list.Sessions[1].SessionId != a ||
+		*list.Sessions[1].Title != "First question" || list.Sessions[0].Cwd != w.ws {
+		t.Fatalf("session/list = %+v, want %s then %s, titled by their first lines", list.Sessions, b, a)
+	}
+	if _, err := second.ResumeSession(second.ctx, sdk.ResumeSessionRequest{SessionId: a, Cwd: w.ws}); err != nil {
+		t.Fatal(err)
+	}
+	if kinds := strings.Join(c.kinds(), " "); strings.Contains(kinds, "user_message_chunk") {
+		t.Errorf("session/resume sent the history: %s", kinds)
+	}
+	if res, err := second.prompt(t, a, "And now?"); err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt after resume = %+v, %v", res, err)
+	}
+	if last := string(w.engine.Requests()[len(w.engine.Requests())-1].Body); !strings.Contains(last, "First question") {
+		t.Errorf("the resumed session's request lost its conversation")
+	}
+	if _, err := second.CloseSession(second.ctx, sdk.CloseSessionRequest{SessionId: a}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.prompt(t, a, "Still there?"); err == nil {
+		t.Errorf("a prompt to a closed session was answered")
+	}
+	if _, err := second.CloseSession(second.ctx, sdk.CloseSessionRequest{SessionId: a}); err == nil {
+		t.Errorf("closing a closed session did not fail")
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -185,6 +186,9 @@ func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			SessionCapabilities: sdk.SessionCapabilities{
+				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
+			},
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}, nil
@@ -223,28 +227,34 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 // either front end), replays its conversation as updates, and answers when
 // the replay is done. The engine's slot is restored as reika.resume does.
 func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
-	root, err := workspace(p.Cwd)
-	if err != nil {
-		return sdk.LoadSessionResponse{}, invalid(err)
-	}
-	path, err := agent.TranscriptByID(s.opts.Getenv, s.opts.StateDir, root, string(p.SessionId))
-	if err != nil {
-		return sdk.LoadSessionResponse{}, invalid(err)
-	}
-	s.mu.Lock()
-	old := s.sessions[p.SessionId]
-	delete(s.sessions, p.SessionId)
-	s.mu.Unlock()
-	if old != nil {
-		old.close()
-	}
-	sess, err := s.start(ctx, p.Cwd, path)
+	sess, err := s.reopen(ctx, p.Cwd, p.SessionId)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
 	sess.replayHistory()
 	sess.sendCommands()
 	return sdk.LoadSessionResponse{Modes: sess.modes()}, nil
+}
+
+// reopen starts the session id of cwd from its transcript, in place of
+// the one of this process by that id, if any.
+func (s *Server) reopen(ctx context.Context, cwd string, id sdk.SessionId) (*session, error) {
+	root, err := workspace(cwd)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	path, err := agent.TranscriptByID(s.opts.Getenv, s.opts.StateDir, root, string(id))
+	if err != nil {
+		return nil, invalid(err)
+	}
+	s.mu.Lock()
+	old := s.sessions[id]
+	delete(s.sessions, id)
+	s.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	return s.start(ctx, cwd, path)
 }
 
 // start makes a session: agent.Start on the workspace cwd, resuming
@@ -341,16 +351,54 @@ func (s *Server) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest
 
 // The methods initialize does not offer.
 
+// CloseSession ends a session of this process: its run is cancelled and
+// its engine slot saved; its transcript stays, for a later load.
 func (s *Server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
-	return sdk.CloseSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionClose)
+	s.mu.Lock()
+	sess := s.sessions[p.SessionId]
+	delete(s.sessions, p.SessionId)
+	s.mu.Unlock()
+	if sess == nil {
+		return sdk.CloseSessionResponse{}, invalid(fmt.Errorf("no open session %s", p.SessionId))
+	}
+	sess.close()
+	return sdk.CloseSessionResponse{}, nil
 }
 
+// maxListed bounds the sessions session/list answers with.
+const maxListed = 200
+
+// ListSessions lists the sessions of the cwd (every workspace's without
+// one), both front ends', newest first, titled by their first message.
 func (s *Server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
-	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
+	root := ""
+	if p.Cwd != nil {
+		r, err := workspace(*p.Cwd)
+		if err != nil {
+			return sdk.ListSessionsResponse{}, invalid(err)
+		}
+		root = r
+	}
+	out := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
+	for i, t := range agent.Transcripts(s.opts.Getenv, s.opts.StateDir, root) {
+		if i == maxListed {
+			break
+		}
+		title, updated := t.Title, t.Updated.UTC().Format(time.RFC3339)
+		out.Sessions = append(out.Sessions, sdk.SessionInfo{SessionId: sdk.SessionId(t.ID), Cwd: t.Workspace, Title: &title, UpdatedAt: &updated})
+	}
+	return out, nil
 }
 
+// ResumeSession continues a session from its transcript, as session/load
+// does, without sending its history again.
 func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
+	sess, err := s.reopen(ctx, p.Cwd, p.SessionId)
+	if err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	sess.sendCommands()
+	return sdk.ResumeSessionResponse{Modes: sess.modes()}, nil
 }
 
 func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {

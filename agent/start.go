@@ -504,6 +504,19 @@ func LatestTranscript(getenv func(string) string, stateDir, workspace string, sk
 	return transcript.Latest(stateDir, workspace, skip...)
 }
 
+// Transcripts lists the sessions of workspace ("": every workspace) in
+// stateDir ("": the user's state directory), both front ends', newest
+// first.
+func Transcripts(getenv func(string) string, stateDir, workspace string) []transcript.Summary {
+	if stateDir == "" {
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		stateDir = transcript.Dir(getenv)
+	}
+	return transcript.List(stateDir, workspace)
+}
+
 // TranscriptByID is the transcript of the session id of workspace in
 // stateDir ("": the user's state directory): the file a session of either
 // front end wrote, which Setup.Resume continues. It fails on an id that is
