@@ -100,36 +100,27 @@ const fetchParameters = `{"type":"object","properties":{` +
 // language server, the repo map, or a server that starts later): the
 // answer says what it is, the definitions never change mid-session.
 
-const navPlaceDoc = "Give symbol (a name, or Type.method), or path and line (and column) of a place where the name is written."
+// They are short: they ride in every request's fixed prefix, 1,450 bytes
+// for the five (3,150 before they shared their words).
 
-const navAnswerDoc = "Each location is path:line:col with the enclosing declaration's lines below it, numbered like " + ReadTool + " output; " +
-	"an answer found by name in the repo map rather than by a language server says so in its first line: check it before relying on it."
+const definitionDescription = "Where a symbol is defined: path:line:col with its declaration's lines. " +
+	"Give symbol (a name, or Type.method), or path and line (and column) where it is written. " +
+	"An answer found by name, not by a language server, says so first."
 
-const definitionDescription = "Find where a symbol is defined. " + navPlaceDoc + " " + navAnswerDoc
-
-const referencesDescription = "Find where a symbol is used: up to 20 places, then how many more. " + navPlaceDoc + " " + navAnswerDoc
+const referencesDescription = "Where a symbol is used: up to 20 places, then how many more. Arguments as for " + DefinitionTool + "."
 
 const navPlaceParameters = `{"type":"object","properties":{` +
-	`"symbol":{"type":"string","description":"Name to look up, or Type.method"},` +
-	`"path":{"type":"string","description":"File where the name is written, relative to the workspace root"},` +
-	`"line":{"type":"integer","description":"1-based line of the name in path"},` +
-	`"column":{"type":"integer","description":"1-based column of the name on line (default: the first name on the line, or symbol's)"}` +
-	`}}`
+	`"symbol":{"type":"string"},"path":{"type":"string"},"line":{"type":"integer"},"column":{"type":"integer"}}}`
 
-const symbolsDescription = "List the declarations of a file (path) with their lines and signatures, or the workspace's declarations whose names contain query."
+const symbolsDescription = "A file's declarations (path), or the workspace's whose names contain query."
 
-const symbolsParameters = `{"type":"object","properties":{` +
-	`"path":{"type":"string","description":"File whose declarations to list, relative to the workspace root"},` +
-	`"query":{"type":"string","description":"Part of a name, to search the workspace instead"}` +
-	`}}`
+const symbolsParameters = `{"type":"object","properties":{"path":{"type":"string"},"query":{"type":"string"}}}`
 
-const hoverDescription = "Show what the language server says of a symbol: its type, signature and documentation. " + navPlaceDoc
+const hoverDescription = "A symbol's type, signature and documentation, from the language server. Arguments as for " + DefinitionTool + "."
 
-const diagnosticsDescription = "Show the errors and warnings the language server reports for files as they are now, such as after an edit, without running the build."
+const diagnosticsDescription = "The errors and warnings the language server reports for files as they are now, without running the build."
 
-const diagnosticsParameters = `{"type":"object","properties":{` +
-	`"paths":{"type":"array","items":{"type":"string"},"description":"Files to check, relative to the workspace root (at most 20)"}` +
-	`},"required":["paths"]}`
+const diagnosticsParameters = `{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}}},"required":["paths"]}`
 
 // navDefinitions are the navigation tools, in their fixed order.
 func navDefinitions() []engine.Tool {
