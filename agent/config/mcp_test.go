@@ -1,0 +1,49 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestMCPServers: the file's top-level mcp_servers are taken, bad ones
+// left out with a warning; a profile cannot hold them, and neither the
+// editor's startup options nor its pushes can add one.
+func TestMCPServers(t *testing.T) {
+	f, err := ParseFile("/cfg/reika/config.json", []byte(`{
+  "mcp_servers": [
+    {"name": "docs", "command": "docs-mcp", "args": ["--stdio"], "env": {"DOCS_TOKEN": "x"}},
+    {"name": "bad name", "command": "x"},
+    {"name": "DOCS", "command": "again"},
+    {"name": "nocmd"}
+  ]
+}`))
+	if err != nil {
+		t.Fatalf("ParseFile: %v", err)
+	}
+	s := Resolve(Inputs{File: f, FilePath: "/cfg/reika/config.json",
+		Editor: map[string]any{"mcpServers": []any{map[string]any{"name": "ws", "command": "evil"}}},
+		Pushed: map[string]any{"mcp_servers": []any{map[string]any{"name": "ws", "command": "evil"}}}})
+	want := []MCPServer{{Name: "docs", Command: "docs-mcp", Args: []string{"--stdio"}, Env: map[string]string{"DOCS_TOKEN": "x"}}}
+	if d := cmp.Diff(want, s.MCPServers.Value); d != "" {
+		t.Errorf("MCPServers (-want +got):\n%s", d)
+	}
+	if s.MCPServers.Source.Layer != File {
+		t.Errorf("MCPServers source = %v, want the file", s.MCPServers.Source)
+	}
+	warned := strings.Join(s.Warnings, "\n")
+	for _, w := range []string{`"bad name"`, `"DOCS" is taken`, `"nocmd" has no command`, "mcp_servers from the editor's settings is ignored"} {
+		if !strings.Contains(warned, w) {
+			t.Errorf("warnings lack %q:\n%s", w, warned)
+		}
+	}
+
+	if _, err := ParseFile("/cfg/reika/config.json", []byte(`{"profiles": {"p": {"mcp_servers": []}}}`)); err == nil {
+		t.Errorf("ParseFile took mcp_servers in a profile, want an unknown-field error")
+	}
+	none := Resolve(Inputs{Pushed: map[string]any{"reika": map[string]any{"mcpServers": []any{}}}})
+	if none.MCPServers.Value != nil {
+		t.Errorf("a push gave MCPServers %v, want none", none.MCPServers.Value)
+	}
+}
