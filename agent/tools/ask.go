@@ -24,6 +24,9 @@ const (
 	AskLeft Kind = "left"
 	// AskFetch: fetch_url to a host not yet allowed in this session.
 	AskFetch Kind = "fetch"
+	// AskMCP: a call to a tool of an MCP server (agent/mcp); Subject
+	// names the server and the tool, Detail holds the arguments whole.
+	AskMCP Kind = "mcp"
 )
 
 // Question is what the agent asks the user before something that could
@@ -142,6 +145,17 @@ func (r *run) allow(command string) {
 	defer r.mu.Unlock()
 	r.allowed[command] = true
 }
+
+// RunAllows reports whether the run ctx carries was allowed key (a grant
+// of ThisRun) by a tool outside this package: an MCP tool's.
+func RunAllows(ctx context.Context, key string) bool { return runOf(ctx).allows(grantKey(key)) }
+
+// RunAllow grants key for the rest of the run ctx carries.
+func RunAllow(ctx context.Context, key string) { runOf(ctx).allow(grantKey(key)) }
+
+// grantKey keeps another package's grants apart from commands: no
+// command line starts with a NUL.
+func grantKey(key string) string { return "\x00" + key }
 
 func (r *run) setWrote() {
 	r.mu.Lock()
