@@ -41,8 +41,8 @@ type server struct {
 	restarted bool  // the one restart a server gets was used
 	down      error // why it is not running, once it gave up
 
-	changed atomic.Bool // it announced tools/list_changed
-	told    atomic.Bool // the model heard so
+	changed atomic.Bool                // it announced tools/list_changed
+	told    atomic.Bool                // the model heard so
 	stderr  atomic.Pointer[tailBuffer] // the running program's
 }
 
