@@ -191,6 +191,7 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 			cleanup()
 			return nil, err
 		}
+		toolbox, cleanup = st.mcpTools(ctx, settings, toolbox, info, cleanup)
 	}
 	eng := st.Engine
 	if eng == nil {
