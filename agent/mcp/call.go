@@ -75,13 +75,18 @@ func (b *Toolbox) ask(ctx context.Context, name string, r remote, args map[strin
 	if always || tools.RunAllows(ctx, name) {
 		return nil
 	}
-	detail, _ := json.MarshalIndent(args, "", "  ")
+	// The arguments whole, on one line: JSON escapes what a line could
+	// hide (front ends show the rest with tools.Visible).
+	var detail bytes.Buffer
+	enc := json.NewEncoder(&detail)
+	enc.SetEscapeHTML(false)
+	enc.Encode(args)
 	q := tools.Question{
 		Kind:    tools.AskMCP,
 		Subject: r.srv.spec.Name + " " + r.name,
 		Why:     fmt.Sprintf("the MCP server %s runs outside the sandbox with your environment, and its tool %s may change things or reach the network", r.srv.spec.Name, r.name),
 		Label:   "MCP tool",
-		Detail:  string(detail),
+		Detail:  strings.TrimSpace(detail.String()),
 		Answers: []tools.Answer{tools.Once, tools.ThisRun, tools.Always},
 	}
 	answer := tools.Unasked

@@ -109,7 +109,7 @@ func TestCallAsks(t *testing.T) {
 		t.Fatalf("once: %+v, want echo: hi", res)
 	}
 	q := a.asked[0]
-	if q.Kind != tools.AskMCP || q.Subject != "docs echo" || !strings.Contains(q.Detail, `"text": "hi"`) {
+	if q.Kind != tools.AskMCP || q.Subject != "docs echo" || q.Detail != `{"text":"hi"}` {
 		t.Errorf("question = %+v, want kind mcp, docs echo, the arguments", q)
 	}
 	res = call(box, ctx, "mcp__docs__echo", `{"text":"no"}`)

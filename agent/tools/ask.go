@@ -25,7 +25,7 @@ const (
 	// AskFetch: fetch_url to a host not yet allowed in this session.
 	AskFetch Kind = "fetch"
 	// AskMCP: a call to a tool of an MCP server (agent/mcp); Subject
-	// names the server and the tool, Detail holds the arguments whole.
+	// names the server and the tool, Detail the arguments whole.
 	AskMCP Kind = "mcp"
 )
 
@@ -43,7 +43,8 @@ type Question struct {
 	// title: "outside the sandbox", "network", "not on the allow list",
 	// "protected".
 	Label string
-	// Detail is the change to a protected path, as a unified diff.
+	// Detail is the change to a protected path, as a unified diff; for
+	// AskMCP, the arguments as one line of JSON.
 	Detail string
 	// Network and Outside: the command asks for the network, or to run
 	// outside the sandbox (AskCommand).
@@ -65,7 +66,8 @@ const (
 	// ThisRun: for the rest of this run (an ask and what it does until
 	// its answer); for fetch_url, the host for the rest of the session.
 	ThisRun Answer = "run"
-	// Always: a command added to the user-level bash_allow list.
+	// Always: a command added to the user-level bash_allow list; an MCP
+	// tool allowed for the rest of the session.
 	Always Answer = "always"
 	// Unasked is what an Ask returns when nobody could be asked (the
 	// editor cannot show a question, or it did not answer).
