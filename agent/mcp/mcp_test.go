@@ -233,3 +233,33 @@ func TestServerFails(t *testing.T) {
 		t.Errorf("%d definitions, want %d", got, want)
 	}
 }
+
+// TestListChanged: a server that announces new tools does not change the
+// session's definitions; its next result tells the model once.
+func TestListChanged(t *testing.T) {
+	box, _ := start(t, &asker{answers: []tools.Answer{tools.Always}})
+	before := box.Definitions()
+	if res := call(box, context.Background(), "mcp__docs__echo", `{"text":"add a tool"}`); res.Error {
+		t.Fatalf("add a tool: %+v", res)
+	}
+	var res tools.Result
+	for range 100 { // the notification comes on its own
+		res = call(box, context.Background(), "mcp__docs__echo", `{"text":"x"}`)
+		if strings.Contains(res.Content, "announced that its tools changed") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(res.Content, "this session keeps the tools it started with") {
+		t.Errorf("after the change: %q, want the model told", res.Content)
+	}
+	if res := call(box, context.Background(), "mcp__docs__echo", `{"text":"y"}`); res.Content != "echo: y" {
+		t.Errorf("told again: %q", res.Content)
+	}
+	if d := cmp.Diff(before, box.Definitions()); d != "" {
+		t.Errorf("definitions changed (-before +after):\n%s", d)
+	}
+	if res := call(box, context.Background(), "mcp__docs__late", `{}`); !res.Error {
+		t.Errorf("the late tool ran: %+v", res)
+	}
+}

@@ -2,7 +2,8 @@
 // binary itself: a test package's TestMain calls Main, and Server gives
 // the command that runs the binary again as the server (stdio).
 //
-// Its tools: echo {"text"} answers the text; big {"lines"} answers that
+// Its tools: echo {"text"} answers the text (and "add a tool" adds the
+// tool late, which the server announces with tools/list_changed); big {"lines"} answers that
 // many numbered lines. Environment: REIKA_MCPTEST_PIDFILE, when set, gets
 // the server's pid; REIKA_MCPTEST_ONCE names a file the first start
 // creates and a second start finds, and then fails.
@@ -71,6 +72,12 @@ func serve() error {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Answers the text."},
 		func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+			if a.Text == "add a tool" {
+				s.AddTool(&mcp.Tool{Name: "late", InputSchema: map[string]any{"type": "object"}},
+					func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+						return &mcp.CallToolResult{}, nil
+					})
+			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + a.Text}}}, nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "big", Description: "Answers numbered lines."},
