@@ -24,7 +24,7 @@ func (st Setup) mcpTools(ctx context.Context, settings *config.Settings, builtin
 		cfg.Spill = set.Spill
 	}
 	for _, s := range settings.MCPServers.Value {
-		cfg.Servers = append(cfg.Servers, mcp.Server{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env})
+		cfg.Servers = append(cfg.Servers, mcp.Server{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers})
 	}
 	box, notices := mcp.Start(ctx, builtin, cfg)
 	for _, n := range notices {

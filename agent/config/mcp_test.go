@@ -16,7 +16,11 @@ func TestMCPServers(t *testing.T) {
     {"name": "docs", "command": "docs-mcp", "args": ["--stdio"], "env": {"DOCS_TOKEN": "x"}},
     {"name": "bad name", "command": "x"},
     {"name": "DOCS", "command": "again"},
-    {"name": "nocmd"}
+    {"name": "nocmd"},
+    {"name": "web", "url": "https://mcp.example/mcp", "headers": {"Authorization": "Bearer t"}},
+    {"name": "both", "command": "x", "url": "https://mcp.example/mcp"},
+    {"name": "ftp", "url": "ftp://mcp.example/"},
+    {"name": "hdr", "command": "x", "headers": {"A": "b"}}
   ]
 }`))
 	if err != nil {
@@ -25,7 +29,8 @@ func TestMCPServers(t *testing.T) {
 	s := Resolve(Inputs{File: f, FilePath: "/cfg/reika/config.json",
 		Editor: map[string]any{"mcpServers": []any{map[string]any{"name": "ws", "command": "evil"}}},
 		Pushed: map[string]any{"mcp_servers": []any{map[string]any{"name": "ws", "command": "evil"}}}})
-	want := []MCPServer{{Name: "docs", Command: "docs-mcp", Args: []string{"--stdio"}, Env: map[string]string{"DOCS_TOKEN": "x"}}}
+	want := []MCPServer{{Name: "docs", Command: "docs-mcp", Args: []string{"--stdio"}, Env: map[string]string{"DOCS_TOKEN": "x"}},
+		{Name: "web", URL: "https://mcp.example/mcp", Headers: map[string]string{"Authorization": "Bearer t"}}}
 	if d := cmp.Diff(want, s.MCPServers.Value); d != "" {
 		t.Errorf("MCPServers (-want +got):\n%s", d)
 	}
@@ -33,7 +38,7 @@ func TestMCPServers(t *testing.T) {
 		t.Errorf("MCPServers source = %v, want the file", s.MCPServers.Source)
 	}
 	warned := strings.Join(s.Warnings, "\n")
-	for _, w := range []string{`"bad name"`, `"DOCS" is taken`, `"nocmd" has no command`, "mcp_servers from the editor's settings is ignored"} {
+	for _, w := range []string{`"bad name"`, `"DOCS" is taken`, `"nocmd" needs a command or a url`, `"both" needs a command or a url, not both`, `"ftp": url`, `"hdr": headers go with a url`, "mcp_servers from the editor's settings is ignored"} {
 		if !strings.Contains(warned, w) {
 			t.Errorf("warnings lack %q:\n%s", w, warned)
 		}

@@ -6,7 +6,8 @@
 //	box, notices := mcp.Start(ctx, builtin, mcp.Config{Servers: servers, Ask: ask, Spill: set.Spill})
 //	defer box.Close()
 //
-// Start runs each server (a stdio program) and lists its tools, waiting at
+// Start runs each server (a program over stdio, or an endpoint of the
+// streamable HTTP transport with its headers) and lists its tools, waiting at
 // most Config.Wait (10 s) for each, all at once; a server that fails is a
 // notice and is left out. Its tools become definitions named
 // mcp__<server>__<tool> (cut to the characters and length the engines

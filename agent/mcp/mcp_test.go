@@ -263,3 +263,36 @@ func TestListChanged(t *testing.T) {
 		t.Errorf("the late tool ran: %+v", res)
 	}
 }
+
+// TestHTTPServer: a server over the streamable HTTP transport gets its
+// headers, offers the same definitions as over stdio, answers a call, and
+// once it is gone (one restart tried) is told as not running; a server
+// that refuses the connection is a warning.
+func TestHTTPServer(t *testing.T) {
+	set, err := tools.New(tools.Config{Folders: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, stop := mcptest.HTTP(t, "Authorization: Bearer t")
+	a := &asker{answers: []tools.Answer{tools.Always}}
+	box, notices := mcp.Start(context.Background(), set, mcp.Config{Ask: a.ask, Wait: 5 * time.Second, Servers: []mcp.Server{
+		{Name: "docs", URL: url, Headers: map[string]string{"Authorization": "Bearer t"}},
+		{Name: "nokey", URL: url},
+	}})
+	defer box.Close()
+	if len(notices) != 2 || notices[0].Warning || !notices[1].Warning || !strings.Contains(notices[1].Text, "MCP server nokey did not start") {
+		t.Fatalf("notices = %+v, want docs started and nokey refused", notices)
+	}
+	stdio, _ := start(t, nil)
+	if d := cmp.Diff(stdio.Definitions(), box.Definitions()); d != "" {
+		t.Errorf("definitions over HTTP differ from stdio's (-stdio +http):\n%s", d)
+	}
+	if res := call(box, context.Background(), "mcp__docs__echo", `{"text":"web"}`); res.Content != "echo: web" {
+		t.Fatalf("call: %+v", res)
+	}
+	stop()
+	res := call(box, context.Background(), "mcp__docs__echo", `{"text":"gone"}`)
+	if !res.Error || !strings.Contains(res.Content, "the MCP server docs is not running") {
+		t.Errorf("after the server stopped: %+v, want not running", res)
+	}
+}

@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"sort"
@@ -17,7 +21,7 @@ import (
 )
 
 // Server is one MCP server to run: a program spoken to over its stdin
-// and stdout.
+// and stdout, or an endpoint of the streamable HTTP transport.
 type Server struct {
 	// Name is the server's name in its tools' names and in questions.
 	Name string
@@ -26,6 +30,10 @@ type Server struct {
 	Args    []string
 	// Env are variables set on top of the environment (Config.Environ).
 	Env map[string]string
+	// URL, in place of Command, is the server's HTTP endpoint; Headers go
+	// with every request to it.
+	URL     string
+	Headers map[string]string
 }
 
 // server is a running server: its session, and what became of it.
@@ -37,7 +45,6 @@ type server struct {
 
 	mu        sync.Mutex
 	session   *sdk.ClientSession
-	cmd       *exec.Cmd
 	restarted bool  // the one restart a server gets was used
 	down      error // why it is not running, once it gave up
 
@@ -54,19 +61,14 @@ const terminate = 2 * time.Second
 func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.wait)
 	defer cancel()
-	cmd := exec.Command(s.spec.Command, s.spec.Args...)
-	cmd.Dir = s.dir
-	cmd.Env = append(append([]string(nil), s.environ...), envList(s.spec.Env)...)
-	out := &tailBuffer{}
-	s.stderr.Store(out)
-	cmd.Stderr = out
+	t, cmd := s.transport()
 	client := sdk.NewClient(&sdk.Implementation{Name: "reika", Version: "1"}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.changed.Store(true) },
 		Capabilities:           &sdk.ClientCapabilities{},
 	})
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: terminate}, nil)
+	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		if cmd.Process != nil {
+		if cmd != nil && cmd.Process != nil {
 			cmd.Process.Kill()
 		}
 		if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
@@ -75,9 +77,46 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 		return nil, s.withOutput(err)
 	}
 	s.mu.Lock()
-	s.session, s.cmd = cs, cmd
+	s.session = cs
 	s.mu.Unlock()
 	return cs, nil
+}
+
+// transport is how to reach the server: its endpoint, or its program
+// (the command returned) started with the environment and its stderr
+// kept.
+func (s *server) transport() (sdk.Transport, *exec.Cmd) {
+	if s.spec.URL != "" {
+		s.stderr.Store(nil)
+		client := &http.Client{Transport: withHeaders{s.spec.Headers, http.DefaultTransport}}
+		// No retries of the SDK's own: a server that went away gets the
+		// one restart the session gives it (call).
+		return &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: client, MaxRetries: -1}, nil
+	}
+	cmd := exec.Command(s.spec.Command, s.spec.Args...)
+	cmd.Dir = s.dir
+	cmd.Env = append(append([]string(nil), s.environ...), envList(s.spec.Env)...)
+	out := &tailBuffer{}
+	s.stderr.Store(out)
+	cmd.Stderr = out
+	return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminate}, cmd
+}
+
+// withHeaders adds the configured headers to every request.
+type withHeaders struct {
+	headers map[string]string
+	next    http.RoundTripper
+}
+
+func (h withHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.headers) == 0 {
+		return h.next.RoundTrip(r)
+	}
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return h.next.RoundTrip(r)
 }
 
 // list is the server's tools, in at most s.wait.
@@ -166,7 +205,14 @@ func (s *server) giveUp(why error) error {
 // gone reports whether err means the connection to the server is lost,
 // rather than an error the server answered with.
 func gone(cs *sdk.ClientSession, err error) bool {
-	if errors.Is(err, sdk.ErrConnectionClosed) {
+	if errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	var netErr net.Error
+	var urlErr *url.Error
+	if errors.As(err, &netErr) || errors.As(err, &urlErr) {
+		// An HTTP server that is not there (the SDK wraps this in its
+		// jsonrpc ErrRejected too, so it is looked for first).
 		return true
 	}
 	var wire *jsonrpc.Error

@@ -1,6 +1,7 @@
 // Package mcptest is a tiny MCP server for tests, served by the test
 // binary itself: a test package's TestMain calls Main, and Server gives
-// the command that runs the binary again as the server (stdio).
+// the command that runs the binary again as the server (stdio); HTTP
+// serves it in the test over the streamable HTTP transport.
 //
 // Its tools: echo {"text"} answers the text (and "add a tool" adds the
 // tool late, which the server announces with tools/list_changed); big {"lines"} answers that
@@ -12,6 +13,8 @@ package mcptest
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -69,6 +72,30 @@ func serve() error {
 	if p := os.Getenv("REIKA_MCPTEST_PIDFILE"); p != "" {
 		os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())), 0o600)
 	}
+	return newServer().Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// HTTP serves the same tools over the streamable HTTP transport on
+// loopback until the test ends, refusing a request without the header
+// auth (when set, "Name: value"); stop closes it, its connections too.
+func HTTP(t testing.TB, auth string) (url string, stop func()) {
+	t.Helper()
+	s := newServer()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	name, value, _ := strings.Cut(auth, ": ")
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if auth != "" && r.Header.Get(name) != value {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	stop = func() { ts.CloseClientConnections(); ts.Close() }
+	t.Cleanup(stop)
+	return ts.URL + "/mcp", stop
+}
+
+func newServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Answers the text."},
 		func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
@@ -88,5 +115,5 @@ func serve() error {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}, &mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")}}}, nil, nil
 		})
-	return s.Run(context.Background(), &mcp.StdioTransport{})
+	return s
 }
