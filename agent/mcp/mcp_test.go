@@ -168,6 +168,19 @@ func TestServerDies(t *testing.T) {
 			a := &asker{answers: []tools.Answer{tools.Always}}
 			box, _ := start(t, a, env...)
 			kill(t, pidfile)
+			if restarts { // two calls at once find it gone: one restart serves both
+				var wg sync.WaitGroup
+				var both [2]tools.Result
+				for i := range both {
+					wg.Go(func() { both[i] = call(box, context.Background(), "mcp__docs__echo", `{"text":"after"}`) })
+				}
+				wg.Wait()
+				for i, res := range both {
+					if res.Content != "echo: after" {
+						t.Fatalf("call %d at once after a kill: %+v, want the restarted server's answer", i, res)
+					}
+				}
+			}
 			res := call(box, context.Background(), "mcp__docs__echo", `{"text":"after"}`)
 			if restarts {
 				if res.Error || res.Content != "echo: after" {

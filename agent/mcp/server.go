@@ -43,6 +43,7 @@ type server struct {
 	environ []string
 	wait    time.Duration
 
+	restartMu sync.Mutex // one restart at a time
 	mu        sync.Mutex
 	session   *sdk.ClientSession
 	restarted bool  // the one restart a server gets was used
@@ -144,7 +145,7 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any) (*s
 	if err == nil || ctx.Err() != nil || !gone(cs, err) {
 		return res, err
 	}
-	cs, err = s.restart(ctx, err)
+	cs, err = s.restart(ctx, cs, err)
 	if err != nil {
 		return nil, err
 	}
@@ -171,19 +172,27 @@ func (s *server) live() (*sdk.ClientSession, error) {
 	return s.session, nil
 }
 
-// restart starts a server whose connection broke (why) again, once in
-// the session.
-func (s *server) restart(ctx context.Context, why error) (*sdk.ClientSession, error) {
+// restart starts a server whose session (failed) broke (why) again, once
+// in the session; a call that finds it started again by another call
+// meanwhile gets the new session.
+func (s *server) restart(ctx context.Context, failed *sdk.ClientSession, why error) (*sdk.ClientSession, error) {
+	s.restartMu.Lock()
+	defer s.restartMu.Unlock()
 	s.mu.Lock()
-	used, old := s.restarted, s.session
+	used, now, down := s.restarted, s.session, s.down
 	s.restarted = true
 	s.mu.Unlock()
-	why = s.withOutput(why)
-	if used {
-		return nil, s.giveUp(why)
+	switch {
+	case down != nil:
+		return nil, errDown{down}
+	case now != nil && now != failed:
+		return now, nil
+	case used:
+		return nil, s.giveUp(s.withOutput(why))
 	}
-	if old != nil {
-		old.Close()
+	why = s.withOutput(why)
+	if failed != nil {
+		failed.Close()
 	}
 	cs, err := s.connect(ctx)
 	if err != nil {
@@ -220,6 +229,7 @@ func gone(cs *sdk.ClientSession, err error) bool {
 		return false
 	}
 	done := make(chan struct{})
+	// (Wait returns when the session ends, at the latest at Close.)
 	go func() { cs.Wait(); close(done) }()
 	select {
 	case <-done:
