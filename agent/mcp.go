@@ -11,6 +11,14 @@ import (
 	"github.com/reika-lsp/reika/agent/tools"
 )
 
+// MCPServer is what became of an MCP server of the config file at Start,
+// for a front end's report.
+type MCPServer struct {
+	Name  string `json:"name"`
+	Tools int    `json:"tools"`           // the tools it offers the model
+	Error string `json:"error,omitempty"` // why it did not start
+}
+
 // mcpTools wraps the built-in tools in the tools of the MCP servers the
 // user's config file names (agent/mcp), noting in info what became of
 // each; the cleanup it returns stops the servers, then does what done
@@ -29,6 +37,9 @@ func (st Setup) mcpTools(ctx context.Context, settings *config.Settings, builtin
 	box, notices := mcp.Start(ctx, builtin, cfg)
 	for _, n := range notices {
 		info.notice(n.Warning, n.Text)
+	}
+	for _, st := range box.Servers() {
+		info.MCP = append(info.MCP, MCPServer{Name: st.Name, Tools: st.Tools, Error: st.Error})
 	}
 	return box, func() { box.Close(); done() }
 }

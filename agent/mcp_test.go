@@ -66,6 +66,9 @@ func TestMCPSession(t *testing.T) {
 			t.Errorf("notices lack %q:\n%s", want, joined)
 		}
 	}
+	if m := s.Info().MCP; len(m) != 2 || m[0] != (MCPServer{Name: "docs", Tools: 2}) || m[1].Name != "gone" || m[1].Error == "" {
+		t.Errorf("Info().MCP = %+v, want docs with 2 tools, gone with its error", m)
+	}
 	res, err := s.Run(context.Background(), "ask the docs server", nil)
 	if err != nil {
 		t.Fatal(err)

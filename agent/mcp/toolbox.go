@@ -58,9 +58,22 @@ type Toolbox struct {
 	remote  map[string]remote // by the definition's name
 	servers []*server
 
+	status []Status
+
 	mu     sync.Mutex
 	always map[string]bool // tools the user allowed for the session
 }
+
+// Status is what became of a server at Start.
+type Status struct {
+	Name  string
+	Tools int    // the tools offered
+	Error string // why it did not start; "" when it did
+}
+
+// Servers says what became of each server at Start, in the configured
+// order.
+func (b *Toolbox) Servers() []Status { return append([]Status(nil), b.status...) }
 
 // remote is one tool of a server.
 type remote struct {
@@ -99,12 +112,14 @@ func Start(ctx context.Context, inner Tools, cfg Config) (*Toolbox, []Notice) {
 	for i, s := range srvs {
 		if errs[i] != nil {
 			s.close()
+			b.status = append(b.status, Status{Name: s.spec.Name, Error: errs[i].Error()})
 			notices = append(notices, Notice{true, fmt.Sprintf("MCP server %s did not start (%v); its tools are left out of this session: check its command in mcp_servers", s.spec.Name, errs[i])})
 			continue
 		}
 		b.servers = append(b.servers, s)
 		d, skipped := b.define(s, lists[i])
 		defs = append(defs, d...)
+		b.status = append(b.status, Status{Name: s.spec.Name, Tools: len(d)})
 		notices = append(notices, Notice{false, fmt.Sprintf("MCP server %s: %d tools%s; the list is fixed for the session (a change the server announces takes effect in a new session)", s.spec.Name, len(d), skipped)})
 	}
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
