@@ -113,7 +113,7 @@ func Start(ctx context.Context, inner Tools, cfg Config) (*Toolbox, []Notice) {
 		if errs[i] != nil {
 			s.close()
 			b.status = append(b.status, Status{Name: s.spec.Name, Error: errs[i].Error()})
-			notices = append(notices, Notice{true, fmt.Sprintf("MCP server %s did not start (%v); its tools are left out of this session: check its command in mcp_servers", s.spec.Name, errs[i])})
+			notices = append(notices, Notice{true, fmt.Sprintf("MCP server %s did not start (%v); its tools are left out of this session: check its entry in mcp_servers", s.spec.Name, errs[i])})
 			continue
 		}
 		b.servers = append(b.servers, s)
