@@ -20,14 +20,17 @@ type MCPServer struct {
 }
 
 // mcpTools wraps the built-in tools in the tools of the MCP servers the
-// user's config file names (agent/mcp), noting in info what became of
-// each; the cleanup it returns stops the servers, then does what done
+// user's config file names (agent/mcp), its mcp_allow running unasked and
+// an "always" kept there, noting in info what became of each; the cleanup it returns stops the servers, then does what done
 // did. Without servers it returns the built-in tools as they are.
-func (st Setup) mcpTools(ctx context.Context, settings *config.Settings, builtin Toolbox, info *Info, done func()) (Toolbox, func()) {
+func (st Setup) mcpTools(ctx context.Context, settings *config.Settings, configPath string, builtin Toolbox, info *Info, done func()) (Toolbox, func()) {
 	if len(settings.MCPServers.Value) == 0 {
 		return builtin, done
 	}
-	cfg := mcp.Config{Dir: st.root(), Ask: st.Ask, Unasked: st.Unasked}
+	cfg := mcp.Config{Dir: st.root(), Ask: st.Ask, Unasked: st.Unasked, Allowed: settings.MCPAllow.Value}
+	if configPath != "" {
+		cfg.Remember = func(tool string) error { return config.AllowMCPAlways(configPath, tool) }
+	}
 	if set, ok := builtin.(*tools.Set); ok {
 		cfg.Spill = set.Spill
 	}

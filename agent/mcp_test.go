@@ -20,7 +20,8 @@ func TestMain(m *testing.M) { mcptest.Main(m) }
 
 // TestMCPSession: a session started on a config file with an MCP server
 // offers its tools after the built-in ones; the model calls one, the user
-// is asked, and the answer reaches the model. A server that cannot start
+// is asked (and says always, which the config file keeps), and the
+// answer reaches the model. A server that cannot start
 // is a warning, and the session starts without it; Close stops the
 // servers.
 func TestMCPSession(t *testing.T) {
@@ -50,7 +51,7 @@ func TestMCPSession(t *testing.T) {
 		StateDir: NoTranscript,
 		Ask: func(_ context.Context, q tools.Question) tools.Answer {
 			asked = append(asked, q)
-			return tools.Once
+			return tools.Always
 		},
 	})
 	if err != nil {
@@ -85,6 +86,9 @@ func TestMCPSession(t *testing.T) {
 	}
 	if len(asked) != 1 || asked[0].Kind != tools.AskMCP || asked[0].Subject != "docs echo" {
 		t.Errorf("asked %+v, want one MCP question about docs echo", asked)
+	}
+	if f, err := config.ReadFile(path); err != nil || len(f.MCPAllow) != 1 || f.MCPAllow[0] != "mcp__docs__echo" {
+		t.Errorf("the config file's mcp_allow = %v (%v), want the tool the user always allowed", f, err)
 	}
 	b, _ := os.ReadFile(pidfile)
 	var pid int

@@ -193,7 +193,7 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 			cleanup()
 			return nil, err
 		}
-		toolbox, cleanup = st.mcpTools(ctx, settings, toolbox, info, cleanup)
+		toolbox, cleanup = st.mcpTools(ctx, settings, path, toolbox, info, cleanup)
 	}
 	eng := st.Engine
 	if eng == nil {

@@ -53,9 +53,6 @@ func answerTitle(q tools.Question, a tools.Answer) string {
 		}
 		return "Allow for this run"
 	case tools.Always:
-		if q.Kind == tools.AskMCP {
-			return "Always allow (this session)"
-		}
 		return "Always allow (user config)"
 	}
 	return string(a)

@@ -39,8 +39,8 @@ func TestQuestionLeft(t *testing.T) {
 	}
 }
 
-// An MCP tool's call shows the server, the tool and the arguments whole,
-// and its "always" is for the session.
+// An MCP tool's call shows the server, the tool and the arguments whole;
+// its "always" is kept in the user's config, as a command's is.
 func TestQuestionMCP(t *testing.T) {
 	q := tools.Question{Kind: tools.AskMCP, Subject: "docs echo", Detail: "{\"text\":\"hi\u202e\"}", Why: "the MCP server docs runs outside the sandbox", Label: "MCP tool",
 		Answers: []tools.Answer{tools.Once, tools.ThisRun, tools.Always}}
@@ -49,7 +49,7 @@ func TestQuestionMCP(t *testing.T) {
 	if text != want {
 		t.Errorf("question = %q, want %q", text, want)
 	}
-	if got := answerTitle(q, tools.Always); got != "Always allow (this session)" {
+	if got := answerTitle(q, tools.Always); got != "Always allow (user config)" {
 		t.Errorf("always reads %q", got)
 	}
 }

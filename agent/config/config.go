@@ -182,6 +182,9 @@ type Settings struct {
 	// MCPServers are the MCP servers of the user's config file (mcp.go);
 	// nothing else gives them.
 	MCPServers Value[[]MCPServer]
+	// MCPAllow are the MCP tools whose calls run unasked, from the config
+	// file alone as well.
+	MCPAllow Value[[]string]
 
 	// Profiles lists the profiles the file defines, sorted.
 	Profiles []string
@@ -265,6 +268,9 @@ type FileContents struct {
 	// at the file's top level only, never in a profile, the environment or
 	// the editor's settings.
 	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
+	// MCPAllow lists the MCP tools (mcp__server__tool) whose calls run
+	// unasked: those the user answered "always" (AllowMCPAlways).
+	MCPAllow []string `json:"mcp_allow,omitempty"`
 }
 
 // DefaultPath is the config file's path: $REIKA_CONFIG, else

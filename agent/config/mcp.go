@@ -45,15 +45,23 @@ type MCPServer struct {
 var mcpName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
 
 // applyMCP takes the file's MCP servers, each checked (a bad or repeated
-// one is left out with a warning), and warns about any the editor gave.
+// one is left out with a warning), and its mcp_allow list, and warns
+// about any the editor gave.
 func (r *resolver) applyMCP(in Inputs, editor, pushed map[string]any) {
-	for _, m := range []map[string]any{editor, pushed} {
-		if _, ok := m["mcp_servers"]; ok {
-			r.warn("mcp_servers from the editor's settings is ignored: MCP servers run programs, so they come only from %s", displayPath(in.FilePath))
-			break
+	for _, key := range []string{"mcp_servers", "mcp_allow"} {
+		_, e := editor[key]
+		_, p := pushed[key]
+		if e || p {
+			r.warn("%s from the editor's settings is ignored: MCP servers run programs, so they and their allowed tools come only from %s", key, displayPath(in.FilePath))
 		}
 	}
-	if in.File == nil || len(in.File.MCPServers) == 0 {
+	if in.File == nil {
+		return
+	}
+	if len(in.File.MCPAllow) > 0 {
+		r.s.MCPAllow = Value[[]string]{in.File.MCPAllow, fileSource(in.FilePath, "")}
+	}
+	if len(in.File.MCPServers) == 0 {
 		return
 	}
 	seen := map[string]bool{}

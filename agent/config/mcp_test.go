@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -50,5 +52,31 @@ func TestMCPServers(t *testing.T) {
 	none := Resolve(Inputs{Pushed: map[string]any{"reika": map[string]any{"mcpServers": []any{}}}})
 	if none.MCPServers.Value != nil {
 		t.Errorf("a push gave MCPServers %v, want none", none.MCPServers.Value)
+	}
+}
+
+// TestAllowMCPAlways: an MCP tool the user always allows joins the file's
+// mcp_allow, the servers and the other keys kept; the resolver takes it.
+func TestAllowMCPAlways(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte(`{"bash_allow": ["ls"], "mcp_servers": [{"name": "docs", "command": "docs-mcp"}]}`), 0o600)
+	for _, tool := range []string{"mcp__docs__echo", "mcp__docs__big", "mcp__docs__echo"} {
+		if err := AllowMCPAlways(path, tool); err != nil {
+			t.Fatalf("AllowMCPAlways(%q) = %v", tool, err)
+		}
+	}
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Resolve(Inputs{File: f, FilePath: path, Pushed: map[string]any{"mcpAllow": []any{"mcp__ws__x"}}})
+	if d := cmp.Diff([]string{"mcp__docs__echo", "mcp__docs__big"}, s.MCPAllow.Value); d != "" {
+		t.Errorf("mcp_allow (-want +got):\n%s", d)
+	}
+	if len(s.MCPServers.Value) != 1 || len(s.BashAllow.Value) != 1 {
+		t.Errorf("other keys changed: servers %v, bash_allow %v", s.MCPServers.Value, s.BashAllow.Value)
+	}
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), "mcp_allow from the editor's settings is ignored") {
+		t.Errorf("warnings = %q, want the push's mcp_allow told", s.Warnings)
 	}
 }

@@ -87,7 +87,10 @@ func (b *Toolbox) ask(ctx context.Context, name string, r remote, args map[strin
 		Why:     fmt.Sprintf("the MCP server %s runs outside the sandbox with your environment, and its tool %s may change things or reach the network", r.srv.spec.Name, r.name),
 		Label:   "MCP tool",
 		Detail:  strings.TrimSpace(detail.String()),
-		Answers: []tools.Answer{tools.Once, tools.ThisRun, tools.Always},
+		Answers: []tools.Answer{tools.Once, tools.ThisRun},
+	}
+	if b.cfg.Remember != nil {
+		q.Answers = append(q.Answers, tools.Always)
 	}
 	answer := tools.Unasked
 	if b.cfg.Ask != nil {
@@ -100,6 +103,11 @@ func (b *Toolbox) ask(ctx context.Context, name string, r remote, args map[strin
 		tools.RunAllow(ctx, name)
 		return nil
 	case tools.Always:
+		if b.cfg.Remember == nil || b.cfg.Remember(name) != nil {
+			// The yes stands for this run; only keeping it failed.
+			tools.RunAllow(ctx, name)
+			return nil
+		}
 		b.mu.Lock()
 		b.always[name] = true
 		b.mu.Unlock()

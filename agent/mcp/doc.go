@@ -18,7 +18,8 @@
 // server's next result, never applied.
 //
 // A call asks the user first (tools.AskMCP: the server, the tool and the
-// arguments whole; once, this run, always for this session, or deny),
+// arguments whole; once, this run, always — kept in the user's mcp_allow
+// list, which Config.Allowed gives — or deny),
 // never runs in a plan-mode run, and its result is untrusted text: its
 // text parts joined, other parts named by type and size, spilled as long
 // command output is. A server that died is started again once; after that

@@ -2,8 +2,10 @@ package mcp_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,11 +23,24 @@ import (
 
 func TestMain(m *testing.M) { mcptest.Main(m) }
 
-// asker answers questions from a script and keeps them.
+// asker answers questions from a script and keeps them, and the tools
+// allowed always (remembered, unless rememberErr).
 type asker struct {
-	mu      sync.Mutex
-	answers []tools.Answer
-	asked   []tools.Question
+	mu          sync.Mutex
+	answers     []tools.Answer
+	asked       []tools.Question
+	allowed     []string
+	remembered  []string
+	rememberErr error
+}
+
+func (a *asker) remember(tool string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.rememberErr == nil {
+		a.remembered = append(a.remembered, tool)
+	}
+	return a.rememberErr
 }
 
 func (a *asker) ask(_ context.Context, q tools.Question) tools.Answer {
@@ -57,7 +72,7 @@ func start(t *testing.T, a *asker, env ...string) (*mcp.Toolbox, []mcp.Notice) {
 	cmd, args, vars := mcptest.Server(t, env...)
 	cfg := mcp.Config{Servers: []mcp.Server{{Name: "docs", Command: cmd, Args: args, Env: vars}}, Spill: set.Spill}
 	if a != nil {
-		cfg.Ask = a.ask
+		cfg.Ask, cfg.Allowed, cfg.Remember = a.ask, a.allowed, a.remember
 	}
 	box, notices := mcp.Start(context.Background(), set, cfg)
 	t.Cleanup(func() { box.Close() })
@@ -288,7 +303,7 @@ func TestHTTPServer(t *testing.T) {
 	}
 	url, stop := mcptest.HTTP(t, "Authorization: Bearer t")
 	a := &asker{answers: []tools.Answer{tools.Always}}
-	box, notices := mcp.Start(context.Background(), set, mcp.Config{Ask: a.ask, Wait: 5 * time.Second, Servers: []mcp.Server{
+	box, notices := mcp.Start(context.Background(), set, mcp.Config{Ask: a.ask, Remember: a.remember, Wait: 5 * time.Second, Servers: []mcp.Server{
 		{Name: "docs", URL: url, Headers: map[string]string{"Authorization": "Bearer t"}},
 		{Name: "nokey", URL: url},
 	}})
@@ -307,5 +322,37 @@ func TestHTTPServer(t *testing.T) {
 	res := call(box, context.Background(), "mcp__docs__echo", `{"text":"gone"}`)
 	if !res.Error || !strings.Contains(res.Content, "the MCP server docs is not running") {
 		t.Errorf("after the server stopped: %+v, want not running", res)
+	}
+}
+
+// TestAlways: a tool on the allow list runs unasked; "always" keeps the
+// tool in the list and runs it unasked after; when keeping it fails, the
+// yes stands for the run only.
+func TestAlways(t *testing.T) {
+	a := &asker{allowed: []string{"mcp__docs__big"}, answers: []tools.Answer{tools.Always}}
+	box, _ := start(t, a)
+	if res := call(box, context.Background(), "mcp__docs__big", `{"lines":1}`); res.Error || a.count() != 0 {
+		t.Errorf("an allowed tool: %+v, asked %d times; want it run unasked", res, a.count())
+	}
+	for range 2 {
+		if res := call(box, context.Background(), "mcp__docs__echo", `{"text":"a"}`); res.Error {
+			t.Errorf("always: %+v", res)
+		}
+	}
+	if a.count() != 1 || len(a.remembered) != 1 || a.remembered[0] != "mcp__docs__echo" || !slices.Contains(a.asked[0].Answers, tools.Always) {
+		t.Errorf("asked %d times, remembered %q; want asked once with always offered, echo kept", a.count(), a.remembered)
+	}
+
+	failing := &asker{answers: []tools.Answer{tools.Always, tools.Once}, rememberErr: errors.New("read-only")}
+	box, _ = start(t, failing)
+	run := tools.WithRun(context.Background(), tools.Normal)
+	call(box, run, "mcp__docs__echo", `{"text":"a"}`)
+	call(box, run, "mcp__docs__echo", `{"text":"b"}`)
+	if failing.count() != 1 {
+		t.Errorf("asked %d times in the run, want once", failing.count())
+	}
+	call(box, context.Background(), "mcp__docs__echo", `{"text":"c"}`)
+	if failing.count() != 2 {
+		t.Errorf("a new run was not asked after always could not be kept")
 	}
 }

@@ -36,6 +36,11 @@ type Config struct {
 	// set, says why nobody could be asked (tools.Config.Unasked).
 	Ask     tools.Ask
 	Unasked func(tools.Question) string
+	// Allowed are the tools (mcp__server__tool) whose calls run unasked:
+	// the user's mcp_allow. Remember keeps a tool the user answered
+	// "always" to in that list; nil offers no "always".
+	Allowed  []string
+	Remember func(tool string) error
 	// Spill saves a long result and keeps its ends (tools.Set.Spill); nil
 	// leaves results whole.
 	Spill func(tool string, res tools.Result) tools.Result
@@ -61,7 +66,7 @@ type Toolbox struct {
 	status []Status
 
 	mu     sync.Mutex
-	always map[string]bool // tools the user allowed for the session
+	always map[string]bool // tools allowed always: mcp_allow, and answers
 }
 
 // Status is what became of a server at Start.
@@ -91,6 +96,9 @@ func Start(ctx context.Context, inner Tools, cfg Config) (*Toolbox, []Notice) {
 		cfg.CallTimeout = 2 * time.Minute
 	}
 	b := &Toolbox{inner: inner, cfg: cfg, remote: map[string]remote{}, always: map[string]bool{}}
+	for _, name := range cfg.Allowed {
+		b.always[name] = true
+	}
 	env := environ(cfg.Environ)
 	lists := make([][]*sdk.Tool, len(cfg.Servers))
 	errs := make([]error, len(cfg.Servers))

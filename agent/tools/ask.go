@@ -66,8 +66,8 @@ const (
 	// ThisRun: for the rest of this run (an ask and what it does until
 	// its answer); for fetch_url, the host for the rest of the session.
 	ThisRun Answer = "run"
-	// Always: a command added to the user-level bash_allow list; an MCP
-	// tool allowed for the rest of the session.
+	// Always: a command added to the user-level bash_allow list, an MCP
+	// tool to its mcp_allow list.
 	Always Answer = "always"
 	// Unasked is what an Ask returns when nobody could be asked (the
 	// editor cannot show a question, or it did not answer).
