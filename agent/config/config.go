@@ -16,9 +16,10 @@
 // tokens, an endpoint that is not a URL) is ignored with a warning that
 // names the setting, and the layer below it stays in force.
 //
-// The MCP servers whose tools the agent gets (mcp_servers, MCPServer) come
-// from the config file's top level alone: they run programs, so no other
-// layer gives them, and one the editor sends is ignored with a warning.
+// The MCP servers whose tools the agent gets (mcp_servers, MCPServer) and
+// the MCP tools that run unasked (mcp_allow, AllowMCPAlways) come from the
+// config file's top level alone: they run programs, so no other layer
+// gives them, and what the editor sends of them is ignored with a warning.
 //
 // Resolve is pure and safe for concurrent use; a Settings value is not
 // modified after it is returned.
