@@ -18,7 +18,11 @@ import (
 // Run runs a call: an MCP tool's here, any other by the built-in tools.
 func (b *Toolbox) Run(ctx context.Context, call engine.ToolCall) (res tools.Result) {
 	r, ok := b.remote[call.Name]
-	if !ok {
+	switch {
+	case !ok && strings.HasPrefix(call.Name, Prefix):
+		// A resumed session's prefix may name a tool this one lacks.
+		return failf("the MCP tool %s is not available in this session (its server did not start, or no longer offers it); use another tool", call.Name)
+	case !ok:
 		return b.inner.Run(ctx, call)
 	}
 	defer func() {
