@@ -74,7 +74,9 @@ func (b *Toolbox) failure(ctx context.Context, name string, r remote, err error)
 // the tool; it returns the result of a call that does not run.
 func (b *Toolbox) ask(ctx context.Context, name string, r remote, args map[string]any) *tools.Result {
 	b.mu.Lock()
-	always := b.always[name]
+	// An ask-mode run runs nothing unasked: mcp_allow does not apply there
+	// (as bash_allow does not), only what the user allowed in the run.
+	always := b.always[name] && tools.RunMode(ctx) != tools.AskAll
 	b.mu.Unlock()
 	if always || tools.RunAllows(ctx, name) {
 		return nil

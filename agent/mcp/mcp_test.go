@@ -182,6 +182,9 @@ func TestServerDies(t *testing.T) {
 			}
 			a := &asker{answers: []tools.Answer{tools.Always}}
 			box, _ := start(t, a, env...)
+			if res := call(box, context.Background(), "mcp__docs__echo", `{"text":"before"}`); res.Error {
+				t.Fatalf("before the kill: %+v", res)
+			}
 			kill(t, pidfile)
 			if restarts { // two calls at once find it gone: one restart serves both
 				var wg sync.WaitGroup
@@ -325,7 +328,8 @@ func TestHTTPServer(t *testing.T) {
 	}
 }
 
-// TestAlways: a tool on the allow list runs unasked; "always" keeps the
+// TestAlways: a tool on the allow list runs unasked, but in ask mode,
+// where the run's grants alone count; "always" keeps the
 // tool in the list and runs it unasked after; when keeping it fails, the
 // yes stands for the run only.
 func TestAlways(t *testing.T) {
@@ -334,6 +338,14 @@ func TestAlways(t *testing.T) {
 	if res := call(box, context.Background(), "mcp__docs__big", `{"lines":1}`); res.Error || a.count() != 0 {
 		t.Errorf("an allowed tool: %+v, asked %d times; want it run unasked", res, a.count())
 	}
+	askAll := tools.WithRun(context.Background(), tools.AskAll)
+	a.answers = append([]tools.Answer{tools.ThisRun}, a.answers...)
+	call(box, askAll, "mcp__docs__big", `{"lines":1}`)
+	call(box, askAll, "mcp__docs__big", `{"lines":1}`)
+	if a.count() != 1 {
+		t.Errorf("ask mode: asked %d times about an allowed tool, want once (then this run)", a.count())
+	}
+	a.asked = nil
 	for range 2 {
 		if res := call(box, context.Background(), "mcp__docs__echo", `{"text":"a"}`); res.Error {
 			t.Errorf("always: %+v", res)
