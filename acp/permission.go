@@ -30,7 +30,11 @@ func (s *session) ask(ctx context.Context, q tools.Question) tools.Answer {
 		title = q.Label + ": " + title
 	}
 	content := []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(q.Why))}
-	if q.Detail != "" {
+	switch {
+	case q.Kind == tools.AskMCP:
+		// An MCP tool's arguments, whole.
+		content = append(content, sdk.ToolContent(sdk.TextBlock("```json\n"+tools.Visible(q.Detail)+"\n```")))
+	case q.Detail != "":
 		content = append(content, sdk.ToolContent(sdk.TextBlock("```diff\n"+q.Detail+"\n```")))
 	}
 	return s.permission(ctx, sdk.ToolCallUpdate{Title: &title, Content: content}, append(slices.Clone(q.Answers), tools.Deny))

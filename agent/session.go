@@ -185,7 +185,7 @@ func newSession(cfg sessionConfig) (*Session, error) {
 	s := &Session{cfg: cfg, retryWait: defaultRetryWait, sleep: sleep, slot: slotState{id: -1}}
 	s.tools = cfg.Tools.Definitions()
 	if !cfg.NoSubagents {
-		s.tools = append(s.tools, subagentDefinition())
+		s.tools = beforeMCP(s.tools, subagentDefinition())
 	}
 	// The prefix is built at the first request (Prefix), so that the repo
 	// map it carries sees the documents opened meanwhile.

@@ -114,6 +114,8 @@ type Info struct {
 	Notices []Notice
 	// Sandbox says how commands run: contained, or why not.
 	Sandbox Sandboxing
+	// MCP says what became of each MCP server the config file names.
+	MCP []MCPServer
 }
 
 // Resolve reads the settings Start would use: defaults, the config file,
@@ -191,6 +193,7 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 			cleanup()
 			return nil, err
 		}
+		toolbox, cleanup = st.mcpTools(ctx, settings, path, toolbox, info, cleanup)
 	}
 	eng := st.Engine
 	if eng == nil {

@@ -372,6 +372,11 @@ func (s *Set) spill(tool string, res Result) Result {
 	return res
 }
 
+// Spill is what the model reads of a long result of tool: its head and
+// tail, and the file in the spill dir that holds the whole (as bash's,
+// grep's and fetch_url's are), for a toolbox that wraps this one.
+func (s *Set) Spill(tool string, res Result) Result { return s.spill(tool, res) }
+
 // SpillText saves text to a new file in the spill dir, named after what
 // it is, and returns its path, which the read tool may open; "" when there
 // is no spill dir or the file could not be written.
