@@ -371,3 +371,24 @@ func TestListResumeClose(t *testing.T) {
 		t.Errorf("closing a closed session did not fail")
 	}
 }
+
+// The MCP servers a client offers in session/new are not started, and
+// the user is told so and why, not left to wonder.
+func TestEditorMCPServersAreTold(t *testing.T) {
+	w := newWorld(t, sim.Config{}, map[string]string{"main.go": mainGo})
+	c := &client{}
+	cn := w.connect(c)
+	if _, err := cn.NewSession(cn.ctx, sdk.NewSessionRequest{Cwd: w.ws, McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "fs", Command: "mcp-fs", Args: []string{}, Env: []sdk.EnvVariable{}}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		for _, tc := range c.matching("tool_call") {
+			if title, _ := tc["title"].(string); strings.Contains(title, "MCP servers the editor offered (fs) are not started") {
+				return true
+			}
+		}
+		return false
+	}, "the line saying the editor's MCP server is not started")
+}

@@ -219,8 +219,31 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	}
 	// The commands are the session's: the client learns them once it
 	// knows the session, after the answer.
-	s.wire.afterSession(sess.id, sess.sendCommands)
+	s.wire.afterSession(sess.id, func() {
+		sess.sendCommands()
+		sess.editorMCP(p.McpServers)
+	})
 	return sdk.NewSessionResponse{SessionId: sess.id, Modes: sess.modes()}, nil
+}
+
+// editorMCP tells the user that the MCP servers the client offered are
+// not started, and why: they are programs the editor's settings name,
+// and Reika runs only those of the user's config file (agent/mcp).
+func (s *session) editorMCP(servers []sdk.McpServer) {
+	var names []string
+	for _, m := range servers {
+		switch {
+		case m.Stdio != nil:
+			names = append(names, m.Stdio.Name)
+		case m.Http != nil:
+			names = append(names, m.Http.Name)
+		default:
+			names = append(names, "one more")
+		}
+	}
+	if len(names) > 0 {
+		s.status(fmt.Sprintf("the MCP servers the editor offered (%s) are not started: Reika runs only those of your config file's mcp_servers", strings.Join(names, ", ")))
+	}
 }
 
 // LoadSession resumes the session id from its transcript (one written by
@@ -233,6 +256,7 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	}
 	sess.replayHistory()
 	sess.sendCommands()
+	sess.editorMCP(p.McpServers)
 	return sdk.LoadSessionResponse{Modes: sess.modes()}, nil
 }
 
@@ -398,6 +422,7 @@ func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 		return sdk.ResumeSessionResponse{}, err
 	}
 	sess.sendCommands()
+	sess.editorMCP(p.McpServers)
 	return sdk.ResumeSessionResponse{Modes: sess.modes()}, nil
 }
 
