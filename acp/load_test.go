@@ -392,3 +392,27 @@ func TestEditorMCPServersAreTold(t *testing.T) {
 		return false
 	}, "the line saying the editor's MCP server is not started")
 }
+
+// The mode is a config option too: session/new offers it, and
+// session/set_config_option sets it as set_mode does.
+func TestModeAsConfigOption(t *testing.T) {
+	w := newWorld(t, sim.Config{}, map[string]string{"main.go": mainGo})
+	cn := w.connect(&client{})
+	res, err := cn.NewSession(cn.ctx, sdk.NewSessionRequest{Cwd: w.ws, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ConfigOptions) != 1 || res.ConfigOptions[0].Select == nil || res.ConfigOptions[0].Select.CurrentValue != "normal" {
+		t.Fatalf("session/new's config options = %+v, want the mode, normal", res.ConfigOptions)
+	}
+	set, err := cn.SetSessionConfigOption(cn.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{SessionId: res.SessionId, ConfigId: "mode", Value: "plan"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := set.ConfigOptions[0].Select.CurrentValue; got != "plan" {
+		t.Errorf("after set_config_option plan the mode is %q", got)
+	}
+	if _, err := cn.SetSessionConfigOption(cn.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{SessionId: res.SessionId, ConfigId: "model", Value: "x"}}); err == nil {
+		t.Errorf("an option the session does not offer was set")
+	}
+}

@@ -223,7 +223,7 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 		sess.sendCommands()
 		sess.editorMCP(p.McpServers)
 	})
-	return sdk.NewSessionResponse{SessionId: sess.id, Modes: sess.modes()}, nil
+	return sdk.NewSessionResponse{SessionId: sess.id, Modes: sess.modes(), ConfigOptions: sess.configOptions()}, nil
 }
 
 // editorMCP tells the user that the MCP servers the client offered are
@@ -257,7 +257,7 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	sess.replayHistory()
 	sess.sendCommands()
 	sess.editorMCP(p.McpServers)
-	return sdk.LoadSessionResponse{Modes: sess.modes()}, nil
+	return sdk.LoadSessionResponse{Modes: sess.modes(), ConfigOptions: sess.configOptions()}, nil
 }
 
 // reopen starts the session id of cwd from its transcript, in place of
@@ -423,11 +423,28 @@ func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 	}
 	sess.sendCommands()
 	sess.editorMCP(p.McpServers)
-	return sdk.ResumeSessionResponse{Modes: sess.modes()}, nil
+	return sdk.ResumeSessionResponse{Modes: sess.modes(), ConfigOptions: sess.configOptions()}, nil
 }
 
+// SetSessionConfigOption sets the session's mode, the one option it
+// offers (configOptions), as set_mode does: clients that know only config
+// options (the spec retires the modes API) select it there.
 func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+	v := p.ValueId
+	if v == nil {
+		return sdk.SetSessionConfigOptionResponse{}, invalid(errors.New("the mode takes one of its values, not a boolean"))
+	}
+	sess, err := s.session(v.SessionId)
+	if err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	if v.ConfigId != modeOption {
+		return sdk.SetSessionConfigOptionResponse{}, invalid(fmt.Errorf("no option %q: the session's option is %q", v.ConfigId, modeOption))
+	}
+	if err := sess.setMode(sdk.SessionModeId(v.Value)); err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, invalid(err)
+	}
+	return sdk.SetSessionConfigOptionResponse{ConfigOptions: sess.configOptions()}, nil
 }
 
 func (s *Server) closeAll() {
