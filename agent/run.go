@@ -530,6 +530,7 @@ func (r *run) checkpoint(ctx context.Context, msgs []contextwin.Message, fresh b
 	req := s.Prefix().Request(msgs, 1, "none")
 	req.Temperature = s.cfg.Temperature
 	req.Slot = s.slotRef()
+	req.Session, req.ParentSession = s.sessionKey(), s.parentKey
 	if fresh {
 		req.Extra = map[string]any{"cache_prompt": false}
 	}
@@ -578,6 +579,7 @@ func (r *run) chat(ctx context.Context, what string, req engine.Request, p conte
 	cur, _ := promptBytes(req)
 	req.FirstByte = s.firstByte(p.Estimate)
 	req.Slot = s.slotRef()
+	req.Session, req.ParentSession = s.sessionKey(), s.parentKey
 	touch, stop := r.watchSilence(ctx, p.Estimate)
 	resp, err := s.cfg.Engine.Chat(ctx, req, func(d engine.Delta) {
 		touch()

@@ -137,6 +137,11 @@ type Session struct {
 	// mode is the front end's mode for the session's runs, as it last
 	// recorded it (SetMode); guarded by mu.
 	mode string
+	// key names the session to the engine's routers (engine.Request.Session):
+	// its transcript's id, so that a resume and a restart keep it, else an
+	// id of its own; parentKey is a subagent's parent's. Set once.
+	key, parentKey string
+	children       int // subagents started, for their keys; guarded by mu
 	// resumedSlot is the slot the resumed session last recorded,
 	// resumedSave its last save; resumeReq is the request it sent last,
 	// rebuilt, which the warm-up sends again. Set by replay.
@@ -182,7 +187,7 @@ func newSession(cfg sessionConfig) (*Session, error) {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = 200
 	}
-	s := &Session{cfg: cfg, retryWait: defaultRetryWait, sleep: sleep, slot: slotState{id: -1}}
+	s := &Session{cfg: cfg, retryWait: defaultRetryWait, sleep: sleep, slot: slotState{id: -1}, key: transcript.NewID(time.Now())}
 	s.tools = cfg.Tools.Definitions()
 	if !cfg.NoSubagents {
 		s.tools = beforeMCP(s.tools, subagentDefinition())

@@ -281,3 +281,12 @@ func (s *Session) ID() string {
 	}
 	return s.tr.ID()
 }
+
+// sessionKey names the session to the engine's routers: its transcript's
+// id where it keeps one (the same across a resume), else its own.
+func (s *Session) sessionKey() string {
+	if id := s.ID(); id != "" && s.parentKey == "" {
+		return id
+	}
+	return s.key
+}

@@ -210,6 +210,11 @@ func (s *Session) child(ctx context.Context, edits bool) (c *Session, shared boo
 		cfg.Tools = readOnlyTools{cfg.Tools}
 	}
 	c = &Session{cfg: cfg, retryWait: s.retryWait, sleep: s.sleep, tools: s.tools}
+	c.parentKey = s.sessionKey()
+	s.mu.Lock()
+	s.children++
+	c.key = fmt.Sprintf("%s/sub-%d", c.parentKey, s.children)
+	s.mu.Unlock()
 	c.cw = contextwin.NewPlanner(cfg.Context)
 	prefix := s.Prefix()
 	c.prefix = prefix

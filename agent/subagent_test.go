@@ -232,3 +232,23 @@ func TestSubagentCancel(t *testing.T) {
 		t.Errorf("the subagent ran %d reads, want it stopped at the third", n)
 	}
 }
+
+// Every request of a session names it to the engine's routers, the same
+// id across its requests; a subagent's names its own and its parent's.
+func TestSessionIdentity(t *testing.T) {
+	srv, client := simEngine(t, sim.Config{Ctx: 16384})
+	srv.AppendScript(readTurn("a.go"), subagentCall("Find X", "where"), sim.Turn{Content: "X: a.go:1"}, sim.Turn{Content: "Done."})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: readBox(5), Context: contextwin.Config{Window: 16384}})
+	defer s.Close()
+	if _, err := s.Run(context.Background(), "Where is X?", nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := recorded(t, srv, 4)
+	parent := reqs[0].Headers.Get("x-session-id")
+	if parent == "" || reqs[1].Headers.Get("x-session-id") != parent || reqs[3].Headers.Get("x-session-id") != parent {
+		t.Errorf("the session's requests name %q, %q, %q: want one id", parent, reqs[1].Headers.Get("x-session-id"), reqs[3].Headers.Get("x-session-id"))
+	}
+	if child := reqs[2].Headers; child.Get("x-session-id") != parent+"/sub-1" || child.Get("X-Dynamo-Parent-Session-ID") != parent {
+		t.Errorf("the subagent's request names %q, parent %q", child.Get("x-session-id"), child.Get("X-Dynamo-Parent-Session-ID"))
+	}
+}

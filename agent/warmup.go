@@ -78,6 +78,7 @@ func (s *Session) Warmup(ctx context.Context) error {
 	}
 	req.Temperature = s.cfg.Temperature
 	req.Slot = s.slotRef()
+	req.Session = s.sessionKey()
 	s.mu.Lock()
 	if ctx.Err() == nil {
 		w.sent = true

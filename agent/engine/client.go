@@ -62,7 +62,8 @@ func (c *Client) Chat(ctx context.Context, req Request, onDelta func(Delta)) (*R
 	if req.FirstByte > 0 {
 		first = req.FirstByte
 	}
-	cl := &call{stream: stream, maxTokens: req.MaxTokens, patch: patch, idle: first, chunk: c.timeouts.Chunk, cancel: cancel}
+	cl := &call{stream: stream, maxTokens: req.MaxTokens, patch: patch, idle: first, chunk: c.timeouts.Chunk, cancel: cancel,
+		session: req.Session, parent: req.ParentSession}
 	defer cl.stop()
 	if !stream {
 		var cancelT context.CancelFunc

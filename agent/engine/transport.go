@@ -34,10 +34,12 @@ type call struct {
 	// stream is stopped (assembler.overran).
 	maxTokens int
 	patch     *bodyPatch
-	idle      time.Duration // the wait for the first byte
-	chunk     time.Duration // the wait between chunks after it
-	cancel    context.CancelCauseFunc
-	timer     *time.Timer
+	// session and parent are the request's Session and ParentSession.
+	session, parent string
+	idle            time.Duration // the wait for the first byte
+	chunk           time.Duration // the wait between chunks after it
+	cancel          context.CancelCauseFunc
+	timer           *time.Timer
 	// began is set at the first byte; silence is the wait that was
 	// exceeded when the timer fired. Both are read after the call.
 	began   bool
@@ -119,6 +121,10 @@ func (d doer) Do(r *http.Request) (*http.Response, error) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	if c.session != "" {
+		r = r.Clone(r.Context())
+		setSession(r.Header, c.session, c.parent)
 	}
 	if c.stream {
 		c.startIdle()

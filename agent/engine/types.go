@@ -59,6 +59,13 @@ type Request struct {
 	// whose prompt cache it then reuses; other engines are sent nothing.
 	// Nil lets llama.cpp choose (the idle slot sharing the longest prefix).
 	Slot *int
+	// Session names the conversation the request belongs to, the same for
+	// all of a session's requests (its folds, a resume, a restart);
+	// ParentSession is the session of a subagent's parent. A router in
+	// front of several engines keeps a conversation on the replica that
+	// holds its prefix only when the client names it: they are sent as
+	// the headers SessionHeaders lists. Empty sends none.
+	Session, ParentSession string
 	// Extra fields are merged into the request body, after the profile's
 	// own extras (a key here wins). Neither replaces a field the client
 	// sets itself: messages, tools, tool_choice, stream, stream_options,

@@ -56,12 +56,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if n := len(c.messages); s.cfg.NoPrefill && s.cfg.Flavor == LlamaCpp && n > 0 && c.messages[n-1].Role == "assistant" {
 		seq, _ := s.nextChat()
 		rec := newRecord(seq, body, c)
+		rec.Headers = r.Header.Clone()
 		s.fail(w, rec, http.StatusBadRequest, "Assistant response prefill is incompatible with enable_thinking.")
 		return
 	}
 	c.keepReasoning(s.cfg.ReasoningTemplate)
 	seq, fault := s.nextChat()
 	rec := newRecord(seq, body, c)
+	rec.Headers = r.Header.Clone()
 	rec.Fault = fault.String()
 	if s.faulted(ctx, w, rec, fault.Latency, fault) {
 		return

@@ -39,8 +39,10 @@ type Server struct {
 // RequestRecord is what one chat request asked for and what it cost. Every
 // chat request is recorded, refused ones included.
 type RequestRecord struct {
-	Seq          int    // chat request number, from 1
-	Body         []byte // the raw request body
+	Seq  int    // chat request number, from 1
+	Body []byte // the raw request body
+	// Headers are the request's HTTP headers.
+	Headers      http.Header
 	Stream       bool
 	IncludeUsage bool     // stream_options.include_usage
 	ToolChoice   string   // "auto", "none", "required" or "function:NAME"
