@@ -108,10 +108,13 @@ var errNoServer = errors.New("no language server for this file")
 // ErrClosed is returned after Close.
 var ErrClosed = errors.New("the language servers were shut down with the session")
 
-// Serves reports whether a configured server serves the file at path.
-func (s *Servers) Serves(path string) bool {
-	_, ok := serverFor(s.opts.Servers, LanguageOf(path))
-	return ok
+// Serves reports whether a configured server serves the file abs: one
+// serves its language, and the file lies in a project of that language
+// (a Go file below a go.mod or go.work, a Rust file below a Cargo.toml).
+func (s *Servers) Serves(abs string) bool {
+	lang := LanguageOf(abs)
+	_, ok := serverFor(s.opts.Servers, lang)
+	return ok && inProject(s.folderOf(abs), abs, lang)
 }
 
 // with runs fn on the server for the file abs, starting it if need be. A

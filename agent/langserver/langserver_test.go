@@ -1,12 +1,17 @@
 package langserver
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/reika-lsp/reika/agent/tools"
 )
 
 func TestServerEnv(t *testing.T) {
@@ -109,5 +114,57 @@ func TestNewErrors(t *testing.T) {
 	}
 	if want := "undefined: y|cannot use"; strings.Join(got, "|") != want {
 		t.Errorf("newErrors = %q, want %q", strings.Join(got, "|"), want)
+	}
+}
+
+func TestConfigured(t *testing.T) {
+	look := func(name string) (string, error) {
+		if name == "gopls" || name == "typescript-language-server" || name == "clangd" {
+			return "/opt/" + name, nil
+		}
+		return "", errors.New("not found")
+	}
+	for _, tc := range []struct {
+		entries []string
+		want    string
+		warn    int
+	}{
+		{nil, "gopls:go typescript-language-server:typescript,typescriptreact,javascript,javascriptreact clangd:c,cpp", 0},
+		{[]string{"go=/usr/bin/gopls -remote=auto", "c=", "cpp="}, "gopls:go typescript-language-server:typescript,typescriptreact,javascript,javascriptreact", 0},
+		{[]string{"python=pylsp", "javascript=", "cobol=x", "nonsense"}, "pylsp:python gopls:go typescript-language-server:typescript,typescriptreact,javascriptreact clangd:c,cpp", 2},
+		{[]string{"go=gopls", "off"}, "", 0},
+	} {
+		servers, warnings := Configured(tc.entries, look)
+		var got []string
+		for _, s := range servers {
+			got = append(got, s.Name+":"+strings.Join(s.Languages, ","))
+		}
+		if strings.Join(got, " ") != tc.want || len(warnings) != tc.warn {
+			t.Errorf("Configured(%q) = %q, %q; want %q and %d warnings", tc.entries, strings.Join(got, " "), warnings, tc.want, tc.warn)
+		}
+	}
+}
+
+// A Go file outside any module is not gopls's: the fallback answers it,
+// and no server starts.
+func TestOutsideAProject(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "x.go"), []byte("package x\n\nfunc X() {}\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "mod", "sub"), 0o755)
+	os.WriteFile(filepath.Join(root, "mod", "go.mod"), []byte("module m\n"), 0o644)
+	fb := &fakeNavigator{}
+	s := New(Options{Folders: []string{root}, Servers: []Server{{Name: "gopls", Command: []string{"/nonexistent"}, Languages: []string{"go"}}}, Fallback: fb})
+	defer s.Close()
+	if ans, err := s.Definition(context.Background(), tools.NavQuery{Path: "x.go", Line: 3, Symbol: "X"}); err != nil || ans.Source != "repo map" {
+		t.Errorf("Definition(x.go) = %+v, %v; want the fallback's", ans, err)
+	}
+	if ans, err := s.Introduced(context.Background(), "x.go", ""); err != nil || len(ans.Locations) != 0 {
+		t.Errorf("Introduced(x.go) = %+v, %v; want nothing", ans, err)
+	}
+	if !s.Serves(filepath.Join(root, "mod", "sub", "y.go")) || s.Serves(filepath.Join(root, "x.go")) {
+		t.Errorf("Serves: want mod/sub/y.go (below mod/go.mod) and not x.go")
+	}
+	if n := s.Running(); n != 0 {
+		t.Errorf("Running() = %d, want 0", n)
 	}
 }

@@ -1,8 +1,11 @@
 package langserver
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -57,6 +60,37 @@ var languages = map[string]string{
 	".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
 }
 
+// projects name the files that mark a project of a language: a server of
+// a language listed here serves a file only below one of them (within its
+// workspace folder), since outside a project it cannot tell a real error
+// from a missing module (gopls without go.mod, rust-analyzer without
+// Cargo.toml).
+var projects = map[string][]string{
+	"go":   {"go.mod", "go.work"},
+	"rust": {"Cargo.toml"},
+}
+
+// inProject reports whether the file abs of language lang lies in a
+// project of its language below folder (always, for a language without
+// markers).
+func inProject(folder, abs, lang string) bool {
+	markers := projects[lang]
+	if len(markers) == 0 {
+		return true
+	}
+	for dir := filepath.Dir(abs); inside(folder, dir); dir = filepath.Dir(dir) {
+		for _, m := range markers {
+			if _, err := os.Stat(filepath.Join(dir, m)); err == nil {
+				return true
+			}
+		}
+		if dir == folder || dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	return false
+}
+
 // LanguageOf returns the LSP language identifier of a file by its
 // extension, "" when no server Reika knows of serves it.
 func LanguageOf(path string) string {
@@ -99,3 +133,58 @@ func serverEnv(environ []string, apiKeyEnv string) []string {
 	}
 	return out
 }
+
+// Configured returns the servers the language_servers setting gives:
+// each entry "language=command args…" serves its language with that
+// command (a program named without a directory is looked up on PATH when
+// it starts), "language=" turns the language's server off, "off" turns
+// every server off; the languages no entry names keep their default
+// (Defaults). Entries it cannot read are skipped, each with a warning.
+func Configured(entries []string, lookPath func(string) (string, error)) (servers []Server, warnings []string) {
+	configured := map[string]bool{}
+	for _, entry := range entries {
+		entry = strings.TrimSpace(entry)
+		if entry == "off" {
+			return nil, warnings
+		}
+		lang, command, ok := strings.Cut(entry, "=")
+		lang = strings.TrimSpace(lang)
+		if !ok || !knownLanguage(lang) {
+			warnings = append(warnings, fmt.Sprintf("language_servers: %q is not \"language=command\" with a language of %s; skipped", entry, strings.Join(knownLanguages(), ", ")))
+			continue
+		}
+		configured[lang] = true
+		if args := strings.Fields(command); len(args) > 0 {
+			servers = append(servers, Server{Name: filepath.Base(args[0]), Command: args, Languages: []string{lang}})
+		}
+	}
+	for _, s := range Defaults(lookPath) {
+		var langs []string
+		for _, l := range s.Languages {
+			if !configured[l] {
+				langs = append(langs, l)
+			}
+		}
+		if len(langs) > 0 {
+			s.Languages = langs
+			servers = append(servers, s)
+		}
+	}
+	return servers, warnings
+}
+
+// knownLanguages are the language identifiers LanguageOf gives, sorted.
+func knownLanguages() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range languages {
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func knownLanguage(lang string) bool { return slices.Contains(knownLanguages(), lang) }
