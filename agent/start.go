@@ -12,6 +12,7 @@ import (
 
 	"github.com/reika-lsp/reika/agent/config"
 	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/langserver"
 	"github.com/reika-lsp/reika/agent/tools"
 	"github.com/reika-lsp/reika/agent/transcript"
 	"github.com/reika-lsp/reika/contextwin"
@@ -192,6 +193,12 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 			return nil, err
 		}
 	}
+	var checker EditChecker
+	if st.Toolbox == nil {
+		if servers := st.languageServers(settings, info); servers != nil {
+			checker, cleanup = servers, closeFirst(servers.Close, cleanup)
+		}
+	}
 	eng := st.Engine
 	if eng == nil {
 		eng = engine.NewClient(conn.Options)
@@ -203,6 +210,7 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 		Workspace:     st.root(),
 		RepoMap:       st.RepoMap,
 		System:        st.System,
+		Checker:       checker,
 		MaxSteps:      st.MaxSteps,
 		Temperature:   st.Temperature,
 		TranscriptDir: info.StateDir,
@@ -388,6 +396,40 @@ func (st Setup) builtinTools(settings *config.Settings, configPath, spill string
 		return nil, cleanup, err
 	}
 	return ts, cleanup, nil
+}
+
+// languageServers are the workspace's language servers (agent/langserver)
+// the settings give: language_servers, else the known ones on PATH, none
+// started until asked. Nil when there are none, or no workspace folder.
+func (st Setup) languageServers(settings *config.Settings, info *Info) *langserver.Servers {
+	list, warnings := langserver.Configured(settings.LanguageServers.Value, nil)
+	for _, w := range warnings {
+		info.notice(true, w)
+	}
+	if len(list) == 0 || len(st.Folders) == 0 {
+		return nil
+	}
+	return langserver.New(langserver.Options{Folders: st.Folders, Servers: list, Text: st.text, APIKeyEnv: settings.APIKeyEnv.Value})
+}
+
+// text is a file's text as the agent sees it: the editor's buffer when
+// the file is open there, else the disk.
+func (st Setup) text(abs string) (string, error) {
+	if st.Buffers != nil {
+		if text, _, ok := st.Buffers.Open(abs); ok {
+			return text, nil
+		}
+	}
+	b, err := os.ReadFile(abs)
+	return string(b), err
+}
+
+// closeFirst returns a cleanup that calls close, then then.
+func closeFirst(close func() error, then func()) func() {
+	return func() {
+		close()
+		then()
+	}
 }
 
 // sourceOf is the engine's form of a setting's source.
