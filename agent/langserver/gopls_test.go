@@ -275,3 +275,56 @@ func TestFallbackWithoutServer(t *testing.T) {
 		t.Errorf("Running() = %d, want 0", n)
 	}
 }
+
+// A file the server holds that changed since (on the disk, or in the
+// editor) is given to it again before the next question: answers about
+// other files come from the text as it is now.
+func TestGoplsSeesChangedFiles(t *testing.T) {
+	root, s := goWorkspace(t, Options{})
+	ctx := context.Background()
+	q := tools.NavQuery{Path: "a.go", Line: 4, Symbol: "Add"}
+	if _, err := s.Definition(ctx, tools.NavQuery{Path: "b.go", Line: 4, Symbol: "Add"}); err != nil {
+		t.Fatalf("Definition: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "b.go"), []byte(strings.Replace(bGo, "package m\n", "package m\n\n// Twice and Thrice.\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refs, err := s.References(ctx, q)
+	if err != nil || len(refs.Locations) != 3 || refs.Locations[0].Line != 6 {
+		t.Errorf("References after b.go moved down two lines = %+v, %v; want the first at b.go:6", refs, err)
+	}
+	if err := os.Remove(filepath.Join(root, "b.go")); err != nil {
+		t.Fatal(err)
+	}
+	if refs, err := s.References(ctx, q); err != nil || len(refs.Locations) != 0 {
+		t.Errorf("References after b.go was removed = %+v, %v; want none", refs, err)
+	}
+}
+
+// A server that never answers is given up after its restart, each wait
+// bounded, and its processes killed.
+func TestHungServerGivenUp(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "x.py"), []byte("x = 1\n"), 0o644)
+	s := New(Options{Folders: []string{root}, Timeout: 300 * time.Millisecond,
+		Servers: []Server{{Name: "mute", Command: []string{sleep, "60"}, Languages: []string{"python"}}}})
+	defer s.Close()
+	start := time.Now()
+	_, err = s.Hover(context.Background(), tools.NavQuery{Path: "x.py", Line: 1, Symbol: "x"})
+	if err == nil || !strings.Contains(err.Error(), "mute failed twice") || !strings.Contains(err.Error(), "did not answer in time") {
+		t.Fatalf("Hover on a mute server: %v, want it given up for not answering", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("giving up took %v, want about two timeouts", d)
+	}
+	if _, err2 := s.Hover(context.Background(), tools.NavQuery{Path: "x.py", Line: 1, Symbol: "x"}); err2 == nil || err2.Error() != err.Error() {
+		t.Errorf("the next question: %v, want the same error at once", err2)
+	}
+	if n := s.Running(); n != 0 {
+		t.Errorf("Running() = %d, want 0", n)
+	}
+}

@@ -156,7 +156,9 @@ func (s *Servers) withServer(ctx context.Context, srv Server, folder string, fn 
 			}
 		}
 		if err == nil {
-			err = fn(e.p)
+			if err = e.p.refresh(ctx, s.opts.Text); err == nil {
+				err = fn(e.p)
+			}
 			if err == nil || ctx.Err() != nil || !errors.Is(err, errDied) && !errors.Is(err, errHung) {
 				return srv, err
 			}

@@ -230,6 +230,34 @@ func (p *proc) sync(ctx context.Context, u protocol.DocumentURI, lang, text stri
 	return version, seq, err
 }
 
+// refresh gives the server the text the agent sees now (text) of every
+// document it holds, so that no question is answered from a copy older
+// than the file: a changed one by didChange, one that cannot be read any
+// more closed.
+func (p *proc) refresh(ctx context.Context, text func(abs string) (string, error)) error {
+	p.mu.Lock()
+	uris := make([]protocol.DocumentURI, 0, len(p.docs))
+	for u := range p.docs {
+		uris = append(uris, u)
+	}
+	p.mu.Unlock()
+	for _, u := range uris {
+		t, err := text(u.Filename())
+		if err != nil {
+			p.mu.Lock()
+			delete(p.docs, u)
+			p.mu.Unlock()
+			err = p.conn.Notify(ctx, protocol.MethodTextDocumentDidClose, protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
+		} else {
+			_, _, err = p.sync(ctx, u, LanguageOf(u.Filename()), t)
+		}
+		if err != nil && !p.alive() {
+			return fmt.Errorf("sending %s: %w", u.Filename(), errDied)
+		}
+	}
+	return nil
+}
+
 // waitDiagnostics waits, at most bound, for the server's diagnostics of
 // the document at u at version (or, from a server that does not say the
 // version, the first published after seq). It reports false when none
