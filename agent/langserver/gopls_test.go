@@ -328,3 +328,27 @@ func TestHungServerGivenUp(t *testing.T) {
 		t.Errorf("Running() = %d, want 0", n)
 	}
 }
+
+// A server that stops reading blocks a write for good (jsonrpc2 writes
+// without heeding a context): the write is bounded all the same, the
+// server killed, restarted once, then given up.
+func TestWedgedServerGivenUp(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	big := strings.Repeat("x = 1\n", 200_000) // far more than a pipe holds
+	os.WriteFile(filepath.Join(root, "x.py"), []byte(big), 0o644)
+	s := New(Options{Folders: []string{root}, Timeout: 500 * time.Millisecond, Environ: append(os.Environ(), fakeEnv+"=mute"),
+		Servers: []Server{{Name: "wedged", Command: []string{self}, Languages: []string{"python"}}}})
+	defer s.Close()
+	start := time.Now()
+	_, err = s.Hover(context.Background(), tools.NavQuery{Path: "x.py", Line: 1, Symbol: "x"})
+	if err == nil || !strings.Contains(err.Error(), "wedged failed twice") || !strings.Contains(err.Error(), "textDocument/didOpen after") {
+		t.Fatalf("Hover on a wedged server: %v, want it given up at didOpen", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("giving up took %v, want about two timeouts", d)
+	}
+}

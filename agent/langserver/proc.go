@@ -117,30 +117,74 @@ func (p *proc) initialize(ctx context.Context) error {
 	if err := p.call(ctx, protocol.MethodInitialize, params, &result); err != nil {
 		return err
 	}
-	return p.conn.Notify(ctx, protocol.MethodInitialized, struct{}{})
+	return p.notify(ctx, protocol.MethodInitialized, struct{}{})
 }
 
-// call sends a request and waits for its answer, at most p.timeout; a
-// request that times out is cancelled ($/cancelRequest). Its error is
-// errDied or errHung (wrapped) when the server is at fault.
+// call sends a request and waits for its answer, at most p.timeout
+// (bounded); a request its caller gave up on is cancelled
+// ($/cancelRequest). Its error is errDied or errHung (wrapped) when the
+// server is at fault.
 func (p *proc) call(ctx context.Context, method string, params, result any) error {
-	cctx, cancel := context.WithTimeout(ctx, p.timeout)
-	defer cancel()
-	stop := context.AfterFunc(p.life, cancel)
-	defer stop()
-	id, err := p.conn.Call(cctx, method, params, result)
+	var id jsonrpc2.ID
+	err := p.bounded(ctx, method, func(ctx context.Context) error {
+		var err error
+		id, err = p.conn.Call(ctx, method, params, result)
+		return err
+	})
 	switch {
-	case err == nil:
-		return nil
-	case p.life.Err() != nil:
-		return fmt.Errorf("%s: %w%s", method, errDied, p.stderr.said())
+	case err == nil, errors.Is(err, errDied), errors.Is(err, errHung):
+		return err
 	case ctx.Err() != nil:
+		// Fire and forget: the server may not be reading.
+		go p.conn.Notify(context.Background(), protocol.MethodCancelRequest, map[string]any{"id": id})
 		return ctx.Err()
-	case cctx.Err() != nil:
-		_ = p.conn.Notify(context.Background(), protocol.MethodCancelRequest, map[string]any{"id": id})
-		return fmt.Errorf("%s after %v: %w", method, p.timeout, errHung)
 	}
 	return fmt.Errorf("%s: %w", method, err)
+}
+
+// notify sends a notification, bounded as call is.
+func (p *proc) notify(ctx context.Context, method string, params any) error {
+	return p.bounded(ctx, method, func(ctx context.Context) error {
+		return p.conn.Notify(ctx, method, params)
+	})
+}
+
+// bounded runs send (a request or a notification) for at most p.timeout.
+// A server that has not taken the message, or answered it, by then is
+// killed (jsonrpc2 writes without heeding the context, and a write to a
+// server that does not read blocks for good): the error wraps errHung.
+// bounded returns only once send has, so send's results are the caller's.
+func (p *proc) bounded(ctx context.Context, what string, send func(context.Context) error) error {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- send(sctx) }()
+	timer := time.NewTimer(p.timeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-p.life.Done():
+		cancel()
+		<-done
+		return fmt.Errorf("%s: %w%s", what, errDied, p.stderr.said())
+	case <-ctx.Done():
+		// (sctx is done too: a call that was sent returns at once.)
+		select {
+		case <-done:
+		case <-timer.C:
+			kill(p.cmd)
+			<-done
+		}
+		return ctx.Err()
+	case <-timer.C:
+		// Cancelled first: a call that was sent waits for its answer
+		// even when the connection is gone.
+		cancel()
+		kill(p.cmd)
+		<-done
+		return fmt.Errorf("%s after %v: %w", what, p.timeout, errHung)
+	}
 }
 
 // handle answers what the server sends: diagnostics are kept, the
@@ -217,15 +261,12 @@ func (p *proc) sync(ctx context.Context, u protocol.DocumentURI, lang, text stri
 	version = d.version
 	p.mu.Unlock()
 	if !open {
-		err = p.conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{
+		err = p.notify(ctx, protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{
 			TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: protocol.LanguageIdentifier(lang), Version: version, Text: text}})
 	} else {
-		err = p.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, didChangeParams{
+		err = p.notify(ctx, protocol.MethodTextDocumentDidChange, didChangeParams{
 			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: version},
 			ContentChanges: []fullChange{{Text: text}}})
-	}
-	if err != nil && p.life.Err() != nil {
-		err = fmt.Errorf("sending %s: %w", u.Filename(), errDied)
 	}
 	return version, seq, err
 }
@@ -247,12 +288,12 @@ func (p *proc) refresh(ctx context.Context, text func(abs string) (string, error
 			p.mu.Lock()
 			delete(p.docs, u)
 			p.mu.Unlock()
-			err = p.conn.Notify(ctx, protocol.MethodTextDocumentDidClose, protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
+			err = p.notify(ctx, protocol.MethodTextDocumentDidClose, protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
 		} else {
 			_, _, err = p.sync(ctx, u, LanguageOf(u.Filename()), t)
 		}
-		if err != nil && !p.alive() {
-			return fmt.Errorf("sending %s: %w", u.Filename(), errDied)
+		if errors.Is(err, errDied) || errors.Is(err, errHung) {
+			return err
 		}
 	}
 	return nil
@@ -284,13 +325,16 @@ func (p *proc) waitDiagnostics(ctx context.Context, u protocol.DocumentURI, vers
 	}
 }
 
-// shutdown asks the server to end (shutdown, exit), then kills it after a
-// short wait.
+// shutdown asks the server to end (shutdown, exit) and kills it after
+// two seconds at most.
 func (p *proc) shutdown() {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	const grace = 2 * time.Second
+	killer := time.AfterFunc(grace, func() { kill(p.cmd) })
+	defer killer.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if p.life.Err() == nil && p.call(ctx, protocol.MethodShutdown, nil, nil) == nil {
-		_ = p.conn.Notify(ctx, protocol.MethodExit, nil)
+	if p.alive() && p.call(ctx, protocol.MethodShutdown, nil, nil) == nil {
+		_ = p.notify(ctx, protocol.MethodExit, nil)
 	}
 	select {
 	case <-p.life.Done():
