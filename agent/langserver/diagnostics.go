@@ -3,7 +3,9 @@ package langserver
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -68,10 +70,13 @@ func (s *Servers) Diagnostics(ctx context.Context, paths []string) (tools.NavAns
 // Introduced returns the errors an edit of the file at path brought: old
 // is the file's text before it (tools.Proposal.Old), and the text the
 // agent sees now is the text after. The server is given each text in
-// turn and its diagnostics for each waited for (Options.Settle); an
-// error is new when the text before had fewer of that message (positions
-// move with an edit; messages stay). A file no server serves gives an
-// empty answer.
+// turn and its diagnostics for each waited for (Options.Settle; the
+// first look at a file waits up to Options.Timeout, the workspace's
+// load); an error is new when the text before had fewer of that message
+// (positions move with an edit; messages stay). The errors the edit
+// brought to other files (callers of a changed signature) follow, from
+// what the server published of them after the edit against before it. A
+// file no server serves gives an empty answer.
 func (s *Servers) Introduced(ctx context.Context, path, old string) (tools.NavAnswer, error) {
 	abs, err := s.resolve(path)
 	if err != nil || !s.Serves(abs) {
@@ -87,15 +92,51 @@ func (s *Servers) Introduced(ctx context.Context, path, old string) (tools.NavAn
 		if err != nil {
 			return err
 		}
+		// The pass that follows the text before settles first, so
+		// that what it publishes of other files is not the edit's.
+		p.quiet(ctx, quietGap, quietBound)
+		others := p.published()
 		after, err := s.diagnose(ctx, p, abs, now)
 		if err != nil {
 			return err
 		}
 		ans.Locations = s.diagnostics(abs, now, newErrors(before, after), true)
+		ans.Locations = append(ans.Locations, s.elsewhere(ctx, p, abs, others)...)
 		return nil
 	})
 	ans.Source = srv.Name
 	return ans, err
+}
+
+// A server's pass over the workspace publishes file after file: it is
+// over when nothing came for quietGap (at most quietBound).
+const (
+	quietGap   = 150 * time.Millisecond
+	quietBound = time.Second
+)
+
+// elsewhere are the new errors of the files other than abs that the
+// server published since others (its diagnostics before the edit) in the
+// pass that follows the edit: a changed signature breaks its callers.
+func (s *Servers) elsewhere(ctx context.Context, p *proc, abs string, others map[protocol.DocumentURI]published) []tools.NavLocation {
+	p.quiet(ctx, quietGap, quietBound)
+	var out []tools.NavLocation
+	self := uri.File(abs)
+	now := p.published()
+	uris := make([]protocol.DocumentURI, 0, len(now))
+	for u := range now {
+		uris = append(uris, u)
+	}
+	slices.Sort(uris)
+	for _, u := range uris {
+		if u == self || now[u].seq == others[u].seq {
+			continue
+		}
+		if errs := newErrors(others[u].diags, now[u].diags); len(errs) > 0 {
+			out = append(out, s.diagnostics(u.Filename(), s.text(u.Filename()), errs, true)...)
+		}
+	}
+	return out
 }
 
 // diagnose gives the server text as the file abs and waits for its
@@ -106,7 +147,13 @@ func (s *Servers) diagnose(ctx context.Context, p *proc, abs, text string) ([]pr
 	if err != nil {
 		return nil, err
 	}
-	diags, ok := p.waitDiagnostics(ctx, u, version, seq, s.opts.Settle)
+	bound := s.opts.Settle
+	if seq <= 0 {
+		// The server's first look at the file: it may be loading the
+		// workspace still, which the request's bound covers.
+		bound = max(bound, s.opts.Timeout)
+	}
+	diags, ok := p.waitDiagnostics(ctx, u, version, seq, bound)
 	if !ok {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -114,7 +161,7 @@ func (s *Servers) diagnose(ctx context.Context, p *proc, abs, text string) ([]pr
 		if !p.alive() {
 			return nil, fmt.Errorf("diagnostics of %s: %w%s", relPath(s.root(), abs), errDied, p.stderr.said())
 		}
-		return nil, fmt.Errorf("%s gave no diagnostics of %s within %v", p.srv.Name, relPath(s.root(), abs), s.opts.Settle)
+		return nil, fmt.Errorf("%s gave no diagnostics of %s within %v", p.srv.Name, relPath(s.root(), abs), bound)
 	}
 	return diags, nil
 }

@@ -6,7 +6,7 @@
 //	servers := langserver.New(langserver.Options{Folders: folders, Text: text, Fallback: repoMapNav})
 //	defer servers.Close()
 //	ans, err := servers.Definition(ctx, tools.NavQuery{Path: "b.go", Line: 4, Symbol: "Add"})
-//	errs, err := servers.Introduced(ctx, "b.go", proposal.Old)
+//	errs, err := servers.Introduced(ctx, "b.go", proposal.Old) // after the edit landed
 //
 // Servers implements tools.Navigator. A server is started on demand, one
 // per workspace folder and server, over stdio (go.lsp.dev/jsonrpc2 with
@@ -36,13 +36,15 @@
 // server serves goes to Options.Fallback (the repo map's Navigator), so
 // the tools always answer.
 //
-// go.lsp.dev's defects that matter here (lsp/doc.go lists them): the
-// whole-text change event is Reika's own type (fullChange), since the
-// library's holds its range as a value and would send an insertion at
-// 0:0; a call whose context ends is not cancelled by the library, so
-// proc.call sends $/cancelRequest itself; and a connection whose stream
-// fails does not fail its pending calls, so every call also ends when
-// the process does.
+// go.lsp.dev's defects that matter here (lsp/doc.go lists the
+// server's): the whole-text change event is Reika's own type
+// (fullChange), since the library's holds its range as a value and would
+// send an insertion at 0:0; a call whose context ends is not cancelled by
+// the library, so proc.call sends $/cancelRequest itself; a connection
+// whose stream fails does not fail its pending calls, and its writes do
+// not heed a context (a server that stops reading blocks them for good),
+// so every message goes through proc.bounded, which cancels the call and
+// kills the server at its timeout.
 //
 // Servers is safe for concurrent use; questions to one server go one at
 // a time.

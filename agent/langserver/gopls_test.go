@@ -352,3 +352,29 @@ func TestWedgedServerGivenUp(t *testing.T) {
 		t.Errorf("giving up took %v, want about two timeouts", d)
 	}
 }
+
+// An edit that changes a signature breaks its callers in other files:
+// their new errors are the edit's too.
+func TestGoplsIntroducedInOtherFiles(t *testing.T) {
+	root, s := goWorkspace(t, Options{})
+	ctx := context.Background()
+	if _, err := s.Diagnostics(ctx, []string{"a.go"}); err != nil {
+		t.Fatalf("Diagnostics: %v", err)
+	}
+	s.opts.Settle = DefaultSettle
+	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte(strings.Replace(aGo, "Add(a, b int)", "Add(a, b, c int)", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ans, err := s.Introduced(ctx, "a.go", aGo)
+	if err != nil {
+		t.Fatalf("Introduced: %v", err)
+	}
+	var got []string
+	for _, l := range ans.Locations {
+		got = append(got, l.Path+":"+strconv.Itoa(l.Line)+" "+strings.SplitN(l.Message, "\n", 2)[0])
+	}
+	want := []string{"b.go:4 not enough arguments in call to Add", "b.go:8 not enough arguments in call to Add", "b.go:8 not enough arguments in call to Add"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Introduced (a parameter added) =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

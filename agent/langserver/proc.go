@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -321,6 +322,34 @@ func (p *proc) waitDiagnostics(ctx context.Context, u protocol.DocumentURI, vers
 			return nil, false
 		case <-p.life.Done():
 			return nil, false
+		}
+	}
+}
+
+// published returns a copy of the diagnostics published so far.
+func (p *proc) published() map[protocol.DocumentURI]published {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.diags)
+}
+
+// quiet waits until the server has published nothing for gap, at most
+// bound.
+func (p *proc) quiet(ctx context.Context, gap, bound time.Duration) {
+	end := time.NewTimer(bound)
+	defer end.Stop()
+	for {
+		p.mu.Lock()
+		changed := p.changed
+		p.mu.Unlock()
+		select {
+		case <-changed:
+		case <-time.After(gap):
+			return
+		case <-end.C:
+			return
+		case <-ctx.Done():
+			return
 		}
 	}
 }
