@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -76,18 +77,27 @@ func start(ctx context.Context, srv Server, folder string, env []string, timeout
 	p := &proc{srv: srv, folder: folder, cmd: cmd, stderr: &tail{}, timeout: timeout,
 		docs: map[protocol.DocumentURI]*doc{}, diags: map[protocol.DocumentURI]published{}, changed: make(chan struct{})}
 	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s (%s): %w", srv.Name, srv.Command[0], err)
-	}
 	life, end := context.WithCancel(context.Background())
 	p.life = life
 	p.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(pipe{stdout, stdin}))
-	p.conn.Go(life, p.handle)
+	started := make(chan error, 1)
 	go func() {
-		_ = cmd.Wait()
+		// The parent-death signal (detach) follows the thread that
+		// started the process, not Reika's: the thread stays this
+		// goroutine's, alive, until the server has exited.
+		runtime.LockOSThread()
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			_ = cmd.Wait()
+		}
 		end()
 		_ = p.conn.Close()
 	}()
+	if err := <-started; err != nil {
+		return nil, fmt.Errorf("starting %s (%s): %w", srv.Name, srv.Command[0], err)
+	}
+	p.conn.Go(life, p.handle)
 	if err := p.initialize(ctx); err != nil {
 		p.kill()
 		return nil, fmt.Errorf("initializing %s: %w%s", srv.Name, err, p.stderr.said())
