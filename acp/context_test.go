@@ -35,7 +35,7 @@ func TestPromptContextFromTheClient(t *testing.T) {
 	}
 	reqs := w.engine.Requests()
 	first, last := string(reqs[0].Body), string(reqs[len(reqs)-1].Body)
-	if !strings.Contains(first, `(file: main.go)`) || !strings.Contains(first, "main.go:\\n```\\n"+strings.ReplaceAll(selection, `"`, `\"`)) {
+	if !strings.Contains(first, `What does this print?\n\n(file: main.go)\n\nmain.go:\n`+"```") || !strings.Contains(first, "main.go:\\n```\\n"+strings.ReplaceAll(selection, `"`, `\"`)) {
 		t.Errorf("the instruction lacks the link or the selection:\n%s", first)
 	}
 	if !strings.Contains(last, "println(\\\"unsaved\\\")") {
@@ -119,5 +119,37 @@ func TestChangePlacedOnTheUsersText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A prompt of several blocks reaches the model as separate paragraphs,
+// and an image the model cannot take is named in its place and told to
+// the user; a prompt of an image alone is refused.
+func TestPromptBlocksAreParagraphs(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: "It greets."}}}, map[string]string{"main.go": mainGo})
+	c := &client{}
+	cn := w.connect(c)
+	id := cn.newSession(t, w.ws)
+	res, err := cn.Prompt(cn.ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{
+		sdk.TextBlock("---"), sdk.TextBlock("Explain greet.go"), sdk.ImageBlock("iVBORw0KGgo=", "image/png"),
+	}})
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v", res, err)
+	}
+	body := string(w.engine.Requests()[0].Body)
+	if !strings.Contains(body, `---\n\nExplain greet.go\n\n(the user attached an image`) {
+		t.Errorf("the blocks did not reach the model as paragraphs:\n%s", body)
+	}
+	told := false
+	for _, tc := range c.matching("tool_call") {
+		if title, _ := tc["title"].(string); strings.Contains(title, "an image was left out") {
+			told = true
+		}
+	}
+	if !told {
+		t.Errorf("the user was not told the image was left out")
+	}
+	if _, err := cn.Prompt(cn.ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.ImageBlock("iVBORw0KGgo=", "image/png")}}); err == nil {
+		t.Errorf("a prompt of an image alone was run, want it refused")
 	}
 }

@@ -40,6 +40,8 @@
 //
 //  1. A line that is not JSON is logged and dropped: no -32700 answer,
 //     so a client that sent a broken request waits for its answer.
+//     Serve's reader (lines) answers such a line with the parse error
+//     itself and passes the SDK only JSON.
 //  2. A line over 10 MiB ends the connection (bufio.Scanner's limit).
 //  3. Its errors put the reason in data under "Internal error" (or
 //     "Invalid params"); failure and invalid give the client the reason

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -61,6 +62,29 @@ func TestLoadAfterRestart(t *testing.T) {
 		t.Errorf("the request after load does not go on from the last one before the restart:\nbefore %v\nafter  %v", before, after)
 	}
 	t.Logf("%d requests before the restart, %d after; the last before had %d messages, the first after %d", sent, len(reqs)-sent, len(before), len(after))
+}
+
+// The mode a session was set to is kept across a restart: the next
+// process's session/load answers it, and its runs are in it.
+func TestLoadKeepsTheMode(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: "Hi."}}}, map[string]string{"main.go": mainGo})
+	first := w.connect(&client{})
+	id := first.newSession(t, w.ws)
+	if _, err := first.SetSessionMode(first.ctx, sdk.SetSessionModeRequest{SessionId: id, ModeId: "ask"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.prompt(t, id, "Hello."); err != nil {
+		t.Fatal(err)
+	}
+	first.stop()
+	second := w.connect(&client{})
+	res, err := second.LoadSession(second.ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: w.ws, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Modes == nil || res.Modes.CurrentModeId != "ask" {
+		t.Errorf("session/load after a restart answered the mode %v, want ask", res.Modes)
+	}
 }
 
 func messagesOf(t *testing.T, body []byte) []any {
@@ -295,4 +319,100 @@ func TestBadParamsSayWhy(t *testing.T) {
 	check("session/set_mode yolo", err, `no mode "yolo"`)
 	_, err = cn.prompt(t, id, "  ")
 	check("an empty prompt", err, "the prompt holds no text")
+}
+
+// session/list lists the cwd's sessions newest first, titled by their
+// first message; session/resume continues one without sending its
+// history; session/close ends one of this process, which a load brings
+// back.
+func TestListResumeClose(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: "One."}, {Content: "Two."}, {Content: "Three."}}}, map[string]string{"main.go": mainGo})
+	first := w.connect(&client{})
+	a := first.newSession(t, w.ws)
+	if _, err := first.prompt(t, a, "First question\nwith a second line"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // two transcripts' times apart
+	b := first.newSession(t, w.ws)
+	if _, err := first.prompt(t, b, "Second question"); err != nil {
+		t.Fatal(err)
+	}
+	first.stop()
+	c := &client{}
+	second := w.connect(c)
+	cwd := w.ws
+	list, err := second.ListSessions(second.ctx, sdk.ListSessionsRequest{Cwd: &cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Sessions) != 2 || list.Sessions[0].SessionId != b || list.Sessions[1].SessionId != a ||
+		*list.Sessions[1].Title != "First question" || list.Sessions[0].Cwd != w.ws {
+		t.Fatalf("session/list = %+v, want %s then %s, titled by their first lines", list.Sessions, b, a)
+	}
+	if _, err := second.ResumeSession(second.ctx, sdk.ResumeSessionRequest{SessionId: a, Cwd: w.ws}); err != nil {
+		t.Fatal(err)
+	}
+	if kinds := strings.Join(c.kinds(), " "); strings.Contains(kinds, "user_message_chunk") {
+		t.Errorf("session/resume sent the history: %s", kinds)
+	}
+	if res, err := second.prompt(t, a, "And now?"); err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt after resume = %+v, %v", res, err)
+	}
+	if last := string(w.engine.Requests()[len(w.engine.Requests())-1].Body); !strings.Contains(last, "First question") {
+		t.Errorf("the resumed session's request lost its conversation")
+	}
+	if _, err := second.CloseSession(second.ctx, sdk.CloseSessionRequest{SessionId: a}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.prompt(t, a, "Still there?"); err == nil {
+		t.Errorf("a prompt to a closed session was answered")
+	}
+	if _, err := second.CloseSession(second.ctx, sdk.CloseSessionRequest{SessionId: a}); err == nil {
+		t.Errorf("closing a closed session did not fail")
+	}
+}
+
+// The MCP servers a client offers in session/new are not started, and
+// the user is told so and why, not left to wonder.
+func TestEditorMCPServersAreTold(t *testing.T) {
+	w := newWorld(t, sim.Config{}, map[string]string{"main.go": mainGo})
+	c := &client{}
+	cn := w.connect(c)
+	if _, err := cn.NewSession(cn.ctx, sdk.NewSessionRequest{Cwd: w.ws, McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "fs", Command: "mcp-fs", Args: []string{}, Env: []sdk.EnvVariable{}}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		for _, tc := range c.matching("tool_call") {
+			if title, _ := tc["title"].(string); strings.Contains(title, "MCP servers the editor offered (fs) are not started") {
+				return true
+			}
+		}
+		return false
+	}, "the line saying the editor's MCP server is not started")
+}
+
+// The mode is a config option too: session/new offers it, and
+// session/set_config_option sets it as set_mode does.
+func TestModeAsConfigOption(t *testing.T) {
+	w := newWorld(t, sim.Config{}, map[string]string{"main.go": mainGo})
+	cn := w.connect(&client{})
+	res, err := cn.NewSession(cn.ctx, sdk.NewSessionRequest{Cwd: w.ws, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ConfigOptions) != 1 || res.ConfigOptions[0].Select == nil || res.ConfigOptions[0].Select.CurrentValue != "normal" {
+		t.Fatalf("session/new's config options = %+v, want the mode, normal", res.ConfigOptions)
+	}
+	set, err := cn.SetSessionConfigOption(cn.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{SessionId: res.SessionId, ConfigId: "mode", Value: "plan"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := set.ConfigOptions[0].Select.CurrentValue; got != "plan" {
+		t.Errorf("after set_config_option plan the mode is %q", got)
+	}
+	if _, err := cn.SetSessionConfigOption(cn.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{SessionId: res.SessionId, ConfigId: "model", Value: "x"}}); err == nil {
+		t.Errorf("an option the session does not offer was set")
+	}
 }

@@ -10,10 +10,12 @@ import (
 )
 
 // answerOptions are the protocol's options for the tools' answers: the
-// option's id is the answer.
+// option's id is the answer. "For this run" is not remembered past the
+// run, so its kind is allow_once: a client shows allow_always as "Always
+// accept", which it is not.
 var answerOptions = map[tools.Answer]sdk.PermissionOption{
 	tools.Once:    {OptionId: sdk.PermissionOptionId(tools.Once), Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
-	tools.ThisRun: {OptionId: sdk.PermissionOptionId(tools.ThisRun), Name: "Allow for this run", Kind: sdk.PermissionOptionKindAllowAlways},
+	tools.ThisRun: {OptionId: sdk.PermissionOptionId(tools.ThisRun), Name: "Allow for this run", Kind: sdk.PermissionOptionKindAllowOnce},
 	tools.Always:  {OptionId: sdk.PermissionOptionId(tools.Always), Name: "Always allow", Kind: sdk.PermissionOptionKindAllowAlways},
 	tools.Deny:    {OptionId: sdk.PermissionOptionId(tools.Deny), Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
 }
@@ -28,7 +30,11 @@ func (s *session) ask(ctx context.Context, q tools.Question) tools.Answer {
 		title = q.Label + ": " + title
 	}
 	content := []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(q.Why))}
-	if q.Detail != "" {
+	switch {
+	case q.Kind == tools.AskMCP:
+		// An MCP tool's arguments, whole.
+		content = append(content, sdk.ToolContent(sdk.TextBlock("```json\n"+tools.Visible(q.Detail)+"\n```")))
+	case q.Detail != "":
 		content = append(content, sdk.ToolContent(sdk.TextBlock("```diff\n"+q.Detail+"\n```")))
 	}
 	return s.permission(ctx, sdk.ToolCallUpdate{Title: &title, Content: content}, append(slices.Clone(q.Answers), tools.Deny))

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/agent/tools"
 )
 
 const mainGo = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
@@ -43,6 +44,11 @@ func TestPromptStreamsTheAnswer(t *testing.T) {
 	usage := c.matching("usage_update")
 	if len(usage) == 0 || usage[len(usage)-1]["size"] != float64(16384) || usage[len(usage)-1]["used"].(float64) <= 0 {
 		t.Errorf("usage updates %v, want the window 16384 and the tokens used", usage)
+	}
+	for i := 1; i < len(usage); i++ {
+		if usage[i]["used"] == usage[i-1]["used"] && usage[i]["size"] == usage[i-1]["size"] {
+			t.Errorf("usage update %d repeats the one before: %v", i+1, usage[i])
+		}
 	}
 	waitFor(t, func() bool { return slices.Contains(c.kinds(), "available_commands_update") }, "available_commands_update")
 	cmds := c.matching("available_commands_update")[0]["availableCommands"].([]any)
@@ -104,6 +110,9 @@ func TestToolCallWithDiff(t *testing.T) {
 				for _, x := range asList(u["content"]) {
 					if m := x.(map[string]any); m["type"] == "diff" {
 						diff = m
+						if status == "completed" {
+							t.Errorf("the edit's diff came after its call was marked completed: a client shows the call without it")
+						}
 					}
 				}
 			}
@@ -182,6 +191,11 @@ func TestCommandAsks(t *testing.T) {
 	last := q.Options[len(q.Options)-1]
 	if *q.ToolCall.Title != "allow list: rm main.go" || last.Kind != sdk.PermissionOptionKindRejectOnce || q.Options[0].Kind != sdk.PermissionOptionKindAllowOnce {
 		t.Errorf("asked %q with %+v", *q.ToolCall.Title, q.Options)
+	}
+	for _, o := range q.Options {
+		if o.OptionId == sdk.PermissionOptionId(tools.ThisRun) && o.Kind != sdk.PermissionOptionKindAllowOnce {
+			t.Errorf("\"for this run\" is offered as %s: a client shows it as always", o.Kind)
+		}
 	}
 	calls := c.matching("tool_call")
 	if len(calls) == 0 || calls[0]["kind"] != "execute" || string(q.ToolCall.ToolCallId) != calls[0]["toolCallId"] {

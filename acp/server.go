@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -14,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -51,7 +54,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	// field (defect 4): r is held shut until the logger is in place.
 	open := make(chan struct{})
 	s.wire = &wire{w: w}
-	s.conn = sdk.NewAgentSideConnection(s, s.wire, gated{r, open})
+	s.conn = sdk.NewAgentSideConnection(s, s.wire, &lines{r: bufio.NewReader(r), open: open, wire: s.wire})
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(opts.Log, nil)))
 	close(open)
 	select {
@@ -62,29 +65,63 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	return nil
 }
 
-// gated is a reader that reads nothing until open is closed.
-type gated struct {
-	r    io.Reader
+// lines is the client's input as the SDK reads it: nothing until open is
+// closed, then a line at a time; a line that is not JSON is answered with
+// the protocol's parse error (-32700), which the SDK would drop without a
+// word, and not passed on.
+type lines struct {
+	r    *bufio.Reader
 	open <-chan struct{}
+	wire *wire
+	buf  []byte
+	err  error
 }
 
-func (g gated) Read(p []byte) (int, error) {
-	<-g.open
-	return g.r.Read(p)
+func (l *lines) Read(p []byte) (int, error) {
+	<-l.open
+	for len(l.buf) == 0 && l.err == nil {
+		line, err := l.r.ReadBytes('\n')
+		l.err = err
+		switch t := bytes.TrimSpace(line); {
+		case len(t) == 0:
+		case json.Valid(t):
+			l.buf = line
+		default:
+			// Written beside the reading, as the SDK's answers are: a
+			// client that writes before it reads must not stall it.
+			go l.wire.send([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON"}}` + "\n"))
+		}
+	}
+	if len(l.buf) == 0 {
+		return 0, l.err
+	}
+	n := copy(p, l.buf)
+	l.buf = l.buf[n:]
+	return n, nil
 }
 
 // wire is the connection's output: the SDK writes each message whole, in
 // one Write, under its lock. It runs what waits for the answer that gives
 // a session's id, once that answer is out.
 type wire struct {
-	w io.Writer
+	w   io.Writer
+	out sync.Mutex // held through one message's write
 
 	mu      sync.Mutex
 	waiting map[sdk.SessionId]func()
 }
 
+// send writes a message of the server's own, between the SDK's.
+func (o *wire) send(p []byte) {
+	o.out.Lock()
+	defer o.out.Unlock()
+	o.w.Write(p)
+}
+
 func (o *wire) Write(p []byte) (int, error) {
+	o.out.Lock()
 	n, err := o.w.Write(p)
+	o.out.Unlock()
 	o.mu.Lock()
 	pending := len(o.waiting) > 0
 	o.mu.Unlock()
@@ -149,6 +186,9 @@ func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			SessionCapabilities: sdk.SessionCapabilities{
+				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
+			},
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}, nil
@@ -179,36 +219,66 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	}
 	// The commands are the session's: the client learns them once it
 	// knows the session, after the answer.
-	s.wire.afterSession(sess.id, sess.sendCommands)
-	return sdk.NewSessionResponse{SessionId: sess.id, Modes: sess.modes()}, nil
+	s.wire.afterSession(sess.id, func() {
+		sess.sendCommands()
+		sess.editorMCP(p.McpServers)
+	})
+	return sdk.NewSessionResponse{SessionId: sess.id, Modes: sess.modes(), ConfigOptions: sess.configOptions()}, nil
+}
+
+// editorMCP tells the user that the MCP servers the client offered are
+// not started, and why: they are programs the editor's settings name,
+// and Reika runs only those of the user's config file (agent/mcp).
+func (s *session) editorMCP(servers []sdk.McpServer) {
+	var names []string
+	for _, m := range servers {
+		switch {
+		case m.Stdio != nil:
+			names = append(names, m.Stdio.Name)
+		case m.Http != nil:
+			names = append(names, m.Http.Name)
+		default:
+			names = append(names, "one more")
+		}
+	}
+	if len(names) > 0 {
+		s.status(fmt.Sprintf("the MCP servers the editor offered (%s) are not started: Reika runs only those of your config file's mcp_servers", strings.Join(names, ", ")))
+	}
 }
 
 // LoadSession resumes the session id from its transcript (one written by
 // either front end), replays its conversation as updates, and answers when
 // the replay is done. The engine's slot is restored as reika.resume does.
 func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
-	root, err := workspace(p.Cwd)
-	if err != nil {
-		return sdk.LoadSessionResponse{}, invalid(err)
-	}
-	path, err := agent.TranscriptByID(s.opts.Getenv, s.opts.StateDir, root, string(p.SessionId))
-	if err != nil {
-		return sdk.LoadSessionResponse{}, invalid(err)
-	}
-	s.mu.Lock()
-	old := s.sessions[p.SessionId]
-	delete(s.sessions, p.SessionId)
-	s.mu.Unlock()
-	if old != nil {
-		old.close()
-	}
-	sess, err := s.start(ctx, p.Cwd, path)
+	sess, err := s.reopen(ctx, p.Cwd, p.SessionId)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
 	sess.replayHistory()
 	sess.sendCommands()
-	return sdk.LoadSessionResponse{Modes: sess.modes()}, nil
+	sess.editorMCP(p.McpServers)
+	return sdk.LoadSessionResponse{Modes: sess.modes(), ConfigOptions: sess.configOptions()}, nil
+}
+
+// reopen starts the session id of cwd from its transcript, in place of
+// the one of this process by that id, if any.
+func (s *Server) reopen(ctx context.Context, cwd string, id sdk.SessionId) (*session, error) {
+	root, err := workspace(cwd)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	path, err := agent.TranscriptByID(s.opts.Getenv, s.opts.StateDir, root, string(id))
+	if err != nil {
+		return nil, invalid(err)
+	}
+	s.mu.Lock()
+	old := s.sessions[id]
+	delete(s.sessions, id)
+	s.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	return s.start(ctx, cwd, path)
 }
 
 // start makes a session: agent.Start on the workspace cwd, resuming
@@ -305,20 +375,76 @@ func (s *Server) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest
 
 // The methods initialize does not offer.
 
+// CloseSession ends a session of this process: its run is cancelled and
+// its engine slot saved; its transcript stays, for a later load.
 func (s *Server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
-	return sdk.CloseSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionClose)
+	s.mu.Lock()
+	sess := s.sessions[p.SessionId]
+	delete(s.sessions, p.SessionId)
+	s.mu.Unlock()
+	if sess == nil {
+		return sdk.CloseSessionResponse{}, invalid(fmt.Errorf("no open session %s", p.SessionId))
+	}
+	sess.close()
+	return sdk.CloseSessionResponse{}, nil
 }
 
+// maxListed bounds the sessions session/list answers with.
+const maxListed = 200
+
+// ListSessions lists the sessions of the cwd (every workspace's without
+// one), both front ends', newest first, titled by their first message.
 func (s *Server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
-	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
+	root := ""
+	if p.Cwd != nil {
+		r, err := workspace(*p.Cwd)
+		if err != nil {
+			return sdk.ListSessionsResponse{}, invalid(err)
+		}
+		root = r
+	}
+	out := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
+	for i, t := range agent.Transcripts(s.opts.Getenv, s.opts.StateDir, root) {
+		if i == maxListed {
+			break
+		}
+		title, updated := t.Title, t.Updated.UTC().Format(time.RFC3339)
+		out.Sessions = append(out.Sessions, sdk.SessionInfo{SessionId: sdk.SessionId(t.ID), Cwd: t.Workspace, Title: &title, UpdatedAt: &updated})
+	}
+	return out, nil
 }
 
+// ResumeSession continues a session from its transcript, as session/load
+// does, without sending its history again.
 func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
+	sess, err := s.reopen(ctx, p.Cwd, p.SessionId)
+	if err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	sess.sendCommands()
+	sess.editorMCP(p.McpServers)
+	return sdk.ResumeSessionResponse{Modes: sess.modes(), ConfigOptions: sess.configOptions()}, nil
 }
 
+// SetSessionConfigOption sets the session's mode, the one option it
+// offers (configOptions), as set_mode does: clients that know only config
+// options (the spec retires the modes API) select it there.
 func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+	v := p.ValueId
+	if v == nil {
+		return sdk.SetSessionConfigOptionResponse{}, invalid(errors.New("the mode takes one of its values, not a boolean"))
+	}
+	sess, err := s.session(v.SessionId)
+	if err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	if v.ConfigId != modeOption {
+		return sdk.SetSessionConfigOptionResponse{}, invalid(fmt.Errorf("no option %q: the session's option is %q", v.ConfigId, modeOption))
+	}
+	if err := sess.setMode(sdk.SessionModeId(v.Value)); err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, invalid(err)
+	}
+	return sdk.SetSessionConfigOptionResponse{ConfigOptions: sess.configOptions()}, nil
 }
 
 func (s *Server) closeAll() {

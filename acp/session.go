@@ -36,6 +36,8 @@ type session struct {
 	// ids the client knows (unique in the session; the model's repeat).
 	calls   map[string]string
 	running string // the tool call running now, "" between calls
+	// usage is the last usage update sent (used, size).
+	usage [2]int
 	// steps are the subagents' steps shown in their tool calls, by id.
 	steps  map[string][]string
 	serial int // for the ids of tool calls and status lines
@@ -76,6 +78,11 @@ func (s *session) startAgent(ctx context.Context, resume string) error {
 	s.mu.Lock()
 	stopOld := s.stopWarm // the session /new replaces: its warm-up ends
 	s.agent, s.stopWarm, s.notices = a, stop, notices
+	for _, m := range modes {
+		if resume != "" && string(m.mode) == a.Mode() {
+			s.mode = m.mode // as the session last had it
+		}
+	}
 	if s.id == "" {
 		s.id = sdk.SessionId(id)
 	}
@@ -138,6 +145,24 @@ var modes = []struct {
 	{"plan", tools.Plan, "Plan", "read-only: reads, searches and read-only commands; no edits, no other commands; the answer ends in a numbered plan"},
 }
 
+// modeOption is the id of the mode as a config option.
+const modeOption sdk.SessionConfigId = "mode"
+
+// configOptions are the session's options: its mode, as the modes API
+// offers it.
+func (s *session) configOptions() []sdk.SessionConfigOption {
+	st := s.modes()
+	var opts sdk.SessionConfigSelectOptionsUngrouped
+	for _, m := range st.AvailableModes {
+		opts = append(opts, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(m.Id), Name: m.Name, Description: m.Description})
+	}
+	category := sdk.SessionConfigOptionCategoryMode
+	return []sdk.SessionConfigOption{{Select: &sdk.SessionConfigOptionSelect{
+		Id: modeOption, Name: "Mode", Category: &category, Type: "select",
+		CurrentValue: sdk.SessionConfigValueId(st.CurrentModeId), Options: sdk.SessionConfigSelectOptions{Ungrouped: &opts},
+	}}}
+}
+
 func (s *session) modes() *sdk.SessionModeState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -157,7 +182,13 @@ func (s *session) setMode(id sdk.SessionModeId) error {
 		if m.id == id {
 			s.mu.Lock()
 			s.mode = m.mode
+			a := s.agent
 			s.mu.Unlock()
+			if a != nil {
+				// In the transcript: a load of the session, in this
+				// process or the next, keeps it.
+				a.SetMode(string(m.mode))
+			}
 			return nil
 		}
 	}
@@ -186,7 +217,10 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	for _, n := range notices {
 		s.status(n)
 	}
-	text := s.instruction(blocks)
+	text, left := s.instruction(blocks)
+	for _, l := range left {
+		s.status(l)
+	}
 	if strings.TrimSpace(text) == "" {
 		return sdk.PromptResponse{}, invalid(errors.New("the prompt holds no text"))
 	}
@@ -209,24 +243,48 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	return sdk.PromptResponse{}, failure(fmt.Errorf("the run stopped: %s", oneLine(err.Error())))
 }
 
-// instruction is the prompt's blocks as the model reads them: the text,
-// the files the client linked (by path), and the selections it embedded
-// (fenced, with their path). The files become known: their text is asked
-// of the client.
-func (s *session) instruction(blocks []sdk.ContentBlock) string {
-	var b strings.Builder
+// instruction is the prompt's blocks as the model reads them, each a
+// paragraph of its own: the text, the files the client linked (by path),
+// and the selections it embedded (fenced, with their path). The files
+// become known: their text is asked of the client. What the model cannot
+// take (an image, audio, a binary resource) is named in its place, and
+// left returns what the user should be told of it.
+func (s *session) instruction(blocks []sdk.ContentBlock) (text string, left []string) {
+	var parts []string
 	for _, c := range blocks {
 		switch {
 		case c.Text != nil:
-			b.WriteString(c.Text.Text)
+			if t := strings.Trim(c.Text.Text, "\n"); strings.TrimSpace(t) != "" {
+				parts = append(parts, t)
+			}
 		case c.ResourceLink != nil:
-			fmt.Fprintf(&b, "\n(file: %s)", s.mention(c.ResourceLink.Uri))
+			parts = append(parts, fmt.Sprintf("(file: %s)", s.mention(c.ResourceLink.Uri)))
 		case c.Resource != nil && c.Resource.Resource.TextResourceContents != nil:
 			r := c.Resource.Resource.TextResourceContents
-			fmt.Fprintf(&b, "\n\n%s:\n```\n%s\n```\n", s.mention(r.Uri), strings.TrimRight(r.Text, "\n"))
+			parts = append(parts, fmt.Sprintf("%s:\n```\n%s\n```", s.mention(r.Uri), strings.TrimRight(r.Text, "\n")))
+		default:
+			what := blockKind(c)
+			parts = append(parts, fmt.Sprintf("(the user attached %s, which Reika cannot pass to this model: it was left out)", what))
+			left = append(left, fmt.Sprintf("%s was left out: Reika sends the model text only", what))
 		}
 	}
-	return b.String()
+	if len(parts) == len(left) {
+		return "", left // nothing the model can read
+	}
+	return strings.Join(parts, "\n\n"), left
+}
+
+// blockKind names a block the model cannot take.
+func blockKind(c sdk.ContentBlock) string {
+	switch {
+	case c.Image != nil:
+		return "an image"
+	case c.Audio != nil:
+		return "an audio clip"
+	case c.Resource != nil:
+		return "a binary resource"
+	}
+	return "a block of an unknown kind"
 }
 
 // mention is how a prompt names a file: its workspace path when it is

@@ -19,7 +19,19 @@ import (
 func (s *session) reporter() func(agent.Event) {
 	var st stream
 	var plan []sdk.PlanEntry
+	// ran is an edit's end held for its diff, which the agent reports
+	// after it: a client shows the call as done with the diff it has then.
+	var ran *agent.Event
+	flush := func() {
+		if ran != nil {
+			s.toolRan(*ran)
+			ran = nil
+		}
+	}
 	return func(e agent.Event) {
+		if ran != nil && (e.Kind != agent.ProposalReady || e.CallID != ran.CallID) {
+			flush()
+		}
 		switch e.Kind {
 		case agent.RoundStarted:
 			st = stream{}
@@ -44,11 +56,16 @@ func (s *session) reporter() func(agent.Event) {
 		case agent.ToolStarted:
 			s.toolStarted(e)
 		case agent.ToolRan:
+			if e.Proposal == nil && !e.ToolFailed && (e.Tool == "edit" || e.Tool == "write") {
+				ran = &e
+				break
+			}
 			s.toolRan(e)
 		case agent.Delegated:
 			s.delegated(e)
 		case agent.ProposalReady:
 			s.proposed(e)
+			flush()
 		case agent.ChipChanged:
 			s.chip(e.Chip)
 		case agent.Shed, agent.Folded:
@@ -119,6 +136,13 @@ func (s *session) update(u sdk.SessionUpdate) { s.srv.update(s.id, u) }
 func (s *session) chip(c agent.Chip) {
 	if c.Window <= 0 {
 		return
+	}
+	s.mu.Lock()
+	same := s.usage == [2]int{c.Size, c.Window}
+	s.usage = [2]int{c.Size, c.Window}
+	s.mu.Unlock()
+	if same {
+		return // the client has it: no update says nothing new
 	}
 	s.update(sdk.SessionUpdate{UsageUpdate: &sdk.SessionUsageUpdate{Used: c.Size, Size: c.Window}})
 }

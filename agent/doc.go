@@ -12,7 +12,10 @@
 // server, demo, check, replay): it resolves the settings (defaults, the
 // config file, the environment, the editor's), connects to the engine and
 // discovers its window, sets up the tools confined to the folders, and
-// opens or resumes the transcript. Session.Info says what it found.
+// opens or resumes the transcript. Session.Info says what it found. When
+// the repo map it is given has an index (MapIndex: MapFiles, the language
+// server's map), the tools include the navigation tools, answered from the
+// map by name (navmap.go) and marked approximate.
 //
 // Between two shrink events every request begins with the exact bytes of
 // the previous one: the fixed prefix (system prompt, tool definitions,

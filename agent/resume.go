@@ -63,6 +63,8 @@ type replayer struct {
 func (rp *replayer) takeState(r transcript.Record) bool {
 	s := rp.s
 	switch r.Kind {
+	case transcript.KindMode:
+		s.mode = r.Text
 	case transcript.KindSlot:
 		if r.Slot != nil {
 			s.resumedSlot = r.Slot

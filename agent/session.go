@@ -137,6 +137,9 @@ type Session struct {
 	// (subagent.go). Guarded by mu.
 	watchSlot int
 	slotLoses bool
+	// mode is the front end's mode for the session's runs, as it last
+	// recorded it (SetMode); guarded by mu.
+	mode string
 	// resumedSlot is the slot the resumed session last recorded,
 	// resumedSave its last save; resumeReq is the request it sent last,
 	// rebuilt, which the warm-up sends again. Set by replay.
@@ -185,7 +188,7 @@ func newSession(cfg sessionConfig) (*Session, error) {
 	s := &Session{cfg: cfg, retryWait: defaultRetryWait, sleep: sleep, slot: slotState{id: -1}}
 	s.tools = cfg.Tools.Definitions()
 	if !cfg.NoSubagents {
-		s.tools = append(s.tools, subagentDefinition())
+		s.tools = beforeMCP(s.tools, subagentDefinition())
 	}
 	// The prefix is built at the first request (Prefix), so that the repo
 	// map it carries sees the documents opened meanwhile.
@@ -314,6 +317,27 @@ func (s *Session) takeSaid() []string {
 	out := s.said
 	s.said = nil
 	return out
+}
+
+// SetMode records the front end's mode for the session's runs ("ask",
+// "plan"; "" the normal one) in the transcript, so that a resume of the
+// session finds it (Mode).
+func (s *Session) SetMode(mode string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mode == mode {
+		return
+	}
+	s.mode = mode
+	s.note(transcript.KindMode, mode)
+}
+
+// Mode is the mode the front end last recorded for the session, the
+// resumed transcript's included.
+func (s *Session) Mode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
 }
 
 // Running reports whether a run is under way.

@@ -115,6 +115,8 @@ type Info struct {
 	Notices []Notice
 	// Sandbox says how commands run: contained, or why not.
 	Sandbox Sandboxing
+	// MCP says what became of each MCP server the config file names.
+	MCP []MCPServer
 }
 
 // Resolve reads the settings Start would use: defaults, the config file,
@@ -192,6 +194,7 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 			cleanup()
 			return nil, err
 		}
+		toolbox, cleanup = st.mcpTools(ctx, settings, path, toolbox, info, cleanup)
 	}
 	var checker EditChecker
 	if st.Toolbox == nil {
@@ -391,6 +394,7 @@ func (st Setup) builtinTools(settings *config.Settings, configPath, spill string
 		BashAllow:    settings.BashAllow.Value,
 		FetchEnabled: settings.Fetch.Value,
 		SpillDir:     spill,
+		Navigator:    st.navigator(),
 	})
 	if err != nil {
 		return nil, cleanup, err
@@ -430,6 +434,17 @@ func closeFirst(close func() error, then func()) func() {
 		close()
 		then()
 	}
+}
+
+// navigator answers the navigation tools: from the repo map's index when
+// the RepoMap has one (MapIndex), else nil and the tools are not offered.
+// (A nil *mapNavigator would be a non-nil Navigator: hence the branch.)
+func (st Setup) navigator() tools.Navigator {
+	idx, ok := st.RepoMap.(MapIndex)
+	if !ok {
+		return nil
+	}
+	return newMapNavigator(idx, st.Folders, st.Buffers)
 }
 
 // sourceOf is the engine's form of a setting's source.
@@ -532,6 +547,19 @@ func LatestTranscript(getenv func(string) string, stateDir, workspace string, sk
 		stateDir = transcript.Dir(getenv)
 	}
 	return transcript.Latest(stateDir, workspace, skip...)
+}
+
+// Transcripts lists the sessions of workspace ("": every workspace) in
+// stateDir ("": the user's state directory), both front ends', newest
+// first.
+func Transcripts(getenv func(string) string, stateDir, workspace string) []transcript.Summary {
+	if stateDir == "" {
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		stateDir = transcript.Dir(getenv)
+	}
+	return transcript.List(stateDir, workspace)
 }
 
 // TranscriptByID is the transcript of the session id of workspace in

@@ -37,7 +37,9 @@ const ellipsis = "…"
 //	Read     "Read PATH lines A-B of N", then the top-level declarations
 //	         (Markdown headings, YAML keys, TOML tables) with line numbers
 //	Diff     "Edited PATH (+A -D)" for each file, then its hunk headers
-//	Search   "Search "PATTERN": K lines of results", then the first lines
+//	Search   "Search "PATTERN": K lines of results", then the first lines;
+//	         for a navigation answer (locations with their lines indented
+//	         below them) every unindented line: the locations
 //	Command  "Ran COMMAND: K lines of output", then the last lines
 //	Fetch    "Fetched URL: K bytes", then the opening
 //	Report   the first paragraph of a subagent's report
@@ -293,6 +295,10 @@ func summarizeSearch(content string, p Payload) string {
 		head = "Search \"" + label(p.Path, "") + "\""
 	}
 	s.add(head+": "+plural(countLines(content), "line")+" of results", 0)
+	if hasSnippets(content) {
+		summarizeLocations(s, content)
+		return s.String()
+	}
 	shown := 0
 	for line := range strings.Lines(content) {
 		if shown >= searchHead {
@@ -305,6 +311,44 @@ func summarizeSearch(content string, p Payload) string {
 		}
 	}
 	return s.String()
+}
+
+// hasSnippets reports whether a search's lines have numbered lines under
+// them, as a read numbers a file's ("     6\tfunc Open("): the navigation
+// tools' answers (definition, references) list each location unindented,
+// its declaration's lines numbered below it. grep and glob number none.
+func hasSnippets(content string) bool {
+	for line := range strings.Lines(content) {
+		t := strings.TrimLeft(line, " ")
+		if len(t) == len(line) {
+			continue
+		}
+		digits := len(t) - len(strings.TrimLeft(t, "0123456789"))
+		if digits > 0 && digits < len(t) && t[digits] == '\t' {
+			return true
+		}
+	}
+	return false
+}
+
+// summarizeLocations keeps a navigation answer's unindented lines (its
+// approximate line, its head, every location) and drops the snippets: a
+// shed answer still says where, which is what the model asked.
+func summarizeLocations(s *summary, content string) {
+	var lines []string
+	for line := range strings.Lines(content) {
+		if line[0] != ' ' && line[0] != '\t' {
+			if l := oneLine(strings.TrimSuffix(line, "\n"), maxSummaryLine-2); l != "" {
+				lines = append(lines, l)
+			}
+		}
+	}
+	for i, l := range lines {
+		if !s.add("  "+l, moreReserve) {
+			s.add(more(len(lines)-i, "line"), 0)
+			return
+		}
+	}
 }
 
 func summarizeCommand(content string, p Payload) string {

@@ -77,6 +77,8 @@ func questionText(q tools.Question) string {
 		return fmt.Sprintf("Reika asks (protected): keep %s, which a command left?\nWhy: %s\nWhat it is:\n%s", tools.Visible(q.Subject), q.Why, diffPreview(q.Detail, 30, 3000))
 	case tools.AskFetch:
 		return fmt.Sprintf("Reika asks%s: fetch this URL?\n%s\nWhy: %s", label, tools.Visible(q.Subject), q.Why)
+	case tools.AskMCP:
+		return fmt.Sprintf("Reika asks%s: call the MCP tool %s with these arguments?\n%s\nWhy: %s", label, tools.Visible(q.Subject), tools.Visible(q.Detail), q.Why)
 	}
 	return fmt.Sprintf("Reika asks%s: run this command?\n%s\nWhy: %s", label, tools.Visible(q.Subject), q.Why)
 }

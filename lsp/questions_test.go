@@ -38,3 +38,18 @@ func TestQuestionLeft(t *testing.T) {
 		t.Errorf("the yes reads %q, want Keep it", got)
 	}
 }
+
+// An MCP tool's call shows the server, the tool and the arguments whole;
+// its "always" is kept in the user's config, as a command's is.
+func TestQuestionMCP(t *testing.T) {
+	q := tools.Question{Kind: tools.AskMCP, Subject: "docs echo", Detail: "{\"text\":\"hi\u202e\"}", Why: "the MCP server docs runs outside the sandbox", Label: "MCP tool",
+		Answers: []tools.Answer{tools.Once, tools.ThisRun, tools.Always}}
+	text := questionText(q)
+	want := "Reika asks (MCP tool): call the MCP tool docs echo with these arguments?\n{\"text\":\"hi<U+202E>\"}\nWhy: the MCP server docs runs outside the sandbox"
+	if text != want {
+		t.Errorf("question = %q, want %q", text, want)
+	}
+	if got := answerTitle(q, tools.Always); got != "Always allow (user config)" {
+		t.Errorf("always reads %q", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/tools"
+	"github.com/reika-lsp/reika/repomap"
 )
 
 // The repo map follows the open documents (parsed again, incrementally,
@@ -111,6 +112,22 @@ func (m editorMap) Render(budget int) string {
 		m.s.flushMap(ctx)
 	})
 	return m.s.repo.Render(budget)
+}
+
+// The language server's map has an index: its sessions offer the
+// navigation tools, answered from it.
+var _ agent.MapIndex = editorMap{}
+
+// Index is the map itself, which the agent's navigation tools ask
+// (agent.MapIndex) once per question: brought up to date with the open
+// documents first, for at most renderFlushMax, as for Render.
+func (m editorMap) Index() *repomap.Map {
+	m.s.onMapThread(func() {
+		ctx, cancel := context.WithTimeout(m.s.ctx, renderFlushMax)
+		defer cancel()
+		m.s.flushMap(ctx)
+	})
+	return m.s.repo
 }
 
 func (m editorMap) Learn(f tools.FileText) {

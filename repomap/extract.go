@@ -152,10 +152,14 @@ func (x *extractor) add(n *ts.Node, k Kind, name string, container int, sig stri
 	if container >= 0 {
 		parent, depth = x.syms[container].Name, x.syms[container].depth+1
 	}
+	line, end := int(n.StartPosition().Row)+1, int(n.EndPosition().Row)+1
+	if e := n.EndPosition(); e.Column == 0 && end > line {
+		end-- // a node that takes its last newline ends on the line before
+	}
 	x.syms = append(x.syms, sym{
 		Symbol: Symbol{
 			Kind: k, Name: name, Parent: parent, Container: container,
-			Line: int(n.StartPosition().Row) + 1, Signature: sig,
+			Line: line, End: end, Signature: sig,
 		},
 		depth: depth,
 	})
@@ -234,6 +238,7 @@ func (x *extractor) reextract(root *ts.Node, old []chunk, e ts.InputEdit, change
 			syms := make([]sym, len(c.syms))
 			for j, s := range c.syms {
 				s.Line += lines
+				s.End += lines
 				syms[j] = s
 			}
 			after = append(after, chunk{start: p.start, end: p.end, syms: syms})

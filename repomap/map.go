@@ -79,8 +79,10 @@ type Symbol struct {
 	// written inside (a class, impl, trait or module), or -1. A Go method
 	// has a Parent but no Container.
 	Container int
-	// Line is the 1-based line of the definition.
-	Line int
+	// Line is the 1-based line of the definition; End is the last line
+	// of its declaration (its body included), which a navigation answer
+	// shows.
+	Line, End int
 	// Signature is the definition's head on one line: up to its body,
 	// whitespace collapsed, at most maxSignature bytes.
 	Signature string

@@ -16,7 +16,16 @@ import (
 // answered "always" to a command. The file's other keys keep their order
 // and values; it is replaced whole, never left half written. This is the
 // one write the package does, and only ever to the user-level file.
-func AllowAlways(path, entry string) error {
+func AllowAlways(path, entry string) error { return addToList(path, "bash_allow", entry) }
+
+// AllowMCPAlways adds tool (an MCP tool's name, mcp__server__tool) to the
+// top-level mcp_allow list of the user's config file at path, as
+// AllowAlways does a command: the user answered "always" to its call.
+func AllowMCPAlways(path, tool string) error { return addToList(path, "mcp_allow", tool) }
+
+// addToList adds entry to the top-level list key of the config file at
+// path, the file's other keys kept in their order.
+func addToList(path, key, entry string) error {
 	if path == "" {
 		return errors.New("no user config file (set REIKA_CONFIG or XDG_CONFIG_HOME)")
 	}
@@ -36,10 +45,10 @@ func AllowAlways(path, entry string) error {
 		return fmt.Errorf("config file %s: %w", path, err)
 	}
 	var list []string
-	i := slices.Index(keys, "bash_allow")
+	i := slices.Index(keys, key)
 	if i >= 0 {
 		if err := json.Unmarshal(values[i], &list); err != nil {
-			return fmt.Errorf("config file %s: bash_allow: %w", path, err)
+			return fmt.Errorf("config file %s: %s: %w", path, key, err)
 		}
 	}
 	if slices.Contains(list, entry) {
@@ -53,7 +62,7 @@ func AllowAlways(path, entry string) error {
 	if i >= 0 {
 		values[i] = raw
 	} else {
-		keys, values = append(keys, "bash_allow"), append(values, raw)
+		keys, values = append(keys, key), append(values, raw)
 	}
 	var b bytes.Buffer
 	b.WriteByte('{')

@@ -16,6 +16,11 @@
 // tokens, an endpoint that is not a URL) is ignored with a warning that
 // names the setting, and the layer below it stays in force.
 //
+// The MCP servers whose tools the agent gets (mcp_servers, MCPServer) and
+// the MCP tools that run unasked (mcp_allow, AllowMCPAlways) come from the
+// config file's top level alone: they run programs, so no other layer
+// gives them, and what the editor sends of them is ignored with a warning.
+//
 // Resolve is pure and safe for concurrent use; a Settings value is not
 // modified after it is returned.
 package config
@@ -181,6 +186,12 @@ type Settings struct {
 	// workspace's settings never give them.
 	LanguageServers Value[[]string]
 	Extra           Value[map[string]any]
+	// MCPServers are the MCP servers of the user's config file (mcp.go);
+	// nothing else gives them.
+	MCPServers Value[[]MCPServer]
+	// MCPAllow are the MCP tools whose calls run unasked, from the config
+	// file alone as well.
+	MCPAllow Value[[]string]
 
 	// Profiles lists the profiles the file defines, sorted.
 	Profiles []string
@@ -261,6 +272,13 @@ type FileContents struct {
 	Profile
 	ActiveProfile string             `json:"profile,omitempty"`
 	Profiles      map[string]Profile `json:"profiles,omitempty"`
+	// MCPServers are the MCP servers whose tools the agent gets (mcp.go):
+	// at the file's top level only, never in a profile, the environment or
+	// the editor's settings.
+	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
+	// MCPAllow lists the MCP tools (mcp__server__tool) whose calls run
+	// unasked: those the user answered "always" (AllowMCPAlways).
+	MCPAllow []string `json:"mcp_allow,omitempty"`
 }
 
 // DefaultPath is the config file's path: $REIKA_CONFIG, else
@@ -362,6 +380,7 @@ func Resolve(in Inputs) *Settings {
 		}
 	}
 	r.applyEditor(in.FilePath, editor, pushed, spelt, chosen)
+	r.applyMCP(in, editor, pushed)
 	return s
 }
 

@@ -24,6 +24,9 @@ const (
 	AskLeft Kind = "left"
 	// AskFetch: fetch_url to a host not yet allowed in this session.
 	AskFetch Kind = "fetch"
+	// AskMCP: a call to a tool of an MCP server (agent/mcp); Subject
+	// names the server and the tool, Detail the arguments whole.
+	AskMCP Kind = "mcp"
 )
 
 // Question is what the agent asks the user before something that could
@@ -40,7 +43,8 @@ type Question struct {
 	// title: "outside the sandbox", "network", "not on the allow list",
 	// "protected".
 	Label string
-	// Detail is the change to a protected path, as a unified diff.
+	// Detail is the change to a protected path, as a unified diff; for
+	// AskMCP, the arguments as one line of JSON.
 	Detail string
 	// Network and Outside: the command asks for the network, or to run
 	// outside the sandbox (AskCommand).
@@ -62,7 +66,8 @@ const (
 	// ThisRun: for the rest of this run (an ask and what it does until
 	// its answer); for fetch_url, the host for the rest of the session.
 	ThisRun Answer = "run"
-	// Always: a command added to the user-level bash_allow list.
+	// Always: a command added to the user-level bash_allow list, an MCP
+	// tool to its mcp_allow list.
 	Always Answer = "always"
 	// Unasked is what an Ask returns when nobody could be asked (the
 	// editor cannot show a question, or it did not answer).
@@ -142,6 +147,17 @@ func (r *run) allow(command string) {
 	defer r.mu.Unlock()
 	r.allowed[command] = true
 }
+
+// RunAllows reports whether the run ctx carries was allowed key (a grant
+// of ThisRun) by a tool outside this package: an MCP tool's.
+func RunAllows(ctx context.Context, key string) bool { return runOf(ctx).allows(grantKey(key)) }
+
+// RunAllow grants key for the rest of the run ctx carries.
+func RunAllow(ctx context.Context, key string) { runOf(ctx).allow(grantKey(key)) }
+
+// grantKey keeps another package's grants apart from commands: no
+// command line starts with a NUL.
+func grantKey(key string) string { return "\x00" + key }
 
 func (r *run) setWrote() {
 	r.mu.Lock()

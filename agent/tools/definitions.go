@@ -18,6 +18,13 @@ const (
 	WriteTool = "write"
 	BashTool  = "bash"
 	FetchTool = "fetch_url" // offered only when the session allows fetching
+
+	// The navigation tools, offered when the session has a Navigator.
+	DefinitionTool  = "definition"
+	ReferencesTool  = "references"
+	SymbolsTool     = "symbols"
+	HoverTool       = "hover"
+	DiagnosticsTool = "diagnostics"
 )
 
 // The definitions are written by hand, compact, so that their bytes are
@@ -89,8 +96,46 @@ const fetchParameters = `{"type":"object","properties":{` +
 	`"url":{"type":"string","description":"Absolute http or https URL"}` +
 	`},"required":["url"]}`
 
-// definitions builds the tool list; the same arguments give the same bytes.
-func definitions(bashTimeout time.Duration, fetch bool) []engine.Tool {
+// The navigation tools' definitions are the same whatever answers them (a
+// language server, the repo map, or a server that starts later): the
+// answer says what it is, the definitions never change mid-session.
+
+// They are short: they ride in every request's fixed prefix, 1,450 bytes
+// for the five (3,150 before they shared their words).
+
+const definitionDescription = "Where a symbol is defined: path:line:col with its declaration's lines. " +
+	"Give symbol (a name, or Type.method), or path and line (and column) where it is written. " +
+	"An answer found by name, not by a language server, says so first."
+
+const referencesDescription = "Where a symbol is used: up to 20 places, then how many more. Arguments as for " + DefinitionTool + "."
+
+const navPlaceParameters = `{"type":"object","properties":{` +
+	`"symbol":{"type":"string"},"path":{"type":"string"},"line":{"type":"integer"},"column":{"type":"integer"}}}`
+
+const symbolsDescription = "A file's declarations (path), or the workspace's whose names contain query."
+
+const symbolsParameters = `{"type":"object","properties":{"path":{"type":"string"},"query":{"type":"string"}}}`
+
+const hoverDescription = "A symbol's type, signature and documentation, from the language server. Arguments as for " + DefinitionTool + "."
+
+const diagnosticsDescription = "The errors and warnings the language server reports for files as they are now, without running the build."
+
+const diagnosticsParameters = `{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}}},"required":["paths"]}`
+
+// navDefinitions are the navigation tools, in their fixed order.
+func navDefinitions() []engine.Tool {
+	return []engine.Tool{
+		{Name: DefinitionTool, Description: definitionDescription, Parameters: json.RawMessage(navPlaceParameters)},
+		{Name: ReferencesTool, Description: referencesDescription, Parameters: json.RawMessage(navPlaceParameters)},
+		{Name: SymbolsTool, Description: symbolsDescription, Parameters: json.RawMessage(symbolsParameters)},
+		{Name: HoverTool, Description: hoverDescription, Parameters: json.RawMessage(navPlaceParameters)},
+		{Name: DiagnosticsTool, Description: diagnosticsDescription, Parameters: json.RawMessage(diagnosticsParameters)},
+	}
+}
+
+// definitions builds the tool list; the same arguments give the same
+// bytes. The navigation tools come last, after fetch_url, when nav is set.
+func definitions(bashTimeout time.Duration, fetch, nav bool) []engine.Tool {
 	defs := []engine.Tool{
 		{Name: ReadTool, Description: readDescription, Parameters: json.RawMessage(readParameters)},
 		{Name: GlobTool, Description: globDescription, Parameters: json.RawMessage(globParameters)},
@@ -101,6 +146,9 @@ func definitions(bashTimeout time.Duration, fetch bool) []engine.Tool {
 	}
 	if fetch {
 		defs = append(defs, engine.Tool{Name: FetchTool, Description: fetchDescription, Parameters: json.RawMessage(fetchParameters)})
+	}
+	if nav {
+		defs = append(defs, navDefinitions()...)
 	}
 	return defs
 }

@@ -1,6 +1,8 @@
 // Package tools owns the tools the agent's model calls: read, glob, grep,
 // edit, write, bash and (when enabled) fetch_url, over the folders of one
-// workspace.
+// workspace; and, when Config has a Navigator, the navigation tools
+// (definition, references, symbols, hover, diagnostics: navtools.go),
+// whose answers are capped and say when they are approximate.
 //
 //	set, err := tools.New(tools.Config{Folders: []string{root}, Buffers: docs, Proposer: propose})
 //	req.Tools = set.Definitions() // fixed order, fixed bytes: part of the cached prompt prefix

@@ -7,9 +7,11 @@ import (
 	"github.com/reika-lsp/reika/contextwin"
 )
 
-// Plan mode: a run that looks and proposes nothing. read, glob and grep
-// run; bash runs only what the read-only list allows and asks nothing;
-// edit and write are refused, and so is fetch_url when the user's
+// Plan mode: a run that looks and proposes nothing. read, glob, grep and
+// the navigation tools (definition, references, symbols, hover,
+// diagnostics: they only read) run; bash runs only what the read-only
+// list allows and asks nothing; edit and write are refused, and so is
+// fetch_url when the user's
 // settings turn it off (as in any run; when they turn it on it asks per
 // host as always: nothing leaves unasked). The model is told why, in a
 // sentence it can act on: put the change in the plan.

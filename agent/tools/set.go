@@ -59,6 +59,10 @@ type Config struct {
 	BashTimeout time.Duration
 	// FetchEnabled offers fetch_url.
 	FetchEnabled bool
+	// Navigator, when set, answers the navigation tools (definition,
+	// references, symbols, hover, diagnostics), which are offered then:
+	// always the same five, whatever backs them.
+	Navigator Navigator
 	// SpillDir is where long outputs are saved for the model to page
 	// through with read (which may read there too); "" saves nothing.
 	SpillDir string
@@ -88,6 +92,7 @@ type Set struct {
 	hosts        map[string]bool
 	bashTimeout  time.Duration
 	fetchEnabled bool
+	nav          Navigator
 	spillDir     string
 	client       *http.Client
 	defs         []engine.Tool
@@ -112,6 +117,7 @@ func New(cfg Config) (*Set, error) {
 		hosts:        map[string]bool{},
 		bashTimeout:  cfg.BashTimeout,
 		fetchEnabled: cfg.FetchEnabled,
+		nav:          cfg.Navigator,
 	}
 	for _, root := range cfg.Folders {
 		if !filepath.IsAbs(root) {
@@ -142,7 +148,7 @@ func New(cfg Config) (*Set, error) {
 		s.spillDir = filepath.Clean(cfg.SpillDir)
 	}
 	s.client = s.fetchClient(cfg.HTTPClient)
-	s.defs = definitions(s.bashTimeout, s.fetchEnabled)
+	s.defs = definitions(s.bashTimeout, s.fetchEnabled, s.nav != nil)
 	return s, nil
 }
 
@@ -206,12 +212,22 @@ func (s *Set) Run(ctx context.Context, call engine.ToolCall) (res Result) {
 			return failf("%s is turned off for this session; work with the files in the workspace", FetchTool)
 		}
 		run = s.fetch
+	case DefinitionTool, ReferencesTool, HoverTool:
+		name := call.Name
+		run = func(ctx context.Context, args json.RawMessage) Result { return s.navAt(ctx, name, args) }
+	case SymbolsTool:
+		run = s.symbols
+	case DiagnosticsTool:
+		run = s.diagnostics
 	default:
 		names := make([]string, len(s.defs))
 		for i, d := range s.defs {
 			names[i] = d.Name
 		}
 		return failf("there is no tool named %q; the tools are %s", call.Name, strings.Join(names, ", "))
+	}
+	if s.nav == nil && navTool(call.Name) {
+		return failf("%s needs a language server or the repo map, and this session has neither; use grep and read", call.Name)
 	}
 	if r := s.planRefusal(ctx, call.Name); r != nil {
 		return *r
@@ -233,6 +249,21 @@ var exampleArgs = map[string]string{
 	WriteTool: `{"path":"notes.md","content":"…"}`,
 	BashTool:  `{"command":"go test ./..."}`,
 	FetchTool: `{"url":"https://go.dev/doc/"}`,
+
+	DefinitionTool:  `{"symbol":"Session.Run"}`,
+	ReferencesTool:  `{"path":"agent/run.go","line":42,"column":7}`,
+	SymbolsTool:     `{"path":"agent/run.go"}`,
+	HoverTool:       `{"path":"agent/run.go","line":42,"column":7}`,
+	DiagnosticsTool: `{"paths":["agent/run.go"]}`,
+}
+
+// navTool reports whether name is one of the navigation tools.
+func navTool(name string) bool {
+	switch name {
+	case DefinitionTool, ReferencesTool, SymbolsTool, HoverTool, DiagnosticsTool:
+		return true
+	}
+	return false
 }
 
 func failf(format string, args ...any) Result {
@@ -340,6 +371,11 @@ func (s *Set) spill(tool string, res Result) Result {
 		fmt.Sprintf("\n[the whole output (%s) is saved in %s; page through it with %s and offset/limit]", plural(lines, "line"), f.Name(), ReadTool)
 	return res
 }
+
+// Spill is what the model reads of a long result of tool: its head and
+// tail, and the file in the spill dir that holds the whole (as bash's,
+// grep's and fetch_url's are), for a toolbox that wraps this one.
+func (s *Set) Spill(tool string, res Result) Result { return s.spill(tool, res) }
 
 // SpillText saves text to a new file in the spill dir, named after what
 // it is, and returns its path, which the read tool may open; "" when there

@@ -55,6 +55,9 @@ const (
 	// KindSlot records the engine slot the session pinned (Slot), and each
 	// save of its cache there; a resume reads the last one.
 	KindSlot Kind = "slot"
+	// KindMode records the front end's mode for the session's runs (Text:
+	// its id, "normal", "ask", "plan"); a resume reads the last one.
+	KindMode Kind = "mode"
 )
 
 // Record is one line of a transcript.
@@ -209,6 +212,75 @@ func Latest(dir, workspace string, skip ...string) string {
 		}
 	}
 	return ""
+}
+
+// Summary is a transcript as a list of sessions shows it.
+type Summary struct {
+	Path, ID  string
+	Workspace string
+	// Title is the first line of the session's first message of the
+	// user's, clipped.
+	Title string
+	// Updated is when the transcript was last written.
+	Updated time.Time
+}
+
+// maxTitle bounds a Summary's title, in bytes.
+const maxTitle = 80
+
+// List summarizes the transcripts in dir that hold a message, of
+// workspace ("": every workspace), newest first.
+func List(dir, workspace string) []Summary {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []Summary
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		ws, title, ok := peekTitle(p)
+		info, err := e.Info()
+		if !ok || err != nil || workspace != "" && ws != workspace {
+			continue
+		}
+		out = append(out, Summary{Path: p, ID: strings.TrimSuffix(e.Name(), ".jsonl"), Workspace: ws, Title: title, Updated: info.ModTime()})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
+	return out
+}
+
+// peekTitle reads a transcript's workspace and its first user message's
+// first line from its first lines; ok is false when it holds none.
+func peekTitle(path string) (workspace, title string, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", "", false
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for i := 0; i < 64; i++ {
+		line, err := r.ReadBytes('\n')
+		var rec Record
+		if json.Unmarshal(line, &rec) == nil {
+			switch {
+			case rec.Meta != nil:
+				workspace = rec.Meta.Workspace
+			case rec.Kind == KindMessage && rec.Message != nil && rec.Message.Role == "user":
+				t, _, _ := strings.Cut(strings.TrimSpace(rec.Message.Content), "\n")
+				if len(t) > maxTitle {
+					t = strings.ToValidUTF8(t[:maxTitle], "") + "…"
+				}
+				return workspace, t, true
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	return workspace, "", false
 }
 
 // Workspace is the workspace a transcript was written in, "" when its

@@ -68,10 +68,13 @@ type checkReport struct {
 	SWAFullMiB      int    `json:"swa_full_mib,omitempty"`
 	Architecture    string `json:"architecture,omitempty"`
 	// Sandbox says how the agent's commands run: contained, or why not.
-	Sandbox       string `json:"sandbox"`
-	OutputLimit   int    `json:"output_limit,omitempty"`
-	Reserve       int    `json:"reserve"`
-	ReserveSource string `json:"reserve_source"`
+	Sandbox string `json:"sandbox"`
+	// MCP are the MCP servers of the config file: their tools, or why
+	// they did not start.
+	MCP           []agent.MCPServer `json:"mcp_servers,omitempty"`
+	OutputLimit   int               `json:"output_limit,omitempty"`
+	Reserve       int               `json:"reserve"`
+	ReserveSource string            `json:"reserve_source"`
 
 	Budget         *contextwin.Budget `json:"budget,omitempty"`
 	ToolCalls      *toolCheck         `json:"tool_calls,omitempty"`
@@ -243,6 +246,7 @@ func doCheck(ctx context.Context, getenv func(string) string, editor agent.Setup
 	rep.Cache = cacheAdvice(d.Flavor, sess.Slot())
 	rep.Subagents = subagentAdvice(d.Flavor, d.Slots, sess.Slot())
 	rep.Sandbox = sess.Info().Sandbox.Line
+	rep.MCP = sess.Info().MCP
 	if sl := sess.Slot(); sl.ID >= 0 {
 		rep.Slot = &sl.ID
 	}
@@ -434,6 +438,13 @@ func printFacts(w io.Writer, r *checkReport) {
 		}
 		if r.Sandbox != "" {
 			row("sandbox", r.Sandbox, "")
+		}
+		for _, m := range r.MCP {
+			if m.Error != "" {
+				row("mcp "+m.Name, "not started: "+m.Error, "")
+			} else {
+				row("mcp "+m.Name, fmt.Sprintf("%d tools", m.Tools), "mcp__"+m.Name+"__…, each call asked")
+			}
 		}
 		row("model", orDash(r.Model), r.ModelSourceText)
 		if r.Window > 0 {

@@ -292,3 +292,28 @@ func TestCheckSlots(t *testing.T) {
 		})
 	}
 }
+
+// check names the config file's MCP servers: their tools, or why one did
+// not start.
+func TestCheckMCPServers(t *testing.T) {
+	_, base := startTestSim(t, sim.Config{Ctx: 8192})
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "reika"), 0o755)
+	missing := filepath.Join(t.TempDir(), "no-such-server")
+	os.WriteFile(filepath.Join(dir, "reika", "config.json"), []byte(`{"endpoint":"`+base+`","mcp_servers":[{"name":"gone","command":"`+missing+`"}]}`), 0o600)
+	env := func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return dir
+		}
+		return ""
+	}
+	rep, code, _ := runCheckJSON(t, env, "--no-tools")
+	if code != 0 || len(rep.MCP) != 1 || rep.MCP[0].Name != "gone" || !strings.Contains(rep.MCP[0].Error, "no-such-server") {
+		t.Fatalf("check = exit %d, mcp_servers %+v; want gone, not started", code, rep.MCP)
+	}
+	var text bytes.Buffer
+	printCheck(&text, &rep)
+	if !strings.Contains(text.String(), "mcp gone") || !strings.Contains(text.String(), "not started: ") {
+		t.Errorf("check's text lacks the server:\n%s", text.String())
+	}
+}

@@ -31,6 +31,10 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s imports %s: only acp speaks the Agent Client Protocol", pkg, imp)
 			case pkg == mod+"acp" && strings.HasPrefix(imp, mod) && !acpMay[strings.TrimPrefix(imp, mod)]:
 				t.Errorf("acp imports %s: it builds on agent and the tools' vocabulary, beside lsp, never on it", imp)
+			case strings.HasPrefix(imp, "github.com/modelcontextprotocol/go-sdk") && !under(pkg, "agent/mcp"):
+				t.Errorf("%s imports %s: only agent/mcp (and its test server) speaks MCP", pkg, imp)
+			case under(pkg, "agent/mcp") && !isTestSupport(pkg) && strings.HasPrefix(imp, mod) && !mcpMay[strings.TrimPrefix(imp, mod)]:
+				t.Errorf("agent/mcp imports %s: it wraps the tools in the engine's and the tools' vocabulary, and agent composes it", imp)
 			case strings.HasPrefix(imp, "github.com/sashabaranov/go-openai") && pkg != mod+"agent/engine":
 				t.Errorf("%s imports %s: only the engine client (agent/engine) does", pkg, imp)
 			case pkg == mod+"lsp" && strings.HasPrefix(imp, mod) && !lspMay[strings.TrimPrefix(imp, mod)]:
@@ -84,3 +88,7 @@ var pure = map[string]bool{
 var lspMay = map[string]bool{"agent": true, "agent/tools": true, "repomap": true}
 
 var acpMay = map[string]bool{"agent": true, "agent/tools": true}
+
+// mcpMay lists the packages of this module agent/mcp may import: it is a
+// part agent composes (beside agent/tools, which it wraps), so never agent.
+var mcpMay = map[string]bool{"agent/engine": true, "agent/tools": true, "contextwin": true}

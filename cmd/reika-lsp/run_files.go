@@ -219,6 +219,8 @@ func (a *approvals) refusal(q tools.Question) string {
 			return prefix + "rerun with --allow-network to allow fetch_url to reach new hosts"
 		}
 		return ""
+	case tools.AskMCP:
+		return prefix + "a headless run calls no MCP tool (each call asks the user)"
 	}
 	return prefix + "nobody can be asked about it"
 }

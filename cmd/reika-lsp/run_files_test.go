@@ -131,6 +131,7 @@ func TestApprovals(t *testing.T) {
 		{"fetch, no flag", true, false, true, fetch, "rerun with --allow-network"},
 		{"fetch allowed", false, true, false, fetch, ""},
 		{"a protected path a command left", true, true, true, left, "nobody can be asked"},
+		{"an MCP tool, whatever the flags", true, true, true, tools.Question{Kind: tools.AskMCP, Subject: "docs echo"}, "calls no MCP tool"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,29 @@
+// Package mcp gives the agent the tools of the MCP servers the user's
+// config file names (agent/config, mcp_servers), on the official MCP Go
+// SDK (github.com/modelcontextprotocol/go-sdk), which only this package
+// imports.
+//
+//	box, notices := mcp.Start(ctx, builtin, mcp.Config{Servers: servers, Ask: ask, Spill: set.Spill})
+//	defer box.Close()
+//
+// Start runs each server (a program over stdio, or an endpoint of the
+// streamable HTTP transport with its headers) and lists its tools, waiting at
+// most Config.Wait (10 s) for each, all at once; a server that fails is a
+// notice and is left out. Its tools become definitions named
+// mcp__<server>__<tool> (cut to the characters and length the engines
+// take), their description and input schema the server's, after the
+// built-in tools' in the order of their names. That list is fixed for the
+// session, byte for byte (it is in the prefix the engine caches): a
+// server's tools/list_changed is noted, and told to the model with that
+// server's next result, never applied.
+//
+// A call asks the user first (tools.AskMCP: the server, the tool and the
+// arguments whole; once, this run, always — kept in the user's mcp_allow
+// list, which Config.Allowed gives — or deny),
+// never runs in a plan-mode run, and its result is untrusted text: its
+// text parts joined, other parts named by type and size, spilled as long
+// command output is. A server that died is started again once; after that
+// its calls are told it is not running.
+//
+// A Toolbox is safe for concurrent use; Close stops the servers.
+package mcp
