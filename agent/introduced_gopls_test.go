@@ -71,3 +71,51 @@ func TestStartTellsTheErrorsAnEditIntroduced(t *testing.T) {
 		t.Errorf("the comment's result = %q, want no errors told", results[1])
 	}
 }
+
+// In a session whose repo map has an index, gopls answers the navigation
+// tools for the Go files of a module: exact, not approximate.
+func TestStartNavigatesWithGopls(t *testing.T) {
+	if _, err := exec.LookPath("gopls"); err != nil {
+		if os.Getenv("REIKA_EDITORS") == "require" {
+			t.Fatal("gopls is not installed (.ci/install-gopls installs it)")
+		}
+		t.Skip("gopls is not installed (.ci/install-gopls installs it)")
+	}
+	root, m := navWorkspace(t, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a.go":   "package m\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n",
+		"b.go":   "package m\n\nfunc Twice(x int) int { return Add(x, x) }\n",
+	})
+	srv, url := simURL(t, sim.Config{Ctx: 16384})
+	srv.AppendScript(
+		sim.Turn{ToolCalls: []sim.ScriptCall{{Name: "definition", Arguments: []byte(`{"symbol":"Add"}`)}}},
+		sim.Turn{Content: "Add is in a.go."},
+	)
+	s, err := Start(context.Background(), Setup{
+		Getenv:     func(string) string { return "" },
+		ConfigFile: NoConfigFile,
+		Override: func(st *config.Settings) {
+			st.Endpoint = config.Value[string]{Value: url, Source: config.Source{Layer: config.Flag, Detail: "test"}}
+		},
+		Folders:  []string{root},
+		StateDir: NoTranscript,
+		RepoMap:  MapFiles(m),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var c collect
+	if _, err := s.Run(context.Background(), "Where is Add?", c.add); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range c.events {
+		if e.Kind == ToolRan && e.Tool == "definition" {
+			if strings.HasPrefix(e.Text, tools.NavApproximate) || !strings.Contains(e.Text, "a.go:4:6") || !strings.Contains(e.Text, "func Add(a, b int) int") {
+				t.Errorf("definition's result = %q, want gopls's a.go:4:6, not approximate", e.Text)
+			}
+			return
+		}
+	}
+	t.Fatal("no definition ran")
+}

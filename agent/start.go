@@ -188,19 +188,21 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 		return nil, err
 	}
 	toolbox := st.Toolbox
+	var checker EditChecker
 	if toolbox == nil {
-		toolbox, cleanup, err = st.builtinTools(settings, path, spill, info, cleanup)
+		// The workspace's language servers answer the navigation tools
+		// (the repo map's index for the rest) and tell the errors each
+		// applied edit introduced.
+		servers := st.languageServers(settings, info)
+		if servers != nil {
+			checker, cleanup = servers, closeFirst(servers.Close, cleanup)
+		}
+		toolbox, cleanup, err = st.builtinTools(settings, path, spill, info, cleanup, servers)
 		if err != nil {
 			cleanup()
 			return nil, err
 		}
 		toolbox, cleanup = st.mcpTools(ctx, settings, path, toolbox, info, cleanup)
-	}
-	var checker EditChecker
-	if st.Toolbox == nil {
-		if servers := st.languageServers(settings, info); servers != nil {
-			checker, cleanup = servers, closeFirst(servers.Close, cleanup)
-		}
 	}
 	eng := st.Engine
 	if eng == nil {
@@ -367,7 +369,7 @@ func (st Setup) stateDir() string {
 // commands contained when the system allows it (info.Sandbox says how).
 // The cleanup it returns removes the commands' temporary directory, then
 // does what done did.
-func (st Setup) builtinTools(settings *config.Settings, configPath, spill string, info *Info, done func()) (Toolbox, func(), error) {
+func (st Setup) builtinTools(settings *config.Settings, configPath, spill string, info *Info, done func(), servers *langserver.Servers) (Toolbox, func(), error) {
 	var box tools.Sandbox
 	cleanup := done
 	// Commands get a temporary directory of their own: the system's is
@@ -394,7 +396,7 @@ func (st Setup) builtinTools(settings *config.Settings, configPath, spill string
 		BashAllow:    settings.BashAllow.Value,
 		FetchEnabled: settings.Fetch.Value,
 		SpillDir:     spill,
-		Navigator:    st.navigator(),
+		Navigator:    st.navigator(servers),
 	})
 	if err != nil {
 		return nil, cleanup, err
@@ -413,7 +415,8 @@ func (st Setup) languageServers(settings *config.Settings, info *Info) *langserv
 	if len(list) == 0 || len(st.Folders) == 0 {
 		return nil
 	}
-	return langserver.New(langserver.Options{Folders: st.Folders, Servers: list, Text: st.text, APIKeyEnv: settings.APIKeyEnv.Value})
+	return langserver.New(langserver.Options{Folders: st.Folders, Servers: list, Text: st.text, APIKeyEnv: settings.APIKeyEnv.Value,
+		Fallback: st.mapNavigator()})
 }
 
 // text is a file's text as the agent sees it: the editor's buffer when
@@ -436,10 +439,22 @@ func closeFirst(close func() error, then func()) func() {
 	}
 }
 
-// navigator answers the navigation tools: from the repo map's index when
-// the RepoMap has one (MapIndex), else nil and the tools are not offered.
-// (A nil *mapNavigator would be a non-nil Navigator: hence the branch.)
-func (st Setup) navigator() tools.Navigator {
+// navigator answers the navigation tools when the RepoMap has an index
+// (MapIndex): the workspace's language servers, when there are any, with
+// the map's answers for the files they do not serve; else the map alone.
+// Without an index it is nil and the tools are not offered.
+func (st Setup) navigator(servers *langserver.Servers) tools.Navigator {
+	mapNav := st.mapNavigator()
+	if mapNav == nil || servers == nil {
+		return mapNav
+	}
+	return servers
+}
+
+// mapNavigator answers from the repo map's index when the RepoMap has
+// one, else nil. (A nil *mapNavigator would be a non-nil Navigator:
+// hence the branch.)
+func (st Setup) mapNavigator() tools.Navigator {
 	idx, ok := st.RepoMap.(MapIndex)
 	if !ok {
 		return nil

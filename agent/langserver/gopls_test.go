@@ -51,13 +51,23 @@ func Thrice(x int) int {
 `
 )
 
+// cGo has a method.
+const cGo = `package m
+
+// Acc accumulates.
+type Acc struct{ n int }
+
+// Push adds x.
+func (a *Acc) Push(x int) { a.n += x }
+`
+
 // goWorkspace writes a module of two files that call across each other
 // and returns its root and servers that run gopls on it.
 func goWorkspace(t *testing.T, opts Options) (string, *Servers) {
 	t.Helper()
 	gopls := needGopls(t)
 	root := t.TempDir()
-	for name, text := range map[string]string{"go.mod": goMod, "a.go": aGo, "b.go": bGo} {
+	for name, text := range map[string]string{"go.mod": goMod, "a.go": aGo, "b.go": bGo, "c.go": cGo} {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -376,5 +386,36 @@ func TestGoplsIntroducedInOtherFiles(t *testing.T) {
 	want := []string{"b.go:4 not enough arguments in call to Add", "b.go:8 not enough arguments in call to Add", "b.go:8 not enough arguments in call to Add"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("Introduced (a parameter added) =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The navigation tools name a symbol without its line: in a file, or
+// alone, a method as Type.method.
+func TestGoplsBySymbol(t *testing.T) {
+	_, s := goWorkspace(t, Options{})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		q    tools.NavQuery
+		want string
+	}{
+		{tools.NavQuery{Path: "a.go", Symbol: "Add"}, "a.go:4:6"},
+		{tools.NavQuery{Path: "b.go", Symbol: "Add"}, "a.go:4:6"}, // its first use there
+		{tools.NavQuery{Symbol: "Acc.Push"}, "c.go:7:15"},
+		{tools.NavQuery{Symbol: "Push"}, "c.go:7:15"},
+		{tools.NavQuery{Path: "c.go", Line: 7, Symbol: "Acc.Push"}, "c.go:7:15"},
+	} {
+		ans, err := s.Definition(ctx, tc.q)
+		if err != nil || len(ans.Locations) != 1 || ans.Source != "gopls" {
+			t.Errorf("Definition(%+v) = %+v, %v; want %s from gopls", tc.q, ans, err, tc.want)
+			continue
+		}
+		l := ans.Locations[0]
+		if got := l.Path + ":" + strconv.Itoa(l.Line) + ":" + strconv.Itoa(l.Column); got != tc.want {
+			t.Errorf("Definition(%+v) = %s, want %s", tc.q, got, tc.want)
+		}
+	}
+	hover, err := s.Hover(ctx, tools.NavQuery{Symbol: "Acc.Push"})
+	if err != nil || !strings.Contains(hover.Text, "func (a *Acc) Push(x int)") {
+		t.Errorf("Hover(Acc.Push) = %q, %v; want its signature", hover.Text, err)
 	}
 }

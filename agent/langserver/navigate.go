@@ -86,12 +86,17 @@ func (s *Servers) at(ctx context.Context, q tools.NavQuery, fallback func(contex
 		if err != nil {
 			return err
 		}
-		pos, err := position(text, q.Line, q.Column, q.Symbol)
-		if err != nil {
-			return err
-		}
 		u := uri.File(abs)
 		if _, _, err := p.sync(ctx, u, LanguageOf(abs), text); err != nil {
+			return err
+		}
+		var pos protocol.Position
+		if q.Line > 0 {
+			pos, err = position(text, q.Line, q.Column, lastPart(q.Symbol))
+		} else {
+			pos, err = declaredIn(p.symbols(ctx, u), text, q.Symbol)
+		}
+		if err != nil {
 			return err
 		}
 		ans, err = fn(ctx, p, protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos})
@@ -99,6 +104,40 @@ func (s *Servers) at(ctx context.Context, q tools.NavQuery, fallback func(contex
 	})
 	ans.Source = srv.Name
 	return ans, err
+}
+
+// declaredIn is the place of symbol in a file with no line given: its
+// declaration among decls (the file's documentSymbol), else its first
+// occurrence in text.
+func declaredIn(decls []decl, text, symbol string) (protocol.Position, error) {
+	for _, d := range decls {
+		if nameMatches(d.name, symbol) {
+			return d.sel.Start, nil
+		}
+	}
+	word := lastPart(symbol)
+	for n, line := range strings.Split(text, "\n") {
+		if col := wordIndex(line, word); col >= 0 {
+			return protocol.Position{Line: uint32(n), Character: utf16Col(line, col)}, nil
+		}
+	}
+	return protocol.Position{}, fmt.Errorf("%q is not in this file: give the line where it is used", symbol)
+}
+
+// nameMatches reports whether a server's name of a symbol is symbol as
+// the model wrote it: "Open", "Store.Open" for gopls's "(*Store).Open",
+// a package-qualified "store.Open".
+func nameMatches(name, symbol string) bool {
+	name = strings.NewReplacer("(", "", ")", "", "*", "").Replace(name)
+	return symbol != "" && (name == symbol || strings.HasSuffix(name, "."+symbol))
+}
+
+// lastPart is the name a symbol ends with: "Open" of "Store.Open".
+func lastPart(symbol string) string {
+	if i := strings.LastIndexByte(symbol, '.'); i >= 0 {
+		return symbol[i+1:]
+	}
+	return symbol
 }
 
 // resolve returns the absolute path of the model's path, which must lie

@@ -131,15 +131,17 @@ func (s *Servers) workspaceSymbols(ctx context.Context, q tools.NavQuery) (ans t
 	for _, srv := range s.workspaceServers() {
 		var found []info
 		_, err := s.withServer(ctx, srv, s.root(), func(p *proc) error {
-			return p.call(ctx, protocol.MethodWorkspaceSymbol, protocol.WorkspaceSymbolParams{Query: q.Symbol}, &found)
+			return p.call(ctx, protocol.MethodWorkspaceSymbol, protocol.WorkspaceSymbolParams{Query: lastPart(q.Symbol)}, &found)
 		})
 		if err != nil {
 			firstErr = cmpErr(firstErr, err)
 			continue
 		}
-		sort.SliceStable(found, func(i, j int) bool { return found[i].Name == q.Symbol && found[j].Name != q.Symbol })
+		sort.SliceStable(found, func(i, j int) bool {
+			return nameMatches(found[i].Name, q.Symbol) && !nameMatches(found[j].Name, q.Symbol)
+		})
 		for _, f := range found[:min(len(found), maxLocations)] {
-			if f.Name == q.Symbol && len(names) == 0 {
+			if nameMatches(f.Name, q.Symbol) && len(names) == 0 {
 				exact++
 			}
 			text := s.text(f.Location.URI.Filename())
@@ -173,7 +175,8 @@ var markers = map[string]string{
 }
 
 // workspaceServers are the configured servers of the languages at the
-// workspace root (its marker files and its files' extensions).
+// workspace root: its marker files, and its files' extensions for the
+// languages that need no project.
 func (s *Servers) workspaceServers() []Server {
 	entries, _ := os.ReadDir(s.root())
 	langs := map[string]bool{}
@@ -181,7 +184,7 @@ func (s *Servers) workspaceServers() []Server {
 		if l, ok := markers[e.Name()]; ok {
 			langs[l] = true
 		}
-		if l := LanguageOf(e.Name()); l != "" {
+		if l := LanguageOf(e.Name()); l != "" && len(projects[l]) == 0 {
 			langs[l] = true
 		}
 	}
