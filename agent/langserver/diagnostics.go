@@ -196,7 +196,8 @@ func (s *Servers) diagnostics(abs, text string, diags []protocol.Diagnostic, onl
 		if !ok || onlyErrors && d.Severity != protocol.DiagnosticSeverityError {
 			continue
 		}
-		l := s.location(protocol.Location{URI: uri.File(abs), Range: d.Range}, text, strings.TrimSpace(lineOf(text, int(d.Range.Start.Line))))
+		line := int(d.Range.Start.Line) + 1
+		l := s.location(protocol.Location{URI: uri.File(abs), Range: d.Range}, text, tools.NavSnippet(text, line, line, line))
 		l.Severity, l.Message = sev, d.Message
 		out = append(out, l)
 		if len(out) == maxLocations {

@@ -95,7 +95,7 @@ func TestGoplsNavigation(t *testing.T) {
 	if def.Source != "gopls" || def.Approximate || len(def.Locations) != 1 {
 		t.Fatalf("Definition = %+v, want one location from gopls", def)
 	}
-	if l := def.Locations[0]; l.Path != "a.go" || l.Line != 4 || l.Column != 6 || !strings.Contains(l.Snippet, "func Add(a, b int) int {") || !strings.Contains(l.Snippet, "return a + b") {
+	if l := def.Locations[0]; l.Path != "a.go" || l.Line != 4 || l.Column != 6 || l.Snippet != tools.NavSnippet(aGo, 4, 6, 4) || !strings.Contains(l.Snippet, "return a + b") {
 		t.Errorf("Definition's location = %+v, want a.go:4:6 with Add's declaration", l)
 	}
 
@@ -105,11 +105,18 @@ func TestGoplsNavigation(t *testing.T) {
 	}
 	var got []string
 	for _, l := range refs.Locations {
-		got = append(got, l.Path+":"+strconv.Itoa(l.Line)+":"+strconv.Itoa(l.Column)+" "+l.Snippet)
+		got = append(got, l.Path+":"+strconv.Itoa(l.Line)+":"+strconv.Itoa(l.Column))
 	}
-	want := []string{"b.go:4:9 return Add(x, x)", "b.go:8:9 return Add(Add(x, x), x)", "b.go:8:13 return Add(Add(x, x), x)"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("References =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	want := []string{"b.go:4:9", "b.go:8:9", "b.go:8:13"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("References = %s, want %s", strings.Join(got, " "), strings.Join(want, " "))
+	}
+	// A use shows its declaration's first line, then its own and its
+	// neighbours, as the repo map's answers do.
+	if len(refs.Locations) == 3 {
+		if want := tools.NavUseSnippet(bGo, 7, 9, 8); refs.Locations[1].Snippet != want || !strings.Contains(want, "func Thrice") {
+			t.Errorf("the second use's snippet = %q, want %q", refs.Locations[1].Snippet, want)
+		}
 	}
 
 	hover, err := s.Hover(ctx, tools.NavQuery{Path: "b.go", Line: 4, Column: 9})
@@ -126,7 +133,7 @@ func TestGoplsNavigation(t *testing.T) {
 	}
 	got = nil
 	for _, l := range syms.Locations {
-		got = append(got, strconv.Itoa(l.Line)+"-"+strconv.Itoa(l.End)+" "+l.Snippet)
+		got = append(got, strconv.Itoa(l.Line)+"-"+strconv.Itoa(l.End)+" "+l.Message)
 	}
 	if want := []string{"3-5 func Twice(x int) int {", "7-9 func Thrice(x int) int {"}; strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Symbols(b.go) =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -42,7 +42,7 @@ func (s *Servers) References(ctx context.Context, q tools.NavQuery) (tools.NavAn
 		if err := p.call(ctx, protocol.MethodTextDocumentReferences, params, &locs); err != nil {
 			return tools.NavAnswer{}, err
 		}
-		return tools.NavAnswer{Locations: s.lines(locs)}, nil
+		return tools.NavAnswer{Locations: s.uses(ctx, p, locs)}, nil
 	})
 }
 
@@ -179,24 +179,34 @@ func (s *Servers) text(abs string) string {
 	return t
 }
 
-// lines turns locations into answers whose snippet is the location's
-// line.
-func (s *Servers) lines(locs []protocol.Location) []tools.NavLocation {
+// uses turns references into answers whose snippet is the use's line
+// with its neighbours under the first line of the declaration it is
+// written in (tools.NavUseSnippet), that from the file's documentSymbol.
+func (s *Servers) uses(ctx context.Context, p *proc, locs []protocol.Location) []tools.NavLocation {
 	sort.SliceStable(locs, func(i, j int) bool {
 		if locs[i].URI != locs[j].URI {
 			return locs[i].URI < locs[j].URI
 		}
 		return locs[i].Range.Start.Line < locs[j].Range.Start.Line
 	})
-	texts := map[protocol.DocumentURI]string{}
+	type file struct {
+		text  string
+		decls []decl
+	}
+	files := map[protocol.DocumentURI]file{}
 	var out []tools.NavLocation
 	for _, l := range locs[:min(len(locs), maxLocations)] {
-		text, ok := texts[l.URI]
+		f, ok := files[l.URI]
 		if !ok {
-			text = s.text(l.URI.Filename())
-			texts[l.URI] = text
+			f = file{text: s.text(l.URI.Filename()), decls: p.symbols(ctx, l.URI)}
+			files[l.URI] = f
 		}
-		out = append(out, s.location(l, text, strings.TrimSpace(lineOf(text, int(l.Range.Start.Line)))))
+		at := int(l.Range.Start.Line) + 1
+		from, to := at, at
+		if d, ok := enclosing(f.decls, l.Range.Start); ok {
+			from, to = int(d.rng.Start.Line)+1, int(d.rng.End.Line)+1
+		}
+		out = append(out, s.location(l, f.text, tools.NavUseSnippet(f.text, from, to, at)))
 	}
 	return out
 }
@@ -215,7 +225,7 @@ func (s *Servers) location(l protocol.Location, text, snippet string) tools.NavL
 
 // declarations turns definition targets into answers whose snippet is
 // the innermost declaration holding each (documentSymbol), else the
-// target's own lines.
+// target's own lines, as tools.NavSnippet writes them.
 func (s *Servers) declarations(ctx context.Context, p *proc, locs []protocol.Location) []tools.NavLocation {
 	var out []tools.NavLocation
 	for _, l := range locs[:min(len(locs), maxLocations)] {
@@ -224,7 +234,7 @@ func (s *Servers) declarations(ctx context.Context, p *proc, locs []protocol.Loc
 		if d, ok := enclosing(p.symbols(ctx, l.URI), l.Range.Start); ok {
 			from, to = int(d.rng.Start.Line), int(d.rng.End.Line)
 		}
-		loc := s.location(l, text, snippet(text, from, to))
+		loc := s.location(l, text, tools.NavSnippet(text, from+1, to+1, int(l.Range.Start.Line)+1))
 		out = append(out, loc)
 	}
 	return out

@@ -13,9 +13,6 @@ import (
 // servers' are 0-based lines and UTF-16 columns (what every server
 // understands without negotiating the encoding).
 
-// maxSnippet caps the lines of a location's snippet.
-const maxSnippet = 20
-
 // lineOf returns line n (0-based) of text without its newline, "" past the
 // end.
 func lineOf(text string, n int) string {
@@ -97,30 +94,6 @@ func wordIndex(line, word string) int {
 
 func isIdent(b byte) bool {
 	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
-}
-
-// snippet returns lines from..to (0-based, inclusive) of text, at most
-// maxSnippet of them, with a last line saying how many more there are.
-func snippet(text string, from, to int) string {
-	if to < from {
-		to = from
-	}
-	lines := strings.Split(text, "\n")
-	if from >= len(lines) {
-		return ""
-	}
-	more := 0
-	if to-from+1 > maxSnippet {
-		more = to - from + 1 - maxSnippet
-		to = from + maxSnippet - 1
-	}
-	to = min(to, len(lines)-1)
-	out := strings.Join(lines[from:to+1], "\n")
-	out = strings.ReplaceAll(out, "\r\n", "\n")
-	if more > 0 {
-		out += fmt.Sprintf("\n… (%d more lines)", more)
-	}
-	return out
 }
 
 // relPath is abs relative to root when inside it, else abs.

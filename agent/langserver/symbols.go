@@ -77,7 +77,8 @@ func contains(r protocol.Range, p protocol.Position) bool {
 }
 
 // Symbols lists the declarations of q.Path (textDocument/documentSymbol),
-// each with its first line as the snippet; with no path, the workspace's
+// each with its first line as its Message, as the repo map gives a
+// signature; with no path, the workspace's
 // symbols matching q.Symbol (workspace/symbol), exact names first.
 func (s *Servers) Symbols(ctx context.Context, q tools.NavQuery) (tools.NavAnswer, error) {
 	if q.Path == "" {
@@ -105,8 +106,9 @@ func (s *Servers) Symbols(ctx context.Context, q tools.NavQuery) (tools.NavAnswe
 			if q.Symbol != "" && !strings.Contains(strings.ToLower(d.name), strings.ToLower(q.Symbol)) {
 				continue
 			}
-			l := s.location(protocol.Location{URI: u, Range: d.sel}, text, strings.TrimSpace(lineOf(text, int(d.rng.Start.Line))))
+			l := s.location(protocol.Location{URI: u, Range: d.sel}, text, "")
 			l.End = int(d.rng.End.Line) + 1
+			l.Message = strings.TrimSpace(lineOf(text, int(d.rng.Start.Line)))
 			ans.Locations = append(ans.Locations, l)
 		}
 		return nil
@@ -145,7 +147,9 @@ func (s *Servers) workspaceSymbols(ctx context.Context, q tools.NavQuery) (ans t
 				exact++
 			}
 			text := s.text(f.Location.URI.Filename())
-			ans.Locations = append(ans.Locations, s.location(f.Location, text, strings.TrimSpace(lineOf(text, int(f.Location.Range.Start.Line)))))
+			l := s.location(f.Location, text, "")
+			l.Message = strings.TrimSpace(lineOf(text, int(f.Location.Range.Start.Line)))
+			ans.Locations = append(ans.Locations, l)
 		}
 		names = append(names, srv.Name)
 	}
