@@ -426,3 +426,17 @@ func TestGoplsBySymbol(t *testing.T) {
 		t.Errorf("Hover(Acc.Push) = %q, %v; want its signature", hover.Text, err)
 	}
 }
+
+// A definition outside the workspace (the standard library) is given by
+// its place alone: its lines are not the agent's to read.
+func TestGoplsOutsideTheWorkspace(t *testing.T) {
+	root, s := goWorkspace(t, Options{})
+	os.WriteFile(filepath.Join(root, "d.go"), []byte("package m\n\nimport \"strings\"\n\nvar up = strings.ToUpper(\"x\")\n"), 0o644)
+	ans, err := s.Definition(context.Background(), tools.NavQuery{Path: "d.go", Line: 5, Symbol: "ToUpper"})
+	if err != nil || len(ans.Locations) != 1 {
+		t.Fatalf("Definition(strings.ToUpper) = %+v, %v", ans, err)
+	}
+	if l := ans.Locations[0]; !filepath.IsAbs(l.Path) || !strings.HasSuffix(l.Path, "strings.go") || l.Snippet != "" {
+		t.Errorf("the standard library's place = %+v, want an absolute path and no lines", l)
+	}
+}

@@ -151,7 +151,7 @@ func (s *Servers) resolve(path string) (string, error) {
 		if len(s.opts.Folders) == 0 {
 			return "", fmt.Errorf("%s: no workspace folder to find it in", path)
 		}
-		abs = filepath.Join(s.opts.Folders[0], path)
+		abs = filepath.Join(s.opts.Folders[0], filepath.FromSlash(path))
 	}
 	abs = filepath.Clean(abs)
 	for _, f := range s.opts.Folders {
@@ -170,8 +170,14 @@ func (s *Servers) root() string {
 	return s.opts.Folders[0]
 }
 
-// text is the text of abs as the agent sees it, "" when unreadable.
+// text is the text of abs as the agent sees it, "" when unreadable or
+// outside the workspace: a place a server points at there (the standard
+// library, a dependency) is given without its lines, as the read tool
+// would not show them either.
 func (s *Servers) text(abs string) string {
+	if _, err := s.resolve(abs); err != nil {
+		return ""
+	}
 	t, err := s.opts.Text(abs)
 	if err != nil {
 		return ""
