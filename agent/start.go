@@ -117,6 +117,9 @@ type Info struct {
 	Sandbox Sandboxing
 	// MCP says what became of each MCP server the config file names.
 	MCP []MCPServer
+	// LanguageServers names the workspace's language servers the agent
+	// asks (agent/langserver) and their languages, or why there are none.
+	LanguageServers string
 }
 
 // Resolve reads the settings Start would use: defaults, the config file,
@@ -412,11 +415,28 @@ func (st Setup) languageServers(settings *config.Settings, info *Info) *langserv
 	for _, w := range warnings {
 		info.notice(true, w)
 	}
+	info.LanguageServers = serversLine(list, settings.LanguageServers)
 	if len(list) == 0 || len(st.Folders) == 0 {
 		return nil
 	}
 	return langserver.New(langserver.Options{Folders: st.Folders, Servers: list, Text: st.text, APIKeyEnv: settings.APIKeyEnv.Value,
 		Fallback: st.mapNavigator()})
+}
+
+// serversLine names the servers and their languages for check, or says
+// why there are none.
+func serversLine(list []langserver.Server, set config.Value[[]string]) string {
+	if len(list) == 0 {
+		if set.IsSet() {
+			return "none (language_servers, " + set.Source.String() + ")"
+		}
+		return "none on PATH (gopls, rust-analyzer, pyright-langserver, typescript-language-server, clangd; or set language_servers)"
+	}
+	var parts []string
+	for _, s := range list {
+		parts = append(parts, s.Name+" ("+strings.Join(s.Languages, ", ")+")")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // text is a file's text as the agent sees it: the editor's buffer when
