@@ -444,7 +444,7 @@ func printFacts(w io.Writer, r *checkReport) {
 			row("sandbox", r.Sandbox, "")
 		}
 		if r.LanguageServers != "" {
-			row("language servers", r.LanguageServers, "started when asked")
+			row("lang servers", r.LanguageServers, "started when asked")
 		}
 		for _, m := range r.MCP {
 			if m.Error != "" {

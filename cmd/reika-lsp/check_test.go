@@ -341,7 +341,7 @@ func TestCheckLanguageServers(t *testing.T) {
 		}
 		var text bytes.Buffer
 		printCheck(&text, &rep)
-		if !strings.Contains(text.String(), "language servers") {
+		if !strings.Contains(text.String(), "lang servers  ") {
 			t.Errorf("check's text lacks the language servers:\n%s", text.String())
 		}
 	}
