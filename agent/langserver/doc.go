@@ -25,7 +25,8 @@
 // Every request is bounded (Options.Timeout); the wait for diagnostics
 // too (Options.Settle). A server that exits or hangs is started again
 // once; its second failure gives it up for the session, with an error
-// that names it and its command. A server unasked for Options.Idle is
+// that names it and its command, and its files go to the fallback from
+// then on. A server unasked for Options.Idle is
 // shut down (shutdown, exit, then a kill of its process group), as all
 // are at Close; the next question starts it again.
 //

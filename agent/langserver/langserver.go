@@ -111,10 +111,27 @@ var ErrClosed = errors.New("the language servers were shut down with the session
 // Serves reports whether a configured server serves the file abs: one
 // serves its language, and the file lies in a project of that language
 // (a Go file below a go.mod or go.work, a Rust file below a Cargo.toml).
+//
+// A server given up (it failed twice) serves nothing more: the question
+// that gave it up gets the error that says so, the later ones the
+// fallback's answers.
 func (s *Servers) Serves(abs string) bool {
 	lang := LanguageOf(abs)
-	_, ok := serverFor(s.opts.Servers, lang)
-	return ok && inProject(s.folderOf(abs), abs, lang)
+	srv, ok := serverFor(s.opts.Servers, lang)
+	return ok && inProject(s.folderOf(abs), abs, lang) && !s.givenUp(s.folderOf(abs), srv)
+}
+
+// givenUp reports whether srv failed twice in folder.
+func (s *Servers) givenUp(folder string, srv Server) bool {
+	s.mu.Lock()
+	e := s.running[runKey{folder, srv.Name}]
+	s.mu.Unlock()
+	if e == nil {
+		return false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.gaveUp != nil
 }
 
 // with runs fn on the server for the file abs, starting it if need be. A
