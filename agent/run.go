@@ -268,7 +268,7 @@ func (r *run) runTool(ctx context.Context, call engine.ToolCall, sendErr error) 
 		if call.Name == SubagentTool && r.s.subagents() {
 			res = r.subagent(ctx, call)
 		} else {
-			res = r.s.cfg.Tools.Run(ctx, call)
+			res = r.introduced(ctx, r.s.cfg.Tools.Run(ctx, call))
 		}
 		stop()
 	}

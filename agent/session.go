@@ -53,6 +53,9 @@ type sessionConfig struct {
 	RepoMap RepoMap
 	// System replaces the built-in system prompt.
 	System string
+	// Checker, when set, tells the errors each applied edit introduced;
+	// they join the edit's result (introduced.go).
+	Checker EditChecker
 
 	// MaxSteps bounds the rounds of one run; 0 means 200.
 	MaxSteps int

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reika-lsp/reika/agent/config"
 	"github.com/reika-lsp/reika/agent/engine"
+	"github.com/reika-lsp/reika/agent/langserver"
 	"github.com/reika-lsp/reika/agent/tools"
 	"github.com/reika-lsp/reika/agent/transcript"
 	"github.com/reika-lsp/reika/contextwin"
@@ -116,6 +117,9 @@ type Info struct {
 	Sandbox Sandboxing
 	// MCP says what became of each MCP server the config file names.
 	MCP []MCPServer
+	// LanguageServers names the workspace's language servers the agent
+	// asks (agent/langserver) and their languages, or why there are none.
+	LanguageServers string
 }
 
 // Resolve reads the settings Start would use: defaults, the config file,
@@ -187,8 +191,16 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 		return nil, err
 	}
 	toolbox := st.Toolbox
+	var checker EditChecker
 	if toolbox == nil {
-		toolbox, cleanup, err = st.builtinTools(settings, path, spill, info, cleanup)
+		// The workspace's language servers answer the navigation tools
+		// (the repo map's index for the rest) and tell the errors each
+		// applied edit introduced.
+		servers := st.languageServers(settings, info)
+		if servers != nil {
+			checker, cleanup = servers, closeFirst(servers.Close, cleanup)
+		}
+		toolbox, cleanup, err = st.builtinTools(settings, path, spill, info, cleanup, servers)
 		if err != nil {
 			cleanup()
 			return nil, err
@@ -206,6 +218,7 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 		Workspace:     st.root(),
 		RepoMap:       st.RepoMap,
 		System:        st.System,
+		Checker:       checker,
 		MaxSteps:      st.MaxSteps,
 		Temperature:   st.Temperature,
 		TranscriptDir: info.StateDir,
@@ -359,7 +372,7 @@ func (st Setup) stateDir() string {
 // commands contained when the system allows it (info.Sandbox says how).
 // The cleanup it returns removes the commands' temporary directory, then
 // does what done did.
-func (st Setup) builtinTools(settings *config.Settings, configPath, spill string, info *Info, done func()) (Toolbox, func(), error) {
+func (st Setup) builtinTools(settings *config.Settings, configPath, spill string, info *Info, done func(), servers *langserver.Servers) (Toolbox, func(), error) {
 	var box tools.Sandbox
 	cleanup := done
 	// Commands get a temporary directory of their own: the system's is
@@ -386,7 +399,7 @@ func (st Setup) builtinTools(settings *config.Settings, configPath, spill string
 		BashAllow:    settings.BashAllow.Value,
 		FetchEnabled: settings.Fetch.Value,
 		SpillDir:     spill,
-		Navigator:    st.navigator(),
+		Navigator:    st.navigator(servers),
 	})
 	if err != nil {
 		return nil, cleanup, err
@@ -394,10 +407,74 @@ func (st Setup) builtinTools(settings *config.Settings, configPath, spill string
 	return ts, cleanup, nil
 }
 
-// navigator answers the navigation tools: from the repo map's index when
-// the RepoMap has one (MapIndex), else nil and the tools are not offered.
-// (A nil *mapNavigator would be a non-nil Navigator: hence the branch.)
-func (st Setup) navigator() tools.Navigator {
+// languageServers are the workspace's language servers (agent/langserver)
+// the settings give: language_servers, else the known ones on PATH, none
+// started until asked. Nil when there are none, or no workspace folder.
+func (st Setup) languageServers(settings *config.Settings, info *Info) *langserver.Servers {
+	list, warnings := langserver.Configured(settings.LanguageServers.Value, nil)
+	for _, w := range warnings {
+		info.notice(true, w)
+	}
+	info.LanguageServers = serversLine(list, settings.LanguageServers)
+	if len(list) == 0 || len(st.Folders) == 0 {
+		return nil
+	}
+	return langserver.New(langserver.Options{Folders: st.Folders, Servers: list, Text: st.text, APIKeyEnv: settings.APIKeyEnv.Value,
+		Fallback: st.mapNavigator()})
+}
+
+// serversLine names the servers and their languages for check, or says
+// why there are none.
+func serversLine(list []langserver.Server, set config.Value[[]string]) string {
+	if len(list) == 0 {
+		if set.IsSet() {
+			return "none (language_servers, " + set.Source.String() + ")"
+		}
+		return "none on PATH (gopls, rust-analyzer, pyright-langserver, typescript-language-server, clangd; or set language_servers)"
+	}
+	var parts []string
+	for _, s := range list {
+		parts = append(parts, s.Name+" ("+strings.Join(s.Languages, ", ")+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// text is a file's text as the agent sees it: the editor's buffer when
+// the file is open there, else the disk.
+func (st Setup) text(abs string) (string, error) {
+	if st.Buffers != nil {
+		if text, _, ok := st.Buffers.Open(abs); ok {
+			return text, nil
+		}
+	}
+	b, err := os.ReadFile(abs)
+	return string(b), err
+}
+
+// closeFirst returns a cleanup that calls close, then then.
+func closeFirst(close func() error, then func()) func() {
+	return func() {
+		close()
+		then()
+	}
+}
+
+// navigator answers the navigation tools when the RepoMap has an index
+// (MapIndex): the workspace's language servers, when there are any, with
+// the map's answers for the files they do not serve; else the map alone.
+// Without an index it is nil and the tools are not offered.
+func (st Setup) navigator(servers *langserver.Servers) tools.Navigator {
+	mapNav := st.mapNavigator()
+	if mapNav == nil || servers == nil {
+		return mapNav
+	}
+	return servers
+}
+
+// mapNavigator answers from the repo map's index when the RepoMap has
+// one, else nil. (A nil *mapNavigator would be a non-nil Navigator:
+// hence the branch.)
+func (st Setup) mapNavigator() tools.Navigator {
 	idx, ok := st.RepoMap.(MapIndex)
 	if !ok {
 		return nil

@@ -112,7 +112,7 @@ func (l Layer) IsEditor() bool { return l == EditorStartup || l == EditorPush }
 // from the defaults, the user's config file, REIKA_* and the editor's
 // startup options only, never from a settings push (README.md,
 // "Configuration").
-var TrustKeys = []string{"profile", "endpoint", "api_key_env", "fetch", "bash_allow", "sandbox_env"}
+var TrustKeys = []string{"profile", "endpoint", "api_key_env", "fetch", "bash_allow", "sandbox_env", "language_servers"}
 
 // IsTrustKey reports whether key (snake_case) is one of TrustKeys.
 func IsTrustKey(key string) bool {
@@ -179,7 +179,13 @@ type Settings struct {
 	SandboxEnv Value[[]string]
 	// Fetch lets the agent fetch public web pages (never local hosts).
 	Fetch Value[bool]
-	Extra Value[map[string]any]
+	// LanguageServers are the workspace's language servers the agent
+	// asks (agent/langserver): entries "language=command args…" replace
+	// the default found on PATH for their language, "language=" turns it
+	// off, "off" turns every one off. They start programs, so a
+	// workspace's settings never give them.
+	LanguageServers Value[[]string]
+	Extra           Value[map[string]any]
 	// MCPServers are the MCP servers of the user's config file (mcp.go);
 	// nothing else gives them.
 	MCPServers Value[[]MCPServer]
@@ -246,6 +252,7 @@ type Profile struct {
 	ReasoningBack     *bool          `json:"reasoning_back,omitempty"`
 	BashAllow         []string       `json:"bash_allow,omitempty"`
 	SandboxEnv        []string       `json:"sandbox_env,omitempty"`
+	LanguageServers   []string       `json:"language_servers,omitempty"`
 	Fetch             *bool          `json:"fetch,omitempty"`
 	Extra             map[string]any `json:"extra,omitempty"`
 }

@@ -320,7 +320,7 @@ func TestTrustFromUserLevel(t *testing.T) {
 		want(t, "ignored", names(s), "profile endpoint apiKeyEnv fetch bashAllow")
 		want(t, "warnings", len(s.Warnings), 0)
 		want(t, "notice", s.Ignored[4].Notice(), "bashAllow from the editor's settings push is ignored: settings that widen trust "+
-			"(profile, endpoint, api_key_env, fetch, bash_allow, sandbox_env) come from /cfg/reika/config.json, REIKA_* or the editor's startup options")
+			"(profile, endpoint, api_key_env, fetch, bash_allow, sandbox_env, language_servers) come from /cfg/reika/config.json, REIKA_* or the editor's startup options")
 	})
 	t.Run("startup taken", func(t *testing.T) {
 		s := Resolve(Inputs{File: mustParse(t), FilePath: path, Editor: widen})
@@ -347,7 +347,7 @@ func TestTrustFromUserLevel(t *testing.T) {
 		want(t, "extra source", s.Extra.Source.String(), "editor settings push")
 		want(t, "ignored", names(s), "bashAllow")
 		want(t, "notice names no file", s.Ignored[0].Notice(), "bashAllow from the editor's settings push is ignored: settings that widen trust "+
-			"(profile, endpoint, api_key_env, fetch, bash_allow, sandbox_env) come from your config file, REIKA_* or the editor's startup options")
+			"(profile, endpoint, api_key_env, fetch, bash_allow, sandbox_env, language_servers) come from your config file, REIKA_* or the editor's startup options")
 	})
 	t.Run("environment and file still win over the defaults, a push changes neither", func(t *testing.T) {
 		s := Resolve(Inputs{File: mustParse(t), FilePath: path, Env: envOf("REIKA_BASH_ALLOW", "go test", "REIKA_FETCH", "1"),

@@ -57,6 +57,8 @@ var settingsTable = []setting{
 	{key: "fetch", env: "REIKA_FETCH", kind: kindBool, hint: "1 or 0"},
 	{key: "bash_allow", env: "REIKA_BASH_ALLOW", kind: kindList, hint: "a list of command prefixes (in the environment, separated by commas)"},
 	{key: "sandbox_env", env: "REIKA_SANDBOX_ENV", kind: kindList, hint: "a list of variable names (in the environment, separated by commas)"},
+	{key: "language_servers", env: "REIKA_LANGUAGE_SERVERS", kind: kindList,
+		hint: `a list of "language=command args" entries such as "go=gopls" ("language=" turns one off, "off" all; in the environment, separated by commas)`},
 }
 
 type resolver struct{ s *Settings }
@@ -113,6 +115,9 @@ func (r *resolver) applyProfile(p Profile, src Source) {
 	}
 	if p.BashAllow != nil {
 		set("bash_allow", toAny(p.BashAllow))
+	}
+	if p.LanguageServers != nil {
+		set("language_servers", toAny(p.LanguageServers))
 	}
 	if p.Extra != nil {
 		r.s.Extra = Value[map[string]any]{p.Extra, src}
@@ -288,6 +293,8 @@ func (r *resolver) setList(st setting, list []string, src Source) {
 		r.s.BashAllow = Value[[]string]{list, src}
 	case "sandbox_env":
 		r.s.SandboxEnv = Value[[]string]{list, src}
+	case "language_servers":
+		r.s.LanguageServers = Value[[]string]{list, src}
 	}
 }
 
@@ -447,6 +454,7 @@ func (s *Settings) Each(f func(key string, value any, src Source)) {
 	f("fetch", s.Fetch.Value, s.Fetch.Source)
 	f("bash_allow", s.BashAllow.Value, s.BashAllow.Source)
 	f("sandbox_env", s.SandboxEnv.Value, s.SandboxEnv.Source)
+	f("language_servers", s.LanguageServers.Value, s.LanguageServers.Source)
 	f("extra", s.Extra.Value, s.Extra.Source)
 }
 

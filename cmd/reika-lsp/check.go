@@ -71,10 +71,13 @@ type checkReport struct {
 	Sandbox string `json:"sandbox"`
 	// MCP are the MCP servers of the config file: their tools, or why
 	// they did not start.
-	MCP           []agent.MCPServer `json:"mcp_servers,omitempty"`
-	OutputLimit   int               `json:"output_limit,omitempty"`
-	Reserve       int               `json:"reserve"`
-	ReserveSource string            `json:"reserve_source"`
+	MCP []agent.MCPServer `json:"mcp_servers,omitempty"`
+	// LanguageServers are the workspace's language servers the agent
+	// asks, with their languages, or why there are none.
+	LanguageServers string `json:"language_servers,omitempty"`
+	OutputLimit     int    `json:"output_limit,omitempty"`
+	Reserve         int    `json:"reserve"`
+	ReserveSource   string `json:"reserve_source"`
 
 	Budget         *contextwin.Budget `json:"budget,omitempty"`
 	ToolCalls      *toolCheck         `json:"tool_calls,omitempty"`
@@ -247,6 +250,7 @@ func doCheck(ctx context.Context, getenv func(string) string, editor agent.Setup
 	rep.Subagents = subagentAdvice(d.Flavor, d.Slots, sess.Slot())
 	rep.Sandbox = sess.Info().Sandbox.Line
 	rep.MCP = sess.Info().MCP
+	rep.LanguageServers = sess.Info().LanguageServers
 	if sl := sess.Slot(); sl.ID >= 0 {
 		rep.Slot = &sl.ID
 	}
@@ -438,6 +442,9 @@ func printFacts(w io.Writer, r *checkReport) {
 		}
 		if r.Sandbox != "" {
 			row("sandbox", r.Sandbox, "")
+		}
+		if r.LanguageServers != "" {
+			row("lang servers", r.LanguageServers, "started when asked")
 		}
 		for _, m := range r.MCP {
 			if m.Error != "" {

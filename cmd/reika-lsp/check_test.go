@@ -317,3 +317,32 @@ func TestCheckMCPServers(t *testing.T) {
 		t.Errorf("check's text lacks the server:\n%s", text.String())
 	}
 }
+
+// check names the language servers the agent asks, from language_servers
+// (here one of the user's, the defaults on PATH turned off) or PATH.
+func TestCheckLanguageServers(t *testing.T) {
+	_, base := startTestSim(t, sim.Config{Ctx: 8192})
+	for _, tc := range []struct{ servers, want string }{
+		{"python=my-pyls --stdio,go=,rust=,typescript=,javascript=,typescriptreact=,javascriptreact=,c=,cpp=", "my-pyls (python)"},
+		{"off", "none (language_servers, env REIKA_LANGUAGE_SERVERS)"},
+	} {
+		env := func(k string) string {
+			switch k {
+			case "REIKA_ENDPOINT":
+				return base
+			case "REIKA_LANGUAGE_SERVERS":
+				return tc.servers
+			}
+			return ""
+		}
+		rep, code, _ := runCheckJSON(t, env, "--no-tools")
+		if code != 0 || rep.LanguageServers != tc.want {
+			t.Errorf("check with %q = exit %d, language_servers %q; want %q", tc.servers, code, rep.LanguageServers, tc.want)
+		}
+		var text bytes.Buffer
+		printCheck(&text, &rep)
+		if !strings.Contains(text.String(), "lang servers  ") {
+			t.Errorf("check's text lacks the language servers:\n%s", text.String())
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,8 +23,10 @@ func TestLayering(t *testing.T) {
 			switch {
 			case (under(pkg, "contextwin") || under(pkg, "repomap")) && pure[imp]:
 				t.Errorf("%s imports %s: contextwin and repomap do no I/O and read no clock", pkg, imp)
-			case strings.HasPrefix(imp, "go.lsp.dev/") && !under(pkg, "lsp"):
-				t.Errorf("%s imports %s: only lsp speaks the protocol", pkg, imp)
+			case strings.HasPrefix(imp, "go.lsp.dev/") && !under(pkg, "lsp") && pkg != mod+"agent/langserver":
+				t.Errorf("%s imports %s: only lsp (the server) and agent/langserver (the client of the workspace's servers) speak the protocol", pkg, imp)
+			case imp == mod+"agent/langserver" && pkg != mod+"agent":
+				t.Errorf("%s imports %s: the client of the workspace's language servers is agent's to start (its answers reach the tools as a tools.Navigator)", pkg, imp)
 			case strings.HasPrefix(imp, "github.com/coder/acp-go-sdk") && !under(pkg, "acp"):
 				t.Errorf("%s imports %s: only acp speaks the Agent Client Protocol", pkg, imp)
 			case pkg == mod+"acp" && strings.HasPrefix(imp, mod) && !acpMay[strings.TrimPrefix(imp, mod)]:
@@ -48,13 +51,16 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s imports %s: the session generator is a developer's command, not part of the product", pkg, imp)
 			}
 		}
+		// go.lsp.dev reaches the agent (and acp, through it) only as the
+		// client of the workspace's language servers.
+		viaClient := pkg == mod+"agent/langserver" || slices.Contains(deps, mod+"agent/langserver")
 		for _, dep := range deps {
 			switch {
-			case under(pkg, "agent") && (strings.HasPrefix(dep, "go.lsp.dev/") || under(dep, "lsp")):
-				t.Errorf("%s depends on %s: the agent knows no LSP", pkg, dep)
+			case under(pkg, "agent") && (strings.HasPrefix(dep, "go.lsp.dev/") && !viaClient || under(dep, "lsp")):
+				t.Errorf("%s depends on %s: the agent knows no LSP but as agent/langserver's client", pkg, dep)
 			case under(pkg, "agent") && (strings.HasPrefix(dep, "github.com/coder/acp-go-sdk") || under(dep, "acp")):
 				t.Errorf("%s depends on %s: the agent knows no ACP", pkg, dep)
-			case under(pkg, "acp") && (strings.HasPrefix(dep, "go.lsp.dev/") || under(dep, "lsp")):
+			case under(pkg, "acp") && (strings.HasPrefix(dep, "go.lsp.dev/") && !viaClient || under(dep, "lsp")):
 				t.Errorf("%s depends on %s: the two front ends stand side by side", pkg, dep)
 			case under(pkg, "agent/sim") && dep == mod+"agent/engine":
 				t.Errorf("%s depends on the engine client: the simulator is the other side of the wire", pkg)

@@ -24,6 +24,7 @@ export const serverSettings = [
   "fetch",
   "bashAllow",
   "sandboxEnv",
+  "languageServers",
   "extra",
 ];
 
@@ -39,6 +40,7 @@ export const userOnlySettings = [
   "fetch",
   "bashAllow",
   "sandboxEnv",
+  "languageServers",
   "serverPath",
 ];
 

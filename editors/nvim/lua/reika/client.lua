@@ -89,7 +89,7 @@ end
 -- The settings that widen trust (agent/config's TrustKeys): the server
 -- takes them from its startup options (init_options) only, never from a
 -- settings push, which other editors fill from the workspace.
-M.trust_keys = { "profile", "endpoint", "api_key_env", "fetch", "bash_allow", "sandbox_env" }
+M.trust_keys = { "profile", "endpoint", "api_key_env", "fetch", "bash_allow", "sandbox_env", "language_servers" }
 
 local function camel(key)
   return (key:gsub("_(%l)", string.upper))
