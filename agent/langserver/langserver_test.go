@@ -15,9 +15,9 @@ import (
 )
 
 func TestServerEnv(t *testing.T) {
-	environ := []string{"PATH=/bin", "HOME=/h", "REIKA_ENDPOINT=x", "reika_debug=1", "MY_KEY=sk-secret", "COPY=sk-secret", "GOPATH=/g"}
+	environ := []string{"PATH=/bin", "HOME=/h", "REIKA_ENDPOINT=x", "reika_debug=1", "MY_KEY=sk-secret", "COPY=sk-secret", "GOPATH=/g", "GOTOOLCHAIN=auto"}
 	got := strings.Join(serverEnv(environ, "MY_KEY"), " ")
-	if want := "PATH=/bin HOME=/h GOPATH=/g"; got != want {
+	if want := "PATH=/bin HOME=/h GOPATH=/g GOTOOLCHAIN=local"; got != want {
 		t.Errorf("serverEnv = %q, want %q", got, want)
 	}
 	if got := strings.Join(serverEnv(environ, ""), " "); strings.Contains(got, "REIKA") || !strings.Contains(got, "MY_KEY") {

@@ -114,6 +114,9 @@ func serverFor(servers []Server, lang string) (Server, bool) {
 // any variable holding that key's value under another name. The servers
 // are the user's own tools and run outside the sandbox, with the user's
 // environment otherwise: they need its toolchains, caches and proxies.
+// GOTOOLCHAIN is local: gopls runs the go command on files the model may
+// have written, and a go.mod's toolchain line would otherwise have it
+// fetch and run another Go, outside the sandbox.
 func serverEnv(environ []string, apiKeyEnv string) []string {
 	key := ""
 	if apiKeyEnv != "" {
@@ -126,12 +129,12 @@ func serverEnv(environ []string, apiKeyEnv string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(strings.ToUpper(name), "REIKA_") || name == apiKeyEnv || (key != "" && value == key) {
+		if strings.HasPrefix(strings.ToUpper(name), "REIKA_") || name == apiKeyEnv || (key != "" && value == key) || name == "GOTOOLCHAIN" {
 			continue
 		}
 		out = append(out, kv)
 	}
-	return out
+	return append(out, "GOTOOLCHAIN=local")
 }
 
 // Configured returns the servers the language_servers setting gives:

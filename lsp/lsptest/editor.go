@@ -324,6 +324,10 @@ func (e *Editor) serverEnv() map[string]string {
 		"XDG_CACHE_HOME":  filepath.Join(e.dir, "xdg-cache"),
 		"XDG_DATA_HOME":   filepath.Join(e.dir, "xdg-data"),
 		"REIKA_WARMUP":    "0",
+		// The workspace's language servers (gopls on a Go project) only
+		// where a test asks for them (cfg.Env): an editor that quits
+		// without waiting for the server leaves one writing its cache.
+		"REIKA_LANGUAGE_SERVERS": "off",
 	}
 	for k, v := range e.cfg.Env {
 		env[k] = v

@@ -291,6 +291,12 @@ func (in *Injection) serverEnv() map[string]string {
 		"OTHER_SERVICE_TOKEN": in.APIKey,
 		"REIKA_FETCH":         "1",
 		"REIKA_BASH_ALLOW":    AllowList,
+		// No language server: gopls, started on the Go files the attack
+		// writes, outlived an editor that quit without waiting for the
+		// server, and wrote its cache into the test's directory as it was
+		// removed. (The attacks on the servers are a suite of their own
+		// still to write.)
+		"REIKA_LANGUAGE_SERVERS": "off",
 	}
 	// The machine's module cache and GOPATH; the build cache the server's
 	// own Go commands use.
