@@ -252,35 +252,20 @@ func List(dir, workspace string) []Summary {
 	return out
 }
 
-// peekTitle reads a transcript's workspace and its first user message's
-// first line from its first lines; ok is false when it holds none.
+// peekTitle reads a transcript's workspace and the first line of its
+// first message, the user's; ok is false when it holds no message.
 func peekTitle(path string) (workspace, title string, ok bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", "", false
+	workspace, first := head(path)
+	if first == nil {
+		return workspace, "", false
 	}
-	defer f.Close()
-	r := bufio.NewReader(f)
-	for i := 0; i < 64; i++ {
-		line, err := r.ReadBytes('\n')
-		var rec Record
-		if json.Unmarshal(line, &rec) == nil {
-			switch {
-			case rec.Meta != nil:
-				workspace = rec.Meta.Workspace
-			case rec.Kind == KindMessage && rec.Message != nil && rec.Message.Role == "user":
-				t, _, _ := strings.Cut(strings.TrimSpace(rec.Message.Content), "\n")
-				if len(t) > maxTitle {
-					t = strings.ToValidUTF8(t[:maxTitle], "") + "…"
-				}
-				return workspace, t, true
-			}
-		}
-		if err != nil {
-			break
+	if first.Role == "user" {
+		title, _, _ = strings.Cut(strings.TrimSpace(first.Content), "\n")
+		if len(title) > maxTitle {
+			title = strings.ToValidUTF8(title[:maxTitle], "") + "…"
 		}
 	}
-	return workspace, "", false
+	return workspace, title, true
 }
 
 // Workspace is the workspace a transcript was written in, "" when its
@@ -293,9 +278,16 @@ func Workspace(path string) string {
 // peek reads a transcript's workspace and whether it holds a message,
 // from its first lines.
 func peek(path string) (workspace string, messages bool) {
+	workspace, first := head(path)
+	return workspace, first != nil
+}
+
+// head reads a transcript's first lines: its workspace and its first
+// message, nil when they hold none.
+func head(path string) (workspace string, first *Message) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", false
+		return "", nil
 	}
 	defer f.Close()
 	r := bufio.NewReader(f)
@@ -306,13 +298,13 @@ func peek(path string) (workspace string, messages bool) {
 			switch {
 			case rec.Meta != nil:
 				workspace = rec.Meta.Workspace
-			case rec.Kind == KindMessage:
-				return workspace, true
+			case rec.Kind == KindMessage && rec.Message != nil:
+				return workspace, rec.Message
 			}
 		}
 		if err != nil {
 			break
 		}
 	}
-	return workspace, false
+	return workspace, nil
 }
