@@ -416,3 +416,29 @@ func TestModeAsConfigOption(t *testing.T) {
 		t.Errorf("an option the session does not offer was set")
 	}
 }
+
+// session/delete ends a session and removes its transcript: no list shows
+// it and no load finds it; an id that names no session is refused.
+func TestDeleteSession(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: "One."}}}, map[string]string{"main.go": mainGo})
+	cn := w.connect(&client{})
+	id := cn.newSession(t, w.ws)
+	if _, err := cn.prompt(t, id, "First question"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cn.UnstableDeleteSession(cn.ctx, sdk.UnstableDeleteSessionRequest{SessionId: id}); err != nil {
+		t.Fatal(err)
+	}
+	cwd := w.ws
+	if list, err := cn.ListSessions(cn.ctx, sdk.ListSessionsRequest{Cwd: &cwd}); err != nil || len(list.Sessions) != 0 {
+		t.Errorf("session/list after delete = %+v, %v; want none", list.Sessions, err)
+	}
+	if _, err := cn.LoadSession(cn.ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: w.ws, McpServers: []sdk.McpServer{}}); err == nil {
+		t.Errorf("a deleted session loaded")
+	}
+	for _, bad := range []sdk.SessionId{id, "../secrets"} {
+		if _, err := cn.UnstableDeleteSession(cn.ctx, sdk.UnstableDeleteSessionRequest{SessionId: bad}); err == nil {
+			t.Errorf("session/delete %q succeeded, want it refused", bad)
+		}
+	}
+}

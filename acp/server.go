@@ -188,6 +188,7 @@ func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
 			SessionCapabilities: sdk.SessionCapabilities{
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
+				Delete: &sdk.SessionDeleteCapabilities{},
 			},
 		},
 		AuthMethods: []sdk.AuthMethod{},
@@ -387,6 +388,23 @@ func (s *Server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (s
 	}
 	sess.close()
 	return sdk.CloseSessionResponse{}, nil
+}
+
+// UnstableDeleteSession deletes a session: it ends in this process, if
+// it runs here, and its transcript is removed, so that no list shows it
+// and no load finds it.
+func (s *Server) UnstableDeleteSession(ctx context.Context, p sdk.UnstableDeleteSessionRequest) (sdk.UnstableDeleteSessionResponse, error) {
+	s.mu.Lock()
+	sess := s.sessions[p.SessionId]
+	delete(s.sessions, p.SessionId)
+	s.mu.Unlock()
+	if sess != nil {
+		sess.close()
+	}
+	if err := agent.DeleteTranscript(s.opts.Getenv, s.opts.StateDir, string(p.SessionId)); err != nil {
+		return sdk.UnstableDeleteSessionResponse{}, invalid(err)
+	}
+	return sdk.UnstableDeleteSessionResponse{}, nil
 }
 
 // maxListed bounds the sessions session/list answers with.

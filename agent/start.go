@@ -597,6 +597,26 @@ func Transcripts(getenv func(string) string, stateDir, workspace string) []trans
 	return transcript.List(stateDir, workspace)
 }
 
+// DeleteTranscript removes the transcript of the session id from stateDir
+// ("": the user's state directory). It fails on an id that is not a plain
+// name or names no transcript.
+func DeleteTranscript(getenv func(string) string, stateDir, id string) error {
+	if id == "" || id != filepath.Base(id) || strings.HasPrefix(id, ".") {
+		return fmt.Errorf("%q is not a session id", id)
+	}
+	if stateDir == "" {
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		stateDir = transcript.Dir(getenv)
+	}
+	path := filepath.Join(stateDir, id+".jsonl")
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("no transcript of session %s in %s", id, stateDir)
+	}
+	return os.Remove(path)
+}
+
 // TranscriptByID is the transcript of the session id of workspace in
 // stateDir ("": the user's state directory): the file a session of either
 // front end wrote, which Setup.Resume continues. It fails on an id that is
