@@ -136,6 +136,9 @@ func TestPromptBlocksAreParagraphs(t *testing.T) {
 	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt = %+v, %v", res, err)
 	}
+	// (The engine records a request when its handler returns, which may
+	// be after the client has its answer.)
+	waitFor(t, func() bool { return len(w.engine.Requests()) > 0 }, "the engine's record of the request")
 	body := string(w.engine.Requests()[0].Body)
 	if !strings.Contains(body, `---\n\nExplain greet.go\n\n(the user attached an image`) {
 		t.Errorf("the blocks did not reach the model as paragraphs:\n%s", body)

@@ -358,7 +358,16 @@ func TestListResumeClose(t *testing.T) {
 	if res, err := second.prompt(t, a, "And now?"); err != nil || res.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt after resume = %+v, %v", res, err)
 	}
-	if last := string(w.engine.Requests()[len(w.engine.Requests())-1].Body); !strings.Contains(last, "First question") {
+	var last string
+	waitFor(t, func() bool {
+		for _, r := range w.engine.Requests() {
+			if strings.Contains(string(r.Body), "And now?") {
+				last = string(r.Body)
+			}
+		}
+		return last != ""
+	}, "the engine's record of the request after resume")
+	if !strings.Contains(last, "First question") {
 		t.Errorf("the resumed session's request lost its conversation")
 	}
 	if _, err := second.CloseSession(second.ctx, sdk.CloseSessionRequest{SessionId: a}); err != nil {
