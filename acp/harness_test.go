@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -28,6 +29,23 @@ type world struct {
 	http     *httptest.Server
 	stateDir string
 	env      map[string]string
+}
+
+// requests waits until the engine has recorded n requests and returns
+// them in the order they came: it records a request when its handler
+// returns, which may be after the client has its answer and moved on.
+func (w *world) requests(t *testing.T, n int) []sim.RequestRecord {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(w.engine.Requests()) < n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	recs := w.engine.Requests()
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Seq < recs[j].Seq })
+	if len(recs) < n {
+		t.Fatalf("the engine recorded %d requests, want %d", len(recs), n)
+	}
+	return recs
 }
 
 func newWorld(t *testing.T, cfg sim.Config, files map[string]string) *world {

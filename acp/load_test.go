@@ -53,10 +53,7 @@ func TestLoadAfterRestart(t *testing.T) {
 	if res, err := second.prompt(t, id, "And now?"); err != nil || res.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt after load = %+v, %v", res, err)
 	}
-	reqs := w.engine.Requests()
-	if len(reqs) <= sent {
-		t.Fatal("the loaded session sent nothing")
-	}
+	reqs := w.requests(t, sent+1)
 	before, after := messagesOf(t, reqs[sent-1].Body), messagesOf(t, reqs[len(reqs)-1].Body)
 	if len(after) <= len(before) || !reflect.DeepEqual(after[:len(before)], before) {
 		t.Errorf("the request after load does not go on from the last one before the restart:\nbefore %v\nafter  %v", before, after)

@@ -462,7 +462,7 @@ func TestPlanModeRefusesEdits(t *testing.T) {
 	if got := w.read("main.go"); got != mainGo {
 		t.Errorf("plan mode: main.go = %q, want it unchanged", got)
 	}
-	req := w.engine.Requests()
+	req := w.requests(t, 2)
 	if body := string(req[len(req)-1].Body); !strings.Contains(body, "plan mode: no edits") {
 		t.Errorf("the model was not told the plan mode refuses edits: %s", body)
 	}
