@@ -82,12 +82,8 @@ func (s *Servers) at(ctx context.Context, q tools.NavQuery, fallback func(contex
 	}
 	var ans tools.NavAnswer
 	srv, err := s.with(ctx, abs, func(p *proc) error {
-		text, err := s.opts.Text(abs)
+		text, u, err := s.give(ctx, p, abs)
 		if err != nil {
-			return err
-		}
-		u := uri.File(abs)
-		if _, _, err := p.sync(ctx, u, LanguageOf(abs), text); err != nil {
 			return err
 		}
 		var pos protocol.Position
@@ -329,4 +325,16 @@ func hoverText(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// give hands the server the file abs as the agent sees it now, before a
+// question about it, and returns that text and the file's URI.
+func (s *Servers) give(ctx context.Context, p *proc, abs string) (string, protocol.DocumentURI, error) {
+	text, err := s.opts.Text(abs)
+	if err != nil {
+		return "", "", err
+	}
+	u := uri.File(abs)
+	_, _, err = p.sync(ctx, u, LanguageOf(abs), text)
+	return text, u, err
 }

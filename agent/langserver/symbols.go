@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/reika-lsp/reika/agent/tools"
 )
@@ -94,12 +93,8 @@ func (s *Servers) Symbols(ctx context.Context, q tools.NavQuery) (tools.NavAnswe
 	}
 	var ans tools.NavAnswer
 	srv, err := s.with(ctx, abs, func(p *proc) error {
-		text, err := s.opts.Text(abs)
+		text, u, err := s.give(ctx, p, abs)
 		if err != nil {
-			return err
-		}
-		u := uri.File(abs)
-		if _, _, err := p.sync(ctx, u, LanguageOf(abs), text); err != nil {
 			return err
 		}
 		for _, d := range p.symbols(ctx, u) {
