@@ -519,6 +519,19 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	}
 	s.dropTurnReasoning() // before a middle recap, a user message
 	s.shedReasoningAfterChange()
+	s.applySheds(&p, o, cands)
+	if over := s.likely() - b.ShedTarget; over > 0 {
+		p.Short = over
+	}
+	s.note.text, s.note.asked, s.note.held = "", false, false
+	s.attachNotice(p, emergency, o.mid > 0)
+	s.degrade(b, &p)
+	return s.finish(p)
+}
+
+// applySheds sheds the option's candidates into p: those from its shed
+// point on, none before what the event folded.
+func (s *Planner) applySheds(p *Plan, o option, cands []shedCandidate) {
 	from, least := o.shedFrom, s.fold.upTo
 	if o.shedKept {
 		from = 0
@@ -541,13 +554,6 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 			p.ShedChars += r.Chars
 		}
 	}
-	if over := s.likely() - b.ShedTarget; over > 0 {
-		p.Short = over
-	}
-	s.note.text, s.note.asked, s.note.held = "", false, false
-	s.attachNotice(p, emergency, o.mid > 0)
-	s.degrade(b, &p)
-	return s.finish(p)
 }
 
 // pick is the shrink event's option: the one with the most room for a
