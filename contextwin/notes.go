@@ -87,6 +87,9 @@ func (s *Planner) noteMessages(b Budget) ([]Message, int) {
 	cur := s.currentStart()
 	q := Message{Role: User, Content: NoteInstruction}
 	msgs := slices.Clone(s.view.Messages()) // written by noteResults and askNote: the view's are lent, not to be changed
+	if k := s.newAsk(); k >= 0 {
+		return s.noteBeforeAsk(msgs[:k], k, q)
+	}
 	// While the request as it stands and the question fit the usable
 	// room, and the note the window, the note round is that request and
 	// the question: the note is written from everything the model has,
@@ -107,6 +110,35 @@ func (s *Planner) noteMessages(b Budget) ([]Message, int) {
 	s.last.chars = s.cfg.PrefixChars + size
 	s.last.carriedUpTo = cur
 	return msgs, s.price(size, fresh)
+}
+
+// newAsk is the view index of a message of the user's that no request
+// has carried yet, or -1: the ask that opens a turn, or one the user
+// sent into the run.
+func (s *Planner) newAsk() int {
+	i := s.lastUser
+	if i < 0 || i < s.sent || !s.isVerbatimUser(i) {
+		return -1
+	}
+	return s.view.find(i)
+}
+
+// noteBeforeAsk is the note round's request when the round opens with a
+// new ask of the user's: the request up to it, which the engine has
+// cached to its end, and the question. The note is of the work done so
+// far; the fold after it keeps the ask after its recap, where the
+// engine prefills it anyway, so a note round that carried it would have
+// the engine prefill a pasted log twice.
+func (s *Planner) noteBeforeAsk(msgs []Message, k int, q Message) ([]Message, int) {
+	size, fresh := s.counted()
+	for _, it := range s.view.items[k:] {
+		size -= it.size
+		fresh -= it.fresh
+	}
+	s.note.whole = false
+	s.last.chars = s.cfg.PrefixChars + size + sizeOf(q)
+	s.last.carriedUpTo = s.lastUser
+	return s.askNote(msgs, q), s.price(size+sizeOf(q), fresh+sizeOf(q))
 }
 
 // holdFold reports whether the fold o, its note in hand, waits a round
