@@ -438,7 +438,7 @@ const (
 )
 
 // electTaskPayload picks, once per turn, the result that defines the task:
-// one the agent marked, else the first result of the turn about a file or
+// one the agent marked, else the first result of the turn about a document or
 // page the user's request names. It is never shed, and a fold carries it
 // verbatim.
 func (s *Planner) electTaskPayload() {
@@ -464,10 +464,12 @@ func (s *Planner) electTaskPayload() {
 	}
 }
 
-// definesTask reports whether result i is about a file or page that the
-// user message at turn names in the user's own words (ownWords): a path
-// inside a pasted log or trace is where something happened, not what the
-// task is about.
+// definesTask reports whether result i is a page or a document (not
+// source code: the code a task names is what it changes, which the
+// recap's files and a shed read's outline keep) that the user message
+// at turn names in the user's own words (ownWords): a path inside a
+// pasted log or trace is where something happened, not what the task is
+// about.
 func (s *Planner) definesTask(i, turn int) bool {
 	m := s.log[i]
 	if m.Role != Tool || turn < 0 {
@@ -479,6 +481,9 @@ func (s *Planner) definesTask(i, turn int) bool {
 	p := m.Payload.Path
 	if (m.Payload.Kind != Read && m.Payload.Kind != Fetch) || len(p) < 4 {
 		return false
+	}
+	if k := outlineFor(p); m.Payload.Kind == Read && (k == outlineCode || k == outlineCFamily) {
+		return false // source to change, not a document that says what to do
 	}
 	request := ownWords(s.log[turn].Content)
 	return names(request, p) || len(path.Base(p)) >= 4 && names(request, path.Base(p))

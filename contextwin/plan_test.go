@@ -331,23 +331,26 @@ func TestTaskPayloadSurvives(t *testing.T) {
 // TestPastedPathsDoNotDefineTheTask: a file named only inside a pasted
 // block, or as a position (file:line) as a trace gives one, is where
 // something happened; the first read of it is not the payload that
-// defines the task. One the user names in their own words is.
+// defines the task. A document the user names in their own words is; a
+// source file they name is the code to change, not what says what to do.
 func TestPastedPathsDoNotDefineTheTask(t *testing.T) {
 	for _, c := range []struct {
-		ask  string
-		want bool
+		ask, path string
+		want      bool
 	}{
-		{"CI failed again:\n```\nTypeError at load (src/cache/lru.js:136:4)\n```\nWhat is going on?", false},
-		{"It panics at src/cache/lru.js:136 under load. Why?", false},
-		{"Read src/cache/lru.js and fix what this log shows:\n```\nFAIL test/lru.test.js\n```", true},
-		{"The bug is in lru.js, see the trace:\n```\nat load (src/cache/lru.js:136:4)\n```", true},
+		{"CI failed again:\n```\nsee docs/cache.md:136\n```\nWhat is going on?", "docs/cache.md", false},
+		{"It says docs/cache.md:136 under load. Why?", "docs/cache.md", false},
+		{"Read docs/cache.md and fix what this log shows:\n```\nFAIL test/lru.test.js\n```", "docs/cache.md", true},
+		{"The rule is in cache.md, see the trace:\n```\nat load (docs/cache.md:136:4)\n```", "docs/cache.md", true},
+		{"Read src/cache/lru.js and fix what this log shows:\n```\nFAIL test/lru.test.js\n```", "src/cache/lru.js", false},
+		{"The bug is in lru.go; fix it.", "src/cache/lru.go", false},
 	} {
 		b := newBuild(Config{Window: 32000, PrefixChars: 2000})
 		b.user(c.ask)
-		i := b.call(Read, "src/cache/lru.js", body(3000))
+		i := b.call(Read, c.path, body(3000))
 		b.s.electTaskPayload()
 		if got := b.s.task.payload == i; got != c.want {
-			t.Errorf("asked %q: the read defines the task = %v, want %v", c.ask, got, c.want)
+			t.Errorf("asked %q: the read of %s defines the task = %v, want %v", c.ask, c.path, got, c.want)
 		}
 	}
 }
