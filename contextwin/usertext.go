@@ -28,6 +28,15 @@ import (
 // The later messages thus take about twice the share, and their facts: a
 // user who pastes a log at every turn costs the recap a bounded share,
 // and never makes the window too small.
+//
+// "Newer" counts the messages up to the last layout (layUsers): the forms
+// are laid out anew only every relayEvery messages, and a message newer
+// than the layout is carried in the first form. Between layouts the
+// user's words in a rewritten recap are thus those of the last one with
+// the new messages after them: the engine keeps them cached, and a fold
+// makes it prefill again only what follows them. Laid out at every
+// message, the forms of three older ones changed at every turn of a chat
+// with a pasted log at each, and every fold paid for all of them again.
 
 // userIndex lists the user's messages the recap carries, as the log grows.
 type userIndex struct {
@@ -39,6 +48,7 @@ type userIndex struct {
 	// as sent: past userCap, a fold rewrites it rather than append.
 	front int
 	forms map[int]userForm // by log index, the form last rendered
+	laid  int              // len(at) when the forms were last laid out, 0 not yet
 }
 
 // userForm is a message's form in the recap and its text.
@@ -119,7 +129,11 @@ func (s *Planner) carriedUser(i int) string {
 		return cutUserText(s.log[i], s.taskRoom())
 	}
 	form := 3
-	switch newer, whole := len(u.at)-1-k, s.wholeCount(); {
+	n := u.laid
+	if n == 0 {
+		n = len(u.at)
+	}
+	switch newer, whole := n-1-k, s.wholeCount(n); {
 	case newer < whole:
 		form = 0
 	case newer < whole+s.compactCount():
@@ -152,15 +166,29 @@ func factsUserText(m Message) string {
 	return strings.TrimRight(keyLinesOf(facts, maxFactsKept, false), "\n")
 }
 
-// wholeCount is how many of the messages after the task, from the
-// newest back, are carried whole: the newest always, and the others while
-// they and the newer ones fit the share (whole is monotone).
-func (s *Planner) wholeCount() int {
+// wholeCount is how many of the first n messages, from the n-th back,
+// are carried whole: the n-th always, and the others while they and the
+// newer ones fit the share (whole is monotone).
+func (s *Planner) wholeCount(n int) int {
 	u := s.indexUsers()
-	n, share := len(u.at), s.userShare()
+	share := s.userShare()
 	// The oldest j whose messages [j, n) fit the share.
 	j := sort.Search(n, func(j int) bool { return u.whole[n]-u.whole[j] <= share })
 	return max(n-max(j, 1), 1)
+}
+
+// relayEvery: the user's later messages in the recap are laid out anew
+// once so many have come since the last layout.
+const relayEvery = 3
+
+// layUsers lays the forms of the user's messages out anew when relayEvery
+// messages have come since the last layout, or none was made; the event
+// about to be planned then carries every message in its present form.
+func (s *Planner) layUsers() {
+	u := s.indexUsers()
+	if u.laid == 0 || len(u.at)-u.laid >= relayEvery {
+		u.laid = len(u.at)
+	}
 }
 
 // cutUserText is m whole when it fits room, else carriedText's head, tail

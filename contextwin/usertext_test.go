@@ -3,6 +3,7 @@ package contextwin
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -202,4 +203,83 @@ func TestTaskCutLast(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNoteLeavesTheNewAskOut: a note round that comes with a new ask of
+// the user's is the last request sent and the question. The ask, a pasted
+// log, goes to the engine once, after the fold's recap, and not in the
+// note round too.
+func TestNoteLeavesTheNewAskOut(t *testing.T) {
+	steps, _ := pasteChat(24, 1)
+	h := newHarness(t, Config{Window: 16384, PrefixChars: 4000, Reserve: 1024})
+	seen := 0
+	for n, st := range steps {
+		h.play(n, st)
+		h.noteFor = st.note
+		prev, from := h.prev, len(h.plans)
+		if !h.request() {
+			t.Fatalf("after %d requests the run ended: %s", h.sent, h.ended)
+		}
+		if st.user == "" || h.plans[from].Event != Note {
+			continue
+		}
+		seen++
+		note, after := h.plans[from].Messages, h.plans[from+1].Messages
+		if len(note) != len(prev)+1 || !slices.EqualFunc(note[:len(prev)], prev, sameMessage) {
+			t.Errorf("step %d: the note round is not the last request (%d messages) and the question (%d messages)", n, len(prev), len(note))
+		}
+		ask := headUpTo(st.user, 80)
+		if containsContent(note, ask) {
+			t.Errorf("step %d: the note round carried the new ask", n)
+		}
+		if !containsContent(after, ask) {
+			t.Errorf("step %d: the request after the note does not carry the new ask", n)
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no note round came with a new ask: the chat tested nothing")
+	}
+}
+
+// TestUserWordsStayBetweenLayouts: the forms the recap gives the user's
+// messages change only at a layout, one every relayEvery messages, so the
+// user's words a recap carries stay the same between layouts (the engine
+// keeps them cached) with the new messages after them.
+func TestUserWordsStayBetweenLayouts(t *testing.T) {
+	const turns = 24
+	steps, facts := pasteChat(turns, 1)
+	h := newHarness(t, Config{Window: 16384, PrefixChars: 4000, Reserve: 1024})
+	forms := map[int]string{}
+	laid, layouts, changed := 0, 0, 0
+	for n, st := range steps {
+		h.play(n, st)
+		h.noteFor = st.note
+		if !h.request() {
+			t.Fatalf("after %d requests the run ended: %s", h.sent, h.ended)
+		}
+		u := h.s.indexUsers()
+		if u.laid != laid {
+			laid, layouts = u.laid, layouts+1
+			clear(forms)
+		}
+		for _, i := range u.at {
+			f := h.s.carriedUser(i)
+			if old, ok := forms[i]; ok && old != f {
+				changed++
+				t.Errorf("step %d: the form of the user's message %d changed between layouts", n, i)
+			}
+			forms[i] = f
+		}
+	}
+	// One layout every third message, and the first: with a layout at
+	// every fold, as before, this chat had 17.
+	if limit := turns/3 + 1; layouts > limit || layouts < 2 {
+		t.Errorf("%d layouts of the user's words in %d turns, want 2 to %d", layouts, turns, limit)
+	}
+	for _, fact := range facts {
+		if !containsContent(h.prev, fact) {
+			t.Errorf("the last request lost the pasted fact %q", fact)
+		}
+	}
+	t.Logf("%d layouts in %d turns", layouts, turns)
 }
