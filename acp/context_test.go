@@ -33,7 +33,7 @@ func TestPromptContextFromTheClient(t *testing.T) {
 	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt = %+v, %v", res, err)
 	}
-	reqs := w.engine.Requests()
+	reqs := w.requests(t, 2)
 	first, last := string(reqs[0].Body), string(reqs[len(reqs)-1].Body)
 	if !strings.Contains(first, `What does this print?\n\n(file: main.go)\n\nmain.go:\n`+"```") || !strings.Contains(first, "main.go:\\n```\\n"+strings.ReplaceAll(selection, `"`, `\"`)) {
 		t.Errorf("the instruction lacks the link or the selection:\n%s", first)
@@ -60,7 +60,7 @@ func TestAppendsStayAppends(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reqs := w.engine.Requests()
+	reqs := w.settled(t)
 	if len(reqs) != 6 {
 		t.Fatalf("%d requests, want 6", len(reqs))
 	}
@@ -100,7 +100,7 @@ func TestChangePlacedOnTheUsersText(t *testing.T) {
 				sdk.TextBlock("Say hello."), sdk.ResourceLinkBlock("main.go", "file://"+abs)}}); err != nil {
 				t.Fatal(err)
 			}
-			reqs := w.engine.Requests()
+			reqs := w.requests(t, 2)
 			told := string(reqs[len(reqs)-1].Body)
 			got := c.buffers[abs]
 			if tc.placed {
@@ -136,10 +136,7 @@ func TestPromptBlocksAreParagraphs(t *testing.T) {
 	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt = %+v, %v", res, err)
 	}
-	// (The engine records a request when its handler returns, which may
-	// be after the client has its answer.)
-	waitFor(t, func() bool { return len(w.engine.Requests()) > 0 }, "the engine's record of the request")
-	body := string(w.engine.Requests()[0].Body)
+	body := string(w.requests(t, 1)[0].Body)
 	if !strings.Contains(body, `---\n\nExplain greet.go\n\n(the user attached an image`) {
 		t.Errorf("the blocks did not reach the model as paragraphs:\n%s", body)
 	}

@@ -48,6 +48,18 @@ func (w *world) requests(t *testing.T, n int) []sim.RequestRecord {
 	return recs
 }
 
+// settled waits until the engine has recorded every chat request that
+// has arrived and returns the records in the order they arrived. Call it
+// once the client has its answers.
+func (w *world) settled(t *testing.T) []sim.RequestRecord {
+	t.Helper()
+	n := w.engine.Arrived()
+	if n == 0 {
+		t.Fatal("the engine has had no chat request")
+	}
+	return w.requests(t, n)
+}
+
 func newWorld(t *testing.T, cfg sim.Config, files map[string]string) *world {
 	t.Helper()
 	if cfg.Ctx == 0 {

@@ -33,7 +33,7 @@ func TestLoadAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	first.stop()
-	sent := len(w.engine.Requests())
+	sent := len(w.requests(t, 2))
 
 	c := &client{}
 	second := w.connect(c)
@@ -133,7 +133,7 @@ func TestOverflowIsOneLine(t *testing.T) {
 		t.Fatalf("prompt = %+v, %v", res, err)
 	}
 	overflows := 0
-	for _, r := range w.engine.Requests() {
+	for _, r := range w.settled(t) {
 		if r.Status == 400 {
 			overflows++
 		}
@@ -236,7 +236,7 @@ func TestNewCommand(t *testing.T) {
 	if _, err := cn.prompt(t, id, "The second question."); err != nil {
 		t.Fatal(err)
 	}
-	reqs := w.engine.Requests()
+	reqs := w.requests(t, 2)
 	if last := string(reqs[len(reqs)-1].Body); strings.Contains(last, "The first question.") || !strings.Contains(last, "The second question.") {
 		t.Errorf("the request after /new carries the earlier conversation")
 	}
