@@ -408,17 +408,17 @@ func TestModeAsConfigOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.ConfigOptions) != 1 || res.ConfigOptions[0].Select == nil || res.ConfigOptions[0].Select.CurrentValue != "normal" {
+	if m := option(res.ConfigOptions, "mode"); m == nil || m.CurrentValue != "normal" {
 		t.Fatalf("session/new's config options = %+v, want the mode, normal", res.ConfigOptions)
 	}
 	set, err := cn.SetSessionConfigOption(cn.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{SessionId: res.SessionId, ConfigId: "mode", Value: "plan"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := set.ConfigOptions[0].Select.CurrentValue; got != "plan" {
+	if got := option(set.ConfigOptions, "mode").CurrentValue; got != "plan" {
 		t.Errorf("after set_config_option plan the mode is %q", got)
 	}
-	if _, err := cn.SetSessionConfigOption(cn.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{SessionId: res.SessionId, ConfigId: "model", Value: "x"}}); err == nil {
+	if _, err := cn.SetSessionConfigOption(cn.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{SessionId: res.SessionId, ConfigId: "colour", Value: "x"}}); err == nil {
 		t.Errorf("an option the session does not offer was set")
 	}
 }

@@ -444,22 +444,20 @@ func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 	return sdk.ResumeSessionResponse{Modes: sess.modes(), ConfigOptions: sess.configOptions()}, nil
 }
 
-// SetSessionConfigOption sets the session's mode, the one option it
-// offers (configOptions), as set_mode does: clients that know only config
-// options (the spec retires the modes API) select it there.
+// SetSessionConfigOption sets one of the session's options
+// (configOptions): its mode, as set_mode does (clients that know only
+// config options, as the spec retires the modes API, select it there), or
+// its model.
 func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
 	v := p.ValueId
 	if v == nil {
-		return sdk.SetSessionConfigOptionResponse{}, invalid(errors.New("the mode takes one of its values, not a boolean"))
+		return sdk.SetSessionConfigOptionResponse{}, invalid(errors.New("the session's options take one of their values, not a boolean"))
 	}
 	sess, err := s.session(v.SessionId)
 	if err != nil {
 		return sdk.SetSessionConfigOptionResponse{}, err
 	}
-	if v.ConfigId != modeOption {
-		return sdk.SetSessionConfigOptionResponse{}, invalid(fmt.Errorf("no option %q: the session's option is %q", v.ConfigId, modeOption))
-	}
-	if err := sess.setMode(sdk.SessionModeId(v.Value)); err != nil {
+	if err := sess.setOption(v.ConfigId, v.Value); err != nil {
 		return sdk.SetSessionConfigOptionResponse{}, invalid(err)
 	}
 	return sdk.SetSessionConfigOptionResponse{ConfigOptions: sess.configOptions()}, nil

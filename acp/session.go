@@ -145,24 +145,6 @@ var modes = []struct {
 	{"plan", tools.Plan, "Plan", "read-only: reads, searches and read-only commands; no edits, no other commands; the answer ends in a numbered plan"},
 }
 
-// modeOption is the id of the mode as a config option.
-const modeOption sdk.SessionConfigId = "mode"
-
-// configOptions are the session's options: its mode, as the modes API
-// offers it.
-func (s *session) configOptions() []sdk.SessionConfigOption {
-	st := s.modes()
-	var opts sdk.SessionConfigSelectOptionsUngrouped
-	for _, m := range st.AvailableModes {
-		opts = append(opts, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(m.Id), Name: m.Name, Description: m.Description})
-	}
-	category := sdk.SessionConfigOptionCategoryMode
-	return []sdk.SessionConfigOption{{Select: &sdk.SessionConfigOptionSelect{
-		Id: modeOption, Name: "Mode", Category: &category, Type: "select",
-		CurrentValue: sdk.SessionConfigValueId(st.CurrentModeId), Options: sdk.SessionConfigSelectOptions{Ungrouped: &opts},
-	}}}
-}
-
 func (s *session) modes() *sdk.SessionModeState {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -531,6 +531,7 @@ func (r *run) checkpoint(ctx context.Context, msgs []contextwin.Message, fresh b
 	req.Temperature = s.cfg.Temperature
 	req.Slot = s.slotRef()
 	req.Session, req.ParentSession = s.sessionKey(), s.parentKey
+	req.Model = s.modelName()
 	if fresh {
 		req.Extra = map[string]any{"cache_prompt": false}
 	}
@@ -580,6 +581,7 @@ func (r *run) chat(ctx context.Context, what string, req engine.Request, p conte
 	req.FirstByte = s.firstByte(p.Estimate)
 	req.Slot = s.slotRef()
 	req.Session, req.ParentSession = s.sessionKey(), s.parentKey
+	req.Model = s.modelName()
 	touch, stop := r.watchSilence(ctx, p.Estimate)
 	resp, err := s.cfg.Engine.Chat(ctx, req, func(d engine.Delta) {
 		touch()

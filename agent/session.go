@@ -140,6 +140,9 @@ type Session struct {
 	// mode is the front end's mode for the session's runs, as it last
 	// recorded it (SetMode); guarded by mu.
 	mode string
+	// model is the model the user switched to (SetModel), "" for the
+	// client's own; guarded by mu.
+	model string
 	// key names the session to the engine's routers (engine.Request.Session):
 	// its transcript's id, so that a resume and a restart keep it, else an
 	// id of its own; parentKey is a subagent's parent's. Set once.

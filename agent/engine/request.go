@@ -125,7 +125,10 @@ func (p *bodyPatch) addFields(opts Options, req Request) error {
 			p.defaults[k] = b
 		}
 	}
-	if opts.Model != "" {
+	switch {
+	case req.Model != "":
+		p.typed["model"], _ = json.Marshal(req.Model)
+	case opts.Model != "":
 		p.typed["model"], _ = json.Marshal(opts.Model)
 	}
 	if req.MaxTokens > 0 {

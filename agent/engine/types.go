@@ -41,6 +41,10 @@ type Tool struct {
 
 // Request is one chat-completion request.
 type Request struct {
+	// Model, when set, names the model in place of the client's own
+	// (Options.Model): a session the user switched to another model the
+	// engine serves.
+	Model    string
 	Messages []Message
 	Tools    []Tool
 	// ToolChoice is "", "auto", "none" or "required". Empty sends nothing,
