@@ -54,7 +54,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	// field (defect 4): r is held shut until the logger is in place.
 	open := make(chan struct{})
 	s.wire = &wire{w: w}
-	s.conn = sdk.NewAgentSideConnection(s, s.wire, &lines{r: bufio.NewReader(r), open: open, wire: s.wire})
+	s.conn = sdk.NewAgentSideConnection(s, s.wire, &lines{r: bufio.NewReader(r), open: open, wire: s.wire, sniff: s.sniff})
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(opts.Log, nil)))
 	close(open)
 	select {
@@ -73,8 +73,10 @@ type lines struct {
 	r    *bufio.Reader
 	open <-chan struct{}
 	wire *wire
-	buf  []byte
-	err  error
+	// sniff sees each line before the SDK does.
+	sniff func(line []byte)
+	buf   []byte
+	err   error
 }
 
 func (l *lines) Read(p []byte) (int, error) {
@@ -86,6 +88,9 @@ func (l *lines) Read(p []byte) (int, error) {
 		case len(t) == 0:
 		case json.Valid(t):
 			l.buf = line
+			if l.sniff != nil {
+				l.sniff(t)
+			}
 		default:
 			// Written beside the reading, as the SDK's answers are: a
 			// client that writes before it reads must not stall it.
@@ -164,9 +169,45 @@ type Server struct {
 	conn *sdk.AgentSideConnection
 	wire *wire
 
-	mu       sync.Mutex // guards caps, sessions
+	mu       sync.Mutex // guards caps, compaction, sessions
 	caps     sdk.ClientCapabilities
 	sessions map[sdk.SessionId]*session
+	// compaction is set when the client offers the unstable
+	// compaction_update (clientCapabilities.session.compaction), which
+	// the SDK does not decode.
+	compaction bool
+}
+
+// sniff reads what the SDK drops of the client's initialize: whether it
+// takes compaction updates. The line is read before the SDK hands the
+// request on, so the flag is set before Initialize runs.
+func (s *Server) sniff(line []byte) {
+	if !bytes.Contains(line, []byte(`"initialize"`)) {
+		return
+	}
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			ClientCapabilities struct {
+				Session struct {
+					Compaction json.RawMessage `json:"compaction"`
+				} `json:"session"`
+			} `json:"clientCapabilities"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != "initialize" {
+		return
+	}
+	c := bytes.TrimSpace(m.Params.ClientCapabilities.Session.Compaction)
+	s.mu.Lock()
+	s.compaction = len(c) > 0 && c[0] == '{'
+	s.mu.Unlock()
+}
+
+func (s *Server) takesCompaction() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.compaction
 }
 
 var _ sdk.Agent = (*Server)(nil)
