@@ -153,3 +153,38 @@ func TestPromptBlocksAreParagraphs(t *testing.T) {
 		t.Errorf("a prompt of an image alone was run, want it refused")
 	}
 }
+
+// An engine that takes images (llama.cpp's /props modalities.vision)
+// gets a prompt's image as an image_url content part after its text, and
+// the user is told nothing was left out.
+func TestPromptImageReachesAVisionModel(t *testing.T) {
+	w := newWorld(t, sim.Config{Vision: true, Script: []sim.Turn{{Content: "A cat."}}}, nil)
+	c := &client{}
+	cn := w.connect(c)
+	id := cn.newSession(t, w.ws)
+	res, err := cn.Prompt(cn.ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{
+		sdk.TextBlock("What is drawn here?"), sdk.ImageBlock("iVBORw0KGgo=", "image/png"),
+	}})
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v", res, err)
+	}
+	var body struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(w.requests(t, 1)[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	last := body.Messages[len(body.Messages)-1]
+	want := `[{"type":"text","text":"What is drawn here?"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]`
+	if last.Role != "user" || string(last.Content) != want {
+		t.Errorf("the user's message went as %s %s, want %s", last.Role, last.Content, want)
+	}
+	for _, tc := range c.matching("tool_call") {
+		if title, _ := tc["title"].(string); strings.Contains(title, "left out") {
+			t.Errorf("the user was told %q", title)
+		}
+	}
+}

@@ -214,8 +214,8 @@ var _ sdk.Agent = (*Server)(nil)
 var _ sdk.AgentLoader = (*Server)(nil)
 
 // Initialize answers with what Reika does: loading sessions, prompts with
-// embedded context (selections), no authentication (the engine is the
-// user's own).
+// embedded context (selections) and images, no authentication (the engine
+// is the user's own).
 func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	s.mu.Lock()
 	s.caps = p.ClientCapabilities
@@ -225,8 +225,10 @@ func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentInfo:       &sdk.Implementation{Name: "reika", Title: &title, Version: s.opts.Version},
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:        true,
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			LoadSession: true,
+			// Images reach a model that takes them, and are told as left
+			// out to the user of one that does not.
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: true},
 			SessionCapabilities: sdk.SessionCapabilities{
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
 				Delete: &sdk.SessionDeleteCapabilities{},

@@ -85,3 +85,22 @@ func (s *Session) keepServedModel(served []string) string {
 	s.model = ""
 	return fmt.Sprintf("the session last used the model %s, which the engine no longer serves: it goes on with the configured one", was)
 }
+
+// TakesImages reports whether the session's model takes pictures, as the
+// engine told at the start (engine.Discovery.Images); when it does not,
+// why says so in words for the user.
+func (s *Session) TakesImages() (ok bool, why string) {
+	if s.info == nil || s.info.Connection == nil || s.info.Connection.Discovery == nil {
+		return false, "the engine did not say whether the model takes images"
+	}
+	d := s.info.Connection.Discovery
+	switch {
+	case s.modelName() != "" && s.modelName() != s.info.Connection.Options.Model:
+		return false, "the engine told whether the model the session started with takes images, not the one it switched to"
+	case d.ImagesSource == "":
+		return false, "the engine does not say whether the model takes images (llama.cpp and Ollama do)"
+	case !d.Images:
+		return false, fmt.Sprintf("the model does not take images (%s; llama.cpp takes them with the model's --mmproj)", d.ImagesSource)
+	}
+	return true, ""
+}

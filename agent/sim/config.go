@@ -61,6 +61,9 @@ type Config struct {
 	// a router in front of several llama-servers does. The simulator
 	// answers to any model a request names.
 	Models []string
+	// Vision makes /props tell that the model takes images
+	// (modalities.vision), as llama-server does with an --mmproj.
+	Vision bool
 	// Slots is the number of parallel slots, each with its own prompt
 	// cache (llama.cpp total_slots); 0 means 1. Requests beyond it queue.
 	Slots int

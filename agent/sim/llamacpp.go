@@ -228,7 +228,7 @@ func (s *Server) llamaProps(w http.ResponseWriter, r *http.Request) {
 		{"model_alias", s.cfg.Model},
 		{"model_ftype", "Q4_K - Medium"},
 		{"model_path", s.cfg.Model},
-		{"modalities", obj{{"vision", false}, {"video", false}, {"audio", false}}},
+		{"modalities", obj{{"vision", s.cfg.Vision}, {"video", false}, {"audio", false}}},
 		{"media_marker", "<__media_reikasim__>"},
 		{"endpoint_slots", true},
 		{"endpoint_props", false},

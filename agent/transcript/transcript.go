@@ -151,6 +151,9 @@ type Message struct {
 	ToolCallID    string             `json:"tool_call_id,omitempty"`
 	Payload       contextwin.Payload `json:"payload,omitzero"`
 	Continuation  bool               `json:"continuation,omitempty"`
+	// Images are the pictures the user attached, whole: a resume sends
+	// them again as they were sent.
+	Images []contextwin.Image `json:"images,omitempty"`
 }
 
 // ToolCall is one call of an assistant message.
