@@ -174,13 +174,14 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 			len(ignored), pluralSuffix(len(ignored)), map[bool]string{true: "it", false: "they"}[len(ignored) == 1], map[bool]string{true: "s"}[len(ignored) == 1])
 	}
 	sandbox := sess.agent.Info().Sandbox.Line
+	model, _ := sess.agent.Models()
 	s.logMessage(protocol.MessageTypeInfo, "Reika: commands: %s", sandbox)
 	s.showMessage(protocol.MessageTypeInfo, "Reika: %s", line)
 	return &StatusResult{
 		Sandbox: sandbox,
 		Ignored: ignored,
 		Chip:    chip.String(), Size: chip.Size, Window: chip.Window, Percent: chip.Percent, Warn: chip.Warn,
-		Breakdown: parts, Budget: b, Running: running, Model: sess.agent.Info().Connection.Options.Model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
+		Breakdown: parts, Budget: b, Running: running, Model: model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
 		Transcript: sess.agent.TranscriptPath(), Overrides: overrides, Slot: slot, SlotSaving: sess.agent.Slot().Saving,
 		CacheClass: cache.Class, Cache: cache.Text, BashAllow: sess.agent.Info().Settings.BashAllow.Value,
 	}, nil
