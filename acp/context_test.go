@@ -33,7 +33,7 @@ func TestPromptContextFromTheClient(t *testing.T) {
 	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt = %+v, %v", res, err)
 	}
-	reqs := w.engine.Requests()
+	reqs := w.requests(t, 2)
 	first, last := string(reqs[0].Body), string(reqs[len(reqs)-1].Body)
 	if !strings.Contains(first, `What does this print?\n\n(file: main.go)\n\nmain.go:\n`+"```") || !strings.Contains(first, "main.go:\\n```\\n"+strings.ReplaceAll(selection, `"`, `\"`)) {
 		t.Errorf("the instruction lacks the link or the selection:\n%s", first)
@@ -60,7 +60,7 @@ func TestAppendsStayAppends(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reqs := w.engine.Requests()
+	reqs := w.settled(t)
 	if len(reqs) != 6 {
 		t.Fatalf("%d requests, want 6", len(reqs))
 	}
@@ -100,7 +100,7 @@ func TestChangePlacedOnTheUsersText(t *testing.T) {
 				sdk.TextBlock("Say hello."), sdk.ResourceLinkBlock("main.go", "file://"+abs)}}); err != nil {
 				t.Fatal(err)
 			}
-			reqs := w.engine.Requests()
+			reqs := w.requests(t, 2)
 			told := string(reqs[len(reqs)-1].Body)
 			got := c.buffers[abs]
 			if tc.placed {
@@ -136,10 +136,7 @@ func TestPromptBlocksAreParagraphs(t *testing.T) {
 	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt = %+v, %v", res, err)
 	}
-	// (The engine records a request when its handler returns, which may
-	// be after the client has its answer.)
-	waitFor(t, func() bool { return len(w.engine.Requests()) > 0 }, "the engine's record of the request")
-	body := string(w.engine.Requests()[0].Body)
+	body := string(w.requests(t, 1)[0].Body)
 	if !strings.Contains(body, `---\n\nExplain greet.go\n\n(the user attached an image`) {
 		t.Errorf("the blocks did not reach the model as paragraphs:\n%s", body)
 	}
@@ -154,5 +151,40 @@ func TestPromptBlocksAreParagraphs(t *testing.T) {
 	}
 	if _, err := cn.Prompt(cn.ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.ImageBlock("iVBORw0KGgo=", "image/png")}}); err == nil {
 		t.Errorf("a prompt of an image alone was run, want it refused")
+	}
+}
+
+// An engine that takes images (llama.cpp's /props modalities.vision)
+// gets a prompt's image as an image_url content part after its text, and
+// the user is told nothing was left out.
+func TestPromptImageReachesAVisionModel(t *testing.T) {
+	w := newWorld(t, sim.Config{Vision: true, Script: []sim.Turn{{Content: "A cat."}}}, nil)
+	c := &client{}
+	cn := w.connect(c)
+	id := cn.newSession(t, w.ws)
+	res, err := cn.Prompt(cn.ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{
+		sdk.TextBlock("What is drawn here?"), sdk.ImageBlock("iVBORw0KGgo=", "image/png"),
+	}})
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v", res, err)
+	}
+	var body struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(w.requests(t, 1)[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	last := body.Messages[len(body.Messages)-1]
+	want := `[{"type":"text","text":"What is drawn here?"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]`
+	if last.Role != "user" || string(last.Content) != want {
+		t.Errorf("the user's message went as %s %s, want %s", last.Role, last.Content, want)
+	}
+	for _, tc := range c.matching("tool_call") {
+		if title, _ := tc["title"].(string); strings.Contains(title, "left out") {
+			t.Errorf("the user was told %q", title)
+		}
 	}
 }

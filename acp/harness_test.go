@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,6 +47,18 @@ func (w *world) requests(t *testing.T, n int) []sim.RequestRecord {
 		t.Fatalf("the engine recorded %d requests, want %d", len(recs), n)
 	}
 	return recs
+}
+
+// settled waits until the engine has recorded every chat request that
+// has arrived and returns the records in the order they arrived. Call it
+// once the client has its answers.
+func (w *world) settled(t *testing.T) []sim.RequestRecord {
+	t.Helper()
+	n := w.engine.Arrived()
+	if n == 0 {
+		t.Fatal("the engine has had no chat request")
+	}
+	return w.requests(t, n)
 }
 
 func newWorld(t *testing.T, cfg sim.Config, files map[string]string) *world {
@@ -102,6 +115,69 @@ type client struct {
 	terminal  bool
 	terminals map[string]*terminal
 	released  []string
+	// compaction offers the unstable compaction updates
+	// (clientCapabilities.session.compaction), which the SDK's types do
+	// not hold: the initialize line is written with it added.
+	compaction bool
+	// raw are the server's lines as it wrote them, for the updates the
+	// SDK cannot decode.
+	raw []string
+}
+
+// rawMatching are the server's session/update lines of one kind,
+// decoded to their update.
+func (c *client) rawMatching(kind string) []map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []map[string]any
+	for _, line := range c.raw {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Update map[string]any `json:"update"`
+			} `json:"params"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.Method == "session/update" && m.Params.Update["sessionUpdate"] == kind {
+			out = append(out, m.Params.Update)
+		}
+	}
+	return out
+}
+
+// tap records the lines the server writes, whole (each Write is one
+// message), and passes them on.
+type tap struct {
+	w io.Writer
+	c *client
+}
+
+func (t tap) Write(p []byte) (int, error) {
+	t.c.mu.Lock()
+	t.c.raw = append(t.c.raw, string(p))
+	t.c.mu.Unlock()
+	return t.w.Write(p)
+}
+
+// offering writes the client's lines, its initialize with the
+// compaction capability added.
+type offering struct{ w io.Writer }
+
+func (o offering) Write(p []byte) (int, error) {
+	var m map[string]any
+	if !bytes.Contains(p, []byte(`"method":"initialize"`)) || json.Unmarshal(p, &m) != nil {
+		return o.w.Write(p)
+	}
+	params, _ := m["params"].(map[string]any)
+	caps, _ := params["clientCapabilities"].(map[string]any)
+	if caps == nil {
+		return o.w.Write(p)
+	}
+	caps["session"] = map[string]any{"compaction": map[string]any{}}
+	q, _ := json.Marshal(m)
+	if _, err := o.w.Write(append(q, '\n')); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func (c *client) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
@@ -295,10 +371,14 @@ func (w *world) connect(c *client) *conn {
 	sr, cw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, sr, sw, Options{Getenv: func(k string) string { return w.env[k] }, StateDir: w.stateDir, Log: io.Discard, Version: "test"})
+		done <- Serve(ctx, sr, tap{sw, c}, Options{Getenv: func(k string) string { return w.env[k] }, StateDir: w.stateDir, Log: io.Discard, Version: "test"})
 		sw.Close()
 	}()
-	cc := sdk.NewClientSideConnection(c, cw, cr)
+	var out io.Writer = cw
+	if c.compaction {
+		out = offering{cw}
+	}
+	cc := sdk.NewClientSideConnection(c, out, cr)
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {

@@ -32,8 +32,9 @@ func TestInjection(t *testing.T) {
 	if res, err := cn.prompt(t, id, "Set the project up as its docs say."); err != nil || res.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt = %+v, %v", res, err)
 	}
+	reqs := w.settled(t)
 	var bodies [][]byte
-	for _, r := range w.engine.Requests() {
+	for _, r := range reqs {
 		bodies = append(bodies, r.Body)
 	}
 	in.CheckRun(t, bodies,
@@ -42,7 +43,7 @@ func TestInjection(t *testing.T) {
 		`created sub/vendor/x/.git, which is protected`,                     // what make left to run later was found
 	)
 	if t.Failed() {
-		for _, r := range w.engine.Requests()[len(bodies)-1:] {
+		for _, r := range reqs[len(bodies)-1:] {
 			t.Logf("%s", r.Body)
 		}
 	}

@@ -33,7 +33,7 @@ func TestLoadAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	first.stop()
-	sent := len(w.engine.Requests())
+	sent := len(w.requests(t, 2))
 
 	c := &client{}
 	second := w.connect(c)
@@ -133,7 +133,7 @@ func TestOverflowIsOneLine(t *testing.T) {
 		t.Fatalf("prompt = %+v, %v", res, err)
 	}
 	overflows := 0
-	for _, r := range w.engine.Requests() {
+	for _, r := range w.settled(t) {
 		if r.Status == 400 {
 			overflows++
 		}
@@ -236,7 +236,7 @@ func TestNewCommand(t *testing.T) {
 	if _, err := cn.prompt(t, id, "The second question."); err != nil {
 		t.Fatal(err)
 	}
-	reqs := w.engine.Requests()
+	reqs := w.requests(t, 2)
 	if last := string(reqs[len(reqs)-1].Body); strings.Contains(last, "The first question.") || !strings.Contains(last, "The second question.") {
 		t.Errorf("the request after /new carries the earlier conversation")
 	}
@@ -408,17 +408,17 @@ func TestModeAsConfigOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.ConfigOptions) != 1 || res.ConfigOptions[0].Select == nil || res.ConfigOptions[0].Select.CurrentValue != "normal" {
+	if m := option(res.ConfigOptions, "mode"); m == nil || m.CurrentValue != "normal" {
 		t.Fatalf("session/new's config options = %+v, want the mode, normal", res.ConfigOptions)
 	}
 	set, err := cn.SetSessionConfigOption(cn.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{SessionId: res.SessionId, ConfigId: "mode", Value: "plan"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := set.ConfigOptions[0].Select.CurrentValue; got != "plan" {
+	if got := option(set.ConfigOptions, "mode").CurrentValue; got != "plan" {
 		t.Errorf("after set_config_option plan the mode is %q", got)
 	}
-	if _, err := cn.SetSessionConfigOption(cn.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{SessionId: res.SessionId, ConfigId: "model", Value: "x"}}); err == nil {
+	if _, err := cn.SetSessionConfigOption(cn.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{SessionId: res.SessionId, ConfigId: "colour", Value: "x"}}); err == nil {
 		t.Errorf("an option the session does not offer was set")
 	}
 }

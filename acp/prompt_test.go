@@ -160,7 +160,7 @@ func TestPermissionAnsweredBothWays(t *testing.T) {
 				if got != mainGo {
 					t.Errorf("rejected, main.go = %q", got)
 				}
-				if req := w.engine.Requests(); !strings.Contains(string(req[len(req)-1].Body), "rejected") {
+				if req := w.settled(t); !strings.Contains(string(req[len(req)-1].Body), "rejected") {
 					t.Errorf("the model was not told the change was rejected")
 				}
 			case "once":
@@ -401,7 +401,7 @@ func TestCommandInTheClientsTerminal(t *testing.T) {
 	if !shown {
 		t.Errorf("the terminal is not on the tool call:\n%s", c.all())
 	}
-	reqs := w.engine.Requests()
+	reqs := w.settled(t)
 	if last := string(reqs[len(reqs)-1].Body); !strings.Contains(last, `from-the-terminal\n[exit status 3]`) {
 		t.Errorf("the model did not get the terminal's output and status")
 	}
@@ -436,7 +436,7 @@ func TestEditRejudgedBeforeWriting(t *testing.T) {
 			if got := w.read(".git/config"); got != gitConfig || len(c.written) != 0 {
 				t.Errorf(".git/config = %q, written through the client %v; want nothing written", got, c.written)
 			}
-			if req := w.engine.Requests(); !strings.Contains(string(req[len(req)-1].Body), "now leads through a symbolic link to .git/config") {
+			if req := w.requests(t, 2); !strings.Contains(string(req[len(req)-1].Body), "now leads through a symbolic link to .git/config") {
 				t.Errorf("the model was not told where the path leads now")
 			}
 		})

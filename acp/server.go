@@ -54,7 +54,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	// field (defect 4): r is held shut until the logger is in place.
 	open := make(chan struct{})
 	s.wire = &wire{w: w}
-	s.conn = sdk.NewAgentSideConnection(s, s.wire, &lines{r: bufio.NewReader(r), open: open, wire: s.wire})
+	s.conn = sdk.NewAgentSideConnection(s, s.wire, &lines{r: bufio.NewReader(r), open: open, wire: s.wire, sniff: s.sniff})
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(opts.Log, nil)))
 	close(open)
 	select {
@@ -73,8 +73,10 @@ type lines struct {
 	r    *bufio.Reader
 	open <-chan struct{}
 	wire *wire
-	buf  []byte
-	err  error
+	// sniff sees each line before the SDK does.
+	sniff func(line []byte)
+	buf   []byte
+	err   error
 }
 
 func (l *lines) Read(p []byte) (int, error) {
@@ -86,6 +88,9 @@ func (l *lines) Read(p []byte) (int, error) {
 		case len(t) == 0:
 		case json.Valid(t):
 			l.buf = line
+			if l.sniff != nil {
+				l.sniff(t)
+			}
 		default:
 			// Written beside the reading, as the SDK's answers are: a
 			// client that writes before it reads must not stall it.
@@ -164,17 +169,53 @@ type Server struct {
 	conn *sdk.AgentSideConnection
 	wire *wire
 
-	mu       sync.Mutex // guards caps, sessions
+	mu       sync.Mutex // guards caps, compaction, sessions
 	caps     sdk.ClientCapabilities
 	sessions map[sdk.SessionId]*session
+	// compaction is set when the client offers the unstable
+	// compaction_update (clientCapabilities.session.compaction), which
+	// the SDK does not decode.
+	compaction bool
+}
+
+// sniff reads what the SDK drops of the client's initialize: whether it
+// takes compaction updates. The line is read before the SDK hands the
+// request on, so the flag is set before Initialize runs.
+func (s *Server) sniff(line []byte) {
+	if !bytes.Contains(line, []byte(`"initialize"`)) {
+		return
+	}
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			ClientCapabilities struct {
+				Session struct {
+					Compaction json.RawMessage `json:"compaction"`
+				} `json:"session"`
+			} `json:"clientCapabilities"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != "initialize" {
+		return
+	}
+	c := bytes.TrimSpace(m.Params.ClientCapabilities.Session.Compaction)
+	s.mu.Lock()
+	s.compaction = len(c) > 0 && c[0] == '{'
+	s.mu.Unlock()
+}
+
+func (s *Server) takesCompaction() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.compaction
 }
 
 var _ sdk.Agent = (*Server)(nil)
 var _ sdk.AgentLoader = (*Server)(nil)
 
 // Initialize answers with what Reika does: loading sessions, prompts with
-// embedded context (selections), no authentication (the engine is the
-// user's own).
+// embedded context (selections) and images, no authentication (the engine
+// is the user's own).
 func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	s.mu.Lock()
 	s.caps = p.ClientCapabilities
@@ -184,8 +225,10 @@ func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentInfo:       &sdk.Implementation{Name: "reika", Title: &title, Version: s.opts.Version},
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:        true,
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			LoadSession: true,
+			// Images reach a model that takes them, and are told as left
+			// out to the user of one that does not.
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: true},
 			SessionCapabilities: sdk.SessionCapabilities{
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
 				Delete: &sdk.SessionDeleteCapabilities{},
@@ -444,22 +487,20 @@ func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 	return sdk.ResumeSessionResponse{Modes: sess.modes(), ConfigOptions: sess.configOptions()}, nil
 }
 
-// SetSessionConfigOption sets the session's mode, the one option it
-// offers (configOptions), as set_mode does: clients that know only config
-// options (the spec retires the modes API) select it there.
+// SetSessionConfigOption sets one of the session's options
+// (configOptions): its mode, as set_mode does (clients that know only
+// config options, as the spec retires the modes API, select it there), or
+// its model.
 func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
 	v := p.ValueId
 	if v == nil {
-		return sdk.SetSessionConfigOptionResponse{}, invalid(errors.New("the mode takes one of its values, not a boolean"))
+		return sdk.SetSessionConfigOptionResponse{}, invalid(errors.New("the session's options take one of their values, not a boolean"))
 	}
 	sess, err := s.session(v.SessionId)
 	if err != nil {
 		return sdk.SetSessionConfigOptionResponse{}, err
 	}
-	if v.ConfigId != modeOption {
-		return sdk.SetSessionConfigOptionResponse{}, invalid(fmt.Errorf("no option %q: the session's option is %q", v.ConfigId, modeOption))
-	}
-	if err := sess.setMode(sdk.SessionModeId(v.Value)); err != nil {
+	if err := sess.setOption(v.ConfigId, v.Value); err != nil {
 		return sdk.SetSessionConfigOptionResponse{}, invalid(err)
 	}
 	return sdk.SetSessionConfigOptionResponse{ConfigOptions: sess.configOptions()}, nil

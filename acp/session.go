@@ -11,6 +11,7 @@ import (
 
 	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/tools"
+	"github.com/reika-lsp/reika/contextwin"
 )
 
 // session is one ACP session: an agent session on one workspace, the mode
@@ -145,24 +146,6 @@ var modes = []struct {
 	{"plan", tools.Plan, "Plan", "read-only: reads, searches and read-only commands; no edits, no other commands; the answer ends in a numbered plan"},
 }
 
-// modeOption is the id of the mode as a config option.
-const modeOption sdk.SessionConfigId = "mode"
-
-// configOptions are the session's options: its mode, as the modes API
-// offers it.
-func (s *session) configOptions() []sdk.SessionConfigOption {
-	st := s.modes()
-	var opts sdk.SessionConfigSelectOptionsUngrouped
-	for _, m := range st.AvailableModes {
-		opts = append(opts, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(m.Id), Name: m.Name, Description: m.Description})
-	}
-	category := sdk.SessionConfigOptionCategoryMode
-	return []sdk.SessionConfigOption{{Select: &sdk.SessionConfigOptionSelect{
-		Id: modeOption, Name: "Mode", Category: &category, Type: "select",
-		CurrentValue: sdk.SessionConfigValueId(st.CurrentModeId), Options: sdk.SessionConfigSelectOptions{Ungrouped: &opts},
-	}}}
-}
-
 func (s *session) modes() *sdk.SessionModeState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -217,17 +200,18 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	for _, n := range notices {
 		s.status(n)
 	}
-	text, left := s.instruction(blocks)
+	takes, why := a.TakesImages()
+	text, images, left := s.instruction(blocks, takes, why)
 	for _, l := range left {
 		s.status(l)
 	}
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" && len(images) == 0 {
 		return sdk.PromptResponse{}, invalid(errors.New("the prompt holds no text"))
 	}
-	if c, ok := commandOf(text); ok {
+	if c, ok := commandOf(text); ok && len(images) == 0 {
 		return s.command(ctx, c)
 	}
-	res, err := a.Run(tools.WithRun(ctx, mode), text, s.reporter())
+	res, err := a.RunImages(tools.WithRun(ctx, mode), text, images, s.reporter())
 	s.chip(a.Chip())
 	switch {
 	case res.End == agent.Answered:
@@ -243,16 +227,29 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	return sdk.PromptResponse{}, failure(fmt.Errorf("the run stopped: %s", oneLine(err.Error())))
 }
 
+// maxImage bounds an image a prompt attaches, in bytes of base64.
+const maxImage = 8 << 20
+
 // instruction is the prompt's blocks as the model reads them, each a
 // paragraph of its own: the text, the files the client linked (by path),
-// and the selections it embedded (fenced, with their path). The files
-// become known: their text is asked of the client. What the model cannot
-// take (an image, audio, a binary resource) is named in its place, and
-// left returns what the user should be told of it.
-func (s *session) instruction(blocks []sdk.ContentBlock) (text string, left []string) {
+// and the selections it embedded (fenced, with their path); and the
+// images, where the model takes them (takes). The files become known:
+// their text is asked of the client. What the model cannot take (an
+// image, why not otherwise; audio, a binary resource) is named in its
+// place, and left returns what the user should be told of it.
+func (s *session) instruction(blocks []sdk.ContentBlock, takes bool, why string) (text string, images []contextwin.Image, left []string) {
 	var parts []string
 	for _, c := range blocks {
 		switch {
+		case c.Image != nil && takes && c.Image.Data != "" && len(c.Image.Data) <= maxImage:
+			images = append(images, contextwin.Image{MIME: c.Image.MimeType, Data: c.Image.Data})
+		case c.Image != nil:
+			reason := why
+			if takes {
+				reason = fmt.Sprintf("only an image's data of up to %d MiB is sent, not a link or a larger one", maxImage>>20)
+			}
+			parts = append(parts, "(the user attached an image, which Reika cannot pass to this model: it was left out)")
+			left = append(left, fmt.Sprintf("an image was left out: %s", reason))
 		case c.Text != nil:
 			if t := strings.Trim(c.Text.Text, "\n"); strings.TrimSpace(t) != "" {
 				parts = append(parts, t)
@@ -268,10 +265,10 @@ func (s *session) instruction(blocks []sdk.ContentBlock) (text string, left []st
 			left = append(left, fmt.Sprintf("%s was left out: Reika sends the model text only", what))
 		}
 	}
-	if len(parts) == len(left) {
-		return "", left // nothing the model can read
+	if len(parts) == len(left) && len(images) == 0 {
+		return "", nil, left // nothing the model can read
 	}
-	return strings.Join(parts, "\n\n"), left
+	return strings.Join(parts, "\n\n"), images, left
 }
 
 // blockKind names a block the model cannot take.

@@ -69,7 +69,7 @@ func (s *session) reporter() func(agent.Event) {
 		case agent.ChipChanged:
 			s.chip(e.Chip)
 		case agent.Shed, agent.Folded:
-			s.status(e.String())
+			s.compacted(e)
 		case agent.Warning:
 			if e.Retry {
 				st.answer.again()

@@ -98,3 +98,72 @@ func TestMCPSession(t *testing.T) {
 		t.Errorf("the server (pid %d) still runs after Close", pid)
 	}
 }
+
+// TestNpmMCPServerFromConfig: a real MCP server from npm
+// (server-filesystem, .ci/install-mcp), named in the user's config file;
+// the model calls one of its tools, the user is asked and allows it once,
+// the file's text reaches the model, and the second request goes on from
+// the first byte for byte: its tools and its messages start as the
+// first's did.
+func TestNpmMCPServerFromConfig(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello from npm\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, args := mcptest.NpmServer(t, root)
+	srv, opts := simServer(t, sim.Config{Ctx: 32768})
+	arg, _ := json.Marshal(map[string]string{"path": filepath.Join(root, "hello.txt")})
+	srv.AppendScript(sim.Turn{ToolCalls: []sim.ScriptCall{{Name: "mcp__fs__read_text_file", Arguments: arg}}},
+		sim.Turn{Content: "It says hello from npm."})
+	file, _ := json.Marshal(config.FileContents{MCPServers: []config.MCPServer{{Name: "fs", Command: cmd, Args: args}}})
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var asked []tools.Question
+	s, err := Start(context.Background(), Setup{
+		Getenv:     func(string) string { return "" },
+		ConfigFile: path,
+		Override: func(st *config.Settings) {
+			st.Endpoint = config.Value[string]{Value: opts.BaseURL, Source: config.Source{Layer: config.Flag, Detail: "test"}}
+		},
+		Folders:  []string{t.TempDir()},
+		StateDir: NoTranscript,
+		Ask: func(_ context.Context, q tools.Question) tools.Answer {
+			asked = append(asked, q)
+			return tools.Once
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Run(context.Background(), "what does hello.txt say?", nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || asked[0].Kind != tools.AskMCP || asked[0].Subject != "fs read_text_file" {
+		t.Errorf("asked %+v, want one MCP question about fs read_text_file", asked)
+	}
+	reqs := recorded(t, srv, 2)
+	if !strings.Contains(string(reqs[1].Body), "hello from npm") {
+		t.Errorf("the second request does not carry the file's text")
+	}
+	var first, second struct {
+		Tools    json.RawMessage   `json:"tools"`
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if json.Unmarshal(reqs[0].Body, &first) != nil || json.Unmarshal(reqs[1].Body, &second) != nil {
+		t.Fatal("the requests are not JSON")
+	}
+	if string(first.Tools) != string(second.Tools) || !strings.Contains(string(first.Tools), "mcp__fs__read_text_file") {
+		t.Errorf("the tools changed between the requests, or lack the server's")
+	}
+	if len(second.Messages) <= len(first.Messages) {
+		t.Fatalf("the second request has %d messages, the first %d", len(second.Messages), len(first.Messages))
+	}
+	for i := range first.Messages {
+		if string(first.Messages[i]) != string(second.Messages[i]) {
+			t.Errorf("message %d changed between the requests:\n%s\n%s", i, first.Messages[i], second.Messages[i])
+		}
+	}
+}

@@ -50,6 +50,9 @@ func (p *Prefix) Request(msgs []contextwin.Message, maxTokens int, toolChoice st
 // reasoning the view carries on it.
 func toEngine(m contextwin.Message) engine.Message {
 	e := engine.Message{Role: string(m.Role), Content: m.Content, Reasoning: m.Reasoning, ToolCallID: m.ToolCallID}
+	for _, img := range m.Images {
+		e.Images = append(e.Images, engine.Image{MIME: img.MIME, Data: img.Data})
+	}
 	for _, c := range m.ToolCalls {
 		e.ToolCalls = append(e.ToolCalls, engine.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}

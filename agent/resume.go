@@ -65,6 +65,11 @@ func (rp *replayer) takeState(r transcript.Record) bool {
 	switch r.Kind {
 	case transcript.KindMode:
 		s.mode = r.Text
+	case transcript.KindModel:
+		s.model = r.Text
+		if rp.driven {
+			s.cw.ModelChanged() // as SetModel did, a prefix being set
+		}
 	case transcript.KindSlot:
 		if r.Slot != nil {
 			s.resumedSlot = r.Slot

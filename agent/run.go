@@ -52,6 +52,12 @@ const continuePrompt = "Your reply was cut off by the length limit. Continue exa
 // the run ended; the error is non-nil only when it did not end by an
 // answer.
 func (s *Session) Run(ctx context.Context, instruction string, report func(Event)) (Result, error) {
+	return s.RunImages(ctx, instruction, nil, report)
+}
+
+// RunImages is Run with pictures attached to the instruction, for an
+// engine that takes them (TakesImages).
+func (s *Session) RunImages(ctx context.Context, instruction string, images []contextwin.Image, report func(Event)) (Result, error) {
 	if !s.running.CompareAndSwap(false, true) {
 		return Result{}, ErrBusy
 	}
@@ -73,7 +79,7 @@ func (s *Session) Run(ctx context.Context, instruction string, report func(Event
 	// front end may have put the run there already, with its mode).
 	ctx = tools.WithRun(ctx, tools.Normal)
 	r := &run{s: s, report: report, tasks: newTaskList(s.cfg.Workspace)}
-	res := r.loop(ctx, instructionFor(ctx, instruction))
+	res := r.loop(ctx, instructionFor(ctx, instruction), images...)
 	res.Proposals, res.Tasks = r.proposals, r.tasks.list()
 	s.note(transcript.KindEvent, "run ended: "+res.End.String())
 	s.sync()
@@ -115,10 +121,12 @@ type run struct {
 }
 
 // loop runs the rounds of one instruction until the run ends.
-func (r *run) loop(ctx context.Context, instruction string) Result {
+func (r *run) loop(ctx context.Context, instruction string, images ...contextwin.Image) Result {
 	s := r.s
 	s.Prefix() // built before the first plan, which prices it
-	s.record(s.userMessage(instruction), "")
+	m := s.userMessage(instruction)
+	m.Images = images
+	s.record(m, "")
 	// On disk before the first request: a crash while the engine stalls
 	// loses nothing the user said.
 	s.sync()
@@ -531,6 +539,7 @@ func (r *run) checkpoint(ctx context.Context, msgs []contextwin.Message, fresh b
 	req.Temperature = s.cfg.Temperature
 	req.Slot = s.slotRef()
 	req.Session, req.ParentSession = s.sessionKey(), s.parentKey
+	req.Model = s.modelName()
 	if fresh {
 		req.Extra = map[string]any{"cache_prompt": false}
 	}
@@ -580,6 +589,7 @@ func (r *run) chat(ctx context.Context, what string, req engine.Request, p conte
 	req.FirstByte = s.firstByte(p.Estimate)
 	req.Slot = s.slotRef()
 	req.Session, req.ParentSession = s.sessionKey(), s.parentKey
+	req.Model = s.modelName()
 	touch, stop := r.watchSilence(ctx, p.Estimate)
 	resp, err := s.cfg.Engine.Chat(ctx, req, func(d engine.Delta) {
 		touch()

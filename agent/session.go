@@ -140,6 +140,9 @@ type Session struct {
 	// mode is the front end's mode for the session's runs, as it last
 	// recorded it (SetMode); guarded by mu.
 	mode string
+	// model is the model the user switched to (SetModel), "" for the
+	// client's own; guarded by mu.
+	model string
 	// key names the session to the engine's routers (engine.Request.Session):
 	// its transcript's id, so that a resume and a restart keep it, else an
 	// id of its own; parentKey is a subagent's parent's. Set once.
@@ -393,7 +396,7 @@ When the task is done, answer with a short account of what you changed and why, 
 
 // fromTranscript turns a transcript message back into a session message.
 func fromTranscript(m transcript.Message) contextwin.Message {
-	c := contextwin.Message{Role: contextwin.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Payload: m.Payload, Continuation: m.Continuation}
+	c := contextwin.Message{Role: contextwin.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Payload: m.Payload, Continuation: m.Continuation, Images: m.Images}
 	if m.ReasoningSent {
 		c.Reasoning = m.Reasoning
 	}
@@ -408,7 +411,7 @@ func fromTranscript(m transcript.Message) contextwin.Message {
 // it (is sending it back), and says which.
 func (s *Session) record(m contextwin.Message, reasoning string) {
 	tm := transcript.Message{Role: string(m.Role), Content: m.Content, Reasoning: reasoning, ReasoningSent: m.Reasoning != "",
-		ToolCallID: m.ToolCallID, Payload: m.Payload, Continuation: m.Continuation}
+		ToolCallID: m.ToolCallID, Payload: m.Payload, Continuation: m.Continuation, Images: m.Images}
 	for _, c := range m.ToolCalls {
 		tm.ToolCalls = append(tm.ToolCalls, transcript.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}

@@ -235,6 +235,9 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 	if s.resumed != "" {
 		info.notice(false, s.resumed)
 	}
+	if text := s.keepServedModel(conn.Discovery.Models); text != "" {
+		info.notice(true, text)
+	}
 	info.Notices = append(info.Notices, s.resumeNotes...)
 	for _, text := range s.transcriptNotices() {
 		info.notice(true, text)

@@ -214,6 +214,7 @@ func (s *Session) child(ctx context.Context, edits bool) (c *Session, shared boo
 	s.mu.Lock()
 	s.children++
 	c.key = fmt.Sprintf("%s/sub-%d", c.parentKey, s.children)
+	c.model = s.model
 	s.mu.Unlock()
 	c.cw = contextwin.NewPlanner(cfg.Context)
 	prefix := s.Prefix()

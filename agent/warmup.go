@@ -79,6 +79,7 @@ func (s *Session) Warmup(ctx context.Context) error {
 	req.Temperature = s.cfg.Temperature
 	req.Slot = s.slotRef()
 	req.Session = s.sessionKey()
+	req.Model = s.modelName()
 	s.mu.Lock()
 	if ctx.Err() == nil {
 		w.sent = true

@@ -469,6 +469,34 @@ func (s *Planner) refused() {
 	t.sent, t.warm, t.queue = t.observed, t.observedWarm, nil
 }
 
+// ModelChanged tells the planner that another model answers the
+// conversation from the next request on: the engine holds nothing of it,
+// the fixed prefix included, and prefills all of it again. As after
+// SlotTaken, the next Plan takes its fold now, where the request holds
+// more than half the usable room and a fold would replace enough, while
+// that prefill is paid anyway. It reports whether it will.
+func (s *Planner) ModelChanged() bool {
+	s.sync()
+	t := &s.cache
+	t.engine = engineCache{}
+	t.sent, t.warm, t.queue = nil, false, nil
+	t.observed, t.observedWarm = nil, false
+	t.marks = nil
+	return s.foldWhilePaid()
+}
+
+// foldWhilePaid asks the next Plan for a fold, as Compact does, where the
+// request holds more than half the usable room and a fold would replace
+// enough: the engine prefills the whole request anyway. It reports
+// whether it will.
+func (s *Planner) foldWhilePaid() bool {
+	if s.cfg.Window <= 0 || !s.foldable() || s.foldableTokens() < minCompact || s.likely() <= s.Budget().Usable/2 {
+		return false
+	}
+	s.note.compact = true
+	return true
+}
+
 // SlotTaken tells the planner that another conversation with the same
 // fixed prefix used the engine's slot since the last request it planned
 // (a subagent's, where the engine has a single slot): the engine holds the
@@ -493,9 +521,5 @@ func (s *Planner) SlotTaken() bool {
 	t.sent, t.warm, t.queue = nil, true, nil
 	t.observed, t.observedWarm = nil, true
 	t.marks = []tokenMark{{bytes: s.cfg.PrefixChars, tokens: prefix}}
-	if s.cfg.Window <= 0 || !s.foldable() || s.foldableTokens() < minCompact || s.likely() <= s.Budget().Usable/2 {
-		return false
-	}
-	s.note.compact = true
-	return true
+	return s.foldWhilePaid()
 }

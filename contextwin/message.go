@@ -31,7 +31,23 @@ type Message struct {
 	// that asked the model to go on: once a later message exists, it is
 	// spent, and the first thing a shed drops.
 	Continuation bool
+	// Images are pictures the user attached to a user message, for an
+	// engine that takes them; each counts as ImageBytes.
+	Images []Image
 }
+
+// Image is a picture in a message: its MIME type and its bytes in
+// base64, as a data URL carries them.
+type Image struct {
+	MIME string `json:"mime"`
+	Data string `json:"data"`
+}
+
+// ImageBytes is what the planner counts for an image, in bytes at the
+// baseline: about a thousand tokens, between the few hundred a small
+// vision encoder takes and the thousands of a large picture on a
+// tiling one. The engine's counts correct the estimate as for text.
+const ImageBytes = 4096
 
 // ToolCall is one call an assistant message made.
 type ToolCall struct {

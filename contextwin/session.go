@@ -427,7 +427,7 @@ func (s *Planner) render(i int) Message {
 
 // sizeOf is the size in bytes of a rendered message.
 func sizeOf(m Message) int {
-	n := len(m.Content) + reasoningBytes(m.Reasoning) + msgOverhead
+	n := len(m.Content) + reasoningBytes(m.Reasoning) + msgOverhead + len(m.Images)*ImageBytes
 	for _, c := range m.ToolCalls {
 		n += len(c.ID) + len(c.Name) + len(c.Arguments) + msgOverhead
 	}

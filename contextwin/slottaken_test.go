@@ -52,3 +52,25 @@ func TestSlotTaken(t *testing.T) {
 		t.Fatalf("Plan() after the note = %s folding %d, want a fold", p.Event, p.Folded)
 	}
 }
+
+// TestModelChanged: after a switch to another model the planner thinks
+// the engine holds nothing, not even the prefix, and a request past half
+// the usable room folds at once while its whole prefill is paid anyway.
+func TestModelChanged(t *testing.T) {
+	b := newBuild(Config{Window: 32000, PrefixChars: 2000})
+	b.user("Find where the cache is invalidated.")
+	b.send()
+	for r := 0; r < 28; r++ {
+		b.call(Read, fmt.Sprintf("f%d.go", r), body(2000))
+		b.send()
+	}
+	if !b.s.ModelChanged() {
+		t.Fatalf("ModelChanged() past half the usable room = false, want a fold now")
+	}
+	if c := b.s.commonTokens(nil); c != 0 {
+		t.Errorf("after ModelChanged the planner thinks the engine holds %d tokens, want none", c)
+	}
+	if p := b.s.Plan(); p.Event != Note {
+		t.Fatalf("Plan() after ModelChanged = %s, want the note round", p.Event)
+	}
+}

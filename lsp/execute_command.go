@@ -67,7 +67,19 @@ func (s *Server) executeCommand(_ context.Context, req jsonrpc2.Request, reply j
 	case CmdShowRecap:
 		return s.later(req, reply, typed(s.showRecap))
 	case CmdResume:
-		return s.later(req, reply, typed(s.resume))
+		var a ResumeArgs
+		if err := arg(&a); err != nil {
+			return nil, err
+		}
+		return s.later(req, reply, typed(func(ctx context.Context) (*ResumeResult, error) { return s.resume(ctx, a.ID) }))
+	case CmdListSessions:
+		return s.listSessions(), nil
+	case CmdSetModel:
+		var a ModelArgs
+		if err := arg(&a); err != nil {
+			return nil, err
+		}
+		return s.later(req, reply, typed(func(ctx context.Context) (*ModelResult, error) { return s.setModel(ctx, a.Model) }))
 	case CmdNewSession:
 		s.newSession()
 		s.showMessage(protocol.MessageTypeInfo, "Reika: a new session starts with the next request")
@@ -162,13 +174,14 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 			len(ignored), pluralSuffix(len(ignored)), map[bool]string{true: "it", false: "they"}[len(ignored) == 1], map[bool]string{true: "s"}[len(ignored) == 1])
 	}
 	sandbox := sess.agent.Info().Sandbox.Line
+	model, _ := sess.agent.Models()
 	s.logMessage(protocol.MessageTypeInfo, "Reika: commands: %s", sandbox)
 	s.showMessage(protocol.MessageTypeInfo, "Reika: %s", line)
 	return &StatusResult{
 		Sandbox: sandbox,
 		Ignored: ignored,
 		Chip:    chip.String(), Size: chip.Size, Window: chip.Window, Percent: chip.Percent, Warn: chip.Warn,
-		Breakdown: parts, Budget: b, Running: running, Model: sess.agent.Info().Connection.Options.Model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
+		Breakdown: parts, Budget: b, Running: running, Model: model, Endpoint: sess.agent.Info().Connection.Options.BaseURL,
 		Transcript: sess.agent.TranscriptPath(), Overrides: overrides, Slot: slot, SlotSaving: sess.agent.Slot().Saving,
 		CacheClass: cache.Class, Cache: cache.Text, BashAllow: sess.agent.Info().Settings.BashAllow.Value,
 	}, nil
@@ -265,13 +278,13 @@ func (s *Server) recapSaved(uri protocol.DocumentURI) {
 	}
 }
 
-// resume continues the workspace's previous session: the conversation
-// comes back from its transcript (everything, shed or folded or not), and
-// the next ask goes on from it. It waits for a session that is starting,
-// so that a resume sent at any moment resumes; when the transcript cannot
-// be resumed (another server holds it), the session in force stays and
-// the message says so.
-func (s *Server) resume(ctx context.Context) (*ResumeResult, error) {
+// resume continues the workspace's previous session, or the session id:
+// the conversation comes back from its transcript (everything, shed or
+// folded or not), and the next ask goes on from it. It waits for a
+// session that is starting, so that a resume sent at any moment resumes;
+// when the transcript cannot be resumed (another server holds it), the
+// session in force stays and the message says so.
+func (s *Server) resume(ctx context.Context, id string) (*ResumeResult, error) {
 	s.sessMu.Lock()
 	defer s.sessMu.Unlock()
 	s.mu.Lock()
@@ -282,6 +295,18 @@ func (s *Server) resume(ctx context.Context) (*ResumeResult, error) {
 		current = cur.agent.TranscriptPath()
 	}
 	path := agent.LatestTranscript(s.opts.Getenv, s.opts.StateDir, s.root(), current)
+	if id != "" {
+		p, err := agent.TranscriptByID(s.opts.Getenv, s.opts.StateDir, s.root(), id)
+		if err != nil {
+			s.showMessage(protocol.MessageTypeError, "Reika could not resume %s: %v", id, err)
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
+		}
+		if p == current {
+			s.showMessage(protocol.MessageTypeInfo, "Reika: the session %s is the one in force", id)
+			return &ResumeResult{Resumed: false, Path: p}, nil
+		}
+		path = p
+	}
 	if path == "" {
 		s.showMessage(protocol.MessageTypeInfo, "Reika has no earlier session of this workspace to resume")
 		return &ResumeResult{Resumed: false}, nil

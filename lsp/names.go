@@ -19,8 +19,15 @@ const (
 	// CmdNewSession starts a new session.
 	CmdNewSession = "reika.newSession"
 	// CmdResume continues the workspace's previous session from its
-	// transcript (after a restart of the editor, or a crash).
+	// transcript (after a restart of the editor, or a crash), or the
+	// session {id} names (one of reika.listSessions').
 	CmdResume = "reika.resume"
+	// CmdListSessions lists the workspace's sessions, both front ends',
+	// newest first, with their titles.
+	CmdListSessions = "reika.listSessions"
+	// CmdSetModel switches the session to {model}, one the engine serves;
+	// without one it says the model and those the engine serves.
+	CmdSetModel = "reika.setModel"
 	// CmdShowRecap opens the current recap as a document the user can
 	// edit; the edit replaces it on the next request.
 	CmdShowRecap = "reika.showRecap"
@@ -52,7 +59,7 @@ const (
 // initialize advertises them.
 var Commands = []string{
 	CmdAsk, CmdCompact, CmdStatus, CmdCancel, CmdSave, CmdNewSession, CmdResume, CmdShowRecap,
-	CmdApplyProposal, CmdApplyHunk, CmdRejectProposal, CmdUndoRun,
+	CmdApplyProposal, CmdApplyHunk, CmdRejectProposal, CmdUndoRun, CmdListSessions, CmdSetModel,
 }
 
 // Code action kinds Reika offers.
@@ -191,6 +198,42 @@ type ResumeResult struct {
 	Messages int    `json:"messages,omitempty"`
 	Path     string `json:"path,omitempty"`
 	Resumed  bool   `json:"resumed"`
+}
+
+// SessionsResult is reika.listSessions' answer: the workspace's sessions,
+// newest first.
+type SessionsResult struct {
+	Sessions []SessionInfo `json:"sessions"`
+}
+
+// SessionInfo is one session of reika.listSessions: its id (reika.resume's
+// argument), its title (its first message's first line), when it was last
+// written (RFC 3339), and whether it is the session in force.
+type SessionInfo struct {
+	Current bool   `json:"current,omitempty"`
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Updated string `json:"updated"`
+}
+
+// ResumeArgs are reika.resume's arguments: the session to resume, the
+// latest other one when absent.
+type ResumeArgs struct {
+	ID string `json:"id,omitempty"`
+}
+
+// ModelArgs are reika.setModel's arguments.
+type ModelArgs struct {
+	Model string `json:"model,omitempty"`
+}
+
+// ModelResult is reika.setModel's answer: the model the session's
+// requests name, those the engine serves, and what a switch costs (Told),
+// when there was one.
+type ModelResult struct {
+	Model  string   `json:"model"`
+	Models []string `json:"models"`
+	Told   string   `json:"told,omitempty"`
 }
 
 // ProposalArgs are the arguments of reika.applyProposal, reika.applyHunk

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +69,13 @@ type Discovery struct {
 	// turn it on: Connect sends them with every request (beside the
 	// settings' own kwargs, which win) and Reasoning is then ReasoningAll.
 	ReasoningKwargs map[string]any
+	// Images says the model takes pictures (image content parts), as the
+	// engine tells: llama.cpp's /props modalities.vision (a model loaded
+	// with its mmproj), Ollama's /api/show capability "vision".
+	// ImagesSource names the answer that told it, "" when none did (vLLM
+	// and hosted endpoints do not say).
+	Images       bool
+	ImagesSource string
 	// SWAFullMiB is about how much more memory llama-server's --swa-full
 	// takes for a sliding-window model at this window (swaFullBytes); 0
 	// when the model's header does not give the figures.
@@ -455,6 +463,10 @@ type llamaProps struct {
 	// of the reasoning sent back (templateReasoning).
 	ChatTemplate     string         `json:"chat_template"`
 	ChatTemplateCaps map[string]any `json:"chat_template_caps"` // any: a field of another type must not fail /props
+	// Modalities are what the model takes besides text.
+	Modalities *struct {
+		Vision bool `json:"vision"`
+	} `json:"modalities"`
 }
 
 func (p llamaProps) window() int {
@@ -479,6 +491,9 @@ func (d *discoverer) llamaWindow(ctx context.Context, base string, entry *modelE
 	}
 	out.Slots, out.Version = props.TotalSlots, props.BuildInfo
 	d.modelPath = props.ModelPath
+	if props.Modalities != nil {
+		out.Images, out.ImagesSource = props.Modalities.Vision, "llama.cpp /props modalities.vision"
+	}
 	out.Reasoning = templateReasoning(props.ChatTemplate, props.ChatTemplateCaps)
 	if out.Reasoning != contextwin.ReasoningDrop {
 		out.ReasoningKwargs = preserving(props.ChatTemplate)
@@ -518,13 +533,17 @@ func (d *discoverer) ollamaWindow(ctx context.Context, base string, out *Discove
 	}
 	body, _ := json.Marshal(map[string]string{"model": out.Model})
 	var show struct {
-		Parameters string         `json:"parameters"`
-		ModelInfo  map[string]any `json:"model_info"`
+		Parameters   string         `json:"parameters"`
+		ModelInfo    map[string]any `json:"model_info"`
+		Capabilities []string       `json:"capabilities"`
 	}
 	if err := d.doJSON(ctx, http.MethodPost, root+"/api/show", "POST /api/show", strings.NewReader(string(body)), &show); err != nil {
 		return
 	}
 	d.modelInfo = show.ModelInfo
+	if show.Capabilities != nil {
+		out.Images, out.ImagesSource = slices.Contains(show.Capabilities, "vision"), "Ollama /api/show capabilities"
+	}
 	if out.EngineWindow == 0 {
 		if n := numCtx(show.Parameters); n > 0 {
 			out.EngineWindow, out.EngineWindowSource = n, sourceOllamaShow

@@ -470,3 +470,46 @@ func hasWarning(d *Discovery, sub string) bool {
 	}
 	return false
 }
+
+// Whether the model takes images comes from llama.cpp's /props modalities
+// (false in the captures, a model without its mmproj; true with one) and
+// Ollama's /api/show capabilities (the docs' sample lists "vision"); vLLM
+// says nothing.
+func TestDiscoverImages(t *testing.T) {
+	props := readCapture(t, "llama.cpp/c8192-np1/04-props.json")
+	withVision := []byte(strings.Replace(string(props), `"modalities":{"vision":false`, `"modalities":{"vision":true`, 1))
+	if string(withVision) == string(props) {
+		t.Fatal("the capture has no modalities to change")
+	}
+	ollamaModels := []byte(`{"object":"list","data":[{"id":"llava:latest","object":"model","created":1717000000,"owned_by":"library"}]}`)
+	for _, tc := range []struct {
+		name   string
+		routes map[string]route
+		images bool
+		source string
+	}{
+		{"llama.cpp without an mmproj", map[string]route{
+			"GET /v1/models": {body: readCapture(t, "llama.cpp/c8192-np1/02-v1-models.json")}, "GET /props": {body: props}},
+			false, "llama.cpp /props modalities.vision"},
+		{"llama.cpp with an mmproj", map[string]route{
+			"GET /v1/models": {body: readCapture(t, "llama.cpp/c8192-np1/02-v1-models.json")}, "GET /props": {body: withVision}},
+			true, "llama.cpp /props modalities.vision"},
+		{"Ollama, a vision model", map[string]route{
+			"GET /v1/models": {body: ollamaModels}, "POST /api/show": {body: readCapture(t, "docs-samples/ollama_api_show_docs.json")}},
+			true, "Ollama /api/show capabilities"},
+		{"vLLM says nothing", map[string]route{
+			"GET /v1/models": {body: readCapture(t, "docs-samples/vllm_v1_models_constructed.json")}},
+			false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakeEngine(t, tc.routes)
+			d, err := Discover(context.Background(), Options{BaseURL: srv.URL + "/v1"}, Configured{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Images != tc.images || d.ImagesSource != tc.source {
+				t.Errorf("Discover images = %v (%q), want %v (%q)", d.Images, d.ImagesSource, tc.images, tc.source)
+			}
+		})
+	}
+}

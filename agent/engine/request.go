@@ -73,9 +73,21 @@ func wireMessages(msgs []Message, p *bodyPatch) []openai.ChatCompletionMessage {
 				},
 			})
 		}
+		if len(m.Images) > 0 {
+			// The OpenAI shape every engine that takes images reads:
+			// the text, then each image as a data URL.
+			om.Content = ""
+			if m.Content != "" {
+				om.MultiContent = append(om.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: m.Content})
+			}
+			for _, img := range m.Images {
+				om.MultiContent = append(om.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
+					ImageURL: &openai.ChatMessageImageURL{URL: "data:" + img.MIME + ";base64," + img.Data}})
+			}
+		}
 		// go-openai omits an empty content; llama.cpp refuses a message
 		// with neither content nor tool calls (an empty tool result).
-		if m.Content == "" && len(om.ToolCalls) == 0 {
+		if m.Content == "" && len(om.ToolCalls) == 0 && len(m.Images) == 0 {
 			p.emptyContent = append(p.emptyContent, i)
 		}
 		out[i] = om
@@ -125,7 +137,10 @@ func (p *bodyPatch) addFields(opts Options, req Request) error {
 			p.defaults[k] = b
 		}
 	}
-	if opts.Model != "" {
+	switch {
+	case req.Model != "":
+		p.typed["model"], _ = json.Marshal(req.Model)
+	case opts.Model != "":
 		p.typed["model"], _ = json.Marshal(opts.Model)
 	}
 	if req.MaxTokens > 0 {

@@ -293,3 +293,27 @@ func TestRequestRejected(t *testing.T) {
 		})
 	}
 }
+
+// TestRequestImages: a message with images goes as OpenAI content parts,
+// its text first, then each image as a data URL; the model a request
+// names replaces the client's.
+func TestRequestImages(t *testing.T) {
+	body, _ := sentBody(t, Options{Model: "coder-7b"}, Request{Model: "coder-vl", Messages: []Message{
+		{Role: "user", Content: "What is drawn here?", Images: []Image{{MIME: "image/png", Data: "iVBORw0KGgo="}}},
+	}}, false)
+	top := topLevel(t, body)
+	if string(top["model"]) != `"coder-vl"` {
+		t.Errorf("model = %s, want the request's coder-vl", top["model"])
+	}
+	var got []map[string]any
+	if err := json.Unmarshal(top["messages"], &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{{"role": "user", "content": []any{
+		map[string]any{"type": "text", "text": "What is drawn here?"},
+		map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:image/png;base64,iVBORw0KGgo="}},
+	}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("request messages mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -18,6 +18,14 @@ type Message struct {
 	ToolCalls []ToolCall
 	// ToolCallID ties a "tool" message to the call it answers.
 	ToolCallID string
+	// Images go with a user message's text as image_url content parts
+	// (data URLs), for an engine that takes them.
+	Images []Image `json:",omitempty"`
+}
+
+// Image is a picture: its MIME type and its bytes in base64.
+type Image struct {
+	MIME, Data string
 }
 
 // ToolCall is one function call made by the model.
@@ -41,6 +49,10 @@ type Tool struct {
 
 // Request is one chat-completion request.
 type Request struct {
+	// Model, when set, names the model in place of the client's own
+	// (Options.Model): a session the user switched to another model the
+	// engine serves.
+	Model    string
 	Messages []Message
 	Tools    []Tool
 	// ToolChoice is "", "auto", "none" or "required". Empty sends nothing,

@@ -368,3 +368,44 @@ func TestAlways(t *testing.T) {
 		t.Errorf("a new run was not asked after always could not be kept")
 	}
 }
+
+// TestNpmServer: a real MCP server from npm (server-filesystem, pinned by
+// testdata/npm), started over stdio from the config, lists its tools
+// after the built-in ones in the order of their names, and a call of one,
+// asked and allowed once, answers with the file's text.
+func TestNpmServer(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello from npm\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, args := mcptest.NpmServer(t, root)
+	set, err := tools.New(tools.Config{Folders: []string{t.TempDir()}, SpillDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &asker{answers: []tools.Answer{tools.Once}}
+	box, notices := mcp.Start(context.Background(), set, mcp.Config{
+		Servers: []mcp.Server{{Name: "fs", Command: cmd, Args: args}}, Ask: a.ask, Spill: set.Spill, Wait: 30 * time.Second})
+	t.Cleanup(func() { box.Close() })
+	if len(notices) != 1 || notices[0].Warning || !strings.Contains(notices[0].Text, "MCP server fs:") {
+		t.Fatalf("notices = %+v, want one that fs started with its tools", notices)
+	}
+	var names []string
+	for _, d := range box.Definitions() {
+		if strings.HasPrefix(d.Name, "mcp__fs__") {
+			names = append(names, d.Name)
+		}
+	}
+	if !slices.Contains(names, "mcp__fs__read_text_file") || !slices.IsSorted(names) {
+		t.Fatalf("the server's tools = %q, want read_text_file among them, in the order of their names", names)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res := call(box, ctx, "mcp__fs__read_text_file", `{"path":`+strconv.Quote(filepath.Join(root, "hello.txt"))+`}`)
+	if res.Error || !strings.Contains(res.Content, "hello from npm") {
+		t.Errorf("read_text_file = %+v, want the file's text", res)
+	}
+	if a.count() != 1 {
+		t.Errorf("asked %d times, want once", a.count())
+	}
+}

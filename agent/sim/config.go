@@ -56,6 +56,14 @@ type Config struct {
 	Ctx int
 	// Model is the model id the engine reports; empty picks one per flavour.
 	Model string
+	// Models are more model ids the engine lists after Model in
+	// /v1/models (llama.cpp and vLLM), as a vLLM serving LoRA adapters or
+	// a router in front of several llama-servers does. The simulator
+	// answers to any model a request names.
+	Models []string
+	// Vision makes /props tell that the model takes images
+	// (modalities.vision), as llama-server does with an --mmproj.
+	Vision bool
 	// Slots is the number of parallel slots, each with its own prompt
 	// cache (llama.cpp total_slots); 0 means 1. Requests beyond it queue.
 	Slots int

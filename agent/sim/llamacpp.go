@@ -191,11 +191,21 @@ func (s *Server) llamaModels(w http.ResponseWriter, r *http.Request) {
 				{"families", []string{""}}, {"parameter_size", ""}, {"quantization_level", ""}}},
 		}}},
 		{"object", "list"},
-		{"data", []any{obj{
-			{"id", m}, {"aliases", []string{m}}, {"tags", []string{}}, {"object", "model"},
-			{"created", s.created}, {"owned_by", "llamacpp"}, {"meta", meta},
-		}}},
+		{"data", s.listed(func(id string) obj {
+			return obj{{"id", id}, {"aliases", []string{id}}, {"tags", []string{}}, {"object", "model"},
+				{"created", s.created}, {"owned_by", "llamacpp"}, {"meta", meta}}
+		})},
 	})
+}
+
+// listed is the data of /v1/models: entry for Model, then for each of
+// Models.
+func (s *Server) listed(entry func(id string) obj) []any {
+	out := []any{entry(s.cfg.Model)}
+	for _, id := range s.cfg.Models {
+		out = append(out, entry(id))
+	}
+	return out
 }
 
 // genParams are the default sampling parameters, as /props and /slots
@@ -218,7 +228,7 @@ func (s *Server) llamaProps(w http.ResponseWriter, r *http.Request) {
 		{"model_alias", s.cfg.Model},
 		{"model_ftype", "Q4_K - Medium"},
 		{"model_path", s.cfg.Model},
-		{"modalities", obj{{"vision", false}, {"video", false}, {"audio", false}}},
+		{"modalities", obj{{"vision", s.cfg.Vision}, {"video", false}, {"audio", false}}},
 		{"media_marker", "<__media_reikasim__>"},
 		{"endpoint_slots", true},
 		{"endpoint_props", false},

@@ -196,6 +196,16 @@ func (s *Server) Requests() []RequestRecord {
 	return out
 }
 
+// Arrived is the number of chat requests that have arrived so far. A
+// request is recorded when its handler returns, which may be after its
+// client has the answer: a test that has its answers waits until
+// Requests holds Arrived records.
+func (s *Server) Arrived() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.chatSeq
+}
+
 // LastRequest is the record of the newest chat request, without its body;
 // ok is false before the first.
 func (s *Server) LastRequest() (r RequestRecord, ok bool) {

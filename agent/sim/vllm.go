@@ -115,19 +115,18 @@ func (vllm) choiceObj(delta obj, finish any) obj {
 
 // vllmModels is GET /v1/models with the window as max_model_len.
 func (s *Server) vllmModels(w http.ResponseWriter, r *http.Request) {
-	m := s.cfg.Model
 	s.writeJSON(w, http.StatusOK, obj{
 		{"object", "list"},
-		{"data", []any{obj{
-			{"id", m}, {"object", "model"}, {"created", s.created}, {"owned_by", "vllm"},
-			{"root", m}, {"parent", nil}, {"max_model_len", s.cfg.Ctx},
-			{"permission", []any{obj{
-				{"id", "modelperm-reikasim"}, {"object", "model_permission"}, {"created", s.created},
-				{"allow_create_engine", false}, {"allow_sampling", true}, {"allow_logprobs", true},
-				{"allow_search_indices", false}, {"allow_view", true}, {"allow_fine_tuning", false},
-				{"organization", "*"}, {"group", nil}, {"is_blocking", false},
-			}}},
-		}}},
+		{"data", s.listed(func(m string) obj {
+			return obj{{"id", m}, {"object", "model"}, {"created", s.created}, {"owned_by", "vllm"},
+				{"root", m}, {"parent", nil}, {"max_model_len", s.cfg.Ctx},
+				{"permission", []any{obj{
+					{"id", "modelperm-reikasim"}, {"object", "model_permission"}, {"created", s.created},
+					{"allow_create_engine", false}, {"allow_sampling", true}, {"allow_logprobs", true},
+					{"allow_search_indices", false}, {"allow_view", true}, {"allow_fine_tuning", false},
+					{"organization", "*"}, {"group", nil}, {"is_blocking", false},
+				}}}}
+		})},
 	})
 }
 

@@ -24,7 +24,7 @@ var known = map[Kind]bool{
 	KindMeta: true, KindMessage: true, KindNote: true, KindEvent: true, KindUsage: true,
 	KindPrefix: true, KindPlan: true, KindCompact: true, KindAbandon: true, KindOverflow: true,
 	KindRecapEdit: true, KindMapUpdate: true, KindWarmup: true, KindCheckpoint: true, KindSlot: true,
-	KindMode: true,
+	KindMode: true, KindModel: true,
 }
 
 // Load reads a transcript. A last line cut short by a crash is ignored; a

@@ -58,6 +58,10 @@ const (
 	// KindMode records the front end's mode for the session's runs (Text:
 	// its id, "normal", "ask", "plan"); a resume reads the last one.
 	KindMode Kind = "mode"
+	// KindModel records a switch to another model the engine serves
+	// (Text: its id); a resume reads the last one, and it drives the
+	// planner (a cache event).
+	KindModel Kind = "model"
 )
 
 // Record is one line of a transcript.
@@ -147,6 +151,9 @@ type Message struct {
 	ToolCallID    string             `json:"tool_call_id,omitempty"`
 	Payload       contextwin.Payload `json:"payload,omitzero"`
 	Continuation  bool               `json:"continuation,omitempty"`
+	// Images are the pictures the user attached, whole: a resume sends
+	// them again as they were sent.
+	Images []contextwin.Image `json:"images,omitempty"`
 }
 
 // ToolCall is one call of an assistant message.

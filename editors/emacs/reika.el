@@ -72,7 +72,9 @@
     (cancel . "reika.cancel")
     (save . "reika.save")
     (new-session . "reika.newSession")
-    (resume . "reika.resume")
+    (resume . "reika.resume")           ; {id?}
+    (list-sessions . "reika.listSessions")
+    (set-model . "reika.setModel")      ; {model?}
     (show-recap . "reika.showRecap")
     (undo-run . "reika.undoRun")
     ;; Answers to a proposal offered as code actions, for clients without

@@ -14,8 +14,12 @@ export const cmdCancel = "reika.cancel";
 export const cmdSave = "reika.save";
 /** Starts a new session. */
 export const cmdNewSession = "reika.newSession";
-/** Continues the workspace's previous session from its transcript. */
+/** Continues the workspace's previous session from its transcript, or the session {id}. */
 export const cmdResume = "reika.resume";
+/** Lists the workspace's sessions, newest first: {sessions: [{id, title, updated, current?}]}. */
+export const cmdListSessions = "reika.listSessions";
+/** Switches to {model}, one the engine serves; without one, says the model and those served. */
+export const cmdSetModel = "reika.setModel";
 /** Opens the current recap as a document the user can edit. */
 export const cmdShowRecap = "reika.showRecap";
 /** Answer a proposal offered as code actions (clients without applyEdit). */
@@ -31,7 +35,7 @@ export const trustPlan = "plan";
 /** Every command the server executes, in the order initialize advertises them. */
 export const commands = [
   cmdAsk, cmdCompact, cmdStatus, cmdCancel, cmdSave, cmdNewSession, cmdResume, cmdShowRecap,
-  cmdApplyProposal, cmdApplyHunk, cmdRejectProposal, cmdUndoRun,
+  cmdApplyProposal, cmdApplyHunk, cmdRejectProposal, cmdUndoRun, cmdListSessions, cmdSetModel,
 ];
 
 /** Carries the ctx chip's fields to the status bar. */

@@ -11,7 +11,9 @@ M.commands = {
   cancel = "reika.cancel",
   save = "reika.save",
   new_session = "reika.newSession",
-  resume = "reika.resume",
+  resume = "reika.resume", -- {id?}
+  list_sessions = "reika.listSessions",
+  set_model = "reika.setModel", -- {model?}
   show_recap = "reika.showRecap",
   -- Answers to a proposal offered as code actions, for clients without
   -- workspace/applyEdit; Neovim has it, so the plugin never sends these.
