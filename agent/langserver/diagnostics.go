@@ -161,6 +161,9 @@ func (s *Servers) diagnose(ctx context.Context, p *proc, abs, text string) ([]pr
 		if !p.alive() {
 			return nil, fmt.Errorf("diagnostics of %s: %w%s", relPath(s.root(), abs), errDied, p.stderr.said())
 		}
+		if last, ok := p.standing(u); ok {
+			return last, nil
+		}
 		return nil, fmt.Errorf("%s gave no diagnostics of %s within %v", p.srv.Name, relPath(s.root(), abs), bound)
 	}
 	return diags, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -200,7 +201,7 @@ func (s *Servers) uses(ctx context.Context, p *proc, locs []protocol.Location) [
 	for _, l := range locs[:min(len(locs), maxLocations)] {
 		f, ok := files[l.URI]
 		if !ok {
-			f = file{text: s.text(l.URI.Filename()), decls: p.symbols(ctx, l.URI)}
+			f.text, f.decls = s.declsOf(ctx, p, l.URI)
 			files[l.URI] = f
 		}
 		at := int(l.Range.Start.Line) + 1
@@ -231,9 +232,9 @@ func (s *Servers) location(l protocol.Location, text, snippet string) tools.NavL
 func (s *Servers) declarations(ctx context.Context, p *proc, locs []protocol.Location) []tools.NavLocation {
 	var out []tools.NavLocation
 	for _, l := range locs[:min(len(locs), maxLocations)] {
-		text := s.text(l.URI.Filename())
+		text, decls := s.declsOf(ctx, p, l.URI)
 		from, to := int(l.Range.Start.Line), int(l.Range.End.Line)
-		if d, ok := enclosing(p.symbols(ctx, l.URI), l.Range.Start); ok {
+		if d, ok := enclosing(decls, l.Range.Start); ok {
 			from, to = int(d.rng.Start.Line), int(d.rng.End.Line)
 		}
 		loc := s.location(l, text, tools.NavSnippet(text, from+1, to+1, int(l.Range.Start.Line)+1))
@@ -325,6 +326,20 @@ func hoverText(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// declsOf returns the text of the file at u and its declarations. A file
+// of the server's folder and languages is given to it first: some
+// servers (typescript-language-server) list the symbols of open
+// documents only.
+func (s *Servers) declsOf(ctx context.Context, p *proc, u protocol.DocumentURI) (string, []decl) {
+	abs := u.Filename()
+	if inside(p.folder, abs) && slices.Contains(p.srv.Languages, LanguageOf(abs)) {
+		if text, _, err := s.give(ctx, p, abs); err == nil {
+			return text, p.symbols(ctx, u)
+		}
+	}
+	return s.text(abs), p.symbols(ctx, u)
 }
 
 // give hands the server the file abs as the agent sees it now, before a
