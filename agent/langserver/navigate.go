@@ -89,9 +89,9 @@ func (s *Servers) at(ctx context.Context, q tools.NavQuery, fallback func(contex
 		}
 		var pos protocol.Position
 		if q.Line > 0 {
-			pos, err = position(text, q.Line, q.Column, lastPart(q.Symbol))
+			pos, err = position(text, q.Line, q.Column, lastPart(q.Symbol), p.enc)
 		} else {
-			pos, err = declaredIn(p.symbols(ctx, u), text, q.Symbol)
+			pos, err = declaredIn(p.symbols(ctx, u), text, q.Symbol, p.enc)
 		}
 		if err != nil {
 			return err
@@ -103,10 +103,10 @@ func (s *Servers) at(ctx context.Context, q tools.NavQuery, fallback func(contex
 	return ans, err
 }
 
-// declaredIn is the place of symbol in a file with no line given: its
-// declaration among decls (the file's documentSymbol), else its first
-// occurrence in text.
-func declaredIn(decls []decl, text, symbol string) (protocol.Position, error) {
+// declaredIn is the place (in enc) of symbol in a file with no line
+// given: its declaration among decls (the file's documentSymbol), else
+// its first occurrence in text.
+func declaredIn(decls []decl, text, symbol string, enc encoding) (protocol.Position, error) {
 	for _, d := range decls {
 		if nameMatches(d.name, symbol) {
 			return d.sel.Start, nil
@@ -115,7 +115,7 @@ func declaredIn(decls []decl, text, symbol string) (protocol.Position, error) {
 	word := lastPart(symbol)
 	for n, line := range strings.Split(text, "\n") {
 		if col := wordIndex(line, word); col >= 0 {
-			return protocol.Position{Line: uint32(n), Character: utf16Col(line, col)}, nil
+			return protocol.Position{Line: uint32(n), Character: units(line, col, enc)}, nil
 		}
 	}
 	return protocol.Position{}, fmt.Errorf("%q is not in this file: give the line where it is used", symbol)
@@ -209,18 +209,19 @@ func (s *Servers) uses(ctx context.Context, p *proc, locs []protocol.Location) [
 		if d, ok := enclosing(f.decls, l.Range.Start); ok {
 			from, to = int(d.rng.Start.Line)+1, int(d.rng.End.Line)+1
 		}
-		out = append(out, s.location(l, f.text, tools.NavUseSnippet(f.text, from, to, at)))
+		out = append(out, s.location(p.enc, l, f.text, tools.NavUseSnippet(f.text, from, to, at)))
 	}
 	return out
 }
 
-// location converts l, with text the text of its file, and snippet.
-func (s *Servers) location(l protocol.Location, text, snippet string) tools.NavLocation {
+// location converts l, a place in enc, with text the text of its file,
+// and snippet.
+func (s *Servers) location(enc encoding, l protocol.Location, text, snippet string) tools.NavLocation {
 	start := lineOf(text, int(l.Range.Start.Line))
 	return tools.NavLocation{
 		Path:    relPath(s.root(), l.URI.Filename()),
 		Line:    int(l.Range.Start.Line) + 1,
-		Column:  byteCol(start, l.Range.Start.Character) + 1,
+		Column:  byteCol(start, l.Range.Start.Character, enc) + 1,
 		End:     int(l.Range.End.Line) + 1,
 		Snippet: snippet,
 	}
@@ -237,7 +238,7 @@ func (s *Servers) declarations(ctx context.Context, p *proc, locs []protocol.Loc
 		if d, ok := enclosing(decls, l.Range.Start); ok {
 			from, to = int(d.rng.Start.Line), int(d.rng.End.Line)
 		}
-		loc := s.location(l, text, tools.NavSnippet(text, from+1, to+1, int(l.Range.Start.Line)+1))
+		loc := s.location(p.enc, l, text, tools.NavSnippet(text, from+1, to+1, int(l.Range.Start.Line)+1))
 		out = append(out, loc)
 	}
 	return out

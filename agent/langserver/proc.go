@@ -38,6 +38,9 @@ type proc struct {
 	timeout time.Duration
 	// life ends when the process exits.
 	life context.Context
+	// enc is the position encoding initialize agreed on, set before any
+	// question.
+	enc encoding
 
 	mu   sync.Mutex
 	docs map[protocol.DocumentURI]*doc
@@ -114,27 +117,58 @@ func start(ctx context.Context, srv Server, folder string, env []string, timeout
 // initializationOptions (initOpts, nil for none).
 func (p *proc) initialize(ctx context.Context, initOpts any) error {
 	folderURI := uri.File(p.folder)
-	params := protocol.InitializeParams{
-		InitializationOptions: initOpts,
-		ProcessID:             int32(os.Getpid()),
-		ClientInfo:            &protocol.ClientInfo{Name: "reika"},
-		RootURI:               folderURI,
-		WorkspaceFolders:      []protocol.WorkspaceFolder{{URI: string(folderURI), Name: filepath.Base(p.folder)}},
-		Capabilities: protocol.ClientCapabilities{
-			Workspace: &protocol.WorkspaceClientCapabilities{WorkspaceFolders: true},
-			TextDocument: &protocol.TextDocumentClientCapabilities{
-				Synchronization:    &protocol.TextDocumentSyncClientCapabilities{},
-				Hover:              &protocol.HoverTextDocumentClientCapabilities{ContentFormat: []protocol.MarkupKind{protocol.PlainText}},
-				DocumentSymbol:     &protocol.DocumentSymbolClientCapabilities{HierarchicalDocumentSymbolSupport: true},
-				PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{VersionSupport: true},
+	params := initializeParams{
+		InitializeParams: protocol.InitializeParams{
+			InitializationOptions: initOpts,
+			ProcessID:             int32(os.Getpid()),
+			ClientInfo:            &protocol.ClientInfo{Name: "reika"},
+			RootURI:               folderURI,
+			WorkspaceFolders:      []protocol.WorkspaceFolder{{URI: string(folderURI), Name: filepath.Base(p.folder)}},
+		},
+		Capabilities: clientCapabilities{
+			ClientCapabilities: protocol.ClientCapabilities{
+				Workspace: &protocol.WorkspaceClientCapabilities{WorkspaceFolders: true},
+				TextDocument: &protocol.TextDocumentClientCapabilities{
+					Synchronization:    &protocol.TextDocumentSyncClientCapabilities{},
+					Hover:              &protocol.HoverTextDocumentClientCapabilities{ContentFormat: []protocol.MarkupKind{protocol.PlainText}},
+					DocumentSymbol:     &protocol.DocumentSymbolClientCapabilities{HierarchicalDocumentSymbolSupport: true},
+					PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{VersionSupport: true},
+				},
 			},
+			General: &generalCapabilities{PositionEncodings: offeredEncodings},
 		},
 	}
-	var result json.RawMessage
+	var result initializeResult
 	if err := p.call(ctx, protocol.MethodInitialize, params, &result); err != nil {
 		return err
 	}
+	p.enc = parseEncoding(result.Capabilities.PositionEncoding)
 	return p.notify(ctx, protocol.MethodInitialized, struct{}{})
+}
+
+// initializeParams, clientCapabilities and initializeResult are
+// go.lsp.dev's with the position encodings of LSP 3.17, which its 3.16
+// model lacks (general.positionEncodings, the server's positionEncoding;
+// lsp/ reads them the same way). The outer fields shadow the embedded
+// ones of the same JSON name.
+type initializeParams struct {
+	protocol.InitializeParams
+	Capabilities clientCapabilities `json:"capabilities"`
+}
+
+type clientCapabilities struct {
+	protocol.ClientCapabilities
+	General *generalCapabilities `json:"general,omitempty"`
+}
+
+type generalCapabilities struct {
+	PositionEncodings []string `json:"positionEncodings"`
+}
+
+type initializeResult struct {
+	Capabilities struct {
+		PositionEncoding string `json:"positionEncoding"`
+	} `json:"capabilities"`
 }
 
 // call sends a request and waits for its answer, at most p.timeout

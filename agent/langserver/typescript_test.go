@@ -181,3 +181,24 @@ func TestBesideTSServer(t *testing.T) {
 		t.Errorf("initOptions = %+v, %v; want %s, no typing acquisition and no plugins", opts, err, want)
 	}
 }
+
+// typescript-language-server keeps UTF-16 positions; a use after
+// non-ASCII text on its line is found and reported at its byte column.
+func TestTypeScriptNonASCIILine(t *testing.T) {
+	root, s := tsWorkspace(t, map[string]string{
+		"src/intl.ts": "import { add } from \"./math\";\nexport const greeting = \"é😀\", total = add(1, 2);\n",
+	})
+	ctx := context.Background()
+	// add is at byte 42 of line 2 (UTF-16 unit 38): column 43.
+	def, err := s.Definition(ctx, tools.NavQuery{Path: "src/intl.ts", Line: 2, Column: 43})
+	if err != nil || tsPlaces(def) != "src/math.ts:2:17" {
+		t.Fatalf("Definition at src/intl.ts:2:43 = %+v, %v; want src/math.ts:2:17", def, err)
+	}
+	if enc := negotiated(t, s, root, tsName); enc != encUTF16 {
+		t.Errorf("%s runs with %s positions, want utf-16 (it names none)", tsName, enc)
+	}
+	refs, err := s.References(ctx, tools.NavQuery{Path: "src/math.ts", Line: 2, Symbol: "add"})
+	if err != nil || !strings.Contains(" "+tsPlaces(refs)+" ", " src/intl.ts:2:43 ") {
+		t.Errorf("References = %s, %v; want src/intl.ts:2:43 among them", tsPlaces(refs), err)
+	}
+}
