@@ -188,3 +188,23 @@ func TestPromptImageReachesAVisionModel(t *testing.T) {
 		}
 	}
 }
+
+// The editor's diagnostics a client embeds in the prompt (Zed's
+// @diagnostics mention: a text resource under its own URI) reach the
+// model with the prompt, under that URI.
+func TestPromptEmbeddedDiagnostics(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: "Fixed."}}}, map[string]string{"main.go": mainGo})
+	cn := w.connect(&client{})
+	id := cn.newSession(t, w.ws)
+	const uri, diags = "zed:///agent/diagnostics?include_warnings=true", "main.go:4: error: undefined: nope"
+	res, err := cn.Prompt(cn.ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{
+		sdk.TextBlock("Fix these."),
+		{Resource: &sdk.ContentBlockResource{Resource: sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: uri, Text: diags}}}},
+	}})
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v", res, err)
+	}
+	if body := string(w.requests(t, 1)[0].Body); !strings.Contains(body, `Fix these.\n\n`+uri+`:\n`+"```"+`\n`+diags) {
+		t.Errorf("the instruction lacks the embedded diagnostics:\n%s", body)
+	}
+}

@@ -52,7 +52,7 @@ func TestNavigationCost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set, err := tools.New(tools.Config{Folders: []string{root}, Navigator: newMapNavigator(MapFiles(m).(MapIndex), []string{root}, nil)})
+	set, err := tools.New(tools.Config{Folders: []string{root}, Navigator: newMapNavigator(MapFiles(m).(MapIndex), []string{root}, nil, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

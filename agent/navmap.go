@@ -45,12 +45,15 @@ type mapNavigator struct {
 	idx     MapIndex
 	folders []string
 	buffers tools.Buffers
+	// editor holds the diagnostics the editor sent with an ask, nil
+	// when the front end sends none.
+	editor *tools.EditorDiagnostics
 }
 
 // newMapNavigator is the navigator over idx's map, reading files below
 // folders (the first is the root relative paths are taken against).
-func newMapNavigator(idx MapIndex, folders []string, buffers tools.Buffers) *mapNavigator {
-	return &mapNavigator{idx: idx, folders: folders, buffers: buffers}
+func newMapNavigator(idx MapIndex, folders []string, buffers tools.Buffers, editor *tools.EditorDiagnostics) *mapNavigator {
+	return &mapNavigator{idx: idx, folders: folders, buffers: buffers, editor: editor}
 }
 
 // text is the file at path (relative to a workspace folder, or absolute),
@@ -254,8 +257,17 @@ func (n *mapNavigator) Hover(context.Context, tools.NavQuery) (tools.NavAnswer, 
 		Text: noServer + "no hover: " + tools.DefinitionTool + " shows the declarations the repo map finds by name"}, nil
 }
 
-// Diagnostics has no answer without a language server.
-func (n *mapNavigator) Diagnostics(context.Context, []string) (tools.NavAnswer, error) {
+// Diagnostics are the editor's (tools.EditorDiagnostics) when an ask
+// carried them: the map knows no errors.
+func (n *mapNavigator) Diagnostics(_ context.Context, paths []string) (tools.NavAnswer, error) {
+	if ans, ok := n.editor.EditorAnswer(paths); ok {
+		for i, l := range ans.Locations {
+			if f, ok := n.text(l.Path); ok {
+				ans.Locations[i].Snippet = tools.NavSnippet(f.Text, l.Line, l.Line, l.Line)
+			}
+		}
+		return ans, nil
+	}
 	return tools.NavAnswer{Source: mapSource,
 		Text: noServer + "no diagnostics: check the files with the build, vet or type checker through bash (go vet ./pkg, tsc --noEmit, python -m py_compile file.py)"}, nil
 }

@@ -87,7 +87,7 @@ func (b openBuffer) Open(abs string) (string, int32, bool) {
 
 func TestMapNavigator(t *testing.T) {
 	root, m := navWorkspace(t, navProject)
-	nav := newMapNavigator(MapFiles(m).(MapIndex), []string{root}, nil)
+	nav := newMapNavigator(MapFiles(m).(MapIndex), []string{root}, nil, nil)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
@@ -155,7 +155,7 @@ func TestMapNavigatorReadsAndLearns(t *testing.T) {
 		t.Fatal(err)
 	}
 	edited := "package store\n\n\n\nfunc Open(path string) *Store {\n\treturn nil\n}\n"
-	nav := newMapNavigator(MapFiles(m).(MapIndex), []string{root}, openBuffer{filepath.Join(root, "store", "store.go"), edited})
+	nav := newMapNavigator(MapFiles(m).(MapIndex), []string{root}, openBuffer{filepath.Join(root, "store", "store.go"), edited}, nil)
 	a, err := nav.Symbols(context.Background(), tools.NavQuery{Path: "extra/extra.go"})
 	if err != nil || !slices.Equal(places(a), []string{"extra/extra.go:3:1"}) {
 		t.Errorf("symbols of a file the map lacked = %v, %v", places(a), err)

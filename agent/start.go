@@ -50,6 +50,10 @@ type Setup struct {
 	Folders []string
 	// Buffers give the editor's open documents, which win over the disk.
 	Buffers tools.Buffers
+	// EditorDiagnostics, when set, holds the errors and warnings the
+	// editor sent with the last ask: the diagnostics tool answers from
+	// them for the files no language server serves.
+	EditorDiagnostics *tools.EditorDiagnostics
 	// Proposer hands edits to the editor; Ask puts the agent's questions
 	// to the user (a command that does not run unasked, a new host for
 	// fetch_url). Nil: edits stay proposed, what needs a yes is refused.
@@ -482,7 +486,7 @@ func (st Setup) mapNavigator() tools.Navigator {
 	if !ok {
 		return nil
 	}
-	return newMapNavigator(idx, st.Folders, st.Buffers)
+	return newMapNavigator(idx, st.Folders, st.Buffers, st.EditorDiagnostics)
 }
 
 // sourceOf is the engine's form of a setting's source.

@@ -196,7 +196,12 @@ func TestNvimPluginAsk(t *testing.T) {
 			"statusline": writeNamedSnippet(t, r, "nvim-statusline"),
 			"ask":        fmt.Sprintf("%dReikaAsk make the greeting friendlier", line),
 			"final":      final,
+			"diagnostic": map[string]any{"lnum": line - 1, "col": 8, "message": "the greeting is not capitalized"},
 		})
+		// The warning Neovim showed went with the ask.
+		if asked, want := r.requests(t, 1)[0], fmt.Sprintf("greet.go:%d:9: warning: the greeting is not capitalized (testlint)", line); !strings.Contains(asked, want) {
+			t.Errorf("the engine's first request:\n%s\nwant the editor's warning %q in the ask", asked, want)
+		}
 		if got := res.Lines[line-1]; got != greetNew {
 			t.Errorf("line %d = %q, want %q; the buffer:\n%s", line, got, greetNew, strings.Join(res.Lines, "\n"))
 		}

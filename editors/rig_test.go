@@ -3,6 +3,7 @@ package editors
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -69,6 +70,9 @@ type rig struct {
 	Bin string
 	// Log is the simulated engine's stderr (one line per request).
 	Log *lsptest.LockedBuffer
+	// Bodies is the file where the simulated engine writes each request's
+	// body, a line of JSON each (requests reads it).
+	Bodies string
 	// Extra is more environment for the editor, after Env's own.
 	Extra []string
 }
@@ -81,7 +85,7 @@ var simAddr = regexp.MustCompile(`on (http://\S+/v1)`)
 func newRig(t *testing.T, script string, files map[string]string) *rig {
 	t.Helper()
 	tmp := t.TempDir()
-	r := &rig{WS: filepath.Join(tmp, "ws"), Tmp: tmp, Bin: bin, Log: &lsptest.LockedBuffer{}}
+	r := &rig{WS: filepath.Join(tmp, "ws"), Tmp: tmp, Bin: bin, Log: &lsptest.LockedBuffer{}, Bodies: filepath.Join(tmp, "bodies.jsonl")}
 	if err := os.MkdirAll(filepath.Join(r.WS, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +103,7 @@ func newRig(t *testing.T, script string, files map[string]string) *rig {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "sim", "--listen", "127.0.0.1:0", "--script", scriptPath, "--root", "")
+	cmd := exec.CommandContext(ctx, bin, "sim", "--listen", "127.0.0.1:0", "--script", scriptPath, "--root", "", "--bodies", r.Bodies)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -170,6 +174,49 @@ func (r *rig) run(t *testing.T, limit time.Duration, name string, args ...string
 		return string(out), fmt.Errorf("%s did not finish within %v: %w", filepath.Base(name), limit, ctx.Err())
 	}
 	return string(out), err
+}
+
+// requests waits (up to 10 s) until the engine has recorded n requests
+// and returns the text of each one's messages, joined: the engine records
+// a request when its handler returns, which may come after the editor
+// has the answer.
+func (r *rig) requests(t *testing.T, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(r.Bodies)
+		var lines []string
+		if len(b) > 0 {
+			lines = strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		}
+		if len(lines) >= n {
+			out := make([]string, len(lines))
+			for i, l := range lines {
+				var req struct {
+					Messages []struct {
+						Content json.RawMessage `json:"content"`
+					} `json:"messages"`
+				}
+				if err := json.Unmarshal([]byte(l), &req); err != nil {
+					t.Fatalf("the engine's request %d: %v", i+1, err)
+				}
+				var texts []string
+				for _, m := range req.Messages {
+					var s string
+					if json.Unmarshal(m.Content, &s) != nil {
+						s = string(m.Content)
+					}
+					texts = append(texts, s)
+				}
+				out[i] = strings.Join(texts, "\n\n")
+			}
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the engine recorded %d requests within 10s, want %d", len(lines), n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // read returns a workspace file's text.

@@ -306,6 +306,10 @@ func TestVSCode(t *testing.T) {
 		if !slices.ContainsFunc(rec.Lenses, func(l string) bool { return strings.Contains(l, "Keep") }) || !slices.ContainsFunc(rec.Lenses, func(l string) bool { return strings.Contains(l, "Undo") }) {
 			t.Errorf("the CodeLens shown: %q, want Keep and Undo above the change", rec.Lenses)
 		}
+		// The warning VS Code showed went with the ask, placed in bytes.
+		if asked := r.requests(t, 1)[0]; !strings.Contains(asked, "greet.go:5:9: warning: the greeting is not capitalized (driverlint)") {
+			t.Errorf("the engine's first request:\n%s\nwant the editor's warning in the ask", asked)
+		}
 		checkKept(t, rec, "Capitalize the greeting.", "Greet now capitalizes the greeting.\n\nIt returns \"Hello, \" + name where it returned \"hello, \" + name, so every caller sees the capital H; nothing else changed.")
 		// The chip shows the last reika/status, in the status bar.
 		shown := false

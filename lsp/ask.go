@@ -28,6 +28,11 @@ type askArgs struct {
 	// Queue: while a run is under way, wait and run after it instead of
 	// joining it.
 	Queue bool `json:"queue,omitempty"`
+	// Diagnostics are the errors and warnings the editor shows in the
+	// workspace, a file's as textDocument/publishDiagnostics gives them
+	// (editor_diagnostics.go); nil when the client sends none, empty
+	// when the editor shows none.
+	Diagnostics *[]protocol.PublishDiagnosticsParams `json:"diagnostics,omitempty"`
 }
 
 // maxInstruction bounds reika.ask's instruction: the model reads it in
@@ -49,6 +54,9 @@ func (s *Server) startAsk(key string, a askArgs) (*AskResult, error) {
 	instruction, err := s.instruction(a)
 	if err != nil {
 		return nil, err
+	}
+	if a.Diagnostics != nil {
+		instruction = joinParagraphs(instruction, s.takeEditorDiagnostics(*a.Diagnostics))
 	}
 	mode := tools.Mode(a.Trust)
 	if mode != tools.Normal && mode != tools.AskAll && mode != tools.Plan {

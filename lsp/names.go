@@ -6,7 +6,9 @@ import "github.com/reika-lsp/reika/agent"
 // editor plugins mirror them in one file each, and a test checks they do
 // not drift.
 const (
-	// CmdAsk runs the agent: {instruction, uri?, range?}.
+	// CmdAsk runs the agent: {instruction, uri?, range?, trust?, queue?,
+	// diagnostics?}, diagnostics the editor's errors and warnings, a list of
+	// publishDiagnostics params.
 	CmdAsk = "reika.ask"
 	// CmdCompact writes the note and folds now.
 	CmdCompact = "reika.compact"

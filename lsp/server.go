@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/reika-lsp/reika/agent/tools"
 	"github.com/reika-lsp/reika/repomap"
 )
 
@@ -143,6 +144,9 @@ type Server struct {
 	folders folders
 	runs    runs
 	offers  offers
+	// editorDiags are the errors and warnings the editor sent with the
+	// last ask that carried them (editor_diagnostics.go).
+	editorDiags tools.EditorDiagnostics
 
 	// mu guards the session and what it is built from, and agentRead.
 	mu     sync.Mutex

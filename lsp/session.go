@@ -73,17 +73,18 @@ func (s *Server) startSession(ctx context.Context, resume string) (*agentConn, e
 	}
 	start := func(editor editorSettings, resume string) (*agent.Session, error) {
 		return agent.Start(ctx, agent.Setup{
-			Settings:   editor.startup,
-			Pushed:     editor.pushed,
-			Getenv:     s.opts.Getenv,
-			HTTPClient: s.opts.HTTPClient,
-			Folders:    folders,
-			Buffers:    s.docs,
-			Proposer:   s.propose,
-			Ask:        ask,
-			StateDir:   s.opts.StateDir,
-			Resume:     resume,
-			RepoMap:    editorMap{s},
+			Settings:          editor.startup,
+			Pushed:            editor.pushed,
+			Getenv:            s.opts.Getenv,
+			HTTPClient:        s.opts.HTTPClient,
+			Folders:           folders,
+			Buffers:           s.docs,
+			EditorDiagnostics: &s.editorDiags,
+			Proposer:          s.propose,
+			Ask:               ask,
+			StateDir:          s.opts.StateDir,
+			Resume:            resume,
+			RepoMap:           editorMap{s},
 		})
 	}
 	var (

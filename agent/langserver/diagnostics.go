@@ -42,7 +42,7 @@ func (s *Servers) Diagnostics(ctx context.Context, paths []string) (tools.NavAns
 				return err
 			}
 			diags, err := s.diagnose(ctx, p, abs, text)
-			ans.Locations = append(ans.Locations, s.diagnostics(abs, text, diags, false)...)
+			ans.Locations = append(ans.Locations, s.diagnostics(p.enc, abs, text, diags, false)...)
 			return err
 		})
 		if err != nil {
@@ -100,7 +100,7 @@ func (s *Servers) Introduced(ctx context.Context, path, old string) (tools.NavAn
 		if err != nil {
 			return err
 		}
-		ans.Locations = s.diagnostics(abs, now, newErrors(before, after), true)
+		ans.Locations = s.diagnostics(p.enc, abs, now, newErrors(before, after), true)
 		ans.Locations = append(ans.Locations, s.elsewhere(ctx, p, abs, others)...)
 		return nil
 	})
@@ -133,7 +133,7 @@ func (s *Servers) elsewhere(ctx context.Context, p *proc, abs string, others map
 			continue
 		}
 		if errs := newErrors(others[u].diags, now[u].diags); len(errs) > 0 {
-			out = append(out, s.diagnostics(u.Filename(), s.text(u.Filename()), errs, true)...)
+			out = append(out, s.diagnostics(p.enc, u.Filename(), s.text(u.Filename()), errs, true)...)
 		}
 	}
 	return out
@@ -160,6 +160,9 @@ func (s *Servers) diagnose(ctx context.Context, p *proc, abs, text string) ([]pr
 		}
 		if !p.alive() {
 			return nil, fmt.Errorf("diagnostics of %s: %w%s", relPath(s.root(), abs), errDied, p.stderr.said())
+		}
+		if last, ok := p.standing(u); ok {
+			return last, nil
 		}
 		return nil, fmt.Errorf("%s gave no diagnostics of %s within %v", p.srv.Name, relPath(s.root(), abs), bound)
 	}
@@ -188,8 +191,9 @@ func newErrors(before, after []protocol.Diagnostic) []protocol.Diagnostic {
 	return out
 }
 
-// diagnostics converts a file's diagnostics, errors only when onlyErrors.
-func (s *Servers) diagnostics(abs, text string, diags []protocol.Diagnostic, onlyErrors bool) []tools.NavLocation {
+// diagnostics converts a file's diagnostics (their places in enc), errors
+// only when onlyErrors.
+func (s *Servers) diagnostics(enc encoding, abs, text string, diags []protocol.Diagnostic, onlyErrors bool) []tools.NavLocation {
 	var out []tools.NavLocation
 	for _, d := range diags {
 		sev, ok := severities[d.Severity]
@@ -197,7 +201,7 @@ func (s *Servers) diagnostics(abs, text string, diags []protocol.Diagnostic, onl
 			continue
 		}
 		line := int(d.Range.Start.Line) + 1
-		l := s.location(protocol.Location{URI: uri.File(abs), Range: d.Range}, text, tools.NavSnippet(text, line, line, line))
+		l := s.location(enc, protocol.Location{URI: uri.File(abs), Range: d.Range}, text, tools.NavSnippet(text, line, line, line))
 		l.Severity, l.Message = sev, d.Message
 		out = append(out, l)
 		if len(out) == maxLocations {

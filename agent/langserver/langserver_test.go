@@ -41,33 +41,60 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+// A place on a line holding non-ASCII text, in each encoding a server
+// may agree on: é is 2 bytes, 😀 4 bytes, 2 UTF-16 units and 1 code point.
 func TestPosition(t *testing.T) {
 	text := "package m\n\tx := \"é😀\" + Add(Adder, Add)\n"
 	for _, tc := range []struct {
 		line, col int
 		symbol    string
-		want      protocol.Position
+		want      [3]uint32 // by encoding: UTF-16, UTF-8, UTF-32
 		err       bool
 	}{
-		{line: 2, symbol: "Add", want: protocol.Position{Line: 1, Character: 14}},
-		{line: 2, symbol: "Adder", want: protocol.Position{Line: 1, Character: 18}},
-		{line: 2, col: 18, want: protocol.Position{Line: 1, Character: 14}}, // é is 2 bytes, 😀 4 bytes and 2 UTF-16 units
+		{line: 2, symbol: "Add", want: [3]uint32{14, 17, 13}},
+		{line: 2, symbol: "Adder", want: [3]uint32{18, 21, 17}},
+		{line: 2, col: 18, want: [3]uint32{14, 17, 13}},
 		{line: 1, symbol: "Add", err: true},
 		{line: 0, symbol: "Add", err: true},
 	} {
-		got, err := position(text, tc.line, tc.col, tc.symbol)
-		if (err != nil) != tc.err || err == nil && got != tc.want {
-			t.Errorf("position(%d, %d, %q) = %v, %v; want %v (error %v)", tc.line, tc.col, tc.symbol, got, err, tc.want, tc.err)
+		for _, enc := range []encoding{encUTF16, encUTF8, encUTF32} {
+			got, err := position(text, tc.line, tc.col, tc.symbol, enc)
+			want := protocol.Position{Line: uint32(tc.line - 1), Character: tc.want[enc]}
+			if (err != nil) != tc.err || err == nil && got != want {
+				t.Errorf("position(%d, %d, %q, %s) = %v, %v; want %v (error %v)", tc.line, tc.col, tc.symbol, enc, got, err, want, tc.err)
+			}
 		}
 	}
 	line := lineOf(text, 1)
-	for col := range len(line) + 1 {
-		if col < len(line) && !isRuneStart(line[col]) {
-			continue
+	for _, enc := range []encoding{encUTF16, encUTF8, encUTF32} {
+		for col := range len(line) + 1 {
+			if col < len(line) && !isRuneStart(line[col]) {
+				continue
+			}
+			if back := byteCol(line, units(line, col, enc), enc); back != col {
+				t.Errorf("byteCol(units(%d, %s)) = %d", col, enc, back)
+			}
 		}
-		if back := byteCol(line, utf16Col(line, col)); back != col {
-			t.Errorf("byteCol(utf16Col(%d)) = %d", col, back)
+		// A column inside a character is the character's start.
+		if got := byteCol(line, units(line, 9, enc)+1, enc); enc != encUTF32 && got != 9 {
+			t.Errorf("byteCol inside 😀 (%s) = %d, want 9", enc, got)
 		}
+	}
+}
+
+// The client offers UTF-8 and UTF-16 (general.positionEncodings) in its
+// initialize, and reads the server's choice.
+func TestPositionEncodingOffered(t *testing.T) {
+	b, err := json.Marshal(initializeParams{Capabilities: clientCapabilities{General: &generalCapabilities{PositionEncodings: offeredEncodings}}})
+	if err != nil || !strings.Contains(string(b), `"capabilities":{"general":{"positionEncodings":["utf-8","utf-16"]}`) {
+		t.Errorf("initialize's params = %s, %v; want general.positionEncodings in capabilities", b, err)
+	}
+	var res initializeResult
+	if err := json.Unmarshal([]byte(`{"capabilities":{"positionEncoding":"utf-8","hoverProvider":true}}`), &res); err != nil || parseEncoding(res.Capabilities.PositionEncoding) != encUTF8 {
+		t.Errorf("the server's utf-8 read as %v, %v", res, err)
+	}
+	if parseEncoding("") != encUTF16 {
+		t.Errorf("no positionEncoding is not UTF-16")
 	}
 }
 
@@ -166,5 +193,50 @@ func TestOutsideAProject(t *testing.T) {
 	}
 	if n := s.Running(); n != 0 {
 		t.Errorf("Running() = %d, want 0", n)
+	}
+}
+
+// negotiated is the position encoding the server named runs with in
+// folder, after a question started it.
+func negotiated(t *testing.T, s *Servers, folder, server string) encoding {
+	t.Helper()
+	s.mu.Lock()
+	e := s.running[runKey{folder, server}]
+	s.mu.Unlock()
+	if e == nil {
+		t.Fatalf("%s does not run in %s", server, folder)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.p == nil {
+		t.Fatalf("%s has no process in %s", server, folder)
+	}
+	return e.p.enc
+}
+
+// A server that counts in bytes says so when offered (positionEncoding
+// "utf-8"), and a place after non-ASCII text on its line goes to it and
+// comes back in bytes: in UTF-16 the server would find no name there.
+func TestPositionEncodingNegotiated(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	const intl = "greeting, total = \"é😀\", add(1, 2)\n"
+	if err := os.WriteFile(filepath.Join(root, "intl.py"), []byte(intl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Folders: []string{root}, Environ: append(os.Environ(), fakeEnv+"=bytes"),
+		Servers: []Server{{Name: "bytes", Command: []string{self}, Languages: []string{"python"}}}})
+	defer s.Close()
+	// add is at byte 28 of line 1 (UTF-16 unit 25): column 29; column 31
+	// is inside it.
+	def, err := s.Definition(context.Background(), tools.NavQuery{Path: "intl.py", Line: 1, Column: 31})
+	if err != nil || len(def.Locations) != 1 || def.Locations[0].Column != 29 {
+		t.Fatalf("Definition at intl.py:1:31 = %+v, %v; want intl.py:1:29", def, err)
+	}
+	if enc := negotiated(t, s, root, "bytes"); enc != encUTF8 {
+		t.Errorf("the server runs with %s positions, want utf-8", enc)
 	}
 }

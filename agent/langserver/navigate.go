@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -88,9 +89,9 @@ func (s *Servers) at(ctx context.Context, q tools.NavQuery, fallback func(contex
 		}
 		var pos protocol.Position
 		if q.Line > 0 {
-			pos, err = position(text, q.Line, q.Column, lastPart(q.Symbol))
+			pos, err = position(text, q.Line, q.Column, lastPart(q.Symbol), p.enc)
 		} else {
-			pos, err = declaredIn(p.symbols(ctx, u), text, q.Symbol)
+			pos, err = declaredIn(p.symbols(ctx, u), text, q.Symbol, p.enc)
 		}
 		if err != nil {
 			return err
@@ -102,10 +103,10 @@ func (s *Servers) at(ctx context.Context, q tools.NavQuery, fallback func(contex
 	return ans, err
 }
 
-// declaredIn is the place of symbol in a file with no line given: its
-// declaration among decls (the file's documentSymbol), else its first
-// occurrence in text.
-func declaredIn(decls []decl, text, symbol string) (protocol.Position, error) {
+// declaredIn is the place (in enc) of symbol in a file with no line
+// given: its declaration among decls (the file's documentSymbol), else
+// its first occurrence in text.
+func declaredIn(decls []decl, text, symbol string, enc encoding) (protocol.Position, error) {
 	for _, d := range decls {
 		if nameMatches(d.name, symbol) {
 			return d.sel.Start, nil
@@ -114,7 +115,7 @@ func declaredIn(decls []decl, text, symbol string) (protocol.Position, error) {
 	word := lastPart(symbol)
 	for n, line := range strings.Split(text, "\n") {
 		if col := wordIndex(line, word); col >= 0 {
-			return protocol.Position{Line: uint32(n), Character: utf16Col(line, col)}, nil
+			return protocol.Position{Line: uint32(n), Character: units(line, col, enc)}, nil
 		}
 	}
 	return protocol.Position{}, fmt.Errorf("%q is not in this file: give the line where it is used", symbol)
@@ -200,7 +201,7 @@ func (s *Servers) uses(ctx context.Context, p *proc, locs []protocol.Location) [
 	for _, l := range locs[:min(len(locs), maxLocations)] {
 		f, ok := files[l.URI]
 		if !ok {
-			f = file{text: s.text(l.URI.Filename()), decls: p.symbols(ctx, l.URI)}
+			f.text, f.decls = s.declsOf(ctx, p, l.URI)
 			files[l.URI] = f
 		}
 		at := int(l.Range.Start.Line) + 1
@@ -208,18 +209,19 @@ func (s *Servers) uses(ctx context.Context, p *proc, locs []protocol.Location) [
 		if d, ok := enclosing(f.decls, l.Range.Start); ok {
 			from, to = int(d.rng.Start.Line)+1, int(d.rng.End.Line)+1
 		}
-		out = append(out, s.location(l, f.text, tools.NavUseSnippet(f.text, from, to, at)))
+		out = append(out, s.location(p.enc, l, f.text, tools.NavUseSnippet(f.text, from, to, at)))
 	}
 	return out
 }
 
-// location converts l, with text the text of its file, and snippet.
-func (s *Servers) location(l protocol.Location, text, snippet string) tools.NavLocation {
+// location converts l, a place in enc, with text the text of its file,
+// and snippet.
+func (s *Servers) location(enc encoding, l protocol.Location, text, snippet string) tools.NavLocation {
 	start := lineOf(text, int(l.Range.Start.Line))
 	return tools.NavLocation{
 		Path:    relPath(s.root(), l.URI.Filename()),
 		Line:    int(l.Range.Start.Line) + 1,
-		Column:  byteCol(start, l.Range.Start.Character) + 1,
+		Column:  byteCol(start, l.Range.Start.Character, enc) + 1,
 		End:     int(l.Range.End.Line) + 1,
 		Snippet: snippet,
 	}
@@ -231,12 +233,12 @@ func (s *Servers) location(l protocol.Location, text, snippet string) tools.NavL
 func (s *Servers) declarations(ctx context.Context, p *proc, locs []protocol.Location) []tools.NavLocation {
 	var out []tools.NavLocation
 	for _, l := range locs[:min(len(locs), maxLocations)] {
-		text := s.text(l.URI.Filename())
+		text, decls := s.declsOf(ctx, p, l.URI)
 		from, to := int(l.Range.Start.Line), int(l.Range.End.Line)
-		if d, ok := enclosing(p.symbols(ctx, l.URI), l.Range.Start); ok {
+		if d, ok := enclosing(decls, l.Range.Start); ok {
 			from, to = int(d.rng.Start.Line), int(d.rng.End.Line)
 		}
-		loc := s.location(l, text, tools.NavSnippet(text, from+1, to+1, int(l.Range.Start.Line)+1))
+		loc := s.location(p.enc, l, text, tools.NavSnippet(text, from+1, to+1, int(l.Range.Start.Line)+1))
 		out = append(out, loc)
 	}
 	return out
@@ -325,6 +327,20 @@ func hoverText(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// declsOf returns the text of the file at u and its declarations. A file
+// of the server's folder and languages is given to it first: some
+// servers (typescript-language-server) list the symbols of open
+// documents only.
+func (s *Servers) declsOf(ctx context.Context, p *proc, u protocol.DocumentURI) (string, []decl) {
+	abs := u.Filename()
+	if inside(p.folder, abs) && slices.Contains(p.srv.Languages, LanguageOf(abs)) {
+		if text, _, err := s.give(ctx, p, abs); err == nil {
+			return text, p.symbols(ctx, u)
+		}
+	}
+	return s.text(abs), p.symbols(ctx, u)
 }
 
 // give hands the server the file abs as the agent sees it now, before a

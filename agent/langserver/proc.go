@@ -38,6 +38,9 @@ type proc struct {
 	timeout time.Duration
 	// life ends when the process exits.
 	life context.Context
+	// enc is the position encoding initialize agreed on, set before any
+	// question.
+	enc encoding
 
 	mu   sync.Mutex
 	docs map[protocol.DocumentURI]*doc
@@ -63,6 +66,10 @@ type published struct {
 
 // start starts srv for folder and initializes it.
 func start(ctx context.Context, srv Server, folder string, env []string, timeout time.Duration) (*proc, error) {
+	initOpts, err := initOptions(srv)
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", srv.Name, err)
+	}
 	cmd := exec.Command(srv.Command[0], srv.Command[1:]...)
 	cmd.Dir, cmd.Env = folder, env
 	detach(cmd)
@@ -98,7 +105,7 @@ func start(ctx context.Context, srv Server, folder string, env []string, timeout
 		return nil, fmt.Errorf("starting %s (%s): %w", srv.Name, srv.Command[0], err)
 	}
 	p.conn.Go(life, p.handle)
-	if err := p.initialize(ctx); err != nil {
+	if err := p.initialize(ctx, initOpts); err != nil {
 		p.kill()
 		return nil, fmt.Errorf("initializing %s: %w%s", srv.Name, err, p.stderr.said())
 	}
@@ -106,29 +113,62 @@ func start(ctx context.Context, srv Server, folder string, env []string, timeout
 }
 
 // initialize is the handshake: the folder as root and only workspace
-// folder, the few capabilities the answers need.
-func (p *proc) initialize(ctx context.Context) error {
+// folder, the few capabilities the answers need, and the server's
+// initializationOptions (initOpts, nil for none).
+func (p *proc) initialize(ctx context.Context, initOpts any) error {
 	folderURI := uri.File(p.folder)
-	params := protocol.InitializeParams{
-		ProcessID:        int32(os.Getpid()),
-		ClientInfo:       &protocol.ClientInfo{Name: "reika"},
-		RootURI:          folderURI,
-		WorkspaceFolders: []protocol.WorkspaceFolder{{URI: string(folderURI), Name: filepath.Base(p.folder)}},
-		Capabilities: protocol.ClientCapabilities{
-			Workspace: &protocol.WorkspaceClientCapabilities{WorkspaceFolders: true},
-			TextDocument: &protocol.TextDocumentClientCapabilities{
-				Synchronization:    &protocol.TextDocumentSyncClientCapabilities{},
-				Hover:              &protocol.HoverTextDocumentClientCapabilities{ContentFormat: []protocol.MarkupKind{protocol.PlainText}},
-				DocumentSymbol:     &protocol.DocumentSymbolClientCapabilities{HierarchicalDocumentSymbolSupport: true},
-				PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{VersionSupport: true},
+	params := initializeParams{
+		InitializeParams: protocol.InitializeParams{
+			InitializationOptions: initOpts,
+			ProcessID:             int32(os.Getpid()),
+			ClientInfo:            &protocol.ClientInfo{Name: "reika"},
+			RootURI:               folderURI,
+			WorkspaceFolders:      []protocol.WorkspaceFolder{{URI: string(folderURI), Name: filepath.Base(p.folder)}},
+		},
+		Capabilities: clientCapabilities{
+			ClientCapabilities: protocol.ClientCapabilities{
+				Workspace: &protocol.WorkspaceClientCapabilities{WorkspaceFolders: true},
+				TextDocument: &protocol.TextDocumentClientCapabilities{
+					Synchronization:    &protocol.TextDocumentSyncClientCapabilities{},
+					Hover:              &protocol.HoverTextDocumentClientCapabilities{ContentFormat: []protocol.MarkupKind{protocol.PlainText}},
+					DocumentSymbol:     &protocol.DocumentSymbolClientCapabilities{HierarchicalDocumentSymbolSupport: true},
+					PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{VersionSupport: true},
+				},
 			},
+			General: &generalCapabilities{PositionEncodings: offeredEncodings},
 		},
 	}
-	var result json.RawMessage
+	var result initializeResult
 	if err := p.call(ctx, protocol.MethodInitialize, params, &result); err != nil {
 		return err
 	}
+	p.enc = parseEncoding(result.Capabilities.PositionEncoding)
 	return p.notify(ctx, protocol.MethodInitialized, struct{}{})
+}
+
+// initializeParams, clientCapabilities and initializeResult are
+// go.lsp.dev's with the position encodings of LSP 3.17, which its 3.16
+// model lacks (general.positionEncodings, the server's positionEncoding;
+// lsp/ reads them the same way). The outer fields shadow the embedded
+// ones of the same JSON name.
+type initializeParams struct {
+	protocol.InitializeParams
+	Capabilities clientCapabilities `json:"capabilities"`
+}
+
+type clientCapabilities struct {
+	protocol.ClientCapabilities
+	General *generalCapabilities `json:"general,omitempty"`
+}
+
+type generalCapabilities struct {
+	PositionEncodings []string `json:"positionEncodings"`
+}
+
+type initializeResult struct {
+	Capabilities struct {
+		PositionEncoding string `json:"positionEncoding"`
+	} `json:"capabilities"`
 }
 
 // call sends a request and waits for its answer, at most p.timeout
@@ -334,6 +374,19 @@ func (p *proc) waitDiagnostics(ctx context.Context, u protocol.DocumentURI, vers
 			return nil, false
 		}
 	}
+}
+
+// standing returns the diagnostics last published of u when the server
+// publishes them without a document version: such a server may leave a
+// document's diagnostics unpublished when a change left them as they
+// were (typescript-language-server publishes no empty list after an
+// empty one), so that silence until the bound means they stand. False
+// when it said nothing of u yet, or gives versions.
+func (p *proc) standing(u protocol.DocumentURI) ([]protocol.Diagnostic, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	last := p.diags[u]
+	return last.diags, last.seq > 0 && last.version == 0
 }
 
 // published returns a copy of the diagnostics published so far.

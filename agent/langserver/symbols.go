@@ -101,7 +101,7 @@ func (s *Servers) Symbols(ctx context.Context, q tools.NavQuery) (tools.NavAnswe
 			if q.Symbol != "" && !strings.Contains(strings.ToLower(d.name), strings.ToLower(q.Symbol)) {
 				continue
 			}
-			l := s.location(protocol.Location{URI: u, Range: d.sel}, text, "")
+			l := s.location(p.enc, protocol.Location{URI: u, Range: d.sel}, text, "")
 			l.End = int(d.rng.End.Line) + 1
 			l.Message = strings.TrimSpace(lineOf(text, int(d.rng.Start.Line)))
 			ans.Locations = append(ans.Locations, l)
@@ -127,7 +127,9 @@ func (s *Servers) workspaceSymbols(ctx context.Context, q tools.NavQuery) (ans t
 	var firstErr error
 	for _, srv := range s.workspaceServers() {
 		var found []info
+		var enc encoding
 		_, err := s.withServer(ctx, srv, s.root(), func(p *proc) error {
+			enc = p.enc
 			return p.call(ctx, protocol.MethodWorkspaceSymbol, protocol.WorkspaceSymbolParams{Query: lastPart(q.Symbol)}, &found)
 		})
 		if err != nil {
@@ -142,7 +144,7 @@ func (s *Servers) workspaceSymbols(ctx context.Context, q tools.NavQuery) (ans t
 				exact++
 			}
 			text := s.text(f.Location.URI.Filename())
-			l := s.location(f.Location, text, "")
+			l := s.location(enc, f.Location, text, "")
 			l.Message = strings.TrimSpace(lineOf(text, int(f.Location.Range.Start.Line)))
 			ans.Locations = append(ans.Locations, l)
 		}

@@ -110,6 +110,10 @@ type Config struct {
 	Faults []FaultRule
 	// Log, when set, receives one line per chat request.
 	Log io.Writer
+	// Bodies, when set, receives each chat request's body as one line of
+	// JSON when the request is recorded: what a test in another process
+	// reads of the requests (reika-lsp sim --bodies).
+	Bodies io.Writer
 }
 
 func (c Config) withDefaults() (Config, error) {

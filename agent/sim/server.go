@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -255,6 +257,7 @@ func (s *Server) record(rec *RequestRecord) {
 	s.mu.Lock()
 	s.records = append(s.records, *rec)
 	s.mu.Unlock()
+	s.writeBody(rec.Body)
 	if s.cfg.Log == nil {
 		return
 	}
@@ -290,6 +293,23 @@ func (s *Server) record(rec *RequestRecord) {
 	}
 	s.logMu.Lock()
 	fmt.Fprintln(s.cfg.Log, line)
+	s.logMu.Unlock()
+}
+
+// writeBody writes a request's body on a line of Config.Bodies.
+func (s *Server) writeBody(body []byte) {
+	if s.cfg.Bodies == nil || len(body) == 0 {
+		return
+	}
+	var line bytes.Buffer
+	if json.Compact(&line, body) != nil {
+		line.Reset()
+		b, _ := json.Marshal(string(body)) // not JSON: kept as a string
+		line.Write(b)
+	}
+	line.WriteByte('\n')
+	s.logMu.Lock()
+	s.cfg.Bodies.Write(line.Bytes())
 	s.logMu.Unlock()
 }
 

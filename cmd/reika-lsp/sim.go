@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 
 	"github.com/reika-lsp/reika/agent/sim"
@@ -43,6 +44,7 @@ Flags:
   --prefill-ms F          modelled milliseconds per prompt token (default 0.5)
   --decode-ms F           modelled milliseconds per generated token (default 20)
   --quiet                 no per-request log on stderr
+  --bodies FILE           append each chat request's body to FILE, a line of JSON each
 
 Faults (latency applies to every chat request; the others follow
 --fail-every and --fail-first, by default every request):
@@ -104,6 +106,7 @@ func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) 
 		eng       = fs.String("engine", "", "")
 		script    = fs.String("script", "", "")
 		quiet     = fs.Bool("quiet", false, "")
+		bodies    = fs.String("bodies", "", "")
 		latency   = fs.Duration("latency", 0, "")
 		chunkLat  = fs.Duration("chunk-latency", 0, "")
 		reasoning = fs.String("reasoning-template", "", "")
@@ -192,6 +195,14 @@ func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) 
 	}
 	if !*quiet {
 		cfg.Log = stderr
+	}
+	if *bodies != "" {
+		// Open for the process's life: it closes as the process exits.
+		f, err := os.OpenFile(*bodies, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return cfg, "", fmt.Errorf("--bodies: %w", err)
+		}
+		cfg.Bodies = f
 	}
 	if *listen == "" {
 		*listen = cfg.Flavor.DefaultListen()

@@ -2,7 +2,8 @@
 -- argument through the prompt); the agent's edit lands in the buffer; the
 -- status line shows the chip; :ReikaSave's transcript holds the range.
 -- With params.type_line the user types that line above everything just
--- before the edit arrives (the typing-while-editing scenario).
+-- before the edit arrives (the typing-while-editing scenario). With
+-- params.diagnostic a warning shows in the buffer when the user asks.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
 
 H.main(function()
@@ -36,6 +37,14 @@ H.main(function()
     H.type_on_apply(c, buf, p.type_line)
   else
     H.count_applies(c)
+  end
+  if p.diagnostic then
+    -- A linter of the user's shows a warning: it goes with the ask.
+    local ns = vim.api.nvim_create_namespace("reika-test-lint")
+    vim.diagnostic.set(ns, buf, { {
+      lnum = p.diagnostic.lnum, col = p.diagnostic.col, severity = vim.diagnostic.severity.WARN,
+      message = p.diagnostic.message, source = "testlint",
+    } })
   end
   vim.cmd(p.ask)
   H.out.final = H.wait_message(15000, p.final)

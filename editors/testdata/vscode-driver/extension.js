@@ -284,7 +284,13 @@ async function run() {
   // 1. Ask: the edit lands in the buffer, through the refactor preview.
   let ed = await open("greet.go");
   select(ed, 'return "hello, " + name');
+  // A linter of the user's shows a warning: it goes with the ask.
+  const lint = vscode.languages.createDiagnosticCollection("driverlint");
+  const warning = new vscode.Diagnostic(new vscode.Range(4, 8, 4, 17), "the greeting is not capitalized", vscode.DiagnosticSeverity.Warning);
+  warning.source = "driverlint";
+  lint.set(ed.document.uri, [warning]);
   let a = await ask("Capitalize the greeting.", true);
+  lint.dispose();
   await sleep(300);
   // The chip as the status bar shows it (the DOM), once it has caught up.
   let statusBar;

@@ -6,6 +6,7 @@ import {
   LanguageClientOptions,
   ServerOptions,
 } from "vscode-languageclient/node";
+import { FileDiagnostics, workspaceDiagnostics } from "./diagnostics";
 import * as lines from "./lines";
 import * as names from "./names";
 import { Conversation } from "./conversation";
@@ -219,7 +220,8 @@ function serverCommand<T>(command: string, line: (r: T) => string): vscode.Dispo
  * Reika: Ask, and with trust names.trustPlan Reika: Plan (read-only, the
  * answer a numbered plan). The instruction comes from an input box, or
  * from the command's argument (a string, or {instruction}) for
- * keybindings; the active editor's file and selection go with it.
+ * keybindings; the active editor's file and selection go with it, and
+ * the errors and warnings VS Code shows in the workspace (diagnostics.ts).
  */
 async function ask(arg?: string | { instruction?: string; fromPanel?: boolean }, trust?: string): Promise<names.AskResult | undefined> {
   const editor = vscode.window.activeTextEditor;
@@ -238,13 +240,16 @@ async function ask(arg?: string | { instruction?: string; fromPanel?: boolean },
   if (instruction === undefined || instruction.trim() === "") {
     return undefined;
   }
-  const params: { instruction: string; uri?: string; range?: unknown; trust?: string } = { instruction };
+  const params: { instruction: string; uri?: string; range?: unknown; trust?: string; diagnostics?: FileDiagnostics[] } = { instruction };
   if (trust !== undefined) {
     params.trust = trust;
   }
   if (editor && client && !fromPanel) {
     params.uri = client.code2ProtocolConverter.asUri(editor.document.uri);
     params.range = client.code2ProtocolConverter.asRange(editor.selection);
+  }
+  if (client) {
+    params.diagnostics = workspaceDiagnostics(client);
   }
   conversation.show(false);
   conversation.start(instruction);

@@ -313,7 +313,8 @@ end
 
 -- ask sends reika.ask: the instruction, the buffer, and with range
 -- ({first, last}, 1-based lines) the selected lines; trust, when given,
--- is the run's mode (names.trust_plan).
+-- is the run's mode (names.trust_plan); and the errors and warnings
+-- Neovim shows in the workspace (diagnostics.lua).
 function M.ask(instruction, range, trust)
   local bufnr = vim.api.nvim_get_current_buf()
   local args = { instruction = instruction, trust = trust }
@@ -323,6 +324,9 @@ function M.ask(instruction, range, trust)
     if range then
       args.range = selection_range(bufnr, range[1], range[2], c.offset_encoding or "utf-16")
     end
+  end
+  if c then
+    args.diagnostics = require("reika.diagnostics").workspace(c.config.root_dir, c.offset_encoding or "utf-16")
   end
   M.execute(names.commands.ask, { args }, function(result)
     if type(result) == "table" and result.started == false and result.reason then
