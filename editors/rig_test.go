@@ -145,6 +145,10 @@ func (r *rig) Env(extra ...string) []string {
 		"REIKA_ENDPOINT=" + r.Endpoint,
 		"REIKA_WARMUP=0",
 		"LANG=C.UTF-8",
+		// The workspace's language servers (gopls, typescript-language-server
+		// on CI's PATH) are agent/langserver's to test; here one could
+		// outlive an editor that quit and write into a removed workspace.
+		"REIKA_LANGUAGE_SERVERS=off",
 	}
 	for _, d := range []string{"CONFIG", "CACHE", "STATE", "DATA", "RUNTIME"} {
 		dir := filepath.Join(r.Tmp, "xdg-"+strings.ToLower(d))
