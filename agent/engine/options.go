@@ -59,6 +59,10 @@ type Options struct {
 	// Extra fields are merged into every chat request body (the profile's
 	// extras).
 	Extra map[string]any
+	// Identity says which headers and body fields name a request's
+	// session (Request.Session); the zero value sends SessionHeaders and
+	// ParentSessionHeaders, no field.
+	Identity Identity
 	// HTTPClient, when set, sends every request (tests record through it).
 	// Its own Timeout is left alone; the timeouts below still apply.
 	HTTPClient *http.Client
