@@ -73,6 +73,7 @@ func (s *Session) Run(ctx context.Context, instruction string, report func(Event
 	// front end may have put the run there already, with its mode).
 	ctx = tools.WithRun(ctx, tools.Normal)
 	r := &run{s: s, report: report, tasks: newTaskList(s.cfg.Workspace)}
+	r.modelAwake(ctx)
 	res := r.loop(ctx, instructionFor(ctx, instruction))
 	res.Proposals, res.Tasks = r.proposals, r.tasks.list()
 	s.note(transcript.KindEvent, "run ended: "+res.End.String())

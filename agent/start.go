@@ -243,6 +243,10 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 	// (A replay's metered engine has the simulator's slots behind it: a
 	// subagent there takes a slot of its own as it would on llama.cpp.)
 	s.setupSlot(ctx, conn, info.StateDir, &info.Notices)
+	s.router = conn.Discovery.Router
+	if s.router {
+		info.notice(false, engine.RouterNote(conn.Options.Model, conn.Discovery.ModelStatus))
+	}
 	if conn.Discovery.Flavor == engine.LlamaCpp {
 		// (The replay's metered engine is llama.cpp's too: its primer is
 		// sized as a user's is.)

@@ -46,6 +46,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeLoading(w)
 		return
 	}
+	s.wake()
 	body, c, err := readChat(w, r)
 	if err != nil {
 		seq, _ := s.nextChat()

@@ -30,6 +30,9 @@ type Server struct {
 	readyAt         time.Time
 	loadingOverride *bool
 	vocab           map[int]string // pieces seen by /tokenize, for /detokenize
+	// modelStatus is the router's model's status (router.go); "" is
+	// loaded.
+	modelStatus string
 
 	logMu     sync.Mutex
 	closing   chan struct{}

@@ -48,6 +48,12 @@ type checkReport struct {
 	EngineWindow     int    `json:"engine_window,omitempty"`
 	TrainedWindow    int    `json:"trained_window,omitempty"`
 	Slots            int    `json:"slots,omitempty"`
+	// Router is set behind llama.cpp's router mode, ModelStatus the
+	// model's status there (loaded, sleeping, unloaded, loading) and
+	// RouterNote what it means for the cache.
+	Router      bool   `json:"router,omitempty"`
+	ModelStatus string `json:"model_status,omitempty"`
+	RouterNote  string `json:"router_note,omitempty"`
 	// Slot is the llama.cpp slot a session pins, -1 for none; Cache says
 	// what keeps the engine's prompt cache and how to keep it longer.
 	Slot  *int   `json:"slot,omitempty"`
@@ -296,6 +302,10 @@ func (rep *checkReport) takeConnection(conn *engine.Connection, model config.Val
 	rep.Window = d.Window
 	rep.WindowSource, rep.WindowSourceText = d.WindowSource.ID, d.WindowSource.Text
 	rep.EngineWindow, rep.TrainedWindow = d.EngineWindow, d.TrainedWindow
+	if d.Router {
+		rep.Router, rep.ModelStatus = true, d.ModelStatus
+		rep.RouterNote = engine.RouterNote(rep.Model, d.ModelStatus)
+	}
 	rep.CacheClass, rep.CacheModel = string(d.Cache.Class), d.Cache.String()
 	rep.CacheSource, rep.CacheSourceText = d.CacheSource.ID, d.CacheSource.Text
 	rep.CacheAdvice, rep.Architecture = d.CacheAdvice(), d.Architecture
@@ -423,10 +433,16 @@ func printFacts(w io.Writer, r *checkReport) {
 		if r.Version != "" {
 			eng += " " + r.Version
 		}
+		if r.Router {
+			eng += ", router mode"
+		}
 		if r.Slots > 0 {
 			eng += fmt.Sprintf(", %d slot%s", r.Slots, pluralSuffix(r.Slots))
 		}
 		row("engine", eng, "")
+		if r.Router {
+			row("model status", r.ModelStatus, r.RouterNote)
+		}
 		if r.Slot != nil {
 			row("slot", fmt.Sprintf("%d", *r.Slot), "each session pins one (id_slot)")
 		}

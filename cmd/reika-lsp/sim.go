@@ -33,6 +33,7 @@ Flags:
   --model NAME            model id to report
   --slots N               parallel slots, each with its own prompt cache (default 1)
   --slot-save-path DIR    allow POST /slots/ID?action=save|restore|erase, files in DIR (llamacpp)
+  --router                llama.cpp's router mode: /v1/models with each model's status, /props?model=ID
   --script FILE           scripted replies: a JSON array or JSONL of turns
   --root DIR              directory the policy explores (default "."; "" for none)
   --rounds N              tool rounds before the policy's final answer (default 40)
@@ -115,6 +116,7 @@ func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) 
 	fs.StringVar(&cfg.Model, "model", "", "")
 	fs.IntVar(&cfg.Slots, "slots", 1, "")
 	fs.StringVar(&cfg.SlotSavePath, "slot-save-path", "", "")
+	fs.BoolVar(&cfg.Router, "router", false, "")
 	fs.StringVar(&cfg.Root, "root", ".", "")
 	fs.IntVar(&cfg.PolicyRounds, "rounds", sim.DefaultPolicyRounds, "")
 	fs.DurationVar(&cfg.LoadTime, "load-time", 0, "")
