@@ -74,7 +74,9 @@ func (s *Session) Run(ctx context.Context, instruction string, report func(Event
 	ctx = tools.WithRun(ctx, tools.Normal)
 	r := &run{s: s, report: report, tasks: newTaskList(s.cfg.Workspace)}
 	r.modelAwake(ctx)
+	r.slotTakenOver(ctx)
 	res := r.loop(ctx, instructionFor(ctx, instruction))
+	s.markSlot(ctx)
 	res.Proposals, res.Tasks = r.proposals, r.tasks.list()
 	s.note(transcript.KindEvent, "run ended: "+res.End.String())
 	s.sync()

@@ -602,6 +602,7 @@ func (s *Session) Compact(ctx context.Context, report func(Event)) (before, afte
 	}
 	r.reportShrink(p)
 	s.sync()
+	s.markSlot(ctx)
 	return before, p.Estimate, nil
 }
 

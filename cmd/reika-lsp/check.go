@@ -58,6 +58,9 @@ type checkReport struct {
 	// what keeps the engine's prompt cache and how to keep it longer.
 	Slot  *int   `json:"slot,omitempty"`
 	Cache string `json:"cache,omitempty"`
+	// SlotSharing says how sessions share the engine's slots: each its
+	// own while there are enough, then the least recently used.
+	SlotSharing string `json:"slot_sharing,omitempty"`
 	// Subagents says where a subagent's requests go and what that costs
 	// the session's cache, and how to make it cost nothing.
 	Subagents string `json:"subagents,omitempty"`
@@ -259,6 +262,7 @@ func doCheck(ctx context.Context, getenv func(string) string, editor agent.Setup
 	rep.LanguageServers = sess.Info().LanguageServers
 	if sl := sess.Slot(); sl.ID >= 0 {
 		rep.Slot = &sl.ID
+		rep.SlotSharing = slotSharing(d.Slots, sl)
 	}
 	rep.TruncationRisk = d.TruncationRisk
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
@@ -444,7 +448,7 @@ func printFacts(w io.Writer, r *checkReport) {
 			row("model status", r.ModelStatus, r.RouterNote)
 		}
 		if r.Slot != nil {
-			row("slot", fmt.Sprintf("%d", *r.Slot), "each session pins one (id_slot)")
+			row("slot", fmt.Sprintf("%d", *r.Slot), r.SlotSharing)
 		}
 		if r.Cache != "" {
 			row("cache", r.Cache, "")
@@ -556,6 +560,16 @@ func pluralSuffix(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// slotSharing says how this session came by its llama.cpp slot and how
+// sessions share the engine's slots.
+func slotSharing(slots int, sl agent.SlotInfo) string {
+	if !sl.Pinned {
+		return "the engine's only slot: every session and subagent shares it; start llama-server with --parallel N to give each its own"
+	}
+	return fmt.Sprintf("%s; each session and subagent pins one of the %d slots (id_slot), and sessions beyond %d share the least recently used: "+
+		"a session whose slot another took over is told before its next run", sl.Why, slots, slots)
 }
 
 // cacheAdvice says what keeps the engine's prompt cache between requests

@@ -286,6 +286,9 @@ func TestCheckSlots(t *testing.T) {
 			if code != 0 || rep.Slot == nil || *rep.Slot < 0 || *rep.Slot > 1 || !strings.Contains(rep.Cache, tc.cache) {
 				t.Errorf("check: exit %d (%s), slot %v, cache %q; want a slot and a cache line with %q", code, stderr, rep.Slot, rep.Cache, tc.cache)
 			}
+			if !strings.Contains(rep.SlotSharing, "sessions beyond 2 share the least recently used") {
+				t.Errorf("check's slot line = %q, want how sessions beyond the slots share them", rep.SlotSharing)
+			}
 			if !strings.Contains(rep.Subagents, "a slot of their own (2 slots)") {
 				t.Errorf("check's subagents line = %q, want a slot of their own", rep.Subagents)
 			}
