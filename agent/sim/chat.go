@@ -54,6 +54,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, rec, http.StatusBadRequest, err.Error())
 		return
 	}
+	c.scriptKey = r.Header.Get(ScriptHeader)
 	if n := len(c.messages); s.cfg.NoPrefill && s.cfg.Flavor == LlamaCpp && n > 0 && c.messages[n-1].Role == "assistant" {
 		seq, _ := s.nextChat()
 		rec := newRecord(seq, body, c)

@@ -49,10 +49,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	slots := fs.Int("slots", 1, "llama.cpp's --parallel: with 2 or more a subagent takes a slot of its own; with 1 it shares the session's")
 	reasoning := fs.String("reasoning", "", "replay as a thinking model: what the engine's chat template renders of the reasoning sent back, `drop`, turn (the current turn's) or all; a session without reasoning is given some (unset: the sessions as recorded)")
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
+	replicas := fs.Int("replicas", 0, "replay the sessions at once, ours only, through a simulated router of every policy (round-robin, prefix-hash, session) in front of `N` engines, with and without the session's id, beside each alone (one --window)")
 	plot := fs.String("plot", "", "also draw each strategy's prompt per request, shrink events marked, to this SVG `file`")
 	speeds := speedFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--plot FILE.svg] [--engine NAME [--checkpoint-min-step N]] [--slots N] [--reasoning drop|turn|all] [--window N]… [--session FILE]… [--strategy NAME]…")
+		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--plot FILE.svg] [--engine NAME [--checkpoint-min-step N]] [--slots N] [--reasoning drop|turn|all] [--replicas N] [--window N]… [--session FILE]… [--strategy NAME]…")
 		fmt.Fprintln(stderr, "\nReplays recorded agent sessions through each context strategy against the simulated")
 		fmt.Fprintln(stderr, "engine (llama.cpp serving a dense model, unless --engine says otherwise) and prints")
 		fmt.Fprintln(stderr, "what each prefilled, how often it invalidated the cache,")
@@ -73,7 +74,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fs.Usage()
 		return 2
 	}
-	if len(windows) == 0 {
+	givenWindows := len(windows)
+	if givenWindows == 0 {
 		windows = defaultReplayWindows
 	}
 	sp, err := speeds()
@@ -122,6 +124,17 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return 1
 		}
 		loaded = append(loaded, s)
+	}
+	if *replicas != 0 {
+		if *replicas < 1 || *replicas > 64 || givenWindows > 1 {
+			fmt.Fprintln(stderr, "reika-lsp replay: --replicas wants 1 to 64 replicas and at most one --window")
+			return 2
+		}
+		window := 32000
+		if givenWindows == 1 {
+			window = windows[0]
+		}
+		return runRouting(ctx, loaded, window, *replicas, engine, *asJSON, stdout, stderr)
 	}
 	results, err := replay.Results(ctx, replay.Options{Recordings: loaded, Windows: windows, Strategies: strategies, Speeds: sp, Engine: engine})
 	if err != nil {

@@ -1,0 +1,88 @@
+package sim
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A router sends chat requests by its policy: round-robin one replica
+// after another; session keeps a session on one replica (new ones on the
+// least loaded, a subagent beside its parent) and spreads requests
+// without an id; prefix-hash keeps a conversation whose first messages
+// stay the same. Each replica answers from its own cache, and a session's
+// script reaches it on any replica.
+func TestReplicas(t *testing.T) {
+	send := func(t *testing.T, url string, h map[string]string, first string) {
+		t.Helper()
+		body := `{"messages":[{"role":"system","content":"sys"},{"role":"user","content":"` + first + `"},{"role":"assistant","content":"ok"},{"role":"user","content":"more"}]}`
+		req, _ := http.NewRequest(http.MethodPost, url+"/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+	for _, tc := range []struct {
+		route Route
+		reqs  []map[string]string
+		first []string
+		want  []int
+	}{
+		{RoundRobin, []map[string]string{{SessionHeader: "a"}, {SessionHeader: "a"}, {SessionHeader: "a"}}, nil, []int{1, 1, 1}},
+		{SessionRoute, []map[string]string{{SessionHeader: "a"}, {SessionHeader: "b"}, {SessionHeader: "a"}, {SessionHeader: "a/sub-1", ParentHeader: "a"}, {SessionHeader: "c"}},
+			nil, []int{3, 1, 1}},
+		{SessionRoute, []map[string]string{{}, {}, {}}, nil, []int{1, 1, 1}},
+		{PrefixHash, []map[string]string{{}, {}, {}}, []string{"x", "x", "x"}, []int{3}},
+	} {
+		t.Run(string(tc.route), func(t *testing.T) {
+			r, err := NewReplicas(Config{Ctx: 4096}, 3, tc.route)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(r.Handler())
+			defer ts.Close()
+			r.AppendScriptFor("k", Turn{Content: "scripted"})
+			for i, h := range tc.reqs {
+				first := "task"
+				if tc.first != nil {
+					first = tc.first[i]
+				}
+				if i == 0 {
+					h = map[string]string{ScriptHeader: "k", SessionHeader: h[SessionHeader], ParentHeader: h[ParentHeader]}
+				}
+				send(t, ts.URL, h, first)
+			}
+			got := slices.DeleteFunc(r.Sent(), func(n int) bool { return n == 0 })
+			slices.Sort(got)
+			want := slices.Clone(tc.want)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("requests per replica %v, want %v in some order", r.Sent(), tc.want)
+			}
+			var scripted int
+			for _, s := range r.Servers() {
+				for _, rec := range s.Requests() {
+					if rec.Source == "script" {
+						scripted++
+					}
+				}
+			}
+			if scripted != 1 {
+				t.Errorf("%d requests answered from the session's script, want the first", scripted)
+			}
+		})
+	}
+	if _, err := ParseRoute("random"); err == nil {
+		t.Error("ParseRoute(random) = nil error")
+	}
+}
