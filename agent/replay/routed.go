@@ -58,6 +58,9 @@ func (r Reuse) Share() float64 {
 	return float64(r.Cached) / float64(r.Prompt)
 }
 
+// ReuseOf is a replay's reuse.
+func ReuseOf(r Result) Reuse { return reuseOf(r.Row.Session, r.Requests, r.Row.Stalled) }
+
 // reuseOf sums a replay's requests.
 func reuseOf(name string, reqs []Request, stalled int) Reuse {
 	r := Reuse{Session: name, Stalled: stalled}
@@ -169,6 +172,24 @@ func Routing(ctx context.Context, recs []*Recording, window, replicas int, e Eng
 			}
 			rows = append(rows, RoutingRow{Route: string(route), SessionID: !noID, Sessions: got})
 		}
+	}
+	return rows, nil
+}
+
+// KVBudget replays recs at once on one vLLM engine whose KV cache holds
+// each of budgets tokens in turn (sim.CacheModel.KVTokens), and returns
+// one row per budget ("kv 131072"): how many concurrent sessions a KV
+// cache of that size keeps warm.
+func KVBudget(ctx context.Context, recs []*Recording, window int, e Engine, budgets []int) ([]RoutingRow, error) {
+	var rows []RoutingRow
+	for _, b := range budgets {
+		e := e
+		e.Flavor, e.Cache.KVTokens = sim.VLLM, b
+		got, err := Routed(ctx, RoutedOptions{Recordings: recs, Window: window, Replicas: 1, Route: sim.SessionRoute, Engine: e})
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, RoutingRow{Route: fmt.Sprintf("kv %d", b), SessionID: true, Sessions: got})
 	}
 	return rows, nil
 }

@@ -94,6 +94,11 @@ type CacheModel struct {
 	// Block is the size of vLLM's cache blocks in tokens; 0 means
 	// DefaultBlock.
 	Block int
+	// KVTokens is the size of vLLM's KV cache in tokens (what
+	// --gpu-memory-utilization leaves it: vLLM logs it as "GPU KV cache
+	// size"); the least recently used sequences are evicted beyond it. 0
+	// bounds it only by the sequences kept.
+	KVTokens int
 }
 
 func (m CacheModel) withDefaults() (CacheModel, error) {
@@ -101,7 +106,7 @@ func (m CacheModel) withDefaults() (CacheModel, error) {
 	if m.Kind, err = ParseCacheKind(string(m.Kind)); err != nil {
 		return m, err
 	}
-	if m.Window < 0 || m.Checkpoints < 0 || m.Ubatch < 0 || m.Block < 0 {
+	if m.Window < 0 || m.Checkpoints < 0 || m.Ubatch < 0 || m.Block < 0 || m.KVTokens < 0 {
 		return m, fmt.Errorf("cache window, checkpoints, ubatch and block must not be negative")
 	}
 	if m.Kind == CacheSWA && m.Window == 0 {

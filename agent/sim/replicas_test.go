@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -84,5 +85,31 @@ func TestReplicas(t *testing.T) {
 	}
 	if _, err := ParseRoute("random"); err == nil {
 		t.Error("ParseRoute(random) = nil error")
+	}
+}
+
+// vLLM's KV cache of a budget keeps the sequences most recently used
+// that fit in it: the blocks two sequences share count once, a sequence
+// extended is kept once, and the least recently used goes first.
+func TestSharedCacheBudget(t *testing.T) {
+	seq := func(prefix string, n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = prefix + string(rune('a'+i%26))
+		}
+		return out
+	}
+	c := &sharedCache{block: 16, budget: 100}
+	sys := seq("s", 40)
+	a, b := append(slices.Clone(sys), seq("a", 30)...), append(slices.Clone(sys), seq("b", 30)...)
+	c.keep(a)
+	c.keep(b)
+	if h := c.held(); h != 100 || len(c.seqs) != 2 {
+		t.Fatalf("two sequences sharing 40 tokens: held %d in %d sequences, want 100 in 2", h, len(c.seqs))
+	}
+	c.acquire(context.Background(), a, -1, true) // a used last: b goes first
+	c.keep(append(slices.Clone(a), seq("x", 10)...))
+	if len(c.seqs) != 1 || len(c.seqs[0]) != 80 {
+		t.Errorf("after a grew past the budget: %d sequences, the first of %d tokens; want a alone, 80", len(c.seqs), len(c.seqs[0]))
 	}
 }

@@ -167,15 +167,25 @@ const maxSharedSeqs = 32
 // block.
 type sharedCache struct {
 	block int
-	mu    sync.Mutex
-	seqs  [][]string
+	// budget is the KV cache's size in tokens (Config.KVTokens), 0 for
+	// no bound but maxSharedSeqs: the sequences least recently used are
+	// evicted until the rest fit.
+	budget int
+	mu     sync.Mutex
+	seqs   [][]string // least recently used first
 }
 
 func (c *sharedCache) acquire(_ context.Context, prompt []string, _ int, reuse bool) (hold, error) {
 	c.mu.Lock()
-	lcp := 0
-	for _, s := range c.seqs {
-		lcp = max(lcp, commonPrefix(s, prompt))
+	lcp, best := 0, -1
+	for i, s := range c.seqs {
+		if n := commonPrefix(s, prompt); n > lcp {
+			lcp, best = n, i
+		}
+	}
+	if best >= 0 {
+		// Used now: the last to go.
+		c.seqs = append(append(c.seqs[:best:best], c.seqs[best+1:]...), c.seqs[best])
 	}
 	c.mu.Unlock()
 	cacheN, common := 0, 0
@@ -186,9 +196,36 @@ func (c *sharedCache) acquire(_ context.Context, prompt []string, _ int, reuse b
 	return hold{slot: -1, cacheN: cacheN, common: common, done: func(tokens []string, _ int) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		c.seqs = append(c.seqs, tokens)
-		if len(c.seqs) > maxSharedSeqs {
-			c.seqs = c.seqs[1:]
-		}
+		c.keep(tokens)
 	}}, nil
+}
+
+// keep adds a sequence the engine processed, drops those it extends, and
+// evicts the least recently used while there are more than maxSharedSeqs
+// or they hold more than the budget.
+func (c *sharedCache) keep(tokens []string) {
+	kept := c.seqs[:0]
+	for _, s := range c.seqs {
+		if len(s) > len(tokens) || commonPrefix(s, tokens) < len(s) {
+			kept = append(kept, s)
+		}
+	}
+	c.seqs = append(kept, tokens)
+	for len(c.seqs) > maxSharedSeqs || c.budget > 0 && len(c.seqs) > 1 && c.held() > c.budget {
+		c.seqs = c.seqs[1:]
+	}
+}
+
+// held is how many tokens the kept sequences hold: each beyond what it
+// shares with an earlier one (their common blocks are held once).
+func (c *sharedCache) held() int {
+	n := 0
+	for i, s := range c.seqs {
+		shared := 0
+		for _, t := range c.seqs[:i] {
+			shared = max(shared, commonPrefix(s, t))
+		}
+		n += len(s) - shared
+	}
+	return n
 }
