@@ -14,7 +14,7 @@ import (
 // which the engine prefills whole; a run after one that found the model
 // awake tells nothing. The session's headers name the settings' header.
 func TestRouterModelAsleep(t *testing.T) {
-	srv, url := simURL(t, sim.Config{Router: true, Ctx: 16384, Script: []sim.Turn{{Content: "One."}, {Content: "Two."}, {Content: "Three."}}})
+	srv, url := simURL(t, sim.Config{Router: true, Ctx: 16384, Slots: 2, Script: []sim.Turn{{Content: "One."}, {Content: "Two."}, {Content: "Three."}}})
 	s, err := Start(context.Background(), Setup{
 		Getenv:     func(k string) string { return map[string]string{"REIKA_SESSION_HEADERS": "X-Team-Session"}[k] },
 		ConfigFile: NoConfigFile,
@@ -30,6 +30,9 @@ func TestRouterModelAsleep(t *testing.T) {
 	defer s.Close()
 	if d := s.Info().Connection.Discovery; !d.Router || d.ModelStatus != "loaded" {
 		t.Fatalf("discovery: router %v, status %q; want the router's loaded model", d.Router, d.ModelStatus)
+	}
+	if sl := s.Slot(); !sl.Pinned {
+		t.Errorf("slot %+v: want one of the router's model's two, pinned (its /slots wants ?model=)", sl)
 	}
 	asleep := func(events []Event) bool {
 		for _, e := range events {
@@ -49,6 +52,7 @@ func TestRouterModelAsleep(t *testing.T) {
 	if asleep(run("First.")) {
 		t.Error("the first run told a lost cache")
 	}
+	recorded(t, srv, 1) // the slot keeps the request's tokens when its handler returns
 	if err := srv.SetModelStatus(sim.ModelSleeping); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +63,7 @@ func TestRouterModelAsleep(t *testing.T) {
 		t.Error("the run after the model woke told a lost cache")
 	}
 	var n int
-	for _, rec := range srv.Requests() {
+	for _, rec := range recorded(t, srv, 3) {
 		if rec.Headers.Get("X-Team-Session") == "" || rec.Headers.Get("x-session-id") != "" {
 			t.Errorf("request %d: X-Team-Session %q, x-session-id %q; want the setting's header alone", rec.Seq, rec.Headers.Get("X-Team-Session"), rec.Headers.Get("x-session-id"))
 		}

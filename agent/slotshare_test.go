@@ -16,7 +16,18 @@ import (
 // alone in its slot, is told nothing.
 func TestSessionsBeyondTheSlots(t *testing.T) {
 	ws := slotWorkspace(t)
-	_, url := simURL(t, sim.Config{Ctx: 32768, Slots: 2, Root: ws})
+	srv, url := simURL(t, sim.Config{Ctx: 32768, Slots: 2, Root: ws})
+	// settle waits for the engine's record of every request the sessions
+	// sent: a slot is busy until its request's handler returns.
+	settle := func(ss ...*Session) {
+		n := 0
+		for _, s := range ss {
+			s.mu.Lock()
+			n += s.stats.Requests
+			s.mu.Unlock()
+		}
+		recorded(t, srv, n)
+	}
 	told := func(s *Session, text string) string {
 		t.Helper()
 		var out []string
@@ -33,6 +44,7 @@ func TestSessionsBeyondTheSlots(t *testing.T) {
 	told(a, "rounds=6 look at the first files")
 	b := startOn(t, url, ws, t.TempDir(), "")
 	told(b, "rounds=1 look at the other files")
+	settle(a, b)
 	c := startOn(t, url, ws, t.TempDir(), "")
 	if got := told(c, "rounds=1 and these"); got != "" {
 		t.Errorf("the third session's first run was told %q", got)

@@ -51,7 +51,12 @@ func (m *modelEntry) routerStatus() string {
 
 // routerProps is the URL of the per-model /props of the router at base.
 func routerProps(base, model string) string {
-	return rootOf(base) + "/props?model=" + url.QueryEscape(model)
+	return routerURL(rootOf(base)+"/props", model)
+}
+
+// routerURL is a GET endpoint of llama.cpp's router for model's child.
+func routerURL(endpoint, model string) string {
+	return endpoint + "?model=" + url.QueryEscape(model)
 }
 
 // ModelStatus reads the status llama.cpp's router gives opts.Model in

@@ -39,7 +39,11 @@ func Slots(ctx context.Context, opts Options) ([]Slot, error) {
 		PromptTokens int     `json:"n_prompt_tokens"`
 		Prompt       *string `json:"prompt"`
 	}
-	if err := d.getJSON(ctx, rootOf(opts.BaseURL)+"/slots", "GET /slots", &raw); err != nil {
+	url := rootOf(opts.BaseURL) + "/slots"
+	if opts.Router {
+		url = routerURL(url, opts.Model)
+	}
+	if err := d.getJSON(ctx, url, "GET /slots", &raw); err != nil {
 		return nil, err
 	}
 	out := make([]Slot, len(raw))

@@ -30,12 +30,12 @@ func (llamaCpp) routes(s *Server, mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/health", s.llamaHealth)
 	mux.HandleFunc("GET /v1/models", s.llamaModels)
 	mux.HandleFunc("GET /models", s.llamaModels)
-	props := s.llamaProps
+	props, slots := s.llamaProps, s.llamaSlots
 	if s.cfg.Router {
-		props = s.routerProps
+		props, slots = s.routerProps, s.forModel(s.llamaSlots)
 	}
 	mux.HandleFunc("GET /props", s.whenLoaded(props))
-	mux.HandleFunc("GET /slots", s.whenLoaded(s.llamaSlots))
+	mux.HandleFunc("GET /slots", s.whenLoaded(slots))
 	mux.HandleFunc("POST /slots/{id}", s.whenLoaded(s.slotAction))
 	mux.HandleFunc("POST /tokenize", s.whenLoaded(s.llamaTokenize))
 	mux.HandleFunc("POST /detokenize", s.whenLoaded(s.llamaDetokenize))

@@ -88,9 +88,21 @@ func (s *Server) routerModels(w http.ResponseWriter, r *http.Request) {
 // routerProps is the router's GET /props?model=<id>: the model's child's
 // /props; without a model, or for one it does not know, an error.
 func (s *Server) routerProps(w http.ResponseWriter, r *http.Request) {
+	s.forModel(s.llamaProps)(w, r)
+}
+
+// forModel is a GET endpoint of the router's model's child: it wants
+// ?model=<id>.
+func (s *Server) forModel(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.modelOnly(h, w, r)
+	}
+}
+
+func (s *Server) modelOnly(h http.HandlerFunc, w http.ResponseWriter, r *http.Request) {
 	switch name := r.URL.Query().Get("model"); name {
 	case s.cfg.Model:
-		s.llamaProps(w, r)
+		h(w, r)
 	case "":
 		s.writeError(w, http.StatusBadRequest, "model name is missing from the request")
 	default:
