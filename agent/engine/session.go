@@ -18,11 +18,11 @@ import (
 
 // SessionHeaders are the headers a request's Session is sent in by
 // default:
-//   - x-session-id: the header gateways that pin a conversation to a
+//   - x-session-id: the header routers that pin a conversation to a
 //     replica by a header are set to read (vLLM's production-stack router's
-//     session routing names its header with --session-key; Envoy's and the
-//     Gateway API's consistent hashing on a header; LiteLLM), and the one
-//     crush and opencode send;
+//     session routing names its header with --session-key; Envoy's and
+//     Gateway API implementations' consistent hashing on a header), and the
+//     one crush and opencode send;
 //   - x-session-affinity: the same, by the name crush and opencode also
 //     send;
 //   - X-Dynamo-Session-ID: NVIDIA Dynamo's KV-aware router.
