@@ -349,3 +349,27 @@ func TestCheckLanguageServers(t *testing.T) {
 		}
 	}
 }
+
+// check's tool-call probe is a side call of no session: it names none to
+// the engine's routers, whatever the settings add.
+func TestCheckProbeSendsNoSession(t *testing.T) {
+	s, base := startTestSim(t, sim.Config{Ctx: 8192})
+	rep, code, stderr := runCheckJSON(t, checkEnv(t, "REIKA_ENDPOINT", base, "REIKA_SESSION_HEADERS", "X-Team-Session", "REIKA_SESSION_FIELDS", "user"))
+	if code != 0 || !rep.ToolCalls.OK {
+		t.Fatalf("check = exit %d, tools %+v: %s", code, rep.ToolCalls, stderr)
+	}
+	reqs := s.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("check sent no chat request")
+	}
+	for _, r := range reqs {
+		for _, k := range []string{"X-Team-Session", "x-session-id", "X-Dynamo-Session-ID"} {
+			if v := r.Headers.Get(k); v != "" {
+				t.Errorf("the probe (request %d) carries %s %q, want none", r.Seq, k, v)
+			}
+		}
+		if strings.Contains(string(r.Body), `"user":`) {
+			t.Errorf("the probe (request %d) carries a user field: %s", r.Seq, r.Body)
+		}
+	}
+}
