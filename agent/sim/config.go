@@ -125,10 +125,15 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Ctx == 0 {
 		c.Ctx = DefaultCtx
 	}
+	if c.Flavor == VLLM && c.Cache.Kind == CacheRecurrent && c.Cache.Block == 0 {
+		c.Cache.Block = DefaultHybridBlock
+	}
 	if c.Cache, err = c.Cache.withDefaults(); err != nil {
 		return c, err
 	}
-	if c.Cache.Kind != CacheDense && c.Flavor != LlamaCpp {
+	switch {
+	case c.Flavor == VLLM && c.Cache.Kind == CacheRecurrent:
+	case c.Cache.Kind != CacheDense && c.Flavor != LlamaCpp:
 		return c, fmt.Errorf("cache %s is a llama.cpp slot's: the %s flavour has its own", c.Cache.Kind, c.Flavor)
 	}
 	if c.Router && c.Flavor != LlamaCpp {

@@ -44,7 +44,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Var(&windows, "window", "context window in tokens (16000 or 16k); repeat for several (default 16k, 32k and 128k)")
 	fs.Var(&sessions, "session", "recorded session file (.jsonl or .jsonl.gz); repeat for several (default testdata/sessions/*)")
 	fs.Var(&strategies, "strategy", "strategy to replay: "+strategyNames()+"; repeat for several (default all)")
-	eng := fs.String("engine", "dense", "the simulated engine: llama.cpp serving a dense, swa (sliding-window) or recurrent model, or vllm")
+	eng := fs.String("engine", "dense", "the simulated engine: llama.cpp serving a dense, swa (sliding-window) or recurrent model, vllm, or vllm-hybrid (vLLM serving a hybrid model: its recurrent state kept only at the last 1024-token block boundary of each prompt)")
 	minStep := fs.Int("checkpoint-min-step", 0, "swa and recurrent: llama-server's --checkpoint-min-step, `tokens` (default 8192; the agent is told it too, as check advises: checkpoint_min_step)")
 	slots := fs.Int("slots", 1, "llama.cpp's --parallel: with 2 or more a subagent takes a slot of its own; with 1 it shares the session's")
 	reasoning := fs.String("reasoning", "", "replay as a thinking model: what the engine's chat template renders of the reasoning sent back, `drop`, turn (the current turn's) or all; a session without reasoning is given some (unset: the sessions as recorded)")

@@ -24,12 +24,14 @@ Flags:
   --ctx N                 context window in tokens, per slot (default 8192)
   --flavor NAME           llamacpp, vllm or ollama (default llamacpp)
   --engine NAME           the model behind the cache: dense, swa (sliding window) or
-                          recurrent on llamacpp, or vllm (the vllm flavour); default dense
+                          recurrent on llamacpp, or vllm, or vllm-hybrid (a hybrid model whose
+                          recurrent state vLLM keeps only at each prompt's last block boundary);
+                          default dense
   --swa-window N          the sliding window of --engine swa, in tokens (default 1024)
   --ctx-checkpoints N     context checkpoints a slot keeps, swa and recurrent (default 32)
   --ubatch-size N         micro-batch in tokens, which places the checkpoints (default 512)
   --checkpoint-min-step N a full slot drops first the checkpoints closer than this (default 8192)
-  --block-size N          vllm's cache block in tokens (default 16)
+  --block-size N          vllm's cache block in tokens (default 16; 1024 for vllm-hybrid)
   --model NAME            model id to report
   --slots N               parallel slots, each with its own prompt cache (default 1)
   --slot-save-path DIR    allow POST /slots/ID?action=save|restore|erase, files in DIR (llamacpp)
