@@ -79,7 +79,10 @@ func (s *Session) RunImages(ctx context.Context, instruction string, images []co
 	// front end may have put the run there already, with its mode).
 	ctx = tools.WithRun(ctx, tools.Normal)
 	r := &run{s: s, report: report, tasks: newTaskList(s.cfg.Workspace)}
+	r.modelAwake(ctx)
+	r.slotTakenOver(ctx)
 	res := r.loop(ctx, instructionFor(ctx, instruction), images...)
+	s.markSlot(ctx)
 	res.Proposals, res.Tasks = r.proposals, r.tasks.list()
 	s.note(transcript.KindEvent, "run ended: "+res.End.String())
 	s.sync()

@@ -148,6 +148,9 @@ type Session struct {
 	// id of its own; parentKey is a subagent's parent's. Set once.
 	key, parentKey string
 	children       int // subagents started, for their keys; guarded by mu
+	// router is set behind llama.cpp's router mode, whose model may sleep
+	// between runs (modelAwake). Set once.
+	router bool
 	// resumedSlot is the slot the resumed session last recorded,
 	// resumedSave its last save; resumeReq is the request it sent last,
 	// rebuilt, which the warm-up sends again. Set by replay.
@@ -602,6 +605,7 @@ func (s *Session) Compact(ctx context.Context, report func(Event)) (before, afte
 	}
 	r.reportShrink(p)
 	s.sync()
+	s.markSlot(ctx)
 	return before, p.Estimate, nil
 }
 

@@ -38,6 +38,9 @@ type slotState struct {
 	// pending is closed when the save in the background ends; nil when
 	// none runs.
 	pending chan struct{}
+	// lastTask is the engine's last task on the pinned slot after the
+	// session's last run (markSlot), 0 when not known.
+	lastTask int
 }
 
 // SlotInfo says which engine slot the session uses and whether its cache

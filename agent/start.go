@@ -250,6 +250,10 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 	// (A replay's metered engine has the simulator's slots behind it: a
 	// subagent there takes a slot of its own as it would on llama.cpp.)
 	s.setupSlot(ctx, conn, info.StateDir, &info.Notices)
+	s.router = conn.Discovery.Router
+	if s.router {
+		info.notice(false, engine.RouterNote(conn.Options.Model, conn.Discovery.ModelStatus))
+	}
 	if conn.Discovery.Flavor == engine.LlamaCpp {
 		// (The replay's metered engine is llama.cpp's too: its primer is
 		// sized as a user's is.)
@@ -283,7 +287,7 @@ func (st Setup) connect(ctx context.Context, settings *config.Settings, info *In
 		Endpoint: settings.Endpoint.Value, EndpointSource: sourceOf(settings.Endpoint.Source),
 		Model: settings.Model.Value, APIKey: settings.APIKey(st.getenv()), APIKeyEnv: settings.APIKeyEnv.Value,
 		Extra: settings.Extra.Value, Configured: conf,
-	}, engine.Options{HTTPClient: st.HTTPClient})
+	}, engine.Options{HTTPClient: st.HTTPClient, Identity: identity(settings)})
 	if err != nil {
 		return nil, err
 	}
@@ -303,6 +307,19 @@ func (st Setup) connect(ctx context.Context, settings *config.Settings, info *In
 		info.notice(false, "prompt cache "+pc.Text)
 	}
 	return conn, nil
+}
+
+// identity is where the settings name a session to the engine's routers:
+// a list left unset takes the engine client's default (nil), one set
+// empty sends none.
+func identity(settings *config.Settings) engine.Identity {
+	list := func(v config.Value[[]string]) []string {
+		if !v.IsSet() {
+			return nil
+		}
+		return append([]string{}, v.Value...)
+	}
+	return engine.Identity{Headers: list(settings.SessionHeaders), ParentHeaders: list(settings.ParentSessionHeaders), Fields: list(settings.SessionFields)}
 }
 
 // PromptCache is how the engine reuses its prompt cache, for a front

@@ -185,7 +185,17 @@ type Settings struct {
 	// off, "off" turns every one off. They start programs, so a
 	// workspace's settings never give them.
 	LanguageServers Value[[]string]
-	Extra           Value[map[string]any]
+	// SessionHeaders are the HTTP headers every request of a session
+	// names it in, for the routers in front of several engine replicas;
+	// ParentSessionHeaders those a subagent's request names its parent's
+	// session in; SessionFields the body fields ("user",
+	// "prompt_cache_key") that carry the session's id too. Unset, the
+	// engine client's defaults (engine.SessionHeaders, …; no field); set
+	// to an empty list, none.
+	SessionHeaders       Value[[]string]
+	ParentSessionHeaders Value[[]string]
+	SessionFields        Value[[]string]
+	Extra                Value[map[string]any]
 	// MCPServers are the MCP servers of the user's config file (mcp.go);
 	// nothing else gives them.
 	MCPServers Value[[]MCPServer]
@@ -234,27 +244,32 @@ const DefaultReasoningRounds = 2
 // Profile is one named profile of the config file; its fields are also
 // allowed at the file's top level, as defaults for every profile.
 type Profile struct {
-	Endpoint          string         `json:"endpoint,omitempty"`
-	Model             string         `json:"model,omitempty"`
-	APIKeyEnv         string         `json:"api_key_env,omitempty"`
-	ContextWindow     *int           `json:"context_window,omitempty"`
-	CacheClass        string         `json:"cache_class,omitempty"`
-	SWAWindow         *int           `json:"swa_window,omitempty"`
-	CheckpointMinStep *int           `json:"checkpoint_min_step,omitempty"`
-	MaxTokens         *int           `json:"max_tokens,omitempty"`
-	MinGenTokens      *int           `json:"min_gen_tokens,omitempty"`
-	RepoMapBudget     *int           `json:"repo_map_budget,omitempty"`
-	ReasoningTemplate string         `json:"reasoning_template,omitempty"`
-	ReasoningRounds   *int           `json:"reasoning_rounds,omitempty"`
-	Debug             *bool          `json:"debug,omitempty"`
-	Minimal           *bool          `json:"minimal,omitempty"`
-	Warmup            *bool          `json:"warmup,omitempty"`
-	ReasoningBack     *bool          `json:"reasoning_back,omitempty"`
-	BashAllow         []string       `json:"bash_allow,omitempty"`
-	SandboxEnv        []string       `json:"sandbox_env,omitempty"`
-	LanguageServers   []string       `json:"language_servers,omitempty"`
-	Fetch             *bool          `json:"fetch,omitempty"`
-	Extra             map[string]any `json:"extra,omitempty"`
+	Endpoint          string   `json:"endpoint,omitempty"`
+	Model             string   `json:"model,omitempty"`
+	APIKeyEnv         string   `json:"api_key_env,omitempty"`
+	ContextWindow     *int     `json:"context_window,omitempty"`
+	CacheClass        string   `json:"cache_class,omitempty"`
+	SWAWindow         *int     `json:"swa_window,omitempty"`
+	CheckpointMinStep *int     `json:"checkpoint_min_step,omitempty"`
+	MaxTokens         *int     `json:"max_tokens,omitempty"`
+	MinGenTokens      *int     `json:"min_gen_tokens,omitempty"`
+	RepoMapBudget     *int     `json:"repo_map_budget,omitempty"`
+	ReasoningTemplate string   `json:"reasoning_template,omitempty"`
+	ReasoningRounds   *int     `json:"reasoning_rounds,omitempty"`
+	Debug             *bool    `json:"debug,omitempty"`
+	Minimal           *bool    `json:"minimal,omitempty"`
+	Warmup            *bool    `json:"warmup,omitempty"`
+	ReasoningBack     *bool    `json:"reasoning_back,omitempty"`
+	BashAllow         []string `json:"bash_allow,omitempty"`
+	SandboxEnv        []string `json:"sandbox_env,omitempty"`
+	LanguageServers   []string `json:"language_servers,omitempty"`
+	// SessionHeaders and the two below are pointers so that an empty
+	// list (send none) differs from no setting.
+	SessionHeaders       *[]string      `json:"session_headers,omitempty"`
+	ParentSessionHeaders *[]string      `json:"parent_session_headers,omitempty"`
+	SessionFields        *[]string      `json:"session_fields,omitempty"`
+	Fetch                *bool          `json:"fetch,omitempty"`
+	Extra                map[string]any `json:"extra,omitempty"`
 }
 
 // FileContents is the config file:

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -388,5 +389,40 @@ func TestReasoningBack(t *testing.T) {
 				t.Errorf("Warnings = %q, want none", s.Warnings)
 			}
 		})
+	}
+}
+
+// The headers and fields that name a session come from every layer; an
+// empty list is set (it sends none), unset is the client's default, and a
+// header the client sends itself or a field it does not know is refused
+// with a warning.
+func TestSessionIdentity(t *testing.T) {
+	none := []string{}
+	s := Resolve(Inputs{
+		File: &FileContents{Profile: Profile{ParentSessionHeaders: &none}},
+		Env: func(k string) string {
+			if k == "REIKA_SESSION_HEADERS" {
+				return "x-session-id, X-Team-Session"
+			}
+			return ""
+		},
+		Editor: map[string]any{"sessionFields": []any{"prompt_cache_key"}},
+	})
+	if got := s.SessionHeaders; !reflect.DeepEqual(got.Value, []string{"x-session-id", "X-Team-Session"}) || got.Source.Layer != Env {
+		t.Errorf("SessionHeaders = %+v, want the environment's two", got)
+	}
+	if got := s.ParentSessionHeaders; got.Value == nil || len(got.Value) != 0 || !got.IsSet() {
+		t.Errorf("ParentSessionHeaders = %+v, want set and empty", got)
+	}
+	if got := s.SessionFields; !reflect.DeepEqual(got.Value, []string{"prompt_cache_key"}) || got.Source.Layer != EditorStartup {
+		t.Errorf("SessionFields = %+v, want the editor's prompt_cache_key", got)
+	}
+	if len(s.Warnings) != 0 {
+		t.Errorf("Warnings = %q, want none", s.Warnings)
+	}
+	bad := Resolve(Inputs{Editor: map[string]any{"session_headers": []any{"Authorization"}, "session_fields": []any{"metadata"}}})
+	if bad.SessionHeaders.IsSet() || bad.SessionFields.IsSet() || len(bad.Warnings) != 2 {
+		t.Errorf("Authorization and metadata: headers %+v, fields %+v, warnings %q; want both refused with a warning each",
+			bad.SessionHeaders, bad.SessionFields, bad.Warnings)
 	}
 }

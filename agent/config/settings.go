@@ -57,6 +57,12 @@ var settingsTable = []setting{
 	{key: "fetch", env: "REIKA_FETCH", kind: kindBool, hint: "1 or 0"},
 	{key: "bash_allow", env: "REIKA_BASH_ALLOW", kind: kindList, hint: "a list of command prefixes (in the environment, separated by commas)"},
 	{key: "sandbox_env", env: "REIKA_SANDBOX_ENV", kind: kindList, hint: "a list of variable names (in the environment, separated by commas)"},
+	{key: "session_headers", env: "REIKA_SESSION_HEADERS", kind: kindList,
+		hint: `a list of HTTP header names such as "x-session-id" ([] sends none; in the environment, separated by commas)`},
+	{key: "parent_session_headers", env: "REIKA_PARENT_SESSION_HEADERS", kind: kindList,
+		hint: `a list of HTTP header names such as "X-Dynamo-Parent-Session-ID" ([] sends none; in the environment, separated by commas)`},
+	{key: "session_fields", env: "REIKA_SESSION_FIELDS", kind: kindList,
+		hint: `a list of request body fields among "user" and "prompt_cache_key" (in the environment, separated by commas)`},
 	{key: "language_servers", env: "REIKA_LANGUAGE_SERVERS", kind: kindList,
 		hint: `a list of "language=command args" entries such as "go=gopls" ("language=" turns one off, "off" all; in the environment, separated by commas)`},
 }
@@ -118,6 +124,14 @@ func (r *resolver) applyProfile(p Profile, src Source) {
 	}
 	if p.LanguageServers != nil {
 		set("language_servers", toAny(p.LanguageServers))
+	}
+	for _, f := range []struct {
+		key string
+		v   *[]string
+	}{{"session_headers", p.SessionHeaders}, {"parent_session_headers", p.ParentSessionHeaders}, {"session_fields", p.SessionFields}} {
+		if f.v != nil {
+			set(f.key, toAny(*f.v))
+		}
 	}
 	if p.Extra != nil {
 		r.s.Extra = Value[map[string]any]{p.Extra, src}
@@ -295,7 +309,49 @@ func (r *resolver) setList(st setting, list []string, src Source) {
 		r.s.SandboxEnv = Value[[]string]{list, src}
 	case "language_servers":
 		r.s.LanguageServers = Value[[]string]{list, src}
+	case "session_headers", "parent_session_headers", "session_fields":
+		r.setIdentity(st, list, src)
 	}
+}
+
+// setIdentity sets one of the lists that name a session to the
+// engine's routers: header names must be HTTP tokens, fields "user" or
+// "prompt_cache_key". An empty list is kept as one: it sends none.
+func (r *resolver) setIdentity(st setting, list []string, src Source) {
+	for _, v := range list {
+		if st.key == "session_fields" && v != "user" && v != "prompt_cache_key" || st.key != "session_fields" && !headerName(v) {
+			r.warn("%s holds %q: want %s; ignored", describe(st, src), v, st.hint)
+			return
+		}
+	}
+	if list == nil {
+		list = []string{}
+	}
+	v := Value[[]string]{list, src}
+	switch st.key {
+	case "session_headers":
+		r.s.SessionHeaders = v
+	case "parent_session_headers":
+		r.s.ParentSessionHeaders = v
+	default:
+		r.s.SessionFields = v
+	}
+}
+
+// headerName reports whether s is an HTTP header name (an RFC 9110
+// token) that a request may carry a session's id in: not one the client
+// itself sends (the key's Authorization among them).
+func headerName(s string) bool {
+	switch strings.ToLower(s) {
+	case "", "authorization", "content-type", "content-length", "host", "accept", "accept-encoding", "cookie", "transfer-encoding", "connection", "user-agent":
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func toAny(list []string) []any {
@@ -455,6 +511,9 @@ func (s *Settings) Each(f func(key string, value any, src Source)) {
 	f("bash_allow", s.BashAllow.Value, s.BashAllow.Source)
 	f("sandbox_env", s.SandboxEnv.Value, s.SandboxEnv.Source)
 	f("language_servers", s.LanguageServers.Value, s.LanguageServers.Source)
+	f("session_headers", s.SessionHeaders.Value, s.SessionHeaders.Source)
+	f("parent_session_headers", s.ParentSessionHeaders.Value, s.ParentSessionHeaders.Source)
+	f("session_fields", s.SessionFields.Value, s.SessionFields.Source)
 	f("extra", s.Extra.Value, s.Extra.Source)
 }
 

@@ -63,7 +63,7 @@ func (c *Client) Chat(ctx context.Context, req Request, onDelta func(Delta)) (*R
 		first = req.FirstByte
 	}
 	cl := &call{stream: stream, maxTokens: req.MaxTokens, patch: patch, idle: first, chunk: c.timeouts.Chunk, cancel: cancel,
-		session: req.Session, parent: req.ParentSession}
+		session: req.Session, parent: req.ParentSession, identity: c.opts.Identity}
 	defer cl.stop()
 	if !stream {
 		var cancelT context.CancelFunc

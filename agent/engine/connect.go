@@ -61,7 +61,7 @@ func Connect(ctx context.Context, t Target, base Options) (*Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts.Flavor = d.Flavor
+	opts.Flavor, opts.Router = d.Flavor, d.Router
 	if kw := withKwargs(opts.Extra, d.ReasoningKwargs); kw != nil {
 		// The template keeps every message's reasoning when asked.
 		opts.Extra = kw

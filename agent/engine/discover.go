@@ -42,6 +42,13 @@ type Discovery struct {
 	OutputLimit int
 	// Slots is llama.cpp's number of parallel slots.
 	Slots int
+	// Router is set when the endpoint is llama.cpp's router mode (one
+	// server, many models, each run by a child llama-server it loads,
+	// puts to sleep and unloads): its /v1/models entries carry a status,
+	// and the model's own facts come from /props?model=. ModelStatus is
+	// the chosen model's status at discovery (ModelLoaded, …).
+	Router      bool
+	ModelStatus string
 	// TruncationRisk is set when the engine silently cuts prompts that do
 	// not fit (Ollama): it says why and what to do.
 	TruncationRisk string
@@ -219,9 +226,9 @@ func chooseModel(configured string, out *Discovery) {
 	switch {
 	case configured != "":
 		out.Model, out.ModelSource = configured, SourceConfiguredModel
-		if len(out.Models) > 0 && !containsFold(out.Models, configured) && out.Flavor != LlamaCpp {
-			// llama.cpp serves its one model under any name; others refuse
-			// names they do not know.
+		if len(out.Models) > 0 && !containsFold(out.Models, configured) && (out.Flavor != LlamaCpp || out.Router) {
+			// llama.cpp serves its one model under any name (its router
+			// only those it lists); others refuse names they do not know.
 			out.Warnings = append(out.Warnings, fmt.Sprintf("model %q is not among those %s serves (%s); set REIKA_MODEL to one of them",
 				configured, base, strings.Join(firstN(out.Models, 8), ", ")))
 		}
@@ -408,6 +415,10 @@ type modelEntry struct {
 	MaxModelLen int `json:"max_model_len"`
 	// OpenRouter, Together and other routers.
 	ContextLength int `json:"context_length"`
+	// llama.cpp's router mode: {"value": "loaded", "args": […]}, and the
+	// child's n_ctx beside it once it runs (routerEntry).
+	Status json.RawMessage `json:"status"`
+	NCtx   int             `json:"n_ctx"`
 }
 
 func (ml modelList) flavor() Flavor {
@@ -424,7 +435,7 @@ func (ml modelList) flavor() Flavor {
 		case "organization_owner":
 			return LMStudio
 		}
-		if m.Meta != nil {
+		if m.Meta != nil || m.routerStatus() != "" {
 			return LlamaCpp
 		}
 	}
@@ -482,24 +493,32 @@ func (d *discoverer) llamaWindow(ctx context.Context, base string, entry *modelE
 	if entry != nil && entry.Meta != nil && entry.Meta.NCtx > 0 {
 		out.EngineWindow, out.EngineWindowSource = entry.Meta.NCtx, sourceLlamaModelsNCtx
 	}
-	var props llamaProps
-	if err := d.getJSON(ctx, rootOf(base)+"/props", "GET /props", &props); err != nil {
+	props := rootOf(base) + "/props"
+	if st := entry.routerStatus(); st != "" {
+		out.Router, out.ModelStatus = true, st
+		if out.EngineWindow == 0 && entry.NCtx > 0 {
+			out.EngineWindow, out.EngineWindowSource = entry.NCtx, sourceLlamaModelsNCtx
+		}
+		props = routerProps(base, out.Model)
+	}
+	var p llamaProps
+	if err := d.getJSON(ctx, props, "GET /props", &p); err != nil {
 		if out.EngineWindow == 0 {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("llama.cpp did not give its window: %v", err))
 		}
 		return
 	}
-	out.Slots, out.Version = props.TotalSlots, props.BuildInfo
-	d.modelPath = props.ModelPath
-	if props.Modalities != nil {
-		out.Images, out.ImagesSource = props.Modalities.Vision, "llama.cpp /props modalities.vision"
+	out.Slots, out.Version = p.TotalSlots, p.BuildInfo
+	d.modelPath = p.ModelPath
+	if p.Modalities != nil {
+		out.Images, out.ImagesSource = p.Modalities.Vision, "llama.cpp /props modalities.vision"
 	}
-	out.Reasoning = templateReasoning(props.ChatTemplate, props.ChatTemplateCaps)
+	out.Reasoning = templateReasoning(p.ChatTemplate, p.ChatTemplateCaps)
 	if out.Reasoning != contextwin.ReasoningDrop {
-		out.ReasoningKwargs = preserving(props.ChatTemplate)
+		out.ReasoningKwargs = preserving(p.ChatTemplate)
 	}
-	if out.EngineWindow == 0 && props.window() > 0 {
-		out.EngineWindow, out.EngineWindowSource = props.window(), sourceLlamaPropsNCtx
+	if out.EngineWindow == 0 && p.window() > 0 {
+		out.EngineWindow, out.EngineWindowSource = p.window(), sourceLlamaPropsNCtx
 	}
 }
 

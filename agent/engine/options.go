@@ -59,6 +59,14 @@ type Options struct {
 	// Extra fields are merged into every chat request body (the profile's
 	// extras).
 	Extra map[string]any
+	// Router is set behind llama.cpp's router mode (Discovery.Router):
+	// /slots and /tokenize then name the model, which the router needs to
+	// find its child.
+	Router bool
+	// Identity says which headers and body fields name a request's
+	// session (Request.Session); the zero value sends SessionHeaders and
+	// ParentSessionHeaders, no field.
+	Identity Identity
 	// HTTPClient, when set, sends every request (tests record through it).
 	// Its own Timeout is left alone; the timeouts below still apply.
 	HTTPClient *http.Client

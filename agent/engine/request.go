@@ -119,7 +119,8 @@ func wireTools(tools []Tool) ([]openai.Tool, error) {
 }
 
 // addFields puts in p the body fields go-openai does not send as they
-// must be: llama.cpp's cache_prompt and slot, the extra fields, and the
+// must be: llama.cpp's cache_prompt and slot, the session's fields
+// (Identity.Fields), the extra fields, and the
 // model, max_tokens and temperature as given.
 func (p *bodyPatch) addFields(opts Options, req Request) error {
 	if opts.Flavor == LlamaCpp {
@@ -128,6 +129,7 @@ func (p *bodyPatch) addFields(opts Options, req Request) error {
 			p.typed["id_slot"], _ = json.Marshal(*req.Slot)
 		}
 	}
+	opts.Identity.addSessionFields(p, req.Session)
 	for _, extra := range []map[string]any{opts.Extra, req.Extra} {
 		for k, v := range extra {
 			b, err := json.Marshal(v)
@@ -166,7 +168,7 @@ func argumentsOrEmpty(args string) string {
 }
 
 // bodyPatch rewrites the body go-openai marshalled. Precedence, lowest
-// first: defaults (cache_prompt for llama.cpp, then Options.Extra, then
+// first: defaults (cache_prompt for llama.cpp and the session's fields, then Options.Extra, then
 // Request.Extra), then the fields go-openai wrote (messages, tools,
 // tool_choice, stream, stream_options), then typed (model, max_tokens,
 // temperature, id_slot). The top level is written with sorted keys and every value

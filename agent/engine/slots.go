@@ -19,6 +19,11 @@ type Slot struct {
 	// (PromptTokens long). A slot never used shows only its id and state.
 	Used         bool
 	PromptTokens int
+	// Task is the id of the last task that ran on the slot (llama.cpp
+	// numbers its tasks in order), 0 when none: the slot with the
+	// smallest was used least recently, and a slot whose task changed
+	// since a session's last request was taken over meanwhile.
+	Task int
 	// Prompt is the cached prompt's text on builds that show it (older
 	// ones); "" on current builds.
 	Prompt string
@@ -34,12 +39,19 @@ func Slots(ctx context.Context, opts Options) ([]Slot, error) {
 		PromptTokens int     `json:"n_prompt_tokens"`
 		Prompt       *string `json:"prompt"`
 	}
-	if err := d.getJSON(ctx, rootOf(opts.BaseURL)+"/slots", "GET /slots", &raw); err != nil {
+	url := rootOf(opts.BaseURL) + "/slots"
+	if opts.Router {
+		url = routerURL(url, opts.Model)
+	}
+	if err := d.getJSON(ctx, url, "GET /slots", &raw); err != nil {
 		return nil, err
 	}
 	out := make([]Slot, len(raw))
 	for i, r := range raw {
 		out[i] = Slot{ID: r.ID, Processing: r.Processing, Used: r.IDTask != nil || r.PromptTokens > 0, PromptTokens: r.PromptTokens}
+		if r.IDTask != nil {
+			out[i].Task = *r.IDTask
+		}
 		if r.Prompt != nil {
 			out[i].Prompt = *r.Prompt
 			out[i].Used = out[i].Used || *r.Prompt != ""
@@ -52,9 +64,12 @@ func Slots(ctx context.Context, opts Options) ([]Slot, error) {
 // the slot named by prefer (the one the session used before a restart)
 // when it exists; else, when the engine shows cached prompts and one
 // shares a prefix with prompt, the one sharing the longest; else a slot
-// no task has used, then a slot not processing, then any — among equals
-// the one key hashes to, so that a session keeps its choice and two
-// sessions with different keys tend to part.
+// no task has used — among those the one key hashes to, so that a session
+// keeps its choice and two sessions with different keys tend to part —;
+// else, every slot holding another session's prompt, the least recently
+// used one not processing (the smallest last task): sessions beyond the
+// engine's slots share them, each evicting the one idle longest; else
+// the one key hashes to.
 func ChooseSlot(slots []Slot, key string, prefer int, prompt string) (id int, why string) {
 	if len(slots) == 0 {
 		return -1, "the engine shows no slots"
@@ -92,8 +107,14 @@ func ChooseSlot(slots []Slot, key string, prefer int, prompt string) (id int, wh
 	if id := pick(func(s Slot) bool { return !s.Used && !s.Processing }); id >= 0 {
 		return id, "no task has used it"
 	}
-	if id := pick(func(s Slot) bool { return !s.Processing }); id >= 0 {
-		return id, "idle (every slot holds some prompt)"
+	lru := -1
+	for i, s := range slots {
+		if !s.Processing && (lru < 0 || s.Task < slots[lru].Task) {
+			lru = i
+		}
+	}
+	if lru >= 0 {
+		return slots[lru].ID, "every slot holds another session's prompt: the least recently used, shared"
 	}
 	return pick(func(Slot) bool { return true }), "every slot was busy: a stable choice"
 }

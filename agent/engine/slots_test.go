@@ -14,6 +14,7 @@ func TestChooseSlot(t *testing.T) {
 	fresh := []engine.Slot{{ID: 0}, {ID: 1}}
 	oneUsed := []engine.Slot{{ID: 0, Used: true, PromptTokens: 900}, {ID: 1}}
 	allUsed := []engine.Slot{{ID: 0, Used: true}, {ID: 1, Used: true, Processing: true}, {ID: 2, Used: true}}
+	lru := []engine.Slot{{ID: 0, Used: true, Task: 40}, {ID: 1, Used: true, Task: 12, Processing: true}, {ID: 2, Used: true, Task: 17}, {ID: 3, Used: true, Task: 31}}
 	withPrompts := []engine.Slot{{ID: 0, Used: true, Prompt: "system A, user B"}, {ID: 1, Used: true, Prompt: "system C"}, {ID: 2}}
 	tests := []struct {
 		name   string
@@ -26,6 +27,7 @@ func TestChooseSlot(t *testing.T) {
 		{"a slot never used", oneUsed, -1, "", []int{1}},
 		{"an idle slot when all were used", allUsed, -1, "", []int{0, 2}},
 		{"a fresh engine: either", fresh, -1, "", []int{0, 1}},
+		{"every slot holds a session: the least recently used idle one", lru, -1, "", []int{2}},
 		{"the longest shared prefix, when prompts show", withPrompts, -1, "system A, user B and more", []int{0}},
 		{"no shared prefix: a slot never used", withPrompts, -1, "unrelated", []int{2}},
 		{"a preferred slot that is gone", oneUsed, 5, "", []int{1}},

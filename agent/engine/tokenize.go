@@ -15,9 +15,14 @@ import (
 // themselves, whose figures the engine reports with every answer.
 func Tokenize(ctx context.Context, opts Options, text string) (int, error) {
 	d := newDiscoverer(opts)
+	var model string
+	if opts.Router {
+		model = opts.Model // the router finds the model's child by it
+	}
 	body, err := json.Marshal(struct {
 		Content string `json:"content"`
-	}{text})
+		Model   string `json:"model,omitempty"`
+	}{text, model})
 	if err != nil {
 		return 0, err
 	}

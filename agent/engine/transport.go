@@ -34,8 +34,10 @@ type call struct {
 	// stream is stopped (assembler.overran).
 	maxTokens int
 	patch     *bodyPatch
-	// session and parent are the request's Session and ParentSession.
+	// session and parent are the request's Session and ParentSession,
+	// identity the headers they go in.
 	session, parent string
+	identity        Identity
 	idle            time.Duration // the wait for the first byte
 	chunk           time.Duration // the wait between chunks after it
 	cancel          context.CancelCauseFunc
@@ -124,7 +126,7 @@ func (d doer) Do(r *http.Request) (*http.Response, error) {
 	}
 	if c.session != "" {
 		r = r.Clone(r.Context())
-		setSession(r.Header, c.session, c.parent)
+		c.identity.setSession(r.Header, c.session, c.parent)
 	}
 	if c.stream {
 		c.startIdle()

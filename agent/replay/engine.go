@@ -40,6 +40,9 @@ func ParseEngine(name string) (Engine, error) {
 
 // String is the engine's name as ParseEngine reads it.
 func (e Engine) String() string {
+	if e.Flavor == sim.VLLM && e.Cache.Kind == sim.CacheRecurrent {
+		return sim.VLLMHybrid
+	}
 	if e.Flavor == sim.VLLM {
 		return string(sim.VLLM)
 	}
@@ -103,6 +106,11 @@ func discovered(c sim.CacheModel) func(*config.Settings) {
 // it (chat_template_caps and the template's text).
 func (e Engine) told() func(*config.Settings) {
 	cache := discovered(e.Cache)
+	if e.Flavor == sim.VLLM {
+		// vLLM's discovery reads its block cache (a hybrid model's last
+		// boundary is no class the planner has yet): nothing is told.
+		cache = nil
+	}
 	if e.Reasoning == "" || e.Flavor != sim.VLLM {
 		return cache
 	}

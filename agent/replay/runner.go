@@ -480,7 +480,7 @@ func scriptTurn(m contextwin.Message) sim.Turn {
 // engine's figures for every request.
 type meter struct {
 	client *engine.Client
-	srv    *sim.Server
+	srv    scripted
 
 	round    int
 	turn     sim.Turn
@@ -500,6 +500,14 @@ type meter struct {
 	last     engine.Request
 	problems []string
 	loss     *losses
+}
+
+// scripted is the engine a meter scripts: one simulator, or one
+// session's script on a router's replicas (routed.go).
+type scripted interface {
+	AppendScript(turns ...sim.Turn)
+	LastRequest() (sim.RequestRecord, bool)
+	Config() sim.Config
 }
 
 // begin starts round n (1-based): its recorded reply, which the next turn

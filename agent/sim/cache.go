@@ -44,7 +44,11 @@ const (
 	// CacheSWA is a sliding-window model: dense within its window of the
 	// previous prompt's end, checkpointed before it.
 	CacheSWA CacheKind = "swa"
-	// CacheRecurrent is a recurrent or hybrid model: only checkpoints.
+	// CacheRecurrent is a recurrent or hybrid model: only checkpoints. On
+	// the vLLM flavour (a hybrid model, Qwen3.5's gated DeltaNet, under
+	// --mamba-cache-mode align), the recurrent state is kept only at the
+	// last block boundary of each prompt: a pure append re-prefills up to
+	// a block, a change restarts at the last such boundary before it.
 	CacheRecurrent CacheKind = "recurrent"
 )
 
@@ -67,6 +71,10 @@ const (
 	DefaultMinStep     = 8192 // llama-server --checkpoint-min-step
 	DefaultUbatch      = 512  // llama-server --ubatch-size
 	DefaultBlock       = 16   // vLLM --block-size
+	// DefaultHybridBlock is the block vLLM takes for a hybrid model: it
+	// grows the block until a block's attention pages match the recurrent
+	// state's page (528 to 2048 tokens by model; this is a middle one).
+	DefaultHybridBlock = 1024
 )
 
 // checkpointBack is how far before a prompt's end llama.cpp takes its
@@ -94,6 +102,11 @@ type CacheModel struct {
 	// Block is the size of vLLM's cache blocks in tokens; 0 means
 	// DefaultBlock.
 	Block int
+	// KVTokens is the size of vLLM's KV cache in tokens (what
+	// --gpu-memory-utilization leaves it: vLLM logs it as "GPU KV cache
+	// size"); the least recently used sequences are evicted beyond it. 0
+	// bounds it only by the sequences kept.
+	KVTokens int
 }
 
 func (m CacheModel) withDefaults() (CacheModel, error) {
@@ -101,7 +114,7 @@ func (m CacheModel) withDefaults() (CacheModel, error) {
 	if m.Kind, err = ParseCacheKind(string(m.Kind)); err != nil {
 		return m, err
 	}
-	if m.Window < 0 || m.Checkpoints < 0 || m.Ubatch < 0 || m.Block < 0 {
+	if m.Window < 0 || m.Checkpoints < 0 || m.Ubatch < 0 || m.Block < 0 || m.KVTokens < 0 {
 		return m, fmt.Errorf("cache window, checkpoints, ubatch and block must not be negative")
 	}
 	if m.Kind == CacheSWA && m.Window == 0 {
@@ -219,14 +232,23 @@ func (m CacheModel) processed(points []int, from, n int) []int {
 
 // Engines are the names ParseEngine accepts, as the commands' --engine
 // lists them.
-const Engines = "dense, swa, recurrent or vllm"
+const Engines = "dense, swa, recurrent, vllm or vllm-hybrid"
+
+// VLLMHybrid is the --engine name of vLLM serving a hybrid model
+// (CacheRecurrent on the vLLM flavour).
+const VLLMHybrid = "vllm-hybrid"
 
 // ParseEngine reads an engine as the commands name it: "dense", "swa" or
 // "recurrent" is llama.cpp serving a model of that kind, "vllm" is vLLM
-// with its block cache; "" is dense.
+// with its block cache, "vllm-hybrid" vLLM serving a hybrid model (its
+// recurrent state cached at the last block boundary of each prompt); ""
+// is dense.
 func ParseEngine(s string) (Flavor, CacheKind, error) {
-	if strings.EqualFold(strings.TrimSpace(s), string(VLLM)) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case string(VLLM):
 		return VLLM, CacheDense, nil
+	case VLLMHybrid:
+		return VLLM, CacheRecurrent, nil
 	}
 	k, err := ParseCacheKind(s)
 	if err != nil {

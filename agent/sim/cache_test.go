@@ -272,7 +272,7 @@ func TestCacheConfig(t *testing.T) {
 		t.Errorf("defaults: %+v, want %+v", got, want)
 	}
 	for _, cfg := range []Config{
-		{Flavor: VLLM, Cache: CacheModel{Kind: CacheRecurrent}},
+		{Flavor: VLLM, Cache: CacheModel{Kind: CacheSWA}},
 		{Flavor: Ollama, Cache: CacheModel{Kind: CacheSWA}},
 		{Cache: CacheModel{Kind: CacheSWA, Window: -1}},
 	} {

@@ -46,6 +46,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeLoading(w)
 		return
 	}
+	s.wake()
 	body, c, err := readChat(w, r)
 	if err != nil {
 		seq, _ := s.nextChat()
@@ -53,6 +54,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, rec, http.StatusBadRequest, err.Error())
 		return
 	}
+	c.scriptKey = r.Header.Get(ScriptHeader)
 	if n := len(c.messages); s.cfg.NoPrefill && s.cfg.Flavor == LlamaCpp && n > 0 && c.messages[n-1].Role == "assistant" {
 		seq, _ := s.nextChat()
 		rec := newRecord(seq, body, c)

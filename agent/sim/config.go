@@ -78,6 +78,10 @@ type Config struct {
 	// action=restore reads it back. Empty refuses those actions (HTTP 501),
 	// as llama-server does without the flag. Other flavours ignore it.
 	SlotSavePath string
+	// Router makes a llama.cpp server its router mode (router.go): the
+	// model listed with a status, /props per model, a model that sleeps
+	// (SetModelStatus) and loses its cache. Other flavours refuse it.
+	Router bool
 	// Script holds replies, consumed one per chat request in order.
 	Script []Turn
 	// Root is the directory the built-in policy explores once the script
@@ -133,11 +137,19 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Ctx == 0 {
 		c.Ctx = DefaultCtx
 	}
+	if c.Flavor == VLLM && c.Cache.Kind == CacheRecurrent && c.Cache.Block == 0 {
+		c.Cache.Block = DefaultHybridBlock
+	}
 	if c.Cache, err = c.Cache.withDefaults(); err != nil {
 		return c, err
 	}
-	if c.Cache.Kind != CacheDense && c.Flavor != LlamaCpp {
+	switch {
+	case c.Flavor == VLLM && c.Cache.Kind == CacheRecurrent:
+	case c.Cache.Kind != CacheDense && c.Flavor != LlamaCpp:
 		return c, fmt.Errorf("cache %s is a llama.cpp slot's: the %s flavour has its own", c.Cache.Kind, c.Flavor)
+	}
+	if c.Router && c.Flavor != LlamaCpp {
+		return c, fmt.Errorf("a router is llama.cpp's: the %s flavour has none", c.Flavor)
 	}
 	if c.Ctx < 16 {
 		return c, fmt.Errorf("ctx %d is too small: want at least 16 tokens", c.Ctx)

@@ -30,8 +30,12 @@ func (llamaCpp) routes(s *Server, mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/health", s.llamaHealth)
 	mux.HandleFunc("GET /v1/models", s.llamaModels)
 	mux.HandleFunc("GET /models", s.llamaModels)
-	mux.HandleFunc("GET /props", s.whenLoaded(s.llamaProps))
-	mux.HandleFunc("GET /slots", s.whenLoaded(s.llamaSlots))
+	props, slots := s.llamaProps, s.llamaSlots
+	if s.cfg.Router {
+		props, slots = s.routerProps, s.forModel(s.llamaSlots)
+	}
+	mux.HandleFunc("GET /props", s.whenLoaded(props))
+	mux.HandleFunc("GET /slots", s.whenLoaded(slots))
 	mux.HandleFunc("POST /slots/{id}", s.whenLoaded(s.slotAction))
 	mux.HandleFunc("POST /tokenize", s.whenLoaded(s.llamaTokenize))
 	mux.HandleFunc("POST /detokenize", s.whenLoaded(s.llamaDetokenize))
@@ -176,6 +180,10 @@ func (s *Server) llamaHealth(w http.ResponseWriter, r *http.Request) {
 // OpenAI "data" list, whose meta carries the slot window (null while
 // loading).
 func (s *Server) llamaModels(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Router {
+		s.routerModels(w, r)
+		return
+	}
 	m := s.cfg.Model
 	var meta any
 	if !s.loading() {

@@ -99,25 +99,38 @@ func generate(r reply, limit int, malformed bool) generation {
 	return g
 }
 
+// takeTurn takes the next turn of script for c: ok is false when the
+// script is empty.
+func takeTurn(script *[]Turn, c *chat) (r reply, f *Fault, ok bool) {
+	if len(*script) == 0 {
+		return reply{}, nil, false
+	}
+	t := (*script)[0]
+	if len(t.ToolCalls) > 0 && !c.toolsAllowed() || c.toolChoice == "none" && c.maxTokens == 1 {
+		// A turn that calls tools is not for a request that may not;
+		// nor is any turn for a checkpoint request (one token, no
+		// tools), which only primes the cache: each gets a note and
+		// leaves the turn to the next request.
+		return noteReply(c), nil, true
+	}
+	*script = (*script)[1:]
+	return turnReply(t, c), t.Fault, true
+}
+
 // chooseReply decides what the model says to c: the next script turn, the
 // policy, or a final answer. It returns the turn's fault, if any.
 func (s *Server) chooseReply(c *chat) (reply, *Fault) {
-	s.mu.Lock()
-	if len(s.script) > 0 {
-		t := s.script[0]
-		if len(t.ToolCalls) > 0 && !c.toolsAllowed() || c.toolChoice == "none" && c.maxTokens == 1 {
-			// A turn that calls tools is not for a request that may not;
-			// nor is any turn for a checkpoint request (one token, no
-			// tools), which only primes the cache: each gets a note and
-			// leaves the turn to the next request.
-			s.mu.Unlock()
-			return noteReply(c), nil
+	if c.scriptKey != "" && s.keyed != nil {
+		if r, f, ok := s.keyed.take(c.scriptKey, c); ok {
+			return r, f
 		}
-		s.script = s.script[1:]
-		s.mu.Unlock()
-		return turnReply(t, c), t.Fault
 	}
+	s.mu.Lock()
+	r, f, ok := takeTurn(&s.script, c)
 	s.mu.Unlock()
+	if ok {
+		return r, f
+	}
 	if c.toolsAllowed() && !offersPolicyTools(c) {
 		if r, ok := schemaReply(c); ok {
 			return r, nil

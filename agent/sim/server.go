@@ -32,6 +32,12 @@ type Server struct {
 	readyAt         time.Time
 	loadingOverride *bool
 	vocab           map[int]string // pieces seen by /tokenize, for /detokenize
+	// keyed are the scripts a Replicas router shares with its
+	// replicas, by ScriptHeader; nil for a server of its own.
+	keyed *keyedScripts
+	// modelStatus is the router's model's status (router.go); "" is
+	// loaded.
+	modelStatus string
 
 	logMu     sync.Mutex
 	closing   chan struct{}

@@ -164,31 +164,89 @@ const maxSharedSeqs = 32
 // sharedCache is vLLM's prefix cache: shared by all requests, in whole
 // blocks of block tokens, with no waiting (vLLM batches every request at
 // once). A prompt that is entirely cached still recomputes its last
-// block.
+// block. A hybrid model's (hybrid) keeps its recurrent state only at the
+// last block boundary of each prompt it processed: a later prompt reuses
+// the longest such boundary it reaches.
 type sharedCache struct {
 	block int
-	mu    sync.Mutex
-	seqs  [][]string
+	// budget is the KV cache's size in tokens (Config.KVTokens), 0 for
+	// no bound but maxSharedSeqs: the sequences least recently used are
+	// evicted until the rest fit.
+	budget int
+	hybrid bool
+	mu     sync.Mutex
+	seqs   []sharedSeq // least recently used first
+}
+
+// sharedSeq is a sequence the cache holds, and the last block boundary of
+// its prompt (where a hybrid model's state is kept).
+type sharedSeq struct {
+	tokens   []string
+	boundary int
 }
 
 func (c *sharedCache) acquire(_ context.Context, prompt []string, _ int, reuse bool) (hold, error) {
 	c.mu.Lock()
-	lcp := 0
-	for _, s := range c.seqs {
-		lcp = max(lcp, commonPrefix(s, prompt))
+	lcp, best, state := 0, -1, 0
+	for i, s := range c.seqs {
+		n := commonPrefix(s.tokens, prompt)
+		if n > lcp {
+			lcp, best = n, i
+		}
+		if s.boundary <= n {
+			state = max(state, s.boundary)
+		}
+	}
+	if best >= 0 {
+		// Used now: the last to go.
+		c.seqs = append(append(c.seqs[:best:best], c.seqs[best+1:]...), c.seqs[best])
 	}
 	c.mu.Unlock()
 	cacheN, common := 0, 0
 	if reuse {
 		common = max(min(lcp, len(prompt)-1), 0)
 		cacheN = common / c.block * c.block
+		if c.hybrid {
+			cacheN = min(state, common/c.block*c.block)
+		}
 	}
+	boundary := len(prompt) / c.block * c.block
 	return hold{slot: -1, cacheN: cacheN, common: common, done: func(tokens []string, _ int) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		c.seqs = append(c.seqs, tokens)
-		if len(c.seqs) > maxSharedSeqs {
-			c.seqs = c.seqs[1:]
-		}
+		c.keep(sharedSeq{tokens: tokens, boundary: boundary})
 	}}, nil
+}
+
+// keep adds a sequence the engine processed, drops those it extends (a
+// hybrid model's only where their boundary is its own: the state kept at
+// another boundary stays reusable), and evicts the least recently used
+// while there are more than maxSharedSeqs or they hold more than the
+// budget.
+func (c *sharedCache) keep(seq sharedSeq) {
+	kept := c.seqs[:0]
+	for _, s := range c.seqs {
+		extended := len(s.tokens) <= len(seq.tokens) && commonPrefix(s.tokens, seq.tokens) == len(s.tokens)
+		if !extended || c.hybrid && s.boundary != seq.boundary {
+			kept = append(kept, s)
+		}
+	}
+	c.seqs = append(kept, seq)
+	for len(c.seqs) > maxSharedSeqs || c.budget > 0 && len(c.seqs) > 1 && c.held() > c.budget {
+		c.seqs = c.seqs[1:]
+	}
+}
+
+// held is how many tokens the kept sequences hold: each beyond what it
+// shares with an earlier one (their common blocks are held once).
+func (c *sharedCache) held() int {
+	n := 0
+	for i, s := range c.seqs {
+		shared := 0
+		for _, t := range c.seqs[:i] {
+			shared = max(shared, commonPrefix(s.tokens, t.tokens))
+		}
+		n += len(s.tokens) - shared
+	}
+	return n
 }

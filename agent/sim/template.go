@@ -63,6 +63,9 @@ type chat struct {
 	tools      []tool
 	toolChoice string // "auto", "none", "required" or "function:NAME"
 	maxTokens  int    // -1 when the request sets none
+	// scriptKey names the script the request's reply comes from
+	// (ScriptHeader), "" for the server's own.
+	scriptKey string
 }
 
 // toolsAllowed reports whether the reply may call tools.

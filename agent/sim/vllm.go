@@ -37,7 +37,7 @@ func (vllm) defaultListen() string { return "127.0.0.1:8000" }
 // newCache is vLLM's shared prefix cache in blocks of m.Block tokens;
 // vLLM has no slots.
 func (vllm) newCache(_ int, m CacheModel) (promptCache, *slotPool) {
-	return &sharedCache{block: m.Block}, nil
+	return &sharedCache{block: m.Block, budget: m.KVTokens, hybrid: m.Kind == CacheRecurrent}, nil
 }
 
 func (vllm) loads() bool { return false }

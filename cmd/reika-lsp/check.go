@@ -48,10 +48,19 @@ type checkReport struct {
 	EngineWindow     int    `json:"engine_window,omitempty"`
 	TrainedWindow    int    `json:"trained_window,omitempty"`
 	Slots            int    `json:"slots,omitempty"`
+	// Router is set behind llama.cpp's router mode, ModelStatus the
+	// model's status there (loaded, sleeping, unloaded, loading) and
+	// RouterNote what it means for the cache.
+	Router      bool   `json:"router,omitempty"`
+	ModelStatus string `json:"model_status,omitempty"`
+	RouterNote  string `json:"router_note,omitempty"`
 	// Slot is the llama.cpp slot a session pins, -1 for none; Cache says
 	// what keeps the engine's prompt cache and how to keep it longer.
 	Slot  *int   `json:"slot,omitempty"`
 	Cache string `json:"cache,omitempty"`
+	// SlotSharing says how sessions share the engine's slots: each its
+	// own while there are enough, then the least recently used.
+	SlotSharing string `json:"slot_sharing,omitempty"`
 	// Subagents says where a subagent's requests go and what that costs
 	// the session's cache, and how to make it cost nothing.
 	Subagents string `json:"subagents,omitempty"`
@@ -253,6 +262,7 @@ func doCheck(ctx context.Context, getenv func(string) string, editor agent.Setup
 	rep.LanguageServers = sess.Info().LanguageServers
 	if sl := sess.Slot(); sl.ID >= 0 {
 		rep.Slot = &sl.ID
+		rep.SlotSharing = slotSharing(d.Slots, sl)
 	}
 	rep.TruncationRisk = d.TruncationRisk
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
@@ -296,6 +306,10 @@ func (rep *checkReport) takeConnection(conn *engine.Connection, model config.Val
 	rep.Window = d.Window
 	rep.WindowSource, rep.WindowSourceText = d.WindowSource.ID, d.WindowSource.Text
 	rep.EngineWindow, rep.TrainedWindow = d.EngineWindow, d.TrainedWindow
+	if d.Router {
+		rep.Router, rep.ModelStatus = true, d.ModelStatus
+		rep.RouterNote = engine.RouterNote(rep.Model, d.ModelStatus)
+	}
 	rep.CacheClass, rep.CacheModel = string(d.Cache.Class), d.Cache.String()
 	rep.CacheSource, rep.CacheSourceText = d.CacheSource.ID, d.CacheSource.Text
 	rep.CacheAdvice, rep.Architecture = d.CacheAdvice(), d.Architecture
@@ -423,12 +437,18 @@ func printFacts(w io.Writer, r *checkReport) {
 		if r.Version != "" {
 			eng += " " + r.Version
 		}
+		if r.Router {
+			eng += ", router mode"
+		}
 		if r.Slots > 0 {
 			eng += fmt.Sprintf(", %d slot%s", r.Slots, pluralSuffix(r.Slots))
 		}
 		row("engine", eng, "")
+		if r.Router {
+			row("model status", r.ModelStatus, r.RouterNote)
+		}
 		if r.Slot != nil {
-			row("slot", fmt.Sprintf("%d", *r.Slot), "each session pins one (id_slot)")
+			row("slot", fmt.Sprintf("%d", *r.Slot), r.SlotSharing)
 		}
 		if r.Cache != "" {
 			row("cache", r.Cache, "")
@@ -540,6 +560,16 @@ func pluralSuffix(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// slotSharing says how this session came by its llama.cpp slot and how
+// sessions share the engine's slots.
+func slotSharing(slots int, sl agent.SlotInfo) string {
+	if !sl.Pinned {
+		return "the engine's only slot: every session and subagent shares it; start llama-server with --parallel N to give each its own"
+	}
+	return fmt.Sprintf("%s; each session and subagent pins one of the %d slots (id_slot), and sessions beyond %d share the least recently used: "+
+		"a session whose slot another took over is told before its next run", sl.Why, slots, slots)
 }
 
 // cacheAdvice says what keeps the engine's prompt cache between requests

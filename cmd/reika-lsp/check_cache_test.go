@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,6 +125,47 @@ func TestCheckJSONCacheFields(t *testing.T) {
 	for _, k := range []string{"cache_class", "cache_source", "cache_source_text", "cache_advice", "cache_model"} {
 		if v, ok := fields[k].(string); !ok || v == "" {
 			t.Errorf("check --json field %q = %v, want a string", k, fields[k])
+		}
+	}
+}
+
+// Behind llama.cpp's router mode (reika-lsp sim --router), check names the
+// mode and shows the model's status and the window and cache class of the
+// model itself, from the router's /v1/models and /props?model=: a router
+// answers a bare /props with an error. A model put to sleep is told as
+// having lost its cache.
+func TestCheckLlamaRouter(t *testing.T) {
+	model := writeSWAHeader(t)
+	cfg, _, err := parseSimFlags([]string{"--router", "--ctx", "8192", "--model", model}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, base := startTestSim(t, cfg)
+	env := checkEnv(t, "REIKA_ENDPOINT", base, "REIKA_MODEL", model)
+	rep, code, stderr := runCheckJSON(t, env, "--no-tools")
+	if code != 0 {
+		t.Fatalf("check exit %d: %s", code, stderr)
+	}
+	if !rep.Router || rep.ModelStatus != "loaded" || rep.Window != 8192 || rep.CacheClass != "checkpointed" {
+		t.Errorf("check --json: router %v, status %q, window %d, class %q; want the router's loaded model, 8192, checkpointed",
+			rep.Router, rep.ModelStatus, rep.Window, rep.CacheClass)
+	}
+	if err := srv.SetModelStatus(sim.ModelSleeping); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, errOut bytes.Buffer
+	if code := checkMain(context.Background(), []string{"--no-tools"}, env, &stdout, &errOut); code != 0 {
+		t.Fatalf("check exit %d: %s", code, errOut.String())
+	}
+	words := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	for _, line := range []string{
+		"router mode",
+		"model status sleeping (llama.cpp router: model " + model + " is sleeping: its prompt cache is gone",
+		"window 8192 tokens",
+		"cache class checkpointed (sliding window 1024)",
+	} {
+		if !strings.Contains(words(stdout.String()), words(line)) {
+			t.Errorf("check printed\n%s\nwant it to contain %q", stdout.String(), line)
 		}
 	}
 }

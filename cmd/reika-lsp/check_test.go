@@ -286,6 +286,9 @@ func TestCheckSlots(t *testing.T) {
 			if code != 0 || rep.Slot == nil || *rep.Slot < 0 || *rep.Slot > 1 || !strings.Contains(rep.Cache, tc.cache) {
 				t.Errorf("check: exit %d (%s), slot %v, cache %q; want a slot and a cache line with %q", code, stderr, rep.Slot, rep.Cache, tc.cache)
 			}
+			if !strings.Contains(rep.SlotSharing, "sessions beyond 2 share the least recently used") {
+				t.Errorf("check's slot line = %q, want how sessions beyond the slots share them", rep.SlotSharing)
+			}
 			if !strings.Contains(rep.Subagents, "a slot of their own (2 slots)") {
 				t.Errorf("check's subagents line = %q, want a slot of their own", rep.Subagents)
 			}
@@ -343,6 +346,30 @@ func TestCheckLanguageServers(t *testing.T) {
 		printCheck(&text, &rep)
 		if !strings.Contains(text.String(), "lang servers  ") {
 			t.Errorf("check's text lacks the language servers:\n%s", text.String())
+		}
+	}
+}
+
+// check's tool-call probe is a side call of no session: it names none to
+// the engine's routers, whatever the settings add.
+func TestCheckProbeSendsNoSession(t *testing.T) {
+	s, base := startTestSim(t, sim.Config{Ctx: 8192})
+	rep, code, stderr := runCheckJSON(t, checkEnv(t, "REIKA_ENDPOINT", base, "REIKA_SESSION_HEADERS", "X-Team-Session", "REIKA_SESSION_FIELDS", "user"))
+	if code != 0 || !rep.ToolCalls.OK {
+		t.Fatalf("check = exit %d, tools %+v: %s", code, rep.ToolCalls, stderr)
+	}
+	reqs := s.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("check sent no chat request")
+	}
+	for _, r := range reqs {
+		for _, k := range []string{"X-Team-Session", "x-session-id", "X-Dynamo-Session-ID"} {
+			if v := r.Headers.Get(k); v != "" {
+				t.Errorf("the probe (request %d) carries %s %q, want none", r.Seq, k, v)
+			}
+		}
+		if strings.Contains(string(r.Body), `"user":`) {
+			t.Errorf("the probe (request %d) carries a user field: %s", r.Seq, r.Body)
 		}
 	}
 }

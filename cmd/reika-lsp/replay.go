@@ -39,20 +39,22 @@ const sessionsDir = "testdata/sessions"
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var windows windowList
+	var windows, budgets windowList
 	var sessions, strategies stringList
 	fs.Var(&windows, "window", "context window in tokens (16000 or 16k); repeat for several (default 16k, 32k and 128k)")
 	fs.Var(&sessions, "session", "recorded session file (.jsonl or .jsonl.gz); repeat for several (default testdata/sessions/*)")
 	fs.Var(&strategies, "strategy", "strategy to replay: "+strategyNames()+"; repeat for several (default all)")
-	eng := fs.String("engine", "dense", "the simulated engine: llama.cpp serving a dense, swa (sliding-window) or recurrent model, or vllm")
+	eng := fs.String("engine", "dense", "the simulated engine: llama.cpp serving a dense, swa (sliding-window) or recurrent model, vllm, or vllm-hybrid (vLLM serving a hybrid model: its recurrent state kept only at the last 1024-token block boundary of each prompt)")
 	minStep := fs.Int("checkpoint-min-step", 0, "swa and recurrent: llama-server's --checkpoint-min-step, `tokens` (default 8192; the agent is told it too, as check advises: checkpoint_min_step)")
 	slots := fs.Int("slots", 1, "llama.cpp's --parallel: with 2 or more a subagent takes a slot of its own; with 1 it shares the session's")
 	reasoning := fs.String("reasoning", "", "replay as a thinking model: what the engine's chat template renders of the reasoning sent back, `drop`, turn (the current turn's) or all; a session without reasoning is given some (unset: the sessions as recorded)")
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
+	fs.Var(&budgets, "kv-tokens", "replay the sessions at once, ours only, on one vLLM engine whose KV cache holds `N` tokens (what it logs as its GPU KV cache size); repeat for several, beside each session alone (one --window)")
+	replicas := fs.Int("replicas", 0, "replay the sessions at once, ours only, through a simulated router of every policy (round-robin, prefix-hash, session) in front of `N` engines, with and without the session's id, beside each alone (one --window)")
 	plot := fs.String("plot", "", "also draw each strategy's prompt per request, shrink events marked, to this SVG `file`")
 	speeds := speedFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--plot FILE.svg] [--engine NAME [--checkpoint-min-step N]] [--slots N] [--reasoning drop|turn|all] [--window N]… [--session FILE]… [--strategy NAME]…")
+		fmt.Fprintln(stderr, "usage: reika-lsp replay [--json] [--plot FILE.svg] [--engine NAME [--checkpoint-min-step N]] [--slots N] [--reasoning drop|turn|all] [--replicas N] [--window N]… [--session FILE]… [--strategy NAME]…")
 		fmt.Fprintln(stderr, "\nReplays recorded agent sessions through each context strategy against the simulated")
 		fmt.Fprintln(stderr, "engine (llama.cpp serving a dense model, unless --engine says otherwise) and prints")
 		fmt.Fprintln(stderr, "what each prefilled, how often it invalidated the cache,")
@@ -73,7 +75,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fs.Usage()
 		return 2
 	}
-	if len(windows) == 0 {
+	givenWindows := len(windows)
+	if givenWindows == 0 {
 		windows = defaultReplayWindows
 	}
 	sp, err := speeds()
@@ -122,6 +125,28 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return 1
 		}
 		loaded = append(loaded, s)
+	}
+	if len(budgets) > 0 {
+		if givenWindows > 1 || *replicas != 0 {
+			fmt.Fprintln(stderr, "reika-lsp replay: --kv-tokens wants at most one --window, and no --replicas")
+			return 2
+		}
+		window := 32000
+		if givenWindows == 1 {
+			window = windows[0]
+		}
+		return runKVBudget(ctx, loaded, window, budgets, *asJSON, stdout, stderr)
+	}
+	if *replicas != 0 {
+		if *replicas < 1 || *replicas > 64 || givenWindows > 1 {
+			fmt.Fprintln(stderr, "reika-lsp replay: --replicas wants 1 to 64 replicas and at most one --window")
+			return 2
+		}
+		window := 32000
+		if givenWindows == 1 {
+			window = windows[0]
+		}
+		return runRouting(ctx, loaded, window, *replicas, engine, *asJSON, stdout, stderr)
 	}
 	results, err := replay.Results(ctx, replay.Options{Recordings: loaded, Windows: windows, Strategies: strategies, Speeds: sp, Engine: engine})
 	if err != nil {

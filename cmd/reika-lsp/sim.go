@@ -25,15 +25,21 @@ Flags:
   --ctx N                 context window in tokens, per slot (default 8192)
   --flavor NAME           llamacpp, vllm or ollama (default llamacpp)
   --engine NAME           the model behind the cache: dense, swa (sliding window) or
-                          recurrent on llamacpp, or vllm (the vllm flavour); default dense
+                          recurrent on llamacpp, or vllm, or vllm-hybrid (a hybrid model whose
+                          recurrent state vLLM keeps only at each prompt's last block boundary);
+                          default dense
   --swa-window N          the sliding window of --engine swa, in tokens (default 1024)
   --ctx-checkpoints N     context checkpoints a slot keeps, swa and recurrent (default 32)
   --ubatch-size N         micro-batch in tokens, which places the checkpoints (default 512)
   --checkpoint-min-step N a full slot drops first the checkpoints closer than this (default 8192)
-  --block-size N          vllm's cache block in tokens (default 16)
+  --block-size N          vllm's cache block in tokens (default 16; 1024 for vllm-hybrid)
   --model NAME            model id to report
   --slots N               parallel slots, each with its own prompt cache (default 1)
   --slot-save-path DIR    allow POST /slots/ID?action=save|restore|erase, files in DIR (llamacpp)
+  --router                llama.cpp's router mode: /v1/models with each model's status, /props?model=ID
+  --replicas N            N engines behind a router, each with its own prompt cache (default 1)
+  --route POLICY          the router's: round-robin (default), prefix-hash (the first messages'
+                          hash) or session (x-session-id, a subagent beside its parent)
   --script FILE           scripted replies: a JSON array or JSONL of turns
   --root DIR              directory the policy explores (default "."; "" for none)
   --rounds N              tool rounds before the policy's final answer (default 40)
@@ -62,7 +68,8 @@ Faults (latency applies to every chat request; the others follow
 
 // runSim runs the simulated engine until ctx is cancelled.
 func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg, listen, err := parseSimFlags(args, stderr)
+	cmd, err := parseSimCommand(args, stderr)
+	cfg, listen := cmd.cfg, cmd.listen
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, simUsage)
 		return 0
@@ -70,6 +77,9 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp sim: %v (run reika-lsp sim -h for the flags)\n", err)
 		return 2
+	}
+	if cmd.replicas > 1 {
+		return runReplicas(ctx, cmd, stdout, stderr)
 	}
 	srv, err := sim.New(cfg)
 	if err != nil {
@@ -93,9 +103,65 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// simCommand is the sim command line: the engine's configuration, the
+// address to listen on, and the router in front of several replicas of
+// the engine (Replicas > 1).
+type simCommand struct {
+	cfg      sim.Config
+	listen   string
+	replicas int
+	route    sim.Route
+}
+
+// runReplicas runs cmd.replicas engines behind a router until ctx is
+// cancelled.
+func runReplicas(ctx context.Context, cmd simCommand, stdout, stderr io.Writer) int {
+	r, err := sim.NewReplicas(cmd.cfg, cmd.replicas, cmd.route)
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp sim: %v\n", err)
+		return 2
+	}
+	ln, err := net.Listen("tcp", cmd.listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp sim: %v\n", err)
+		return 1
+	}
+	cfg := r.Servers()[0].Config()
+	fmt.Fprintf(stdout, "sim: %d %s replicas behind a %s router on http://%s/v1 (window %d tokens each)\n", cmd.replicas, cfg.Flavor, cmd.route, ln.Addr(), cfg.Ctx)
+	if err := r.Serve(ctx, ln); err != nil {
+		fmt.Fprintf(stderr, "reika-lsp sim: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
 // parseSimFlags turns the command line into a configuration and the
 // address to listen on.
 func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) {
+	c, err := parseSimCommand(args, stderr)
+	return c.cfg, c.listen, err
+}
+
+// parseSimCommand reads the sim command line.
+func parseSimCommand(args []string, stderr io.Writer) (simCommand, error) {
+	c, route := simCommand{}, ""
+	cfg, listen, err := parseSimEngine(args, stderr, &c.replicas, &route)
+	c.cfg, c.listen = cfg, listen
+	if err != nil {
+		return c, err
+	}
+	if c.replicas < 1 || c.replicas > 64 {
+		return c, fmt.Errorf("--replicas %d: want 1 to 64", c.replicas)
+	}
+	if c.route, err = sim.ParseRoute(route); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// parseSimEngine reads the engine's flags, and the router's into
+// replicas and route.
+func parseSimEngine(args []string, stderr io.Writer, replicas *int, route *string) (sim.Config, string, error) {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -118,6 +184,9 @@ func parseSimFlags(args []string, stderr io.Writer) (sim.Config, string, error) 
 	fs.StringVar(&cfg.Model, "model", "", "")
 	fs.IntVar(&cfg.Slots, "slots", 1, "")
 	fs.StringVar(&cfg.SlotSavePath, "slot-save-path", "", "")
+	fs.BoolVar(&cfg.Router, "router", false, "")
+	fs.IntVar(replicas, "replicas", 1, "")
+	fs.StringVar(route, "route", "", "")
 	fs.StringVar(&cfg.Root, "root", ".", "")
 	fs.IntVar(&cfg.PolicyRounds, "rounds", sim.DefaultPolicyRounds, "")
 	fs.DurationVar(&cfg.LoadTime, "load-time", 0, "")

@@ -193,3 +193,20 @@ func TestParseSimRetryAfter(t *testing.T) {
 		t.Errorf("sim.New with a Retry-After that is no header value = nil error, want one")
 	}
 }
+
+// reika-lsp sim --replicas N --route POLICY puts N engines behind a
+// router; a bad count or policy is an error.
+func TestSimReplicasFlags(t *testing.T) {
+	c, err := parseSimCommand([]string{"--replicas", "4", "--route", "session"}, io.Discard)
+	if err != nil || c.replicas != 4 || c.route != sim.SessionRoute {
+		t.Errorf("parseSimCommand(--replicas 4 --route session) = %d, %q, %v; want 4, session", c.replicas, c.route, err)
+	}
+	if c, err := parseSimCommand(nil, io.Discard); err != nil || c.replicas != 1 || c.route != sim.RoundRobin {
+		t.Errorf("parseSimCommand() = %d, %q, %v; want one engine, round-robin", c.replicas, c.route, err)
+	}
+	for _, args := range [][]string{{"--replicas", "0"}, {"--route", "random"}} {
+		if _, err := parseSimCommand(args, io.Discard); err == nil {
+			t.Errorf("parseSimCommand(%q) = nil error", args)
+		}
+	}
+}

@@ -25,6 +25,9 @@ export const serverSettings = [
   "bashAllow",
   "sandboxEnv",
   "languageServers",
+  "sessionHeaders",
+  "parentSessionHeaders",
+  "sessionFields",
   "extra",
 ];
 
