@@ -11,7 +11,6 @@ import (
 
 	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/tools"
-	"github.com/reika-lsp/reika/contextwin"
 )
 
 // session is one ACP session: an agent session on one workspace, the mode
@@ -237,12 +236,12 @@ const maxImage = 8 << 20
 // their text is asked of the client. What the model cannot take (an
 // image, why not otherwise; audio, a binary resource) is named in its
 // place, and left returns what the user should be told of it.
-func (s *session) instruction(blocks []sdk.ContentBlock, takes bool, why string) (text string, images []contextwin.Image, left []string) {
+func (s *session) instruction(blocks []sdk.ContentBlock, takes bool, why string) (text string, images []agent.Image, left []string) {
 	var parts []string
 	for _, c := range blocks {
 		switch {
 		case c.Image != nil && takes && c.Image.Data != "" && len(c.Image.Data) <= maxImage:
-			images = append(images, contextwin.Image{MIME: c.Image.MimeType, Data: c.Image.Data})
+			images = append(images, agent.Image{MIME: c.Image.MimeType, Data: c.Image.Data})
 		case c.Image != nil:
 			reason := why
 			if takes {

@@ -17,6 +17,9 @@ type Budget = contextwin.Budget
 // Breakdown is the window at a glance by part (contextwin's), likewise.
 type Breakdown = contextwin.Breakdown
 
+// Image is a picture the user attached to an ask (RunImages).
+type Image = contextwin.Image
+
 // EventKind says what happened.
 type EventKind int
 
