@@ -196,3 +196,47 @@ func TestClientMCPServerTrusted(t *testing.T) {
 		t.Errorf("the trusted server did not run: %v", err)
 	}
 }
+
+// "Always" starts the server and keeps it in the config file's
+// acp_mcp_allow: the next session that offers it starts it unasked. A
+// session/load that offers another asks with the id the client loads,
+// before it answers, and starts it when allowed.
+func TestClientMCPServerAlwaysAndLoad(t *testing.T) {
+	w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: "One."}, {Content: "Two."}}}, map[string]string{"main.go": mainGo})
+	cmd, args, env := mcptest.Server(t)
+	answer := "start-always"
+	c := &client{answer: func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome { return selected(answer) }}
+	cn := w.connect(c)
+	offer := []sdk.McpServer{stdioServer("stub", cmd, args, env)}
+	first, err := cn.NewSession(cn.ctx, sdk.NewSessionRequest{Cwd: w.ws, McpServers: offer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cn.prompt(t, first.SessionId, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := config.ReadFile(filepath.Join(w.env["XDG_CONFIG_HOME"], "reika", "config.json"))
+	if err != nil || len(f.ACPMCPAllow) != 1 || f.ACPMCPAllow[0] != config.ACPServerKey(config.MCPServer{Command: cmd, Args: args, Env: env}) {
+		t.Fatalf("the config file after always = %+v (%v), want the server in acp_mcp_allow", f, err)
+	}
+	if _, err := cn.NewSession(cn.ctx, sdk.NewSessionRequest{Cwd: w.ws, McpServers: offer}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.startQuestions()); n != 1 {
+		t.Errorf("asked %d times to start the server, want once: the second session trusts it", n)
+	}
+
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	cmd2, args2, env2 := mcptest.Server(t, "REIKA_MCPTEST_PIDFILE="+pidfile)
+	answer = "start-once"
+	if _, err := cn.LoadSession(cn.ctx, sdk.LoadSessionRequest{SessionId: first.SessionId, Cwd: w.ws, McpServers: []sdk.McpServer{stdioServer("other", cmd2, args2, env2)}}); err != nil {
+		t.Fatal(err)
+	}
+	qs := c.startQuestions()
+	if len(qs) != 2 || qs[1].SessionId != first.SessionId || !strings.Contains(*qs[1].ToolCall.Title, "other") {
+		t.Fatalf("the questions to start a server = %+v, want a second about other, on the loaded session", qs)
+	}
+	if _, err := os.Stat(pidfile); err != nil {
+		t.Errorf("the server allowed at load did not run: %v", err)
+	}
+}
