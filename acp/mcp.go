@@ -32,7 +32,7 @@ type editorMCP struct {
 	trusted []config.MCPServer // in acp_mcp_allow: started unasked
 	asked   []config.MCPServer // to ask about
 	told    []string           // refused, with why
-	// trust is the acp_mcp_allow list and where "always" writes to.
+	// config is the user's config file, where "always" is kept.
 	config string
 }
 
@@ -236,6 +236,17 @@ func (s *session) started(ctx context.Context) error {
 		return failure(fmt.Errorf("the session did not start: %w", s.startErr))
 	}
 	return nil
+}
+
+// isReady reports whether a session answered before it started has
+// started (or failed to).
+func (s *session) isReady() bool {
+	select {
+	case <-s.ready:
+		return true
+	default:
+		return false
+	}
 }
 
 // startAsked starts a session answered before it started, once its
