@@ -240,3 +240,31 @@ func TestClientMCPServerAlwaysAndLoad(t *testing.T) {
 		t.Errorf("the server allowed at load did not run: %v", err)
 	}
 }
+
+// A streamable HTTP server the client offers is asked about by its URL
+// and its headers' names (not their values), and once allowed its tools
+// are the model's, the header sent with every request to it.
+func TestClientMCPServerHTTP(t *testing.T) {
+	url, stop := mcptest.HTTP(t, "Authorization: Bearer s3cret")
+	defer stop()
+	w := newWorld(t, sim.Config{Script: []sim.Turn{{Content: "Done."}}}, map[string]string{"main.go": mainGo})
+	c := &client{answer: func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome { return selected("start-once") }}
+	cn := w.connect(c)
+	res, err := cn.NewSession(cn.ctx, sdk.NewSessionRequest{Cwd: w.ws, McpServers: []sdk.McpServer{{Http: &sdk.McpServerHttpInline{
+		Name: "web", Type: "http", Url: url, Headers: []sdk.HttpHeader{{Name: "Authorization", Value: "Bearer s3cret"}},
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cn.prompt(t, res.SessionId, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	qs := c.startQuestions()
+	if len(qs) != 1 || *qs[0].ToolCall.Title != "Start the MCP server web: "+url+" (headers: Authorization)" {
+		t.Fatalf("the questions to start a server = %+v, want one naming its URL and its header's name", qs)
+	}
+	tools := w.requests(t, 1)[0].Tools
+	if !slices.Contains(tools, "mcp__web__echo") {
+		t.Errorf("the tools offered = %q, want the HTTP server's", tools)
+	}
+}
