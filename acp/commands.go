@@ -70,7 +70,7 @@ func (s *session) command(ctx context.Context, name string) (sdk.PromptResponse,
 		say("%s\n\n%s\n\nengine: %s at %s\nprompt cache: %s", a.Chip(), a.Breakdown(), model, info.Connection.Options.BaseURL, info.PromptCache().Text)
 	case "new":
 		old := a
-		if err := s.startAgent(ctx, ""); err != nil {
+		if err := s.startAgent(ctx, "", ""); err != nil {
 			return sdk.PromptResponse{}, failure(err)
 		}
 		old.Close()

@@ -378,8 +378,9 @@ func TestListResumeClose(t *testing.T) {
 	}
 }
 
-// The MCP servers a client offers in session/new are not started, and
-// the user is told so and why, not left to wonder.
+// An MCP server a client offers in session/new that the user is asked
+// about and does not answer for (the client cancels the question) is not
+// started, and the user is told so and why, not left to wonder.
 func TestEditorMCPServersAreTold(t *testing.T) {
 	w := newWorld(t, sim.Config{}, map[string]string{"main.go": mainGo})
 	c := &client{}
@@ -391,7 +392,7 @@ func TestEditorMCPServersAreTold(t *testing.T) {
 	}
 	waitFor(t, func() bool {
 		for _, tc := range c.matching("tool_call") {
-			if title, _ := tc["title"].(string); strings.Contains(title, "MCP servers the editor offered (fs) are not started") {
+			if title, _ := tc["title"].(string); strings.Contains(title, "the MCP server fs the editor offered is not started") {
 				return true
 			}
 		}

@@ -72,6 +72,9 @@ func (s *session) setOption(id sdk.SessionConfigId, value sdk.SessionConfigValue
 // costs: the engine prefills the whole conversation again.
 func (s *session) setModel(model string) error {
 	a := s.agentSession()
+	if a == nil && s.ready != nil && !s.isReady() {
+		return errors.New("the session is still starting (it asks about the editor's MCP servers first): choose the model once it has started")
+	}
 	if a == nil {
 		return errors.New("the session was closed: start a new one")
 	}

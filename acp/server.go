@@ -21,6 +21,8 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/reika-lsp/reika/agent"
+	"github.com/reika-lsp/reika/agent/config"
+	"github.com/reika-lsp/reika/agent/transcript"
 )
 
 // Options configure a server.
@@ -233,6 +235,9 @@ func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
 				Delete: &sdk.SessionDeleteCapabilities{},
 			},
+			// The client's MCP servers over stdio and streamable HTTP
+			// start, once the user allows each (acp/mcp.go).
+			McpCapabilities: sdk.McpCapabilities{Http: true},
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}, nil
@@ -255,9 +260,19 @@ func (s *Server) Logout(context.Context, sdk.LogoutRequest) (sdk.LogoutResponse,
 }
 
 // NewSession starts an agent session on the workspace cwd, as the
-// language server does on its folders: the tools are confined to it.
+// language server does on its folders: the tools are confined to it. When
+// the client offers MCP servers the user has to allow, it answers first,
+// with the session's id (the question needs it), and the session starts
+// once the user answered; a prompt waits for it.
 func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
-	sess, err := s.start(ctx, p.Cwd, "")
+	offered := s.offeredServers(p.McpServers)
+	var sess *session
+	var err error
+	if len(offered.asked) > 0 {
+		sess, err = s.startLater(p.Cwd)
+	} else {
+		sess, err = s.start(ctx, p.Cwd, "", offered.trusted)
+	}
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
@@ -265,48 +280,60 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	// knows the session, after the answer.
 	s.wire.afterSession(sess.id, func() {
 		sess.sendCommands()
-		sess.editorMCP(p.McpServers)
+		if sess.ready != nil {
+			sess.startAsked(&offered)
+			return
+		}
+		sess.tell(offered.told)
 	})
 	return sdk.NewSessionResponse{SessionId: sess.id, Modes: sess.modes(), ConfigOptions: sess.configOptions()}, nil
 }
 
-// editorMCP tells the user that the MCP servers the client offered are
-// not started, and why: they are programs the editor's settings name,
-// and Reika runs only those of the user's config file (agent/mcp).
-func (s *session) editorMCP(servers []sdk.McpServer) {
-	var names []string
-	for _, m := range servers {
-		switch {
-		case m.Stdio != nil:
-			names = append(names, m.Stdio.Name)
-		case m.Http != nil:
-			names = append(names, m.Http.Name)
-		default:
-			names = append(names, "one more")
-		}
+// startLater makes a session of cwd that starts after its answer
+// (startAsked), under an id chosen now.
+func (s *Server) startLater(cwd string) (*session, error) {
+	root, err := workspace(cwd)
+	if err != nil {
+		return nil, invalid(err)
 	}
-	if len(names) > 0 {
-		s.status(fmt.Sprintf("the MCP servers the editor offered (%s) are not started: Reika runs only those of your config file's mcp_servers", strings.Join(names, ", ")))
+	id := transcript.NewID(time.Now())
+	if s.opts.StateDir == agent.NoTranscript {
+		id = randomID()
 	}
+	sess := &session{srv: s, root: root, known: map[string]bool{}, calls: map[string]string{}, id: sdk.SessionId(id), ready: make(chan struct{})}
+	s.mu.Lock()
+	s.sessions[sess.id] = sess
+	s.mu.Unlock()
+	return sess, nil
+}
+
+// clientServers asks the user about the MCP servers a client offered
+// with a session it knows (load, resume), before the session starts, and
+// returns those to start and what to tell of the others.
+func (s *Server) clientServers(ctx context.Context, id sdk.SessionId, list []sdk.McpServer) ([]config.MCPServer, []string) {
+	offered := s.offeredServers(list)
+	asker := &session{srv: s, id: id}
+	return asker.approve(ctx, &offered), offered.told
 }
 
 // LoadSession resumes the session id from its transcript (one written by
 // either front end), replays its conversation as updates, and answers when
 // the replay is done. The engine's slot is restored as reika.resume does.
 func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
-	sess, err := s.reopen(ctx, p.Cwd, p.SessionId)
+	servers, told := s.clientServers(ctx, p.SessionId, p.McpServers)
+	sess, err := s.reopen(ctx, p.Cwd, p.SessionId, servers)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
 	sess.replayHistory()
 	sess.sendCommands()
-	sess.editorMCP(p.McpServers)
+	sess.tell(told)
 	return sdk.LoadSessionResponse{Modes: sess.modes(), ConfigOptions: sess.configOptions()}, nil
 }
 
 // reopen starts the session id of cwd from its transcript, in place of
 // the one of this process by that id, if any.
-func (s *Server) reopen(ctx context.Context, cwd string, id sdk.SessionId) (*session, error) {
+func (s *Server) reopen(ctx context.Context, cwd string, id sdk.SessionId, servers []config.MCPServer) (*session, error) {
 	root, err := workspace(cwd)
 	if err != nil {
 		return nil, invalid(err)
@@ -322,18 +349,19 @@ func (s *Server) reopen(ctx context.Context, cwd string, id sdk.SessionId) (*ses
 	if old != nil {
 		old.close()
 	}
-	return s.start(ctx, cwd, path)
+	return s.start(ctx, cwd, path, servers)
 }
 
 // start makes a session: agent.Start on the workspace cwd, resuming
-// the transcript at resume when it is set.
-func (s *Server) start(ctx context.Context, cwd, resume string) (*session, error) {
+// the transcript at resume when it is set, with the client's MCP servers
+// the user allowed.
+func (s *Server) start(ctx context.Context, cwd, resume string, servers []config.MCPServer) (*session, error) {
 	root, err := workspace(cwd)
 	if err != nil {
 		return nil, invalid(err)
 	}
-	sess := &session{srv: s, root: root, known: map[string]bool{}, calls: map[string]string{}}
-	if err := sess.startAgent(ctx, resume); err != nil {
+	sess := &session{srv: s, root: root, known: map[string]bool{}, calls: map[string]string{}, mcp: servers}
+	if err := sess.startAgent(ctx, resume, ""); err != nil {
 		return nil, failure(err)
 	}
 	s.mu.Lock()
@@ -478,12 +506,13 @@ func (s *Server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (s
 // ResumeSession continues a session from its transcript, as session/load
 // does, without sending its history again.
 func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	sess, err := s.reopen(ctx, p.Cwd, p.SessionId)
+	servers, told := s.clientServers(ctx, p.SessionId, p.McpServers)
+	sess, err := s.reopen(ctx, p.Cwd, p.SessionId, servers)
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
 	sess.sendCommands()
-	sess.editorMCP(p.McpServers)
+	sess.tell(told)
 	return sdk.ResumeSessionResponse{Modes: sess.modes(), ConfigOptions: sess.configOptions()}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/reika-lsp/reika/agent"
+	"github.com/reika-lsp/reika/agent/config"
 	"github.com/reika-lsp/reika/agent/tools"
 )
 
@@ -41,11 +42,25 @@ type session struct {
 	// steps are the subagents' steps shown in their tool calls, by id.
 	steps  map[string][]string
 	serial int // for the ids of tool calls and status lines
+
+	// mcp are the MCP servers of the client's the session runs (acp/mcp.go),
+	// again in a conversation /new starts.
+	mcp []config.MCPServer
+	// ready is closed once a session answered before its start (it asks
+	// about the client's MCP servers first) has started, or failed to
+	// (startErr); nil for one started before its answer.
+	ready    chan struct{}
+	startErr error
+	closed   bool
 }
 
-// startAgent starts (or, with resume, resumes) the agent session.
-func (s *session) startAgent(ctx context.Context, resume string) error {
+// startAgent starts (or, with resume, resumes) the agent session; id,
+// when set, is the new session's.
+func (s *session) startAgent(ctx context.Context, resume, id string) error {
 	o := s.srv.opts
+	s.mu.Lock()
+	servers := s.mcp
+	s.mu.Unlock()
 	var term tools.Terminal
 	if s.srv.capabilities().Terminal {
 		term = s.terminal
@@ -60,6 +75,8 @@ func (s *session) startAgent(ctx context.Context, resume string) error {
 		Terminal:   term,
 		StateDir:   o.StateDir,
 		Resume:     resume,
+		MCPServers: servers,
+		ID:         id,
 	})
 	if err != nil {
 		return err
@@ -70,8 +87,7 @@ func (s *session) startAgent(ctx context.Context, resume string) error {
 			notices = append(notices, n.Text)
 		}
 	}
-	id := a.ID()
-	if id == "" {
+	if id = a.ID(); id == "" {
 		id = randomID()
 	}
 	warmCtx, stop := context.WithCancel(s.srv.ctx)
@@ -114,7 +130,7 @@ func (s *session) close() {
 	defer s.runMu.Unlock()
 	s.mu.Lock()
 	a, stop := s.agent, s.stopWarm
-	s.agent = nil
+	s.agent, s.closed = nil, true
 	s.mu.Unlock()
 	if stop != nil {
 		stop()
@@ -180,6 +196,9 @@ func (s *session) setMode(id sdk.SessionModeId) error {
 // prompt runs one turn.
 func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.PromptResponse, error) {
 	// The SDK cancelled the turn this prompt supersedes; it ends first.
+	if err := s.started(ctx); err != nil {
+		return sdk.PromptResponse{}, err
+	}
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)

@@ -20,11 +20,12 @@ type MCPServer struct {
 }
 
 // mcpTools wraps the built-in tools in the tools of the MCP servers the
-// user's config file names (agent/mcp), its mcp_allow running unasked and
+// user's config file names (agent/mcp), then of those the front end adds
+// (Setup.MCPServers), the config's mcp_allow running unasked and
 // an "always" kept there, noting in info what became of each; the cleanup it returns stops the servers, then does what done
 // did. Without servers it returns the built-in tools as they are.
 func (st Setup) mcpTools(ctx context.Context, settings *config.Settings, configPath string, builtin Toolbox, info *Info, done func()) (Toolbox, func()) {
-	if len(settings.MCPServers.Value) == 0 {
+	if len(settings.MCPServers.Value) == 0 && len(st.MCPServers) == 0 {
 		return builtin, done
 	}
 	cfg := mcp.Config{Dir: st.root(), Ask: st.Ask, Unasked: st.Unasked, Allowed: settings.MCPAllow.Value}
@@ -36,6 +37,9 @@ func (st Setup) mcpTools(ctx context.Context, settings *config.Settings, configP
 	}
 	for _, s := range settings.MCPServers.Value {
 		cfg.Servers = append(cfg.Servers, mcp.Server{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers})
+	}
+	for _, s := range st.MCPServers {
+		cfg.Servers = append(cfg.Servers, mcp.Server{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers, FromClient: true})
 	}
 	box, notices := mcp.Start(ctx, builtin, cfg)
 	for _, n := range notices {

@@ -89,6 +89,14 @@ type Setup struct {
 	// sent with every request.
 	MaxSteps    int
 	Temperature *float64
+	// MCPServers are MCP servers the front end adds after the config
+	// file's: those an ACP client offered (mcpServers) that the user let
+	// start. Their tools come after the config file's servers'.
+	MCPServers []config.MCPServer
+	// ID, when set, is the new session's id (its transcript's): a front
+	// end that answered with it before the session started.
+	ID string
+
 	// NoSubagents leaves the subagent tool out of the session's tools (a
 	// replay of a session recorded without it).
 	NoSubagents bool
@@ -227,7 +235,7 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 		Temperature:   st.Temperature,
 		TranscriptDir: info.StateDir,
 		Resume:        st.Resume,
-		Meta:          transcript.Meta{Endpoint: conn.Options.BaseURL, Model: conn.Options.Model},
+		Meta:          transcript.Meta{ID: st.ID, Endpoint: conn.Options.BaseURL, Model: conn.Options.Model},
 		Debug:         settings.Debug.Value,
 		ReasoningBack: settings.ReasoningBack.Value,
 		NoSubagents:   st.NoSubagents,

@@ -23,6 +23,11 @@ func AllowAlways(path, entry string) error { return addToList(path, "bash_allow"
 // AllowAlways does a command: the user answered "always" to its call.
 func AllowMCPAlways(path, tool string) error { return addToList(path, "mcp_allow", tool) }
 
+// AllowACPServerAlways adds key (ACPServerKey) to the top-level
+// acp_mcp_allow list of the user's config file at path: the user answered
+// "always" to starting an MCP server an ACP client offered.
+func AllowACPServerAlways(path, key string) error { return addToList(path, "acp_mcp_allow", key) }
+
 // addToList adds entry to the top-level list key of the config file at
 // path, the file's other keys kept in their order.
 func addToList(path, key, entry string) error {

@@ -202,6 +202,9 @@ type Settings struct {
 	// MCPAllow are the MCP tools whose calls run unasked, from the config
 	// file alone as well.
 	MCPAllow Value[[]string]
+	// ACPMCPAllow are the MCP servers an ACP client offers (mcpServers)
+	// that start unasked (ACPServerKey), from the config file alone too.
+	ACPMCPAllow Value[[]string]
 
 	// Profiles lists the profiles the file defines, sorted.
 	Profiles []string
@@ -294,6 +297,10 @@ type FileContents struct {
 	// MCPAllow lists the MCP tools (mcp__server__tool) whose calls run
 	// unasked: those the user answered "always" (AllowMCPAlways).
 	MCPAllow []string `json:"mcp_allow,omitempty"`
+	// ACPMCPAllow lists the MCP servers an ACP client may start unasked,
+	// each as ACPServerKey gives it: those the user answered "always" to
+	// (AllowACPServerAlways).
+	ACPMCPAllow []string `json:"acp_mcp_allow,omitempty"`
 }
 
 // DefaultPath is the config file's path: $REIKA_CONFIG, else

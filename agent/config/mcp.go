@@ -1,9 +1,12 @@
 package config
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"net/url"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -48,7 +51,7 @@ var mcpName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
 // one is left out with a warning), and its mcp_allow list, and warns
 // about any the editor gave.
 func (r *resolver) applyMCP(in Inputs, editor, pushed map[string]any) {
-	for _, key := range []string{"mcp_servers", "mcp_allow"} {
+	for _, key := range []string{"mcp_servers", "mcp_allow", "acp_mcp_allow"} {
 		_, e := editor[key]
 		_, p := pushed[key]
 		if e || p {
@@ -60,6 +63,9 @@ func (r *resolver) applyMCP(in Inputs, editor, pushed map[string]any) {
 	}
 	if len(in.File.MCPAllow) > 0 {
 		r.s.MCPAllow = Value[[]string]{in.File.MCPAllow, fileSource(in.FilePath, "")}
+	}
+	if len(in.File.ACPMCPAllow) > 0 {
+		r.s.ACPMCPAllow = Value[[]string]{in.File.ACPMCPAllow, fileSource(in.FilePath, "")}
 	}
 	if len(in.File.MCPServers) == 0 {
 		return
@@ -94,4 +100,53 @@ func (r *resolver) applyMCP(in Inputs, editor, pushed map[string]any) {
 func httpURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// ACPServerKey is how the acp_mcp_allow list names a server an ACP client
+// offers: its command line (the program and its arguments, each quoted
+// where it holds a space or a quote), or its URL; then the names of its
+// environment variables (or headers) and a hash of their values, so that
+// a workspace that changes a value (NODE_OPTIONS, say) is asked again,
+// without the values, which may be secrets, written to the file.
+//
+//	npx -y @modelcontextprotocol/server-everything
+//	my-server --stdio env API_TOKEN sha256:3f2a9c0d1e7b
+func ACPServerKey(s MCPServer) string {
+	var b strings.Builder
+	vars := s.Env
+	if s.URL != "" {
+		b.WriteString(s.URL)
+		vars = s.Headers
+	} else {
+		b.WriteString(quoteArg(s.Command))
+		for _, a := range s.Args {
+			b.WriteString(" " + quoteArg(a))
+		}
+	}
+	if len(vars) == 0 {
+		return b.String()
+	}
+	names := make([]string, 0, len(vars))
+	for k := range vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, k := range names {
+		fmt.Fprintf(h, "%s=%s\x00", k, vars[k])
+	}
+	what := " env "
+	if s.URL != "" {
+		what = " headers "
+	}
+	fmt.Fprintf(&b, "%s%s sha256:%x", what, strings.Join(names, ","), h.Sum(nil)[:6])
+	return b.String()
+}
+
+// quoteArg quotes an argument that holds a space, a quote or nothing.
+func quoteArg(a string) string {
+	if a != "" && !strings.ContainsAny(a, " \t\n'\"\\") {
+		return a
+	}
+	return strconv.Quote(a)
 }

@@ -80,3 +80,42 @@ func TestAllowMCPAlways(t *testing.T) {
 		t.Errorf("warnings = %q, want the push's mcp_allow told", s.Warnings)
 	}
 }
+
+// TestACPServerKey: a client-offered server's key is its command line, or
+// its URL, then its variables' names and a hash of their values: a value
+// changed is another key, and no value is written in it. "Always" keeps
+// it in acp_mcp_allow, which the resolver takes from the file alone.
+func TestACPServerKey(t *testing.T) {
+	plain := MCPServer{Name: "a", Command: "npx", Args: []string{"-y", "my server"}}
+	if got := ACPServerKey(plain); got != `npx -y "my server"` {
+		t.Errorf("ACPServerKey = %q", got)
+	}
+	withEnv := MCPServer{Name: "a", Command: "srv", Env: map[string]string{"TOKEN": "s3cret", "NODE_OPTIONS": ""}}
+	key := ACPServerKey(withEnv)
+	if !strings.HasPrefix(key, "srv env NODE_OPTIONS,TOKEN sha256:") || strings.Contains(key, "s3cret") {
+		t.Errorf("ACPServerKey with variables = %q", key)
+	}
+	withEnv.Env["NODE_OPTIONS"] = "--require ./evil.js"
+	if ACPServerKey(withEnv) == key {
+		t.Errorf("a changed variable's value kept the key %q", key)
+	}
+	web := MCPServer{Name: "w", URL: "http://127.0.0.1:9/mcp", Headers: map[string]string{"Authorization": "Bearer t"}}
+	if got := ACPServerKey(web); !strings.HasPrefix(got, "http://127.0.0.1:9/mcp headers Authorization sha256:") {
+		t.Errorf("ACPServerKey of a URL = %q", got)
+	}
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := AllowACPServerAlways(path, key); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Resolve(Inputs{File: f, FilePath: path, Editor: map[string]any{"acp_mcp_allow": []any{"sh"}}})
+	if d := cmp.Diff([]string{key}, s.ACPMCPAllow.Value); d != "" {
+		t.Errorf("acp_mcp_allow (-want +got):\n%s", d)
+	}
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), "acp_mcp_allow from the editor's settings is ignored") {
+		t.Errorf("warnings = %q, want the editor's acp_mcp_allow told", s.Warnings)
+	}
+}

@@ -1,5 +1,7 @@
 // Package mcp gives the agent the tools of the MCP servers the user's
-// config file names (agent/config, mcp_servers), on the official MCP Go
+// config file names (agent/config, mcp_servers), and of those an ACP
+// client offered that the user let start (Server.FromClient, after the
+// config's; acp asks), on the official MCP Go
 // SDK (github.com/modelcontextprotocol/go-sdk), which only this package
 // imports.
 //
@@ -12,7 +14,8 @@
 // notice and is left out. Its tools become definitions named
 // mcp__<server>__<tool> (cut to the characters and length the engines
 // take), their description and input schema the server's, after the
-// built-in tools' in the order of their names. That list is fixed for the
+// built-in tools': the config's servers', then the client's, each in the
+// order of their names. That list is fixed for the
 // session, byte for byte (it is in the prefix the engine caches): a
 // server's tools/list_changed is noted, and told to the model with that
 // server's next result, never applied.

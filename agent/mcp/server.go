@@ -34,6 +34,10 @@ type Server struct {
 	// with every request to it.
 	URL     string
 	Headers map[string]string
+	// FromClient marks a server an ACP client offered (mcpServers) and the
+	// user let start: its tools come after those of the config file's
+	// servers.
+	FromClient bool
 }
 
 // server is a running server: its session, and what became of it.

@@ -116,22 +116,34 @@ func Start(ctx context.Context, inner Tools, cfg Config) (*Toolbox, []Notice) {
 	}
 	wg.Wait()
 	var notices []Notice
-	var defs []engine.Tool
+	var defs, clientDefs []engine.Tool
 	for i, s := range srvs {
 		if errs[i] != nil {
 			s.close()
 			b.status = append(b.status, Status{Name: s.spec.Name, Error: errs[i].Error()})
-			notices = append(notices, Notice{true, fmt.Sprintf("MCP server %s did not start (%v); its tools are left out of this session: check its entry in mcp_servers", s.spec.Name, errs[i])})
+			fix := "check its entry in mcp_servers"
+			if s.spec.FromClient {
+				fix = "check the server the editor offered"
+			}
+			notices = append(notices, Notice{true, fmt.Sprintf("MCP server %s did not start (%v); its tools are left out of this session: %s", s.spec.Name, errs[i], fix)})
 			continue
 		}
 		b.servers = append(b.servers, s)
 		d, skipped := b.define(s, lists[i])
-		defs = append(defs, d...)
+		if s.spec.FromClient {
+			clientDefs = append(clientDefs, d...)
+		} else {
+			defs = append(defs, d...)
+		}
 		b.status = append(b.status, Status{Name: s.spec.Name, Tools: len(d)})
 		notices = append(notices, Notice{false, fmt.Sprintf("MCP server %s: %d tools%s; the list is fixed for the session (a change the server announces takes effect in a new session)", s.spec.Name, len(d), skipped)})
 	}
-	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
-	b.defs = append(inner.Definitions(), defs...)
+	// The config file's servers' tools, then the client's, each in the
+	// order of their names.
+	for _, d := range [][]engine.Tool{defs, clientDefs} {
+		sort.Slice(d, func(i, j int) bool { return d[i].Name < d[j].Name })
+	}
+	b.defs = append(append(inner.Definitions(), defs...), clientDefs...)
 	return b, notices
 }
 
