@@ -17,13 +17,17 @@ import "slices"
 // again. The share (noteShare) bounds that.
 func (s *Planner) noteResults(msgs []Message, cur, limit, share, extra int) (size, fresh int) {
 	size, fresh = s.counted()
+	for _, it := range s.view.items[len(msgs):] { // a new ask left out
+		size -= it.size
+		fresh -= it.fresh
+	}
 	var round []int // view items of the round's results that give way, newest first
 	// The results a request carried already stay as they were sent
 	// (the note round is an append), unless the request is over.
 	over := s.price(size+extra, fresh+extra) > limit
 	for k := s.view.Len() - 1; k >= 0 && s.view.items[k].of >= cur; k-- {
 		it := &s.view.items[k]
-		if it.msg.Role != Tool || it.of < s.sent && !over {
+		if k >= len(msgs) || it.msg.Role != Tool || it.of < s.sent && !over {
 			continue
 		}
 		sum, keep := s.summarize(it.of)
@@ -87,19 +91,28 @@ func (s *Planner) noteMessages(b Budget) ([]Message, int) {
 	cur := s.currentStart()
 	q := Message{Role: User, Content: NoteInstruction}
 	msgs := slices.Clone(s.view.Messages()) // written by noteResults and askNote: the view's are lent, not to be changed
+	// A new ask of the user's is not the note's: the note is of the work
+	// done so far, and the fold after it keeps the ask after its recap,
+	// where the engine prefills it anyway. Carried by the note round too,
+	// a pasted log would be prefilled twice. The fold then comes at once.
+	askN, askFresh := 0, 0
 	if k := s.newAsk(); k >= 0 {
-		return s.noteBeforeAsk(msgs[:k], k, q)
+		for _, it := range s.view.items[k:] {
+			askN += it.size
+			askFresh += it.fresh
+		}
+		msgs = msgs[:k]
 	}
 	// While the request as it stands and the question fit the usable
 	// room, and the note the window, the note round is that request and
 	// the question: the note is written from everything the model has,
 	// and the round's request after it, the same, is then cached to its
 	// end (holdFold). Otherwise the round's new results give way.
-	if whole, ok := s.wholeNote(q); ok && whole <= b.Usable && whole+s.noteRoom() <= b.Window {
+	if whole, ok := s.wholeNote(q, askN, askFresh); ok && whole <= b.Usable && whole+s.noteRoom() <= b.Window {
 		msgs = s.askNote(msgs, q)
-		s.last.chars = s.cfg.PrefixChars + s.countedSize() + sizeOf(q)
+		s.last.chars = s.cfg.PrefixChars + s.countedSize() - askN + sizeOf(q)
 		s.last.carriedUpTo = cur
-		s.note.whole = true
+		s.note.whole = askN == 0
 		return msgs, whole
 	}
 	s.note.whole = false
@@ -121,24 +134,6 @@ func (s *Planner) newAsk() int {
 		return -1
 	}
 	return s.view.find(i)
-}
-
-// noteBeforeAsk is the note round's request when the round opens with a
-// new ask of the user's: the request up to it, which the engine has
-// cached to its end, and the question. The note is of the work done so
-// far; the fold after it keeps the ask after its recap, where the
-// engine prefills it anyway, so a note round that carried it would have
-// the engine prefill a pasted log twice.
-func (s *Planner) noteBeforeAsk(msgs []Message, k int, q Message) ([]Message, int) {
-	size, fresh := s.counted()
-	for _, it := range s.view.items[k:] {
-		size -= it.size
-		fresh -= it.fresh
-	}
-	s.note.whole = false
-	s.last.chars = s.cfg.PrefixChars + size + sizeOf(q)
-	s.last.carriedUpTo = s.lastUser
-	return s.askNote(msgs, q), s.price(size+sizeOf(q), fresh+sizeOf(q))
 }
 
 // holdFold reports whether the fold o, its note in hand, waits a round
@@ -168,12 +163,13 @@ func (s *Planner) holdFold(b Budget, o option, emergency bool) (size int, ok boo
 const freshDoubt = 8
 
 // wholeNote is the request's count with the question q as a note round
-// carrying it whole would be, and whether one may: on an engine
+// carrying it whole, less a new ask left out (askN bytes, askFresh of
+// them new), would be, and whether one may: on an engine
 // that keeps a prefix to the token (not one that restarts from
 // checkpoints, where the fold's own requests place the cache) and with the
 // engine's counts to go by (the cautious estimate, blind, prices the new
 // results at the densest text there is).
-func (s *Planner) wholeNote(q Message) (whole int, ok bool) {
+func (s *Planner) wholeNote(q Message, askN, askFresh int) (whole int, ok bool) {
 	if s.cache.model.Class == CacheCheckpointed {
 		return 0, false
 	}
@@ -181,10 +177,11 @@ func (s *Planner) wholeNote(q Message) (whole int, ok bool) {
 	// denser than what was learned. A whole note round the engine then
 	// counts over the usable room cannot be held, and the fold that comes
 	// at once pays them twice: they are taken an eighth larger.
-	_, fresh := s.counted()
-	n := s.likely() + s.est.Known(fresh)/freshDoubt
+	size, fresh := s.counted()
+	size, fresh = size-askN, fresh-askFresh
+	n := s.est.Known(size+s.cfg.PrefixChars) + s.est.Known(fresh)/freshDoubt
 	if s.est.Blind {
-		n = s.estimate()
+		n = s.price(size, fresh)
 	}
 	return n + s.est.Known(sizeOf(q)), true
 }
