@@ -136,6 +136,10 @@ type Config struct {
 	// showMessageRequest, ClientTimeout on its other requests (in-process
 	// only); zero leaves the server's.
 	ApplyTimeout, ClientTimeout time.Duration
+	// RetryQuiet and RetryWait are the server's wait for the user's
+	// typing to stop before it places a refused change again (in-process
+	// only); zero leaves the server's.
+	RetryQuiet, RetryWait time.Duration
 }
 
 // Event is something the server sent, or a note a test added.
