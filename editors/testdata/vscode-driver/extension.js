@@ -157,6 +157,8 @@ async function run() {
       return runRace();
     case "undo":
       return runUndo();
+    case "focus":
+      return runFocus();
   }
   const ext = vscode.extensions.getExtension("reika-lsp.reika");
   const api = await ext.activate();
@@ -560,6 +562,32 @@ async function runUndo() {
   const turns = api.conversation().turns;
   record({ scenario: "undo", focused: undo.focused, undo: { after: undo.after, active: undo.active, refocused },
     trial: { lines: linesOf(doc), undone: undo.lines, answers: w.applies.map((a) => a.answer), final, summary: turns.length > 0 ? turns[turns.length - 1].summary || "" : "" } });
+}
+
+// The focus (TestVSCodeFocus): the user asks through Reika: Ask's input
+// box in greet.go and goes on typing there, three lines each ended by
+// Enter, once the Reika panel's page is ready (it took the keyboard then).
+// Whatever has the focus gets the keys, as the user's keyboard would.
+async function runFocus() {
+  const { api, browser, root } = await startClient();
+  const w = watch(api.client());
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(root, "greet.go"));
+  const ed = await vscode.window.showTextDocument(doc);
+  const at = doc.positionAt(doc.getText().indexOf("\n") + 1);
+  ed.selection = new vscode.Selection(at, at);
+  const pending = vscode.commands.executeCommand("reika.vscode.ask");
+  await waitFor("the input box to have the focus", async () => /input/i.test(await browser.focused()), 5000);
+  await browser.type("Capitalize the greeting.");
+  await browser.enter();
+  const started = await Promise.race([pending, sleep(5000).then(() => "the input box did not take the instruction")]);
+  await waitFor("the panel's page to be ready", () => api.conversation().ready, 15000);
+  const ready = { focused: await browser.focused(), active: vscode.window.activeTextEditor?.document.uri.toString() ?? "", panelActive: api.conversation().active };
+  for (let i = 1; i <= 3; i++) {
+    await browser.type(`// typed ${i}`);
+    await browser.enter();
+  }
+  const final = await waitFor("the closing message", () => w.closing(0), 40000);
+  record({ scenario: "focus", started, ready, text: doc.getText(), asks: api.conversation().turns.map((t) => t.instruction), final });
 }
 
 module.exports = { activate, deactivate() {} };

@@ -246,7 +246,9 @@ async function ask(arg?: string | { instruction?: string; fromPanel?: boolean },
     params.uri = client.code2ProtocolConverter.asUri(editor.document.uri);
     params.range = client.code2ProtocolConverter.asRange(editor.selection);
   }
-  conversation.show(false);
+  // The panel shows the run without taking the keyboard: the user goes on
+  // typing in the editor they asked from.
+  conversation.show();
   conversation.start(instruction);
   const r = await execute<names.AskResult>(names.cmdAsk, [params]);
   if (r === undefined || r === null) {
