@@ -176,12 +176,13 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	s.runs.over(r)
 	chip := sess.agent.Chip()
 	s.sendStatus(chip, false)
-	s.lateUndos(r)
+	undone := s.lateUndos(r)
 	summary := r.landed()
 	// The run is over before the user hears so: a next ask must not find
 	// it still under way.
 	s.finishRun(r)
 	s.tellEnd(ctx, sess, prog, res, err, summary, chip.String())
+	s.goOwned(func(ctx context.Context) { s.watchLateUndos(ctx, r, sess.agent, undone) })
 }
 
 // reporter turns the run's events into progress, status and messages.
