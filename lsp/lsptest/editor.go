@@ -72,6 +72,9 @@ type Caps struct {
 	// HierarchicalSymbols:
 	// textDocument.documentSymbol.hierarchicalDocumentSymbolSupport.
 	HierarchicalSymbols bool
+	// Answers: experimental.reikaAnswers, a client that shows reika/answer
+	// whole itself (VS Code's panel).
+	Answers bool
 }
 
 // Full is a client that supports everything the server can use, as VS
@@ -376,6 +379,9 @@ func (e *Editor) initialize() {
 			"codeAction":      codeAction,
 			"documentSymbol":  map[string]any{"hierarchicalDocumentSymbolSupport": c.HierarchicalSymbols},
 		},
+	}
+	if c.Answers {
+		caps["experimental"] = map[string]any{"reikaAnswers": true}
 	}
 	params := map[string]any{
 		"processId":        os.Getpid(),

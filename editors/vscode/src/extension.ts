@@ -169,6 +169,15 @@ async function start(): Promise<void> {
   const c = new LanguageClient("reika", "Reika", serverOptions, clientOptions);
   c.onNotification(names.statusNotification, (p: names.StatusParams) => chip.update(p));
   c.onNotification(names.answerNotification, (p: names.AnswerParams) => conversation.answer(p));
+  // The panel shows each answer whole: no answer document on top of it.
+  c.registerFeature({
+    fillClientCapabilities: (caps) => {
+      caps.experimental = { ...(caps.experimental as object | undefined), [names.answersCapability]: true };
+    },
+    initialize: () => {},
+    getState: () => ({ kind: "static" }),
+    clear: () => {},
+  });
   client = c;
   try {
     await c.start();
