@@ -24,7 +24,7 @@ import (
 // and than the clients wait before they send it (Neovim 150 ms, eglot
 // 0.5 s). retryWait bounds the whole wait for it.
 const (
-	retryQuiet = 1500 * time.Millisecond
+	retryQuiet = time.Second
 	retryWait  = 30 * time.Second
 )
 

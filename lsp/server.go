@@ -41,7 +41,7 @@ type Options struct {
 	TypingWait time.Duration
 	// RetryQuiet is how long a document must go without a didChange
 	// before a change the editor refused for the user's typing is placed
-	// again; RetryWait bounds the whole wait. Zero values take 1.5s and
+	// again; RetryWait bounds the whole wait. Zero values take 1s and
 	// 30s.
 	RetryQuiet, RetryWait time.Duration
 	// Log receives the server's own log lines; nil means stderr.
