@@ -270,8 +270,9 @@ func pluralSuffix(n int) string {
 }
 
 // answerInline is the longest answer shown in a message; a longer one
-// opens as a document. statusWidth is the longest end line a client that
-// shows messages in one line of its status bar (Helix) shows whole.
+// opens as a document. statusWidth is the longest answer a client that
+// shows messages in one line of its status bar (Helix) gets in one: the
+// summary and the chip after it may be cut, the answer is not.
 const (
 	answerInline = 400
 	statusWidth  = 80
@@ -286,10 +287,9 @@ func (s *Server) showAnswer(ctx context.Context, sess *agentConn, answer, summar
 	answer = strings.TrimSpace(answer)
 	s.sendAnswer(answer, summary, chip)
 	c := s.caps()
-	line := fmt.Sprintf("Reika: %s · %s · %s", oneLine(answer), summary, chip)
 	short := len(answer) <= answerInline && !strings.Contains(answer, "\n")
-	if short && !(c.oneLineStatus && c.showDocument && len(line) > statusWidth) {
-		s.showMessage(protocol.MessageTypeInfo, "%s", line)
+	if short && !(c.oneLineStatus && c.showDocument && len("Reika: "+answer) > statusWidth) {
+		s.showMessage(protocol.MessageTypeInfo, "Reika: %s · %s · %s", oneLine(answer), summary, chip)
 		return
 	}
 	s.showMessage(protocol.MessageTypeInfo, "Reika finished: %s · %s", summary, chip)
@@ -298,7 +298,11 @@ func (s *Server) showAnswer(ctx context.Context, sess *agentConn, answer, summar
 	}
 	if c.showDocument {
 		path := filepath.Join(sess.agent.Info().StateDir, fmt.Sprintf("answer-%s.md", time.Now().UTC().Format("20060102-150405")))
-		if err := os.WriteFile(path, []byte(answer+"\n"), 0o600); err == nil && s.showDocument(ctx, path, false) {
+		text := answer
+		if c.oneLineStatus {
+			text = wrapMarkdown(answer, answerWidth) // Helix does not wrap lines
+		}
+		if err := os.WriteFile(path, []byte(text+"\n"), 0o600); err == nil && s.showDocument(ctx, path, false) {
 			return
 		}
 	}
@@ -309,8 +313,8 @@ func (s *Server) showAnswer(ctx context.Context, sess *agentConn, answer, summar
 }
 
 // answerPrefix begins the message that holds an answer whole, after the
-// end line, for a client that opens no document (the Neovim plugin and
-// reika.el read it).
+// end line, for a client that opens no document (the Neovim plugin joins
+// it to its answer window).
 const answerPrefix = "Reika's answer:\n"
 
 // sendAnswer sends the answer in full as reika/answer, before the message

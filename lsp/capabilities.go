@@ -64,7 +64,11 @@ func newClientCaps(c protocol.ClientCapabilities, encodings []string, info *prot
 	if x, ok := c.Experimental.(map[string]any); ok {
 		caps.showsAnswers = x[AnswersCapability] == true
 	}
+	// Helix shows a message in one line of its status bar, cut at the
+	// terminal's width; it handles window/showDocument (opening the file
+	// in the current view) though 25.01 does not advertise it.
 	caps.oneLineStatus = caps.name == "helix"
+	caps.showDocument = caps.showDocument || caps.oneLineStatus
 	// The server asks (window/showMessageRequest) only a client that says
 	// it shows message actions: one that does not may never answer, and
 	// a run would wait for it. eglot answers though it does not say so.
