@@ -177,6 +177,7 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	chip := sess.agent.Chip()
 	s.sendStatus(chip, false)
 	undone := s.lateUndos(r)
+	s.recheckLines(r)
 	summary := r.landed()
 	// The run is over before the user hears so: a next ask must not find
 	// it still under way.

@@ -321,8 +321,7 @@ func (s *Server) checkLanding(ctx context.Context, pl *placing, plan EditPlan, l
 	case missed:
 		w.stop()
 		if !pl.c.skipsStale {
-			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s did not land as planned (you were typing there): check %s, undo reverts it", p.Path, l.where())
-			return tools.Outcome{Reason: fmt.Sprintf("The editor applied the change while the user was typing in the file, and the file now differs from what was planned around %s. Read the file again before changing it.", l.where())}, says("it did not land as planned, check " + p.Path + " " + l.where()), nil
+			return s.astray(p, l, cur)
 		}
 		// Neovim skipped an edit for a version its buffer had passed (it
 		// never appeared in the document): place it again on the user's
