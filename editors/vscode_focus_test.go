@@ -38,3 +38,24 @@ func TestVSCodeFocus(t *testing.T) {
 		t.Errorf("the end line is %q, want 1 change applied to greet.go", rec.Final)
 	}
 }
+
+// TestVSCodeLateUndo: the run ends saying the change was applied; then the
+// user undoes it in greet.go. The server tells the user the change was
+// undone by them, and does not make it again.
+func TestVSCodeLateUndo(t *testing.T) {
+	r := newRig(t, `[`+greetEdit+`, {"content": "Done."}]`, map[string]string{"greet.go": greetGo})
+	rec := vscodeScenario(t, r, "lateundo")
+	t.Logf("end line %q; then %q", rec.Final, rec.Told)
+	if rec.Error != "" {
+		t.Fatalf("the driver failed: %s", rec.Error)
+	}
+	if !strings.Contains(rec.Final, "1 change applied to greet.go") {
+		t.Errorf("the end line is %q, want 1 change applied to greet.go (the undo came after it)", rec.Final)
+	}
+	if !strings.Contains(rec.Told, "the change to greet.go was undone by you") {
+		t.Errorf("the correction is %q, want it to say the change to greet.go was undone by you", rec.Told)
+	}
+	if got := strings.Join(rec.Trial.Lines, "\n") + "\n"; got != greetGo {
+		t.Errorf("greet.go after the undo:\n%s\nwant\n%s", got, greetGo)
+	}
+}

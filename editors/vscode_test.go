@@ -208,6 +208,7 @@ type driverRecord struct {
 	} `json:"ready"`
 	Asks  []string `json:"asks"`
 	Final string   `json:"final"`
+	Told  string   `json:"told"` // the late undo's correction (vscode_focus_test.go)
 	Chip  struct {
 		Text    string `json:"text"`
 		Warning bool   `json:"warning"`

@@ -159,6 +159,8 @@ async function run() {
       return runUndo();
     case "focus":
       return runFocus();
+    case "lateundo":
+      return runLateUndo();
   }
   const ext = vscode.extensions.getExtension("reika-lsp.reika");
   const api = await ext.activate();
@@ -587,6 +589,31 @@ async function runFocus() {
   }
   const final = await waitFor("the closing message", () => w.closing(0), 40000);
   record({ scenario: "focus", started, ready, text: doc.getText(), asks: api.conversation().turns.map((t) => t.instruction), final });
+}
+
+// The late undo (TestVSCodeLateUndo): the run ends, its end line saying
+// the change was applied; then the user runs VS Code's undo in greet.go.
+// The driver records the end line, the messages after it, and the lines.
+async function runLateUndo() {
+  const { api, browser, root } = await startClient();
+  const w = watch(api.client());
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(root, "greet.go"));
+  const ed = await vscode.window.showTextDocument(doc);
+  const at = doc.getText().indexOf('return "hello, " + name');
+  ed.selection = new vscode.Selection(doc.positionAt(at), doc.positionAt(at));
+  const started = await vscode.commands.executeCommand("reika.vscode.ask", "Capitalize the greeting.");
+  if (!started || !started.started) {
+    throw new Error(`Reika: Ask = ${JSON.stringify(started)}`);
+  }
+  const final = await waitFor("the closing message", () => w.closing(0), 20000);
+  const from = w.events.length;
+  await waitFor("the focus in greet.go's editor", async () => {
+    await vscode.window.showTextDocument(doc, { viewColumn: ed.viewColumn, preserveFocus: false });
+    return /monaco|inputarea|edit-context/i.test(await browser.focused());
+  }, 5000);
+  await vscode.commands.executeCommand("undo");
+  const told = await waitFor("the correction", () => w.events.slice(from).find((e) => e.kind === "message" && /undone by you/.test(e.text)), 10000);
+  record({ scenario: "lateundo", final, told: told.text, trial: { lines: linesOf(doc) } });
 }
 
 module.exports = { activate, deactivate() {} };
