@@ -103,7 +103,9 @@ func testEglotRace(t *testing.T, emacs, snippetName string) {
 	r := newRig(t, raceScript(raceTrials), map[string]string{"greet.go": raceFile(raceTrials)})
 	out := filepath.Join(r.Tmp, "race.json")
 	env := r.Env("REIKA_TEST_OUT="+out, fmt.Sprintf("REIKA_TEST_TRIALS=%d", raceTrials))
-	t.Log(runEmacs(t, r, emacs, snippetName, "race", env, 50*time.Second))
+	// The bound leaves room for the server's wait for the typing to stop
+	// (a second without a didChange) before each refused edit goes again.
+	t.Log(runEmacs(t, r, emacs, snippetName, "race", env, 90*time.Second))
 	judgeRace(t, raceFile(raceTrials), readTrials(t, out))
 }
 

@@ -77,6 +77,10 @@ func TestVSCodeNames(t *testing.T) {
 		t.Errorf("names.ts: trustPlan = %q, want %q", got, lsp.TrustPlan)
 	}
 
+	if got := consts["answersCapability"]; got != lsp.AnswersCapability {
+		t.Errorf("names.ts: answersCapability = %q, want %q", got, lsp.AnswersCapability)
+	}
+
 	if got := consts["answerNotification"]; got != lsp.AnswerNotification {
 		t.Errorf("names.ts: answerNotification = %q, want %q", got, lsp.AnswerNotification)
 	}

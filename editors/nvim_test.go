@@ -84,6 +84,10 @@ type nvimResult struct {
 	Trials []trial `json:"trials"`
 	// Shown is what answer.lua saw of each answer (answer.lua).
 	Shown []nvimShown `json:"shown"`
+	// WholeIn is where bare_answer.lua found the answer whole ("message"
+	// or "document"), Whole the text that held it.
+	WholeIn string `json:"whole_in"`
+	Whole   string `json:"whole"`
 }
 
 // nvimShown is one answer as answer.lua saw it: require("reika").answer(),
@@ -467,6 +471,28 @@ func TestNvimBareAsk(t *testing.T) {
 			t.Errorf("line %d = %q, want %q", line, got, greetNew)
 		}
 		checkEndMessage(t, res.Final, res.Lines[line-1] == greetNew)
+	})
+}
+
+// TestNvimBareAnswerWhole: without the plugin, an answer of several lines
+// is seen whole: in a document the server opens where Neovim takes
+// window/showDocument (0.10), else in a message of its own lines after
+// the end line (0.7), which Neovim shows whole (it cuts a long line).
+func TestNvimBareAnswerWhole(t *testing.T) {
+	neovims(t, func(t *testing.T, nv neovim) {
+		const final = `Greet says hello.\n\n- It takes a name.\n- It never fails.` // JSON's escapes
+		r := newRig(t, greetScript(final, ""), map[string]string{"greet.go": greetGo})
+		want := strings.ReplaceAll(final, `\n`, "\n")
+		res := runNvim(t, r, nv, "bare_answer", false, map[string]any{
+			"file":        filepath.Join(r.WS, "greet.go"),
+			"snippet":     writeSnippet(t, r),
+			"instruction": "make the greeting friendlier",
+			"final":       want,
+		})
+		t.Logf("the answer whole in a %s", res.WholeIn)
+		if res.WholeIn == "message" && !strings.HasPrefix(res.Whole, "Reika's answer:\n") {
+			t.Errorf("the message that holds the answer is %q, want it to begin with Reika's answer", res.Whole)
+		}
 	})
 }
 

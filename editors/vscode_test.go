@@ -200,7 +200,16 @@ type driverRecord struct {
 		// editor, in ms.
 		Refocused int `json:"refocused"`
 	} `json:"undo"`
-	Chip struct {
+	// The focus's (vscode_focus_test.go).
+	Ready struct {
+		Focused     string `json:"focused"`     // the focused element once the panel's page was ready
+		Active      string `json:"active"`      // the active editor's document then
+		PanelActive bool   `json:"panelActive"` // whether the panel was the active tab then
+	} `json:"ready"`
+	Asks  []string `json:"asks"`
+	Final string   `json:"final"`
+	Told  string   `json:"told"` // the late undo's correction (vscode_focus_test.go)
+	Chip  struct {
 		Text    string `json:"text"`
 		Warning bool   `json:"warning"`
 		Error   bool   `json:"error"`

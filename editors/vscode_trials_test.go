@@ -83,10 +83,9 @@ func TestVSCodeRace(t *testing.T) {
 // didChange: it must not apply the edit again, and the end line says it
 // was undone by the user; the document ends without it.
 func TestVSCodeUndo(t *testing.T) {
-	// The edit's latency gives the user time to click back into greet.go
-	// (the Reika panel takes the focus as it loads, about a second after
-	// the ask) before it lands; the read's, the undo time to come before
-	// the read's result.
+	// The edit's latency gives the driver time to make sure greet.go's
+	// editor has the focus before it lands; the read's, the undo time to
+	// come before the read's result.
 	script := `[` + strings.TrimSuffix(greetEdit, "}") + `, "fault": {"latency": "2s"}},
   {"tool_calls": [{"name": "read", "arguments": {"path": "greet.go"}}], "fault": {"latency": "500ms"}},
   {"content": "Done."}]`

@@ -184,12 +184,14 @@ func (s *Server) doAsk(ctx context.Context, r *activeRun, instruction string) {
 	s.runs.over(r)
 	chip := sess.agent.Chip()
 	s.sendStatus(chip, false)
-	s.lateUndos(r)
+	undone := s.lateUndos(r)
+	s.recheckLines(r)
 	summary := r.landed()
 	// The run is over before the user hears so: a next ask must not find
 	// it still under way.
 	s.finishRun(r)
 	s.tellEnd(ctx, sess, prog, res, err, summary, chip.String())
+	s.goOwned(func(ctx context.Context) { s.watchLateUndos(ctx, r, sess.agent, undone) })
 }
 
 // reporter turns the run's events into progress, status and messages.
@@ -277,30 +279,52 @@ func pluralSuffix(n int) string {
 }
 
 // answerInline is the longest answer shown in a message; a longer one
-// opens as a document.
-const answerInline = 400
+// opens as a document. statusWidth is the longest answer a client that
+// shows messages in one line of its status bar (Helix) gets in one: the
+// summary and the chip after it may be cut, the answer is not.
+const (
+	answerInline = 400
+	statusWidth  = 80
+)
 
-// showAnswer shows the model's final answer: in a message when it is
-// short, else in a Markdown document the editor opens.
+// showAnswer shows the model's final answer whole, where the user looks:
+// in a message when it is short; else in the client's own view of it
+// (reika/answer: VS Code's panel); else in a Markdown document the editor
+// opens; else, for a client that opens none, in a message of its own
+// lines after the end line.
 func (s *Server) showAnswer(ctx context.Context, sess *agentConn, answer, summary, chip string) {
 	answer = strings.TrimSpace(answer)
 	s.sendAnswer(answer, summary, chip)
-	if (len(answer) <= answerInline && !strings.Contains(answer, "\n")) || !s.canShowDocument() {
+	c := s.caps()
+	short := len(answer) <= answerInline && !strings.Contains(answer, "\n")
+	if short && !(c.oneLineStatus && c.showDocument && len("Reika: "+answer) > statusWidth) {
 		s.showMessage(protocol.MessageTypeInfo, "Reika: %s · %s · %s", oneLine(answer), summary, chip)
-		if strings.Contains(answer, "\n") {
-			s.logMessage(protocol.MessageTypeInfo, "Reika's answer:\n%s", answer)
-		}
-		return
-	}
-	path := filepath.Join(sess.agent.Info().StateDir, fmt.Sprintf("answer-%s.md", time.Now().UTC().Format("20060102-150405")))
-	if err := os.WriteFile(path, []byte(answer+"\n"), 0o600); err != nil {
-		s.showMessage(protocol.MessageTypeInfo, "Reika: %s · %s · %s", clipLine(answer, answerInline), summary, chip)
-		s.logMessage(protocol.MessageTypeInfo, "Reika's answer:\n%s", answer)
 		return
 	}
 	s.showMessage(protocol.MessageTypeInfo, "Reika finished: %s · %s", summary, chip)
-	s.showDocument(ctx, path, false)
+	if c.showsAnswers {
+		return
+	}
+	if c.showDocument {
+		path := filepath.Join(sess.agent.Info().StateDir, fmt.Sprintf("answer-%s.md", time.Now().UTC().Format("20060102-150405")))
+		text := answer
+		if c.oneLineStatus {
+			text = wrapMarkdown(answer, answerWidth) // Helix does not wrap lines
+		}
+		if err := os.WriteFile(path, []byte(text+"\n"), 0o600); err == nil && s.showDocument(ctx, path, false) {
+			return
+		}
+	}
+	// The whole text, its lines kept (showMessage would make them one): a
+	// client shows a message of several lines whole (Neovim asks to press
+	// Enter), where it cuts a long line.
+	s.notify(protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: answerPrefix + answer})
 }
+
+// answerPrefix begins the message that holds an answer whole, after the
+// end line, for a client that opens no document (the Neovim plugin joins
+// it to its answer window).
+const answerPrefix = "Reika's answer:\n"
 
 // sendAnswer sends the answer in full as reika/answer, before the message
 // that ends the run: a client that shows the conversation has it whole

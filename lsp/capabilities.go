@@ -42,6 +42,13 @@ type clientCaps struct {
 	// hierarchicalSymbols: textDocument.documentSymbol.hierarchicalDocumentSymbolSupport.
 	hierarchicalSymbols bool
 	encoding            Encoding
+	// showsAnswers: the client shows reika/answer whole itself (VS Code's
+	// panel), so the server opens no answer document for it
+	// (experimental.reikaAnswers).
+	showsAnswers bool
+	// oneLineStatus: the client shows a message in one line of its status
+	// bar, cut at the terminal's width (Helix).
+	oneLineStatus bool
 }
 
 // newClientCaps reads what the server needs to know of the client.
@@ -54,6 +61,14 @@ func newClientCaps(c protocol.ClientCapabilities, encodings []string, info *prot
 		caps.progress = w.WorkDoneProgress
 		caps.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
 	}
+	if x, ok := c.Experimental.(map[string]any); ok {
+		caps.showsAnswers = x[AnswersCapability] == true
+	}
+	// Helix shows a message in one line of its status bar, cut at the
+	// terminal's width; it handles window/showDocument (opening the file
+	// in the current view) though 25.01 does not advertise it.
+	caps.oneLineStatus = caps.name == "helix"
+	caps.showDocument = caps.showDocument || caps.oneLineStatus
 	// The server asks (window/showMessageRequest) only a client that says
 	// it shows message actions: one that does not may never answer, and
 	// a run would wait for it. eglot answers though it does not say so.

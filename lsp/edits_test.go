@@ -306,6 +306,26 @@ func TestPlanEditReanchor(t *testing.T) {
 		wantErr:  "hunk 1 of 1 (line 30 of main.go) no longer matches: the user changed those lines or the lines around them since the agent read the file; nothing was applied",
 		wantHunk: 1,
 	}, {
+		name:  "user inserted a line between the lines of the hunk's context: placed below it",
+		old:   old,
+		agent: []edSub{{edLine(30), "\tv30 := cached(900)\n"}},
+		user: func(t testing.TB, old string) string {
+			return edReplace(t, old, edSub{edLine(29), "\t// typed by the user\n" + edLine(29)})
+		},
+		want: func(t testing.TB, user string) string {
+			return edReplace(t, user, edSub{edLine(30), "\tv30 := cached(900)\n"})
+		},
+		wantMoved: []bool{true},
+	}, {
+		name:  "user inserted a line among the hunk's own lines: refused",
+		old:   old,
+		agent: []edSub{{edLine(30) + edLine(31), "\t// gone\n"}},
+		user: func(t testing.TB, old string) string {
+			return edReplace(t, old, edSub{edLine(31), "\t// typed by the user\n" + edLine(31)})
+		},
+		wantErr:  "hunk 1 of 1 (lines 30-31 of main.go) no longer matches: the user changed those lines or the lines around them since the agent read the file; nothing was applied",
+		wantHunk: 1,
+	}, {
 		name:  "user changed the replaced lines themselves: refused, naming the hunk",
 		old:   old,
 		agent: []edSub{{"compute(4)", "cached(4)"}, {edLine(40) + edLine(41) + edLine(42) + edLine(43) + edLine(44), "\t// gone\n"}, {"step 55", "step 5"}},

@@ -49,6 +49,10 @@ const (
 	// shows the conversation (the end-of-run message holds it on one line,
 	// or names a document).
 	AnswerNotification = "reika/answer"
+	// AnswersCapability, true in the client's experimental capabilities,
+	// says it shows reika/answer whole where the user looks (VS Code's
+	// panel): the server then opens no document with a long answer.
+	AnswersCapability = "reikaAnswers"
 
 	// TrustAsk and TrustPlan are reika.ask's "trust" (its run's mode,
 	// tools.Mode) besides the default: every edit and command asks first;

@@ -78,7 +78,8 @@ func (s *Server) planFailed(p tools.Proposal, err error) (tools.Outcome, account
 
 // place does propose's work, and says what became of the change for the
 // end-of-run line. A change the editor refused or skipped because the user
-// was typing is placed again on the user's text, once.
+// was typing waits for the typing to stop and is placed again on the
+// user's text (retry.go).
 func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, account) {
 	if why, lost := s.docs.Lost(p.Abs); lost {
 		// The editor holds a text the server does not know: an edit
@@ -104,10 +105,10 @@ func (s *Server) place(ctx context.Context, p tools.Proposal) (tools.Outcome, ac
 		if again == nil {
 			return out, a
 		}
-		if plan, err = s.again(p, *again); err != nil {
-			return s.planFailed(p, err)
+		var done bool
+		if plan, out, a, done = s.replaceAfterTyping(ctx, pl, plan.Current.Version); done {
+			return out, a
 		}
-		pl.replanned = true
 	}
 }
 
@@ -117,15 +118,22 @@ type placing struct {
 	c     clientCaps
 	asked string // the run's instruction, the edit's label
 	// replanned is set once the change was placed again on the user's
-	// text: it is not placed a third time, nor asked about again.
+	// text: it is not asked about again.
 	replanned bool
+	// until ends the wait for the user to stop typing before a refused
+	// change is placed again (zero before the first refusal); last is set
+	// once it ran out: a refusal then is final. tries counts the waits.
+	until time.Time
+	last  bool
+	tries int
 	// typing is set when this attempt waited for the user to stop typing.
 	typing bool
 }
 
 // placeOnce sends plan to the editor and finds what became of it. It
-// returns the outcome, or (first time only) the document as the user has
-// it now, to place the change on again.
+// returns the outcome, or, when the editor refused or skipped it for the
+// user's typing, the document as the server has it now, to place the
+// change on again once the typing stops.
 func (s *Server) placeOnce(ctx context.Context, pl *placing, plan EditPlan) (tools.Outcome, account, *Current) {
 	p, c := pl.p, pl.c
 	// eglot 1.17 applies an edit over typing it has not sent: send only
@@ -264,17 +272,16 @@ func (s *Server) notApplied(ctx context.Context, pl *placing, plan EditPlan, res
 	case refusedStale:
 		// The user typed in the document while the edit was on its way,
 		// so the editor refused a version that is gone: place the change
-		// again on what the user has now (once), or say which hunk no
-		// longer fits. The user's text is never overwritten.
+		// again on what the user has once the typing stops, or say which
+		// hunk no longer fits. The user's text is never overwritten.
 		if !plan.Current.Open {
 			break
 		}
-		cur := s.awaitMoved(ctx, p.Abs, plan.Current.Version)
-		if !pl.replanned && cur.Open && cur.Version != plan.Current.Version {
+		if pl.mayRetry() {
+			cur := s.current(p.Abs)
 			return tools.Outcome{}, account{}, &cur
 		}
-		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: you were typing there", p.Path)
-		return tools.Outcome{Reason: "The editor refused the change: the user was typing in the file as it arrived. Read the file again before changing it."}, says("you were typing there"), nil
+		return s.keptTyping(pl)
 	case refusedByUser:
 		reason := msg
 		if reason == "" {
@@ -314,14 +321,16 @@ func (s *Server) checkLanding(ctx context.Context, pl *placing, plan EditPlan, l
 	case missed:
 		w.stop()
 		if !pl.c.skipsStale {
-			s.showMessage(protocol.MessageTypeWarning, "Reika's change to %s did not land as planned (you were typing there): check %s, undo reverts it", p.Path, l.where())
-			return tools.Outcome{Reason: fmt.Sprintf("The editor applied the change while the user was typing in the file, and the file now differs from what was planned around %s. Read the file again before changing it.", l.where())}, says("it did not land as planned, check " + p.Path + " " + l.where()), nil
+			return s.astray(p, l, cur)
 		}
 		// Neovim skipped an edit for a version its buffer had passed (it
 		// never appeared in the document): place it again on the user's
-		// text, once.
-		if !pl.replanned && cur.Open {
+		// text once the typing stops.
+		if cur.Open && pl.mayRetry() {
 			return tools.Outcome{}, account{}, &cur
+		}
+		if cur.Open {
+			return s.keptTyping(pl)
 		}
 		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: you were typing there as it arrived", p.Path)
 		return tools.Outcome{Reason: "The editor did not apply the change: the user was editing the file as it arrived. Read the file again before changing it."}, says("you were typing there"), nil
@@ -405,31 +414,6 @@ func readOnly(abs string) bool {
 // already, and an editor that prompts again (eglot) must not hold the run.
 const againTimeout = 30 * time.Second
 
-// staleWait bounds the wait for the user's typing after an editor
-// refused an edit for a version it had passed before the server saw the
-// typing (eglot 1.9 sends changes after half a second idle).
-const staleWait = 3 * time.Second
-
-// awaitMoved waits, at most staleWait, for the document at abs to pass
-// version from, and returns it as it is then.
-func (s *Server) awaitMoved(ctx context.Context, abs string, from int32) Current {
-	deadline := time.NewTimer(staleWait)
-	defer deadline.Stop()
-	for {
-		changed := s.docs.Changed()
-		if cur := s.current(abs); !cur.Open || cur.Version != from {
-			return cur
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			return s.current(abs)
-		case <-ctx.Done():
-			return s.current(abs)
-		}
-	}
-}
-
 // typingQuiet is how long a document must go without a didChange before
 // an edit is sent to a client that applies stale edits: eglot sends the
 // user's typing after eglot-send-changes-idle-time (0.5 s) without it, so
@@ -469,12 +453,6 @@ func (s *Server) typingWait() time.Duration {
 		return s.opts.TypingWait
 	}
 	return typingWait
-}
-
-// again places the change once more, on the document as the user has it
-// now, after the editor refused or skipped it.
-func (s *Server) again(p tools.Proposal, cur Current) (EditPlan, error) {
-	return PlanEdit(p, cur)
 }
 
 // lateWait bounds the wait for the text of an unconfirmed change.

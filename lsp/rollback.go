@@ -259,14 +259,18 @@ func undoneSince(w wroteEdit, now string) bool {
 }
 
 // lateUndos marks as undone by the user the applied changes of run r that
-// the documents as they are now no longer hold.
-func (s *Server) lateUndos(r *activeRun) {
+// the documents as they are now no longer hold, and returns their indexes
+// in the run's undo record.
+func (s *Server) lateUndos(r *activeRun) map[int]bool {
 	edits := s.runs.editsOf(r)
-	for _, w := range edits {
+	undone := map[int]bool{}
+	for i, w := range edits {
 		if cur := s.current(w.abs); cur.Open && undoneSince(w, cur.Text) {
 			r.markUndone(w.path)
+			undone[i] = true
 		}
 	}
+	return undone
 }
 
 // tellUndos tells the model, through the run's next user message, of the
@@ -276,20 +280,12 @@ func (s *Server) lateUndos(r *activeRun) {
 func (s *Server) tellUndos(r *activeRun, sess *agent.Session) {
 	edits := s.runs.editsOf(r)
 	for i, w := range edits {
-		r.mu.Lock()
-		told := r.toldUndo[i]
-		r.mu.Unlock()
-		if told {
+		if r.toldOfUndo(i) {
 			continue
 		}
 		if cur := s.current(w.abs); cur.Open && undoneSince(w, cur.Text) {
-			r.mu.Lock()
-			if r.toldUndo == nil {
-				r.toldUndo = map[int]bool{}
-			}
-			r.toldUndo[i] = true
-			r.mu.Unlock()
-			sess.Say(fmt.Sprintf("(From the editor: the user undid your change to %s at %s; the file has its earlier text there again. Do not make that change again unless the user asks for it.)", w.path, w.land.where()))
+			r.tellUndo(i)
+			sess.Say(undoNote(w))
 		}
 	}
 }

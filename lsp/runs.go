@@ -55,6 +55,9 @@ type change struct {
 type account struct {
 	why  string
 	fate fate
+	// check, when set, is the line to check of a change written away
+	// from where it was planned, named anew at the end of the run.
+	check *lineMark
 }
 
 // fate is what the end line knows of a change beyond its outcome.

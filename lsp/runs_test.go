@@ -66,7 +66,7 @@ func TestLanded(t *testing.T) {
 	applied := tools.Outcome{Applied: true}
 	not := tools.Outcome{}
 	ch := func(path string, out tools.Outcome, why string, f fate) change {
-		return change{path, out, account{why, f}}
+		return change{path, out, account{why: why, fate: f}}
 	}
 	for _, tc := range []struct {
 		name    string

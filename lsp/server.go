@@ -40,6 +40,11 @@ type Options struct {
 	// edit goes to a client that applies stale edits (eglot 1.17); zero
 	// takes 3s.
 	TypingWait time.Duration
+	// RetryQuiet is how long a document must go without a didChange
+	// before a change the editor refused for the user's typing is placed
+	// again; RetryWait bounds the whole wait. Zero values take 1s and
+	// 30s.
+	RetryQuiet, RetryWait time.Duration
 	// Log receives the server's own log lines; nil means stderr.
 	Log io.Writer
 }

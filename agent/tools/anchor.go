@@ -138,7 +138,11 @@ const contextLines = 3
 //     added or removed (so a copy elsewhere does not make it ambiguous);
 //   - any other context must occur exactly once in cur.Text;
 //   - hunks whose contexts overlap in p.Old must move together, and the
-//     others must stay apart and in order.
+//     others must stay apart and in order;
+//   - a hunk this rule refuses is placed still when the user only inserted
+//     whole lines, at one place outside every hunk's own lines (a line
+//     typed between the lines of its context): the old text is all there,
+//     and each hunk's place is known exactly.
 //
 // A hunk that cannot be placed so is refused with a *PlanError naming it,
 // and nothing is applied: the user's unsaved text is never overwritten.
@@ -179,7 +183,11 @@ func PlanEdit(p Proposal, cur Current) (EditPlan, error) {
 	} else {
 		plan.Reanchored = true
 		if starts, err = anchorHunks(p, hunks, cur.Text, name); err != nil {
-			return plan, err
+			s, ok := anchorByInsertion(p.Old, hunks, cur.Text)
+			if !ok {
+				return plan, err
+			}
+			starts = s
 		}
 	}
 	for i, h := range hunks {

@@ -72,6 +72,9 @@ type Caps struct {
 	// HierarchicalSymbols:
 	// textDocument.documentSymbol.hierarchicalDocumentSymbolSupport.
 	HierarchicalSymbols bool
+	// Answers: experimental.reikaAnswers, a client that shows reika/answer
+	// whole itself (VS Code's panel).
+	Answers bool
 }
 
 // Full is a client that supports everything the server can use, as VS
@@ -136,6 +139,10 @@ type Config struct {
 	// showMessageRequest, ClientTimeout on its other requests (in-process
 	// only); zero leaves the server's.
 	ApplyTimeout, ClientTimeout time.Duration
+	// RetryQuiet and RetryWait are the server's wait for the user's
+	// typing to stop before it places a refused change again (in-process
+	// only); zero leaves the server's.
+	RetryQuiet, RetryWait time.Duration
 }
 
 // Event is something the server sent, or a note a test added.
@@ -372,6 +379,9 @@ func (e *Editor) initialize() {
 			"codeAction":      codeAction,
 			"documentSymbol":  map[string]any{"hierarchicalDocumentSymbolSupport": c.HierarchicalSymbols},
 		},
+	}
+	if c.Answers {
+		caps["experimental"] = map[string]any{"reikaAnswers": true}
 	}
 	params := map[string]any{
 		"processId":        os.Getpid(),

@@ -315,6 +315,8 @@ func (e *Editor) connectInProcess(env map[string]string) io.Reader {
 			Log:           e.serverLog,
 			ApplyTimeout:  e.cfg.ApplyTimeout,
 			ClientTimeout: e.cfg.ClientTimeout,
+			RetryQuiet:    e.cfg.RetryQuiet,
+			RetryWait:     e.cfg.RetryWait,
 		})
 	}()
 	e.w, e.conn = client, client

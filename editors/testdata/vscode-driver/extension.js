@@ -157,6 +157,10 @@ async function run() {
       return runRace();
     case "undo":
       return runUndo();
+    case "focus":
+      return runFocus();
+    case "lateundo":
+      return runLateUndo();
   }
   const ext = vscode.extensions.getExtension("reika-lsp.reika");
   const api = await ext.activate();
@@ -545,15 +549,14 @@ async function runUndo() {
   if (!started || !started.started) {
     throw new Error(`Reika: Ask = ${JSON.stringify(started)}`);
   }
-  // The ask opened the Reika panel, whose page takes the focus as it
-  // loads (the undo command would go to it); the user clicks back into
-  // greet.go before the edit comes.
+  // The ask opened the Reika panel beside the editor, without the focus
+  // (TestVSCodeFocus); the undo command goes to greet.go's editor, which
+  // the user makes sure has it before the edit comes.
   const inEditor = async () => {
     const f = await browser.focused();
     return !/IFRAME|webview/i.test(f) && /monaco|inputarea|edit-context/i.test(f);
   };
   const asked = Date.now();
-  await waitFor("the panel to take the focus", async () => !(await inEditor()), 3000).catch(() => {});
   await waitFor("the focus in greet.go's editor", async () => {
     await vscode.window.showTextDocument(doc, { viewColumn: ed.viewColumn, preserveFocus: false });
     await sleep(100);
@@ -566,6 +569,57 @@ async function runUndo() {
   const turns = api.conversation().turns;
   record({ scenario: "undo", focused: undo.focused, undo: { after: undo.after, active: undo.active, refocused },
     trial: { lines: linesOf(doc), undone: undo.lines, answers: w.applies.map((a) => a.answer), final, summary: turns.length > 0 ? turns[turns.length - 1].summary || "" : "" } });
+}
+
+// The focus (TestVSCodeFocus): the user asks through Reika: Ask's input
+// box in greet.go and goes on typing there, three lines each ended by
+// Enter, once the Reika panel's page is ready (it took the keyboard then).
+// Whatever has the focus gets the keys, as the user's keyboard would.
+async function runFocus() {
+  const { api, browser, root } = await startClient();
+  const w = watch(api.client());
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(root, "greet.go"));
+  const ed = await vscode.window.showTextDocument(doc);
+  const at = doc.positionAt(doc.getText().indexOf("\n") + 1);
+  ed.selection = new vscode.Selection(at, at);
+  const pending = vscode.commands.executeCommand("reika.vscode.ask");
+  await waitFor("the input box to have the focus", async () => /input/i.test(await browser.focused()), 5000);
+  await browser.type("Capitalize the greeting.");
+  await browser.enter();
+  const started = await Promise.race([pending, sleep(5000).then(() => "the input box did not take the instruction")]);
+  await waitFor("the panel's page to be ready", () => api.conversation().ready, 15000);
+  const ready = { focused: await browser.focused(), active: vscode.window.activeTextEditor?.document.uri.toString() ?? "", panelActive: api.conversation().active };
+  for (let i = 1; i <= 3; i++) {
+    await browser.type(`// typed ${i}`);
+    await browser.enter();
+  }
+  const final = await waitFor("the closing message", () => w.closing(0), 40000);
+  record({ scenario: "focus", started, ready, text: doc.getText(), asks: api.conversation().turns.map((t) => t.instruction), final });
+}
+
+// The late undo (TestVSCodeLateUndo): the run ends, its end line saying
+// the change was applied; then the user runs VS Code's undo in greet.go.
+// The driver records the end line, the messages after it, and the lines.
+async function runLateUndo() {
+  const { api, browser, root } = await startClient();
+  const w = watch(api.client());
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(root, "greet.go"));
+  const ed = await vscode.window.showTextDocument(doc);
+  const at = doc.getText().indexOf('return "hello, " + name');
+  ed.selection = new vscode.Selection(doc.positionAt(at), doc.positionAt(at));
+  const started = await vscode.commands.executeCommand("reika.vscode.ask", "Capitalize the greeting.");
+  if (!started || !started.started) {
+    throw new Error(`Reika: Ask = ${JSON.stringify(started)}`);
+  }
+  const final = await waitFor("the closing message", () => w.closing(0), 20000);
+  const from = w.events.length;
+  await waitFor("the focus in greet.go's editor", async () => {
+    await vscode.window.showTextDocument(doc, { viewColumn: ed.viewColumn, preserveFocus: false });
+    return /monaco|inputarea|edit-context/i.test(await browser.focused());
+  }, 5000);
+  await vscode.commands.executeCommand("undo");
+  const told = await waitFor("the correction", () => w.events.slice(from).find((e) => e.kind === "message" && /undone by you/.test(e.text)), 10000);
+  record({ scenario: "lateundo", final, told: told.text, trial: { lines: linesOf(doc) } });
 }
 
 module.exports = { activate, deactivate() {} };

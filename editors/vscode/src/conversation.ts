@@ -24,15 +24,23 @@ export class Conversation implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   /** The input should take the focus once the page is ready. */
   private wantFocus = false;
+  /** The page has told it is ready. */
+  private ready = false;
 
   constructor(private readonly onAsk: (instruction: string) => void) {}
 
   /** The runs so far: for the extension's API (and its tests). */
-  state(): { turns: Turn[]; visible: boolean } {
-    return { turns: structuredClone(this.turns), visible: this.panel?.visible ?? false };
+  state(): { turns: Turn[]; visible: boolean; active: boolean; ready: boolean } {
+    return { turns: structuredClone(this.turns), visible: this.panel?.visible ?? false, active: this.panel?.active ?? false, ready: this.ready };
   }
 
-  /** Opens the panel (beside the editor), or brings it forward. */
+  /**
+   * Opens the panel (beside the editor), or brings it forward. It keeps
+   * the focus where it is unless preserveFocus is false, which only the
+   * user's own request for the panel's input asks (focusInput): a panel
+   * that took the keyboard as its page loaded would take the user's
+   * typing in the editor, and each Enter would send it as an ask.
+   */
   show(preserveFocus = true): void {
     if (this.panel) {
       this.panel.reveal(undefined, preserveFocus);
@@ -43,6 +51,7 @@ export class Conversation implements vscode.Disposable {
     panel.webview.html = html(nonce());
     panel.webview.onDidReceiveMessage((m: { ask?: string; open?: { uri: string; line: number }; ready?: boolean }) => {
       if (m.ready) {
+        this.ready = true;
         this.render();
         if (this.wantFocus) {
           this.wantFocus = false;
@@ -55,7 +64,10 @@ export class Conversation implements vscode.Disposable {
         void vscode.window.showTextDocument(vscode.Uri.parse(m.open.uri), { selection: new vscode.Range(pos, pos), viewColumn: vscode.ViewColumn.One });
       }
     });
-    panel.onDidDispose(() => (this.panel = undefined));
+    panel.onDidDispose(() => {
+      this.panel = undefined;
+      this.ready = false;
+    });
     this.panel = panel;
   }
 
@@ -158,7 +170,7 @@ textarea { flex: 1; resize: none; font: inherit; color: var(--vscode-input-foreg
 button { color: var(--vscode-button-foreground); background: var(--vscode-button-background); border: none; padding: 4px 12px; }
 </style></head><body>
 <div id="turns"><p class="end">Ask Reika below, or run <b>Reika: Ask</b> with a file and a selection.</p></div>
-<form id="ask"><textarea id="q" rows="2" placeholder="Ask Reika (Enter sends, Shift+Enter is a new line)"></textarea><button type="submit">Ask</button></form>
+<form id="ask"><textarea id="q" rows="2" placeholder="Ask Reika (click here, then Enter sends; Ctrl+Enter always does)"></textarea><button type="submit">Ask</button></form>
 <script nonce="${n}">
 const vscode = acquireVsCodeApi();
 const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
@@ -184,15 +196,26 @@ function render(turns) {
   }));
   window.scrollTo(0, document.body.scrollHeight);
 }
+// Enter sends only what the user typed here on purpose: once they clicked
+// into the panel or asked for its input (Reika: Ask from the panel), until
+// the panel loses the focus. Text that reached the input otherwise (the
+// keyboard the user meant for the editor) is never sent by Enter, which
+// then makes a new line; the Ask button and Ctrl+Enter always send.
+let armed = false;
 window.addEventListener("message", (e) => {
   if (e.data.turns) render(e.data.turns);
-  if (e.data.focus) document.getElementById("q").focus();
+  if (e.data.focus) { armed = true; document.getElementById("q").focus(); }
 });
 const q = document.getElementById("q");
 function send() { const v = q.value; if (v.trim() === "") return; q.value = ""; vscode.postMessage({ ask: v }); }
 document.getElementById("ask").onsubmit = (e) => { e.preventDefault(); send(); };
-q.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); send(); } });
-// The panel taking the focus puts it in the input, unless a link has it.
+q.addEventListener("keydown", (e) => {
+  if (e.key !== "Enter" || e.shiftKey) return;
+  if (e.ctrlKey || e.metaKey || armed) { e.preventDefault(); send(); }
+});
+window.addEventListener("pointerdown", () => { armed = true; });
+window.addEventListener("blur", () => { armed = false; });
+// The panel given the focus puts it in the input, unless a link has it.
 window.addEventListener("focus", () => { if (document.activeElement === document.body) q.focus(); });
 vscode.postMessage({ ready: true });
 </script></body></html>`;

@@ -170,6 +170,15 @@ async function start(): Promise<void> {
   const c = new LanguageClient("reika", "Reika", serverOptions, clientOptions);
   c.onNotification(names.statusNotification, (p: names.StatusParams) => chip.update(p));
   c.onNotification(names.answerNotification, (p: names.AnswerParams) => conversation.answer(p));
+  // The panel shows each answer whole: no answer document on top of it.
+  c.registerFeature({
+    fillClientCapabilities: (caps) => {
+      caps.experimental = { ...(caps.experimental as object | undefined), [names.answersCapability]: true };
+    },
+    initialize: () => {},
+    getState: () => ({ kind: "static" }),
+    clear: () => {},
+  });
   client = c;
   try {
     await c.start();
@@ -251,7 +260,9 @@ async function ask(arg?: string | { instruction?: string; fromPanel?: boolean },
   if (client) {
     params.diagnostics = workspaceDiagnostics(client);
   }
-  conversation.show(false);
+  // The panel shows the run without taking the keyboard: the user goes on
+  // typing in the editor they asked from.
+  conversation.show();
   conversation.start(instruction);
   const r = await execute<names.AskResult>(names.cmdAsk, [params]);
   if (r === undefined || r === null) {

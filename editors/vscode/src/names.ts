@@ -44,6 +44,12 @@ export const statusNotification = "reika/status";
 /** Carries a run's answer in full, before the message that ends the run. */
 export const answerNotification = "reika/answer";
 
+/**
+ * True in the client's experimental capabilities: the client shows
+ * reika/answer whole (the panel), and the server opens no document with it.
+ */
+export const answersCapability = "reikaAnswers";
+
 /** reika/answer's params. */
 export interface AnswerParams {
   answer: string; // as the model wrote it (Markdown)

@@ -170,6 +170,15 @@ end
 -- or ask to press Enter), else as Neovim shows messages.
 local function on_show_message(err, params, ctx, config)
   local msg = params and params.message
+  local prefix = "Reika's answer:\n"
+  if type(msg) == "string" and msg:sub(1, #prefix) == prefix and answer then
+    -- The answer whole, which the server sends after the end line to a
+    -- client that opens no document: it joins that end, in the window.
+    vim.list_extend(answer, { "" })
+    vim.list_extend(answer, vim.split(msg:sub(#prefix + 1), "\n", { plain = true }))
+    M.show_answer()
+    return
+  end
   if type(msg) == "string" and ends_run(msg) then
     answer = vim.split(msg, "\n", { plain = true })
     if not fits(msg) then
