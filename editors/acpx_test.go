@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,15 @@ var greetShouts = strings.Replace(greetGo, `return "hello, " + name`, `return "H
 type acpxLine struct {
 	env  map[string]string
 	args []string
+}
+
+// global returns the line's global options: its words before exec.
+func (l acpxLine) global() []string {
+	i := slices.Index(l.args, "exec")
+	if i < 0 {
+		i = len(l.args)
+	}
+	return slices.Clone(l.args[:i])
 }
 
 // parseAcpx reads the snippet's acpx line as a POSIX shell does for the
@@ -79,29 +89,27 @@ func acpxCLI(t *testing.T) (node, cli string) {
 	return node, cli
 }
 
-// runAcpx runs acpx with the snippet's arguments, more global options
-// (before the subcommand), more of exec's options and the prompt, in the rig's workspace with the rig's environment plus
-// the snippet's, the simulated engine in the usual one's place. It
-// returns acpx's stdout and its exit code; stderr goes to the test's log
-// when the test fails.
+// runAcpx runs acpx's exec as the snippet does, with more global options
+// (before the subcommand), more of exec's options and the test's prompt
+// in place of the snippet's. It returns acpx's stdout and exit code.
 func runAcpx(t *testing.T, r *rig, line acpxLine, global, options []string, prompt string) (string, int) {
+	t.Helper()
+	args := append(line.global(), global...)
+	args = append(args, line.args[len(line.global()):]...)
+	args = append(args, options...)
+	return acpx(t, r, line, append(args, prompt)...)
+}
+
+// acpx runs acpx with args in the rig's workspace with the rig's
+// environment plus the snippet's, the simulated engine in the usual one's
+// place, killed after 60 s. It returns acpx's stdout and its exit code;
+// stderr goes to the test's log when the test fails.
+func acpx(t *testing.T, r *rig, line acpxLine, args ...string) (string, int) {
 	t.Helper()
 	node, cli := acpxCLI(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	// Global options go before the subcommand: split the snippet's at exec.
-	args := []string{cli}
-	sub := len(line.args)
-	for i, a := range line.args {
-		if a == "exec" {
-			sub = i
-		}
-	}
-	args = append(args, line.args[:sub]...)
-	args = append(args, global...)
-	args = append(args, line.args[sub:]...)
-	args = append(args, options...)
-	cmd := exec.CommandContext(ctx, node, append(args, prompt)...)
+	cmd := exec.CommandContext(ctx, node, append([]string{cli}, args...)...)
 	cmd.Dir = r.WS
 	env := r.Env()
 	for k, v := range line.env {
@@ -114,15 +122,18 @@ func runAcpx(t *testing.T, r *rig, line acpxLine, global, options []string, prom
 	err := cmd.Run()
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("acpx %q: %v\nstdout:\n%s\nstderr:\n%s", args[1:], err, stdout.String(), stderr.String())
+			t.Logf("acpx %q: %v\nstdout:\n%s\nstderr:\n%s", args, err, stdout.String(), stderr.String())
 		}
 	})
+	// Errors, not fatal: the test's deferred close runs this too.
 	if ctx.Err() != nil {
-		t.Fatalf("acpx did not finish within 60s")
+		t.Errorf("acpx %q did not finish within 60s", args)
+		return stdout.String(), -1
 	}
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("acpx: %v", err)
+		t.Errorf("acpx: %v", err)
+		return "", -1
 	}
 	return stdout.String(), cmd.ProcessState.ExitCode()
 }
@@ -203,6 +214,7 @@ func TestAcpxClient(t *testing.T) {
 			t.Errorf("the engine's request does not carry the prompt's two paragraphs as typed:\n%s", req)
 		}
 	})
+	t.Run("session", func(t *testing.T) { testAcpxSession(t, line) })
 	t.Run("edit/allow", func(t *testing.T) {
 		r := newRig(t, `[`+greetEdit+`, {"content": "Greet shouts now."}]`, map[string]string{"greet.go": greetGo})
 		out, code := runAcpx(t, r, line, []string{"--approve-all", "--format", "json"}, askFirst, acpxPrompt)
@@ -298,5 +310,73 @@ func checkAcpxEdit(t *testing.T, ms []acpxMessage, answer string) {
 	}
 	if stop != "end_turn" {
 		t.Errorf("the prompt's stop reason %q, want end_turn", stop)
+	}
+}
+
+// testAcpxSession runs acpx's persistent session: created, a prompt, the
+// agent process gone when acpx's owner ends after its idle second, then a
+// second prompt that a new `reika-lsp acp` resumes, the conversation whole.
+func testAcpxSession(t *testing.T, line acpxLine) {
+	r := newRig(t, `[{"content": "First answer."}, {"content": "Second answer."}]`, map[string]string{"greet.go": greetGo})
+	g := line.global()
+	if out, code := acpx(t, r, line, append(g, "sessions", "new")...); code != 0 || strings.TrimSpace(out) == "" {
+		t.Fatalf("acpx sessions new exited %d and printed %q", code, out)
+	}
+	defer func() {
+		acpx(t, r, line, append(g, "sessions", "close")...)
+		acpxIdle(t, r, line)
+	}()
+	if out, code := acpx(t, r, line, append(g, "--ttl", "1", "--format", "quiet", "One.")...); code != 0 || strings.TrimSpace(out) != "First answer." {
+		t.Fatalf("the first prompt: acpx exited %d and printed %q", code, out)
+	}
+	acpxIdle(t, r, line)
+	out, code := acpx(t, r, line, append(g, "--ttl", "1", "--format", "json", "Two.")...)
+	if code != 0 {
+		t.Fatalf("the second prompt: acpx exited %d", code)
+	}
+	var methods, reply []string
+	for _, m := range acpxMessages(t, out) {
+		methods = append(methods, m.Method)
+		var p struct {
+			Update struct {
+				SessionUpdate string
+				Content       struct{ Text string }
+			}
+		}
+		if m.Method == "session/update" && json.Unmarshal(m.Params, &p) == nil && p.Update.SessionUpdate == "agent_message_chunk" {
+			reply = append(reply, p.Update.Content.Text)
+		}
+	}
+	if !slices.Contains(methods, "session/resume") && !slices.Contains(methods, "session/load") {
+		t.Errorf("the second prompt's agent was not asked to resume the session: %q", methods)
+	}
+	if got := strings.Join(reply, ""); got != "Second answer." {
+		t.Errorf("the second prompt's reply %q, want the engine's second answer", got)
+	}
+	req := r.requests(t, 2)[1]
+	for _, want := range []string{"One.", "First answer.", "Two."} {
+		if !strings.Contains(req, want) {
+			t.Errorf("the second request does not carry %q:\n%s", want, req)
+		}
+	}
+}
+
+// acpxIdle waits (up to 20 s) until acpx says no owner of the session is
+// alive, so that no agent process outlives what the test expects.
+func acpxIdle(t *testing.T, r *rig, line acpxLine) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, _ := acpx(t, r, line, append(line.global(), "--format", "json", "status")...)
+		var st struct{ Status string }
+		json.Unmarshal([]byte(out), &st)
+		if st.Status != "" && st.Status != "alive" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("acpx status still %q after 20s: %s", st.Status, out)
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
