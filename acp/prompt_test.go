@@ -168,6 +168,20 @@ func TestPermissionAnsweredBothWays(t *testing.T) {
 					t.Errorf("allowed, main.go is unchanged")
 				}
 			}
+			// The call's end is its last update: a client (acpx) shows an
+			// update after it as a step of its own.
+			ended := ""
+			for _, u := range c.matching("tool_call_update") {
+				if ended != "" {
+					t.Errorf("the edit's call was updated after it was marked %s: %v", ended, u)
+				}
+				if st, _ := u["status"].(string); st == "completed" || st == "failed" {
+					ended = st
+				}
+			}
+			if want := map[string]string{"deny": "failed", "once": "completed"}[answer]; ended != want {
+				t.Errorf("the edit's call ended %q, want %q", ended, want)
+			}
 		})
 	}
 }

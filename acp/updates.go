@@ -20,7 +20,9 @@ func (s *session) reporter() func(agent.Event) {
 	var st stream
 	var plan []sdk.PlanEntry
 	// ran is an edit's end held for its diff, which the agent reports
-	// after it: a client shows the call as done with the diff it has then.
+	// after it: a client shows the call as done (or failed, when the user
+	// rejected it) with the diff it has then, and shows an update after
+	// that as a step of its own.
 	var ran *agent.Event
 	flush := func() {
 		if ran != nil {
@@ -56,7 +58,7 @@ func (s *session) reporter() func(agent.Event) {
 		case agent.ToolStarted:
 			s.toolStarted(e)
 		case agent.ToolRan:
-			if e.Proposal == nil && !e.ToolFailed && (e.Tool == "edit" || e.Tool == "write") {
+			if e.Proposal == nil && (e.Tool == "edit" || e.Tool == "write") {
 				ran = &e
 				break
 			}
