@@ -15,13 +15,6 @@ import (
 	"time"
 )
 
-// acpxSnippet is the README's acpx snippet (to be marked `<!-- test:
-// acpx-acp -->`): the command line a user types, which the test runs with
-// its own prompt in place of the snippet's.
-const acpxSnippet = `npm install -g acpx@0.19.1
-REIKA_ENDPOINT=http://127.0.0.1:8080/v1 acpx --agent 'reika-lsp acp' exec 'Explain greet.go.'
-`
-
 // acpxPrompt is a prompt of two paragraphs, as a user types it.
 const acpxPrompt = "Make Greet shout.\n\nKeep its comment as it is."
 
@@ -141,7 +134,7 @@ func acpx(t *testing.T, r *rig, line acpxLine, args ...string) (string, int) {
 // TestAcpxSnippet: the snippet starts `reika-lsp acp` with the usual
 // local endpoint, and pins the acpx the tests run.
 func TestAcpxSnippet(t *testing.T) {
-	line := parseAcpx(t, acpxSnippet)
+	line := parseAcpx(t, snippet(t, "acpx-acp"))
 	if got := agentOf(line); got != "reika-lsp acp" {
 		t.Errorf("the snippet's agent is %q, want reika-lsp acp", got)
 	}
@@ -158,7 +151,7 @@ func TestAcpxSnippet(t *testing.T) {
 	if err := json.Unmarshal(b, &pkg); err != nil {
 		t.Fatal(err)
 	}
-	if want := "acpx@" + pkg.Dependencies["acpx"]; !strings.Contains(acpxSnippet, want) {
+	if want := "acpx@" + pkg.Dependencies["acpx"]; !strings.Contains(snippet(t, "acpx-acp"), want) {
 		t.Errorf("the snippet does not install %s, the version editors/acp pins", want)
 	}
 }
@@ -201,7 +194,7 @@ func acpxMessages(t *testing.T, out string) []acpxMessage {
 // engine: a prompt of two paragraphs answered, then an edit in the
 // ask-first mode allowed and denied through acpx's permission flags.
 func TestAcpxClient(t *testing.T) {
-	line := parseAcpx(t, acpxSnippet)
+	line := parseAcpx(t, snippet(t, "acpx-acp"))
 	// Reika's mode as the session config option acpx sets before the prompt.
 	askFirst := []string{"--config-option", "mode=ask"}
 	t.Run("reply", func(t *testing.T) {
