@@ -12,14 +12,13 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/reika-lsp/reika/agent"
-	"github.com/reika-lsp/reika/agent/config"
 	"github.com/reika-lsp/reika/agent/tools"
 )
 
 // The MCP servers a client offers in session/new, load or resume
 // (mcpServers) come from the editor's settings, which a project can
 // fill: each is a program (or an endpoint) the user approves. One the
-// user's config file trusts (acp_mcp_allow, config.ACPServerKey) starts
+// user's config file trusts (acp_mcp_allow, agent.ACPServerKey) starts
 // unasked; any other is asked once with session/request_permission —
 // start it for this session, always (kept in acp_mcp_allow), or not — and
 // one not started is told, with why. Those that start join the session at
@@ -29,9 +28,9 @@ import (
 // editorMCP is what became of the servers a client offered: those to
 // start, and what the user is told of the others.
 type editorMCP struct {
-	trusted []config.MCPServer // in acp_mcp_allow: started unasked
-	asked   []config.MCPServer // to ask about
-	told    []string           // refused, with why
+	trusted []agent.MCPServerConfig // in acp_mcp_allow: started unasked
+	asked   []agent.MCPServerConfig // to ask about
+	told    []string                // refused, with why
 	// config is the user's config file, where "always" is kept.
 	config string
 }
@@ -59,7 +58,7 @@ func (s *Server) offeredServers(list []sdk.McpServer) editorMCP {
 		case why != "":
 		case taken[strings.ToLower(srv.Name)]:
 			why = "its name is taken by a server of your config file's mcp_servers or an earlier one"
-		case slices.Contains(settings.ACPMCPAllow.Value, config.ACPServerKey(srv)):
+		case slices.Contains(settings.ACPMCPAllow.Value, agent.ACPServerKey(srv)):
 			m.trusted = append(m.trusted, srv)
 		default:
 			m.asked = append(m.asked, srv)
@@ -75,10 +74,10 @@ func (s *Server) offeredServers(list []sdk.McpServer) editorMCP {
 
 // fromClient is a server the client offered as the config names one, or
 // why it cannot start.
-func fromClient(o sdk.McpServer) (config.MCPServer, string) {
+func fromClient(o sdk.McpServer) (agent.MCPServerConfig, string) {
 	switch {
 	case o.Stdio != nil:
-		srv := config.MCPServer{Name: o.Stdio.Name, Command: o.Stdio.Command, Args: o.Stdio.Args}
+		srv := agent.MCPServerConfig{Name: o.Stdio.Name, Command: o.Stdio.Command, Args: o.Stdio.Args}
 		for _, e := range o.Stdio.Env {
 			if srv.Env == nil {
 				srv.Env = map[string]string{}
@@ -90,7 +89,7 @@ func fromClient(o sdk.McpServer) (config.MCPServer, string) {
 		}
 		return srv, nameProblem(srv.Name)
 	case o.Http != nil:
-		srv := config.MCPServer{Name: o.Http.Name, URL: o.Http.Url}
+		srv := agent.MCPServerConfig{Name: o.Http.Name, URL: o.Http.Url}
 		for _, h := range o.Http.Headers {
 			if srv.Headers == nil {
 				srv.Headers = map[string]string{}
@@ -102,9 +101,9 @@ func fromClient(o sdk.McpServer) (config.MCPServer, string) {
 		}
 		return srv, nameProblem(srv.Name)
 	case o.Sse != nil:
-		return config.MCPServer{}, "Reika speaks MCP over stdio and streamable HTTP, not SSE (initialize says so)"
+		return agent.MCPServerConfig{}, "Reika speaks MCP over stdio and streamable HTTP, not SSE (initialize says so)"
 	}
-	return config.MCPServer{}, "its transport is not one Reika knows"
+	return agent.MCPServerConfig{}, "its transport is not one Reika knows"
 }
 
 // nameProblem says why a server's name will not do, or "".
@@ -139,12 +138,12 @@ const (
 // returns those to start: the trusted, then those allowed. An "always"
 // is written to the config file's acp_mcp_allow; a server refused, or
 // asked of a client that does not answer, is told.
-func (s *session) approve(ctx context.Context, m *editorMCP) []config.MCPServer {
+func (s *session) approve(ctx context.Context, m *editorMCP) []agent.MCPServerConfig {
 	start := slices.Clone(m.trusted)
 	for _, srv := range m.asked {
 		switch s.askStart(ctx, srv, m.config != "") {
 		case startAlways:
-			if err := config.AllowACPServerAlways(m.config, config.ACPServerKey(srv)); err != nil {
+			if err := agent.AllowACPServerAlways(m.config, agent.ACPServerKey(srv)); err != nil {
 				m.told = append(m.told, fmt.Sprintf("the MCP server %s starts for this session, but could not be kept as always allowed: %v", srv.Name, err))
 			}
 			start = append(start, srv)
@@ -160,7 +159,7 @@ func (s *session) approve(ctx context.Context, m *editorMCP) []config.MCPServer 
 // askStart puts one server to the user: its command line with its
 // arguments and the names (not the values) of its variables, or its URL
 // and its headers' names, and why it is asked.
-func (s *session) askStart(ctx context.Context, srv config.MCPServer, always bool) sdk.PermissionOptionId {
+func (s *session) askStart(ctx context.Context, srv agent.MCPServerConfig, always bool) sdk.PermissionOptionId {
 	title := fmt.Sprintf("Start the MCP server %s: %s", srv.Name, commandLine(srv))
 	why := "The editor asks Reika to start this MCP server (from its settings, which a project can fill). " +
 		"It would run as a program of yours, outside the sandbox; its tools would join this session, each call asked."
@@ -190,7 +189,7 @@ func (s *session) askStart(ctx context.Context, srv config.MCPServer, always boo
 // commandLine shows a server as the question names it: the program and
 // its arguments, then its variables' names; or its URL and its headers'
 // names.
-func commandLine(srv config.MCPServer) string {
+func commandLine(srv agent.MCPServerConfig) string {
 	line, vars, what := srv.URL, srv.Headers, "headers"
 	if srv.URL == "" {
 		parts := []string{quoteArg(srv.Command)}
@@ -211,7 +210,7 @@ func commandLine(srv config.MCPServer) string {
 }
 
 // quoteArg quotes an argument that holds a space, a quote or nothing, as
-// config.ACPServerKey does.
+// agent.ACPServerKey does.
 func quoteArg(a string) string {
 	if a != "" && !strings.ContainsAny(a, " \t\n'\"\\") {
 		return a

@@ -21,8 +21,6 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/reika-lsp/reika/agent"
-	"github.com/reika-lsp/reika/agent/config"
-	"github.com/reika-lsp/reika/agent/transcript"
 )
 
 // Options configure a server.
@@ -296,7 +294,7 @@ func (s *Server) startLater(cwd string) (*session, error) {
 	if err != nil {
 		return nil, invalid(err)
 	}
-	id := transcript.NewID(time.Now())
+	id := agent.NewSessionID(time.Now())
 	if s.opts.StateDir == agent.NoTranscript {
 		id = randomID()
 	}
@@ -310,7 +308,7 @@ func (s *Server) startLater(cwd string) (*session, error) {
 // clientServers asks the user about the MCP servers a client offered
 // with a session it knows (load, resume), before the session starts, and
 // returns those to start and what to tell of the others.
-func (s *Server) clientServers(ctx context.Context, id sdk.SessionId, list []sdk.McpServer) ([]config.MCPServer, []string) {
+func (s *Server) clientServers(ctx context.Context, id sdk.SessionId, list []sdk.McpServer) ([]agent.MCPServerConfig, []string) {
 	offered := s.offeredServers(list)
 	asker := &session{srv: s, id: id}
 	return asker.approve(ctx, &offered), offered.told
@@ -333,7 +331,7 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 
 // reopen starts the session id of cwd from its transcript, in place of
 // the one of this process by that id, if any.
-func (s *Server) reopen(ctx context.Context, cwd string, id sdk.SessionId, servers []config.MCPServer) (*session, error) {
+func (s *Server) reopen(ctx context.Context, cwd string, id sdk.SessionId, servers []agent.MCPServerConfig) (*session, error) {
 	root, err := workspace(cwd)
 	if err != nil {
 		return nil, invalid(err)
@@ -355,7 +353,7 @@ func (s *Server) reopen(ctx context.Context, cwd string, id sdk.SessionId, serve
 // start makes a session: agent.Start on the workspace cwd, resuming
 // the transcript at resume when it is set, with the client's MCP servers
 // the user allowed.
-func (s *Server) start(ctx context.Context, cwd, resume string, servers []config.MCPServer) (*session, error) {
+func (s *Server) start(ctx context.Context, cwd, resume string, servers []agent.MCPServerConfig) (*session, error) {
 	root, err := workspace(cwd)
 	if err != nil {
 		return nil, invalid(err)

@@ -10,7 +10,6 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/reika-lsp/reika/agent"
-	"github.com/reika-lsp/reika/agent/config"
 	"github.com/reika-lsp/reika/agent/tools"
 )
 
@@ -45,7 +44,7 @@ type session struct {
 
 	// mcp are the MCP servers of the client's the session runs (acp/mcp.go),
 	// again in a conversation /new starts.
-	mcp []config.MCPServer
+	mcp []agent.MCPServerConfig
 	// ready is closed once a session answered before its start (it asks
 	// about the client's MCP servers first) has started, or failed to
 	// (startErr); nil for one started before its answer.
