@@ -48,7 +48,7 @@ func TestEditRejudgedBeforeSending(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	go Serve(ctx, b, Options{Getenv: func(k string) string { return env[k] }, StateDir: t.TempDir(), Log: os.Stderr})
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(a))
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(newOutbox(a, nil))) // see smokeClient
 	conn.Go(ctx, c.handle)
 	if _, err := conn.Call(ctx, "initialize", map[string]any{
 		"rootUri": PathToURI(dir),
