@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // TestEglot runs the client scenarios in Emacs's eglot (Emacs 28, eglot
@@ -139,7 +141,7 @@ func TestEmacsPackage(t *testing.T) {
 			if err := os.WriteFile(el, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testslow.Scale(30*time.Second))
 			defer cancel()
 			cmd := exec.CommandContext(ctx, emacs, "--batch", "--eval", "(package-activate-all)", "--eval", `(progn
   (require 'package)

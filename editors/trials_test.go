@@ -96,11 +96,17 @@ var appliedClaim = regexp.MustCompile(`\b\d+ changes? applied\b|\bapplied (its|t
 // judgeRace checks every trial of the race: the user's line is where
 // they typed it, and trial i's edit is on Fi's line or nowhere, the
 // end-of-run message saying which. Each trial starts from the buffer the
-// one before left. It logs the count of each outcome.
+// one before left. It logs the count of each outcome. A trial missing
+// (an editor that gave up under load) fails the test; those recorded are
+// judged still.
 func judgeRace(t *testing.T, original string, trials []trial) {
 	t.Helper()
-	if len(trials) != raceTrials {
-		t.Fatalf("%d trials recorded, want %d", len(trials), raceTrials)
+	switch {
+	case len(trials) < raceTrials:
+		t.Errorf("%d trials recorded, want %d: trials %d to %d are missing", len(trials), raceTrials, len(trials)+1, raceTrials)
+	case len(trials) > raceTrials:
+		t.Errorf("%d trials recorded, want %d", len(trials), raceTrials)
+		trials = trials[:raceTrials]
 	}
 	base := strings.Split(strings.TrimSuffix(original, "\n"), "\n")
 	kinds := []string{"right line", "refused-then-placed", "not applied", "wrong line"}
