@@ -177,7 +177,15 @@ func (d *demo) run(ctx context.Context, rounds int, debug bool, stdout, stderr i
 	res, err := d.session.Run(ctx, fmt.Sprintf(demoTask, rounds), report)
 	flush()
 	st := d.session.Stats()
-	lower := d.lowerBound()
+	// The engine records a request when its handler returns, which may be
+	// after the session has its answer: the bound counts them all.
+	settle, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	recs, serr := d.srv.Settled(settle)
+	cancel()
+	if serr != nil {
+		fmt.Fprintf(stderr, "reika-lsp demo: the lower bound counts what the engine recorded: %v\n", serr)
+	}
+	lower := lowerBound(recs)
 	fmt.Fprintln(stdout)
 	if err == nil {
 		fmt.Fprintf(stdout, "answer: %s\n\n", clipWithEllipsis(strings.ReplaceAll(res.Answer, "\n", " "), 300))
@@ -204,9 +212,10 @@ func (d *demo) run(ctx context.Context, rounds int, debug bool, stdout, stderr i
 // lowerBound is what an infinite window would have prefilled for the
 // same conversation: the first request whole, then for every later round
 // only the messages it added, as sent — counted by the simulated engine's
-// own tokenizer from the requests it received. Note rounds add nothing to
-// the conversation and count for nothing.
-func (d *demo) lowerBound() int {
+// own tokenizer from the requests it received (recs, in the order they
+// came). Note rounds add nothing to the conversation and count for
+// nothing.
+func lowerBound(recs []sim.RequestRecord) int {
 	type body struct {
 		Messages   []json.RawMessage `json:"messages"`
 		Tools      json.RawMessage   `json:"tools"`
@@ -214,7 +223,7 @@ func (d *demo) lowerBound() int {
 	}
 	total := 0
 	var prev map[string]bool
-	for _, r := range d.srv.Requests() {
+	for _, r := range recs {
 		var b body
 		if json.Unmarshal(r.Body, &b) != nil || len(b.Messages) == 0 || b.ToolChoice == "none" || r.MaxTokens == 1 {
 			continue
