@@ -429,6 +429,24 @@ func TestNvimPluginHealth(t *testing.T) {
 	})
 }
 
+// With no server, :checkhealth reika says how to install it from a clone
+// (the module is not published: go install …@latest fails).
+func TestNvimPluginHealthNoServer(t *testing.T) {
+	neovims(t, func(t *testing.T, nv neovim) {
+		r := newRig(t, `[{"content": "unused"}]`, map[string]string{"a.go": "package a\n"})
+		res := runNvim(t, r, nv, "health", true, map[string]any{"cmd": []string{filepath.Join(r.Tmp, "no-such-reika-lsp")}})
+		report := strings.Join(res.Health, "\n")
+		for _, want := range []string{"is not found", "in a clone of Reika: go install ./cmd/reika-lsp", "not published"} {
+			if !strings.Contains(report, want) {
+				t.Errorf("the health report lacks %q:\n%s", want, report)
+			}
+		}
+		if strings.Contains(report, "reika-lsp@latest") {
+			t.Errorf("the health report offers go install …@latest, which fails (the module is not published):\n%s", report)
+		}
+	})
+}
+
 // writeSnippet writes the README's plugin-less snippet to a file.
 func writeSnippet(t *testing.T, r *rig) string {
 	t.Helper()
