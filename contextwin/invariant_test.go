@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // The invariants of every plan that no type holds: the budget adds up, an
@@ -159,12 +161,13 @@ func (h *harness) checkCurrentRound(p Plan) {
 }
 
 // TestInvariantsGrid runs scripted sessions over a grid of windows, fixed
-// prefixes and reserves, with results up to ten times the window.
+// prefixes and reserves, with results up to ten times the window: three
+// of the windows by default, all eight under the build tag long.
 func TestInvariantsGrid(t *testing.T) {
 	windows := []int{2000, 4096, 8192, 16000, 24000, 32768, 131072, 2_000_000}
 	prefixes := []int{0, 6000, 40_000, 800_000} // up to 200k tokens
-	if testing.Short() {
-		windows = []int{2000, 16000, 131072}
+	if !testslow.Long {
+		windows = []int{2000, 16000, 131072} // all of them under the build tag long
 	}
 	for _, w := range windows {
 		for _, prefix := range prefixes {

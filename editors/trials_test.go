@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // The race and the undo, played the same way in every editor with a
@@ -15,8 +17,17 @@ import (
 // bare Neovim. The editor's script records each trial (a trial); the
 // judging is here.
 
-// raceTrials is how many asks the race makes in one session.
-const raceTrials = 10
+// raceTrials is how many asks the race makes in one session: ten under
+// the build tag long (go test -tags long ./...), three by default (the
+// two places the user types, the top of the file and right above the
+// function, and the first again on a buffer the trials before changed).
+var raceTrials = 3
+
+func init() {
+	if testslow.Long {
+		raceTrials = 10
+	}
+}
 
 // raceFile is a Go file with n functions F1…Fn, each returning "hello i, ".
 func raceFile(n int) string {

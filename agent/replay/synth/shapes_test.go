@@ -14,6 +14,7 @@ import (
 
 	"github.com/reika-lsp/reika/agent/replay"
 	"github.com/reika-lsp/reika/contextwin"
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 var (
@@ -198,13 +199,17 @@ var shapePending = map[string]map[string]string{
 // seeds of each kind replayed through ours at 12k, 16k and 32k keep at
 // least 95% of their wanted facts (a corrected value's newest), never
 // stall, never overflow, and name every file they changed in their last
-// request. The 1,500-round turn joins under -shapes-long;
-// the kinds of shapePending are replayed and reported, not failed.
+// request. By default the pastes stand for them; pytest and tap join
+// under the build tag long, the 1,500-round turn under -shapes-long; the
+// kinds of shapePending are replayed and reported, not failed.
 func TestShapeReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the shaped replays run in the full, race-free pass")
 	}
 	kinds := []string{"pytest", "tap", "pastes"}
+	if !testslow.Long {
+		kinds = []string{"pastes"} // the other two under the build tag long
+	}
 	if *shapesLong {
 		kinds = ShapeKinds
 	}
