@@ -61,12 +61,13 @@ func shapeSessions(t *testing.T, kinds []string, n int) []*ShapeSession {
 // A shaped session is of its kind's shape: its rounds and facts, the
 // failure blocks 8–14 lines above their log's end with the facts inside
 // them, the pastes of 1.5–4 KB in 24 user turns with a correction, the
-// file readable back; and the same seed gives the same bytes. Under
-// -short (the race pass) it checks the two kinds that are quick to draw.
+// file readable back; and the same seed gives the same bytes. It checks
+// the two kinds that are quick to draw, and every kind under the build
+// tag long.
 func TestShapes(t *testing.T) {
 	kinds := ShapeKinds
-	if testing.Short() {
-		kinds = []string{"pytest", "pastes"}
+	if !testslow.Long {
+		kinds = []string{"pytest", "pastes"} // all of them under the build tag long
 	}
 	for _, s := range shapeSessions(t, kinds, *shapesN) {
 		t.Run(s.Recording.Name, func(t *testing.T) { checkShapeSession(t, s) })
