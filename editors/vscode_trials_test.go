@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // The race and the undo in the real VS Code (code-server, as in
@@ -85,9 +87,10 @@ func TestVSCodeRace(t *testing.T) {
 func TestVSCodeUndo(t *testing.T) {
 	// The edit's latency gives the user time to click back into greet.go
 	// (the Reika panel takes the focus as it loads, about a second after
-	// the ask) before it lands; the read's, the undo time to come before
-	// the read's result.
-	script := `[` + strings.TrimSuffix(greetEdit, "}") + `, "fault": {"latency": "2s"}},
+	// the ask; the driver clicks back again before the undo when it took
+	// the focus later) before it lands; the read's, the undo time to come
+	// before the read's result.
+	script := `[` + strings.TrimSuffix(greetEdit, "}") + `, "fault": {"latency": "` + testslow.Scale(2*time.Second).String() + `"}},
   {"tool_calls": [{"name": "read", "arguments": {"path": "greet.go"}}], "fault": {"latency": "500ms"}},
   {"content": "Done."}]`
 	r := newRig(t, script, map[string]string{"greet.go": greetGo})
