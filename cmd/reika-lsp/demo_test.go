@@ -13,6 +13,7 @@ import (
 
 	"github.com/reika-lsp/reika/agent/replay"
 	"github.com/reika-lsp/reika/internal/testslow"
+	"github.com/reika-lsp/reika/repomap"
 )
 
 // demoRun is the demo that TestDemo checks and TestREADMECommands runs:
@@ -82,14 +83,21 @@ func TestDemo(t *testing.T) {
 // lower bound counts every request the engine received, after it has
 // recorded the last (it did not always: 1.7× in some runs, 1.0× in the
 // others), and the paths the model reads (the spill files') are of one
-// length. Only the time taken and the engine's port may differ.
+// length. Only the time taken and the engine's port may differ, and
+// the figures of a run where a file's parse ran over the repo map's time
+// limit (a busy machine), which the demo says; such a run is not compared.
 func TestDemoSummaryStable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the demo runs in the pass without the race detector")
 	}
 	summary := func() string {
 		var stdout, stderr bytes.Buffer
-		if code := runDemo(context.Background(), []string{"--root", "../..", "--rounds", "3"}, &stdout, &stderr); code != 0 || stderr.Len() > 0 {
+		code := runDemo(context.Background(), []string{"--root", "../..", "--rounds", "3"}, &stdout, &stderr)
+		if code == 0 && strings.Contains(stderr.String(), repomap.NoteTimedOut) {
+			t.Logf("not compared: %s", strings.TrimSpace(stderr.String()))
+			return ""
+		}
+		if code != 0 || stderr.Len() > 0 {
 			t.Fatalf("demo --rounds 3: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 		}
 		var keep []string
@@ -100,14 +108,26 @@ func TestDemoSummaryStable(t *testing.T) {
 		}
 		return strings.Join(keep, "\n")
 	}
-	first := summary()
-	if !strings.Contains(first, "against a lower bound of") {
-		t.Fatalf("the demo prints no lower bound:\n%s", first)
-	}
-	for run := 2; run <= 3; run++ {
-		if diff := cmp.Diff(first, summary()); diff != "" {
-			t.Fatalf("run %d printed another summary than run 1 (-run 1 +run %d):\n%s", run, run, diff)
+	var first string
+	compared := 0
+	for run := 1; run <= 5 && compared < 2; run++ {
+		got := summary()
+		switch {
+		case got == "":
+		case first == "":
+			first = got
+			if !strings.Contains(first, "against a lower bound of") {
+				t.Fatalf("the demo prints no lower bound:\n%s", first)
+			}
+		default:
+			if diff := cmp.Diff(first, got); diff != "" {
+				t.Fatalf("run %d printed another summary than the first (-first +run %d):\n%s", run, run, diff)
+			}
+			compared++
 		}
+	}
+	if compared == 0 {
+		t.Errorf("of five runs, fewer than two parsed every file of the repo map in time: nothing to compare")
 	}
 }
 
