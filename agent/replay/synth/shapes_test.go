@@ -62,11 +62,14 @@ func shapeSessions(t *testing.T, kinds []string, n int) []*ShapeSession {
 // failure blocks 8–14 lines above their log's end with the facts inside
 // them, the pastes of 1.5–4 KB in 24 user turns with a correction, the
 // file readable back; and the same seed gives the same bytes. It checks
-// the two kinds that are quick to draw, and every kind under the build
-// tag long.
+// the two kinds that are quick to draw (the quickest in the race pass),
+// and every kind under the build tag long.
 func TestShapes(t *testing.T) {
 	kinds := ShapeKinds
-	if !testslow.Long {
+	switch {
+	case testing.Short():
+		kinds = []string{"pastes"} // the race pass: the quickest to draw
+	case !testslow.Long:
 		kinds = []string{"pytest", "pastes"} // all of them under the build tag long
 	}
 	for _, s := range shapeSessions(t, kinds, *shapesN) {
