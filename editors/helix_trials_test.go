@@ -186,6 +186,7 @@ func helixTypeAt(i int) time.Duration {
 // No trial may put it on a wrong line, and each end line says what
 // happened.
 func TestHelixRace(t *testing.T) {
+	longTrial(t)
 	r := newRig(t, withLatency(t, raceScript(raceTrials), helixLatency), map[string]string{"greet.go": raceFile(raceTrials)})
 	start := time.Now()
 	m := startHelixArgs(t, r, "-v", "greet.go:1")
@@ -238,6 +239,7 @@ func TestHelixRace(t *testing.T) {
 // server must not apply it again, and the end line says it was undone by
 // the user; the file ends without it.
 func TestHelixUndo(t *testing.T) {
+	longTrial(t)
 	r := newRig(t, `[`+greetEdit+`, {"content": "Done.", "fault": {"latency": "500ms"}}]`, map[string]string{"greet.go": greetGo})
 	start := time.Now()
 	m := startHelixArgs(t, r, "-v", "greet.go:5")

@@ -587,7 +587,7 @@ func TestNvimPluginRace(t *testing.T) { testNvimRace(t, true) }
 
 // TestNvimBareRace: the race with Neovim's own applyEdit handler, which
 // skips a stale version (answering applied) but for version 0.
-func TestNvimBareRace(t *testing.T) { testNvimRace(t, false) }
+func TestNvimBareRace(t *testing.T) { longTrial(t); testNvimRace(t, false) }
 
 func testNvimRace(t *testing.T, plugin bool) {
 	neovims(t, func(t *testing.T, nv neovim) {
@@ -611,7 +611,7 @@ func testNvimRace(t *testing.T, plugin bool) {
 func TestNvimPluginUndo(t *testing.T) { testNvimUndo(t, true) }
 
 // TestNvimBareUndo: the undo with Neovim's own handler.
-func TestNvimBareUndo(t *testing.T) { testNvimUndo(t, false) }
+func TestNvimBareUndo(t *testing.T) { longTrial(t); testNvimUndo(t, false) }
 
 func testNvimUndo(t *testing.T, plugin bool) {
 	neovims(t, func(t *testing.T, nv neovim) {

@@ -17,6 +17,17 @@ import (
 // bare Neovim. The editor's script records each trial (a trial); the
 // judging is here.
 
+// longTrial skips a race or undo trial but in the long tests (go test
+// -tags long ./editors): by default the Neovim plugin's and the protocol
+// library's stand for every editor's (each a few seconds; an editor such
+// as VS Code takes half a minute to start).
+func longTrial(t *testing.T) {
+	t.Helper()
+	if !testslow.Long {
+		t.Skip("an editor's trial: it runs under the build tag long (go test -tags long ./editors); TestNvimPluginRace, TestNvimPluginUndo, TestProtocolRace and TestProtocolUndo stand for it")
+	}
+}
+
 // raceTrials is how many asks the race makes in one session: ten under
 // the build tag long (go test -tags long ./...), three by default (the
 // two places the user types, the top of the file and right above the

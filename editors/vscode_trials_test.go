@@ -65,6 +65,7 @@ func checkSummary(t *testing.T, what string, tr vscodeTrial) {
 // and placed again, or lands before the typing. No trial may put it on a
 // wrong line, and each end line says what the document shows.
 func TestVSCodeRace(t *testing.T) {
+	longTrial(t)
 	r := newRig(t, withLatency(t, raceScript(raceTrials), vscodeLatency), map[string]string{"greet.go": raceFile(raceTrials)})
 	start := time.Now()
 	rec := vscodeScenario(t, r, "race", fmt.Sprintf("REIKA_DRIVER_TRIALS=%d", raceTrials),
@@ -85,6 +86,7 @@ func TestVSCodeRace(t *testing.T) {
 // didChange: it must not apply the edit again, and the end line says it
 // was undone by the user; the document ends without it.
 func TestVSCodeUndo(t *testing.T) {
+	longTrial(t)
 	// The edit's latency gives the user time to click back into greet.go
 	// (the Reika panel takes the focus as it loads, about a second after
 	// the ask; the driver clicks back again before the undo when it took
