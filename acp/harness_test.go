@@ -20,6 +20,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // A world is one test's workspace, simulated engine and state directory.
@@ -30,6 +31,9 @@ type world struct {
 	http     *httptest.Server
 	stateDir string
 	env      map[string]string
+	// limit bounds a connection (times REIKA_TEST_SLOW): the server's
+	// context and the client's calls end together at its deadline.
+	limit time.Duration
 }
 
 // requests waits until the engine has recorded n requests and returns
@@ -37,7 +41,7 @@ type world struct {
 // returns, which may be after the client has its answer and moved on.
 func (w *world) requests(t *testing.T, n int) []sim.RequestRecord {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testslow.Scale(10 * time.Second))
 	for len(w.engine.Requests()) < n && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
@@ -72,7 +76,7 @@ func newWorld(t *testing.T, cfg sim.Config, files map[string]string) *world {
 	}
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	w := &world{t: t, ws: filepath.Join(t.TempDir(), "ws"), engine: srv, http: ts, stateDir: t.TempDir()}
+	w := &world{t: t, ws: filepath.Join(t.TempDir(), "ws"), engine: srv, http: ts, stateDir: t.TempDir(), limit: 60 * time.Second}
 	os.MkdirAll(filepath.Join(w.ws, ".git"), 0o755)
 	for name, text := range files {
 		p := filepath.Join(w.ws, filepath.FromSlash(name))
@@ -366,7 +370,7 @@ type conn struct {
 
 func (w *world) connect(c *client) *conn {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testslow.Scale(w.limit))
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
 	done := make(chan error, 1)
@@ -385,7 +389,7 @@ func (w *world) connect(c *client) *conn {
 			cw.Close()
 			select {
 			case <-done:
-			case <-time.After(10 * time.Second):
+			case <-time.After(testslow.Scale(10 * time.Second)):
 				w.t.Error("Serve did not return after the client closed its end")
 			}
 			cancel()
@@ -415,13 +419,6 @@ func (c *conn) newSession(t *testing.T, cwd string) sdk.SessionId {
 func (c *conn) prompt(t *testing.T, id sdk.SessionId, text string) (sdk.PromptResponse, error) {
 	t.Helper()
 	return c.Prompt(c.ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
-}
-
-// contextWithTimeout is a context that ends after d or with the test.
-func contextWithTimeout(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 func selected(id string) sdk.RequestPermissionOutcome {

@@ -42,8 +42,11 @@ func TestRealLlamaServer(t *testing.T) {
 	proxy := llamatest.StartProxy(t, real.URL, w.http.URL)
 	w.env["REIKA_ENDPOINT"] = proxy.URL + "/v1"
 	w.env["REIKA_CONTEXT_WINDOW"] = "8192"
+	// The server's context and the client's calls share the deadline
+	// (they did not: the server's ended at 60 s, under load before the
+	// prompts did).
+	w.limit = 240 * time.Second
 	cn := w.connect(&client{})
-	cn.ctx = contextWithTimeout(t, 240*time.Second)
 	id := cn.newSession(t, w.ws)
 	for prompt := range 2 {
 		res, err := cn.prompt(t, id, fmt.Sprintf("Read the logs logs/p%d-*.log one by one and tell me whether they passed.", prompt))

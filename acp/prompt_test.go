@@ -15,6 +15,7 @@ import (
 
 	"github.com/reika-lsp/reika/agent/sim"
 	"github.com/reika-lsp/reika/agent/tools"
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 const mainGo = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
@@ -253,7 +254,7 @@ func TestCancelMidStream(t *testing.T) {
 
 func waitFor(t *testing.T, ok func() bool, what string) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(testslow.Scale(5 * time.Second)); !ok(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no %s", what)
 		}

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // raw is a server spoken to in bytes: what the SDK does with input no
@@ -29,7 +30,7 @@ func (w *world) raw(t *testing.T) *raw {
 	sr, cw := io.Pipe()
 	r := &raw{in: cw, lines: bufio.NewScanner(cr), done: make(chan error, 1)}
 	r.lines.Buffer(nil, 1<<20)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testslow.Scale(30*time.Second))
 	go func() {
 		r.done <- Serve(ctx, sr, sw, Options{Getenv: func(k string) string { return w.env[k] }, StateDir: w.stateDir, Log: io.Discard})
 		sw.Close()
@@ -91,7 +92,7 @@ func TestSDKEndsTheConnectionOnAHugeLine(t *testing.T) {
 	go io.WriteString(r.in, huge+"\n")
 	select {
 	case <-r.done:
-	case <-time.After(20 * time.Second):
+	case <-time.After(testslow.Scale(20 * time.Second)):
 		t.Fatal("the connection lives on after a line over 10 MiB: defect 2 is mended")
 	}
 }
@@ -113,7 +114,7 @@ func TestSDKHidesTheReason(t *testing.T) {
 	s := &Server{opts: Options{Log: io.Discard}, ctx: context.Background(), sessions: map[sdk.SessionId]*session{}}
 	s.conn = sdk.NewAgentSideConnection(plainError{s}, sw, sr)
 	cc := sdk.NewClientSideConnection(&client{}, cw, cr)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testslow.Scale(10*time.Second))
 	defer cancel()
 	_, err := cc.NewSession(ctx, sdk.NewSessionRequest{Cwd: "/tmp", McpServers: []sdk.McpServer{}})
 	re, ok := err.(*sdk.RequestError)

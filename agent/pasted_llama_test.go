@@ -14,9 +14,11 @@ import (
 	"github.com/reika-lsp/reika/agent/sim"
 	"github.com/reika-lsp/reika/agent/tools"
 	"github.com/reika-lsp/reika/contextwin"
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
-// A user who pastes ~1.9 KB of CI output at every ask, 30 asks, in a
+// A user who pastes ~1.9 KB of CI output at every ask, 30 asks under the
+// build tag long (12 by default, which fill the window and fold), in a
 // 16k window of a real llama-server (llamatest: Debian's build over a tiny
 // model that spends a token per byte, so each paste is ~1.9k tokens),
 // the replies taken from the simulator through llamatest's proxy. Every
@@ -25,7 +27,11 @@ import (
 // a request for good. (Carried whole, as they were, the asks stopped with
 // "window too small" after the window filled.)
 func TestPastedLogsOnRealLlamaServer(t *testing.T) {
-	const asks, window = 30, 16384
+	const window = 16384
+	asks := 12
+	if testslow.Long {
+		asks = 30
+	}
 	real := llamatest.Start(t, llamatest.Options{Ctx: window, Model: llamatest.TinySWAModel})
 	_, opts := simServer(t, sim.Config{Ctx: window})
 	proxy := llamatest.StartProxy(t, real.URL, strings.TrimSuffix(opts.BaseURL, "/v1"))
@@ -39,7 +45,7 @@ func TestPastedLogsOnRealLlamaServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testslow.Scale(150*time.Second))
 	defer cancel()
 	start := time.Now()
 	for i := range asks {

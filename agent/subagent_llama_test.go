@@ -11,6 +11,7 @@ import (
 	"github.com/reika-lsp/reika/agent/engine/llamatest"
 	"github.com/reika-lsp/reika/agent/sim"
 	"github.com/reika-lsp/reika/contextwin"
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // TestSubagentOnRealLlamaServer: a real llama-server, the replies the
@@ -48,7 +49,7 @@ func TestSubagentOnRealLlamaServer(t *testing.T) {
 			}
 			defer s.Close()
 			s.slot = slotState{id: 0, pin: c.slots > 1, key: "session", opts: opts}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testslow.Scale(60*time.Second))
 			defer cancel()
 			if res, err := s.Run(ctx, "Where is X?", nil); err != nil || res.Answer != "Done." {
 				t.Fatalf("Run = %+v, %v", res, err)

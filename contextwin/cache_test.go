@@ -263,6 +263,7 @@ func runOnEngine(t *testing.T, cfg Config, steps []step, e *checkpointEngine) (p
 // change: whether it is told the class, told dense (wrongly), or left to
 // learn it from the figures, which then teach it the class.
 func TestCheckpointedEngineIsPricedAsOne(t *testing.T) {
+	skipRacePass(t)
 	for _, w := range []int{16384, 32768} {
 		for seed := 1; seed <= 3; seed++ {
 			steps := session(w, 60, seed)
@@ -305,6 +306,7 @@ func TestCheckpointedEngineIsPricedAsOne(t *testing.T) {
 // since the fold before, which no step thins), and a restart at a
 // checkpoint the mirror thinned teaches it a smaller step.
 func TestCheckpointMinStepIsLearnt(t *testing.T) {
+	skipRacePass(t)
 	steps := session(65536, 200, 2)
 	cfg := Config{Window: 65536, PrefixChars: 4000, Reserve: 1024, Cache: CacheModel{Class: CacheCheckpointed}}
 	told := cfg
@@ -344,6 +346,7 @@ func TestCheckpointMinStepIsLearnt(t *testing.T) {
 // of the recap changes the request where the last one did), is never
 // taken for a checkpointed one.
 func TestDenseEngineStaysDense(t *testing.T) {
+	skipRacePass(t)
 	for _, w := range []int{16384, 32768} {
 		for seed := 1; seed <= 3; seed++ {
 			_, _, m := runOnEngine(t, Config{Window: w, PrefixChars: 4000, Reserve: 1024}, session(w, 60, seed), &checkpointEngine{dense: true})

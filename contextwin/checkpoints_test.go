@@ -216,6 +216,7 @@ func smallSession(rounds, seed int) []step {
 // size, and the turns after it: about what a dense engine prefills, and
 // every fact the notes stated is still carried.
 func TestSmallResultsFoldAtAnAnchor(t *testing.T) {
+	skipRacePass(t)
 	for _, w := range []int{16384, 32768} {
 		steps := smallSession(400, 1)
 		noted := 0  // the step whose note the last fold took

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // The invariants of every plan that no type holds: the budget adds up, an
@@ -163,12 +165,14 @@ func (h *harness) checkCurrentRound(p Plan) {
 }
 
 // TestInvariantsGrid runs scripted sessions over a grid of windows, fixed
-// prefixes and reserves, with results up to ten times the window.
+// prefixes and reserves, with results up to ten times the window: three
+// of the windows by default, all eight under the build tag long.
 func TestInvariantsGrid(t *testing.T) {
+	skipRacePass(t)
 	windows := []int{2000, 4096, 8192, 16000, 24000, 32768, 131072, 2_000_000}
 	prefixes := []int{0, 6000, 40_000, 800_000} // up to 200k tokens
-	if testing.Short() {
-		windows = []int{2000, 16000, 131072}
+	if !testslow.Long {
+		windows = []int{2000, 16000, 131072} // all of them under the build tag long
 	}
 	for _, w := range windows {
 		for _, prefix := range prefixes {
@@ -193,6 +197,7 @@ func TestInvariantsGrid(t *testing.T) {
 
 // TestDeterministic: the same session gives byte-identical requests.
 func TestDeterministic(t *testing.T) {
+	skipRacePass(t)
 	for _, w := range []int{4096, 16000, 131072} {
 		a, b := newHarness(t, Config{Window: w, PrefixChars: 3000}), newHarness(t, Config{Window: w, PrefixChars: 3000})
 		a.run(session(w, 80, 7))
@@ -245,5 +250,16 @@ func TestTooSmall(t *testing.T) {
 	p := s.Plan()
 	if !p.TooSmall || !strings.Contains(p.Problem, "window too small") {
 		t.Errorf("Plan() with a 100k-byte prefix in a 2000-token window = TooSmall %v %q; want window too small", p.TooSmall, p.Problem)
+	}
+}
+
+// skipRacePass skips a test that takes seconds under -short, the README's
+// pass with the race detector: contextwin starts no goroutine, so the
+// detector has nothing to find in it, and the pass without it (the
+// README's second go test) runs the test.
+func skipRacePass(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("no goroutines to race: runs in the pass without the race detector")
 	}
 }

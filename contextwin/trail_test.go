@@ -10,6 +10,7 @@ import (
 // made of the turns that changed them: at 12k the recap is rewritten
 // again and again in little room.
 func TestTrailInEveryRequest(t *testing.T) {
+	skipRacePass(t)
 	for _, w := range []int{12288, 16384} {
 		for _, c := range []CacheClass{CacheDense, CacheCheckpointed} {
 			t.Run(fmt.Sprint(c, w), func(t *testing.T) {

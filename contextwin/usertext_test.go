@@ -45,6 +45,7 @@ func pasteChat(turns, seed int) (steps []step, facts []string) {
 
 // A user who pastes a long log at every turn never stops the session.
 func TestPasteChatNeverStalls(t *testing.T) {
+	skipRacePass(t)
 	for _, c := range []CacheClass{CacheDense, CacheCheckpointed, CacheBlocks} {
 		for _, w := range []int{12288, 16384} {
 			t.Run(fmt.Sprint(c, w), func(t *testing.T) { pasteChatHolds(t, c, w) })
@@ -173,6 +174,7 @@ func TestUserTextForms(t *testing.T) {
 // stays whole in every request of a chat whose later pastes the recap
 // shortens.
 func TestTaskCutLast(t *testing.T) {
+	skipRacePass(t)
 	var b strings.Builder
 	b.WriteString("Make the service pass CI. The requirements:\n")
 	for i := 1; b.Len() < 3500; i++ {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // An acpLaunch is how an editor's configuration starts the agent: the
@@ -85,7 +87,7 @@ func TestACPSnippets(t *testing.T) {
 				t.Errorf("%s's environment %v, want REIKA_ENDPOINT at llama-server's usual address", name, l.env)
 			}
 			r := newRig(t, `[{"content": "Hello from Reika."}]`, map[string]string{"greet.go": greetGo})
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testslow.Scale(30*time.Second))
 			defer cancel()
 			// The editor finds the command on its PATH, whose first entry
 			// is the directory of the binary under test.

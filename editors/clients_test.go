@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // The scenarios every client without a Reika plugin plays (the protocol
@@ -87,6 +89,7 @@ func (r *rig) envNoEndpoint(extra ...string) []string {
 // runEnv is r.run with the environment env.
 func (r *rig) runEnv(t *testing.T, limit time.Duration, env []string, name string, args ...string) (string, error) {
 	t.Helper()
+	limit = testslow.Scale(limit)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)

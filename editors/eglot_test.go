@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // TestEglot runs the client scenarios in Emacs's eglot (Emacs 28, eglot
@@ -93,11 +95,14 @@ func runEmacs(t *testing.T, r *rig, emacs, snippetName, play string, env []strin
 // the user typed a line above it that eglot has not sent yet. The
 // package's applyEdit sends that typing first and refuses the stale edit;
 // the server places it again. No trial may put it on a wrong line.
-func TestEglotRace(t *testing.T) { testEglotRace(t, need(t, "emacs"), "emacs-28") }
+func TestEglotRace(t *testing.T) { longTrial(t); testEglotRace(t, need(t, "emacs"), "emacs-28") }
 
 // TestEglotRaceCurrent: the race in Emacs 30, whose eglot (1.17) alone
 // would apply every stale edit over the unsent typing.
-func TestEglotRaceCurrent(t *testing.T) { testEglotRace(t, need(t, "emacs-current"), "emacs-29") }
+func TestEglotRaceCurrent(t *testing.T) {
+	longTrial(t)
+	testEglotRace(t, need(t, "emacs-current"), "emacs-29")
+}
 
 func testEglotRace(t *testing.T, emacs, snippetName string) {
 	r := newRig(t, raceScript(raceTrials), map[string]string{"greet.go": raceFile(raceTrials)})
@@ -111,10 +116,13 @@ func testEglotRace(t *testing.T, emacs, snippetName string) {
 
 // TestEglotUndo: the edit lands and the user undoes it 50 ms later; the
 // server must not apply it again, nor say it was applied.
-func TestEglotUndo(t *testing.T) { testEglotUndo(t, need(t, "emacs"), "emacs-28") }
+func TestEglotUndo(t *testing.T) { longTrial(t); testEglotUndo(t, need(t, "emacs"), "emacs-28") }
 
 // TestEglotUndoCurrent: the undo in Emacs 30.
-func TestEglotUndoCurrent(t *testing.T) { testEglotUndo(t, need(t, "emacs-current"), "emacs-29") }
+func TestEglotUndoCurrent(t *testing.T) {
+	longTrial(t)
+	testEglotUndo(t, need(t, "emacs-current"), "emacs-29")
+}
 
 func testEglotUndo(t *testing.T, emacs, snippetName string) {
 	r := newRig(t, `[`+greetEdit+`, {"content": "Done."}]`, map[string]string{"greet.go": greetGo})
@@ -141,7 +149,7 @@ func TestEmacsPackage(t *testing.T) {
 			if err := os.WriteFile(el, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testslow.Scale(30*time.Second))
 			defer cancel()
 			cmd := exec.CommandContext(ctx, emacs, "--batch", "--eval", "(package-activate-all)", "--eval", `(progn
   (require 'package)

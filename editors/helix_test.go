@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // getGo has a comment that asks Reika for something, for "Reika: do what
@@ -63,9 +65,11 @@ func (m *tmux) waitFor(what, want string, limit time.Duration) string {
 	return m.waitForRE(what, regexp.MustCompile(regexp.QuoteMeta(want)), limit)
 }
 
-// waitForRE polls the screen until want matches it, or fails after limit.
+// waitForRE polls the screen until want matches it, or fails after limit
+// (times REIKA_TEST_SLOW).
 func (m *tmux) waitForRE(what string, want *regexp.Regexp, limit time.Duration) string {
 	m.t.Helper()
+	limit = testslow.Scale(limit)
 	deadline := time.Now().Add(limit)
 	for {
 		s := m.screen()
@@ -144,7 +148,7 @@ func startHelixArgs(t *testing.T, r *rig, args ...string) *tmux {
 // still be starting), then picks it.
 func (m *tmux) codeAction(title string) {
 	m.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testslow.Scale(10 * time.Second))
 	for {
 		m.keys("Space", "a")
 		time.Sleep(300 * time.Millisecond)
@@ -203,7 +207,7 @@ func TestHelix(t *testing.T) {
 			m.text(":w")
 			m.keys("Enter")
 			// Helix writes the file anew: for a moment it may not exist.
-			deadline := time.Now().Add(5 * time.Second)
+			deadline := time.Now().Add(testslow.Scale(5 * time.Second))
 			for b, _ := os.ReadFile(filepath.Join(r.WS, "get.go")); string(b) != getDone; b, _ = os.ReadFile(filepath.Join(r.WS, "get.go")) {
 				if time.Now().After(deadline) {
 					t.Fatalf("get.go after :w:\n%s", b)

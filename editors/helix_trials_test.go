@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // The race and the undo in Helix 25.01 under tmux. Helix sends each
@@ -112,9 +114,11 @@ func readHelixLog(t *testing.T, r *rig) helixLog {
 	return hl
 }
 
-// waitHelixLog polls Helix's log until ok accepts it, or fails after limit.
+// waitHelixLog polls Helix's log until ok accepts it, or fails after
+// limit (times REIKA_TEST_SLOW).
 func waitHelixLog(t *testing.T, r *rig, ok func(helixLog) bool, limit time.Duration) helixLog {
 	t.Helper()
+	limit = testslow.Scale(limit)
 	deadline := time.Now().Add(limit)
 	for {
 		hl := readHelixLog(t, r)
@@ -182,6 +186,7 @@ func helixTypeAt(i int) time.Duration {
 // No trial may put it on a wrong line, and each end line says what
 // happened.
 func TestHelixRace(t *testing.T) {
+	longTrial(t)
 	r := newRig(t, withLatency(t, raceScript(raceTrials), helixLatency), map[string]string{"greet.go": raceFile(raceTrials)})
 	start := time.Now()
 	m := startHelixArgs(t, r, "-v", "greet.go:1")
@@ -205,20 +210,24 @@ func TestHelixRace(t *testing.T) {
 		hl := waitHelixLog(t, r, func(hl helixLog) bool { return endLine(hl.messages, done) != "" }, 15*time.Second)
 		lines := m.save(r, "greet.go")
 		hl = readHelixLog(t, r)
-		trials = append(trials, trial{Lines: lines, Answers: hl.answers[seen:], Final: endLine(hl.messages, done)})
+		if seen > len(hl.answers) {
+			t.Fatalf("trial %d: helix.log holds %d applyEdit answers, fewer than the %d read before it", i, len(hl.answers), seen)
+		}
+		tr := trial{Lines: lines, Answers: hl.answers[seen:], Final: endLine(hl.messages, done)}
+		trials = append(trials, tr)
 		seen = len(hl.answers)
 		when := "not seen"
 		// A trial whose edit did not come (under load) has no answers:
 		// judgeRace fails it; its log line only says so.
 		if at, ok := hl.typed[i]; ok {
-			if k := len(hl.edits) - len(trials[i-1].Answers); len(trials[i-1].Answers) > 0 && k >= 0 && k < len(hl.edits) {
+			if k := len(hl.edits) - len(tr.Answers); len(tr.Answers) > 0 && k >= 0 && k < len(hl.edits) {
 				when = fmt.Sprintf("%+dms from the first edit", at.Sub(hl.edits[k]).Milliseconds())
 			}
 		}
 		t.Logf("trial %d: typed %v after the pick; its didChange %s", i, typed.Round(time.Millisecond), when)
 	}
-	if d := time.Since(start); d > 45*time.Second {
-		t.Errorf("%d trials took %v, want under 45s", raceTrials, d)
+	if d, limit := time.Since(start), testslow.Scale(45*time.Second); d > limit {
+		t.Errorf("%d trials took %v, want under %v", raceTrials, d, limit)
 	}
 	t.Logf("%d trials in %v", raceTrials, time.Since(start).Round(time.Millisecond))
 	judgeRace(t, raceFile(raceTrials), trials)
@@ -230,14 +239,15 @@ func TestHelixRace(t *testing.T) {
 // server must not apply it again, and the end line says it was undone by
 // the user; the file ends without it.
 func TestHelixUndo(t *testing.T) {
+	longTrial(t)
 	r := newRig(t, `[`+greetEdit+`, {"content": "Done.", "fault": {"latency": "500ms"}}]`, map[string]string{"greet.go": greetGo})
 	start := time.Now()
 	m := startHelixArgs(t, r, "-v", "greet.go:5")
 	m.codeAction("Reika: fix this code")
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testslow.Scale(10 * time.Second))
 	for !strings.Contains(m.screen(), `"Hello, " + name + "!"`) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the edit did not land within 10s:\n%s", m.screen())
+			t.Fatalf("the edit did not land within %v:\n%s", testslow.Scale(10*time.Second), m.screen())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reika-lsp/reika/internal/testslow"
 	"github.com/reika-lsp/reika/lsp/lsptest"
 )
 
@@ -149,6 +150,8 @@ func (r *rig) Env(extra ...string) []string {
 		// on CI's PATH) are agent/langserver's to test; here one could
 		// outlive an editor that quit and write into a removed workspace.
 		"REIKA_LANGUAGE_SERVERS=off",
+		// The scripts' own waits grow by the same factor as the test's.
+		fmt.Sprintf("%s=%g", testslow.Env, testslow.Factor()),
 	}
 	for _, d := range []string{"CONFIG", "CACHE", "STATE", "DATA", "RUNTIME"} {
 		dir := filepath.Join(r.Tmp, "xdg-"+strings.ToLower(d))
@@ -164,9 +167,10 @@ func (r *rig) Env(extra ...string) []string {
 }
 
 // run runs an editor with the rig's environment in the workspace, killed
-// after limit, and returns what it printed.
+// after limit (times REIKA_TEST_SLOW), and returns what it printed.
 func (r *rig) run(t *testing.T, limit time.Duration, name string, args ...string) (string, error) {
 	t.Helper()
+	limit = testslow.Scale(limit)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // The race and the undo, played the same way in every editor with a
@@ -15,8 +17,28 @@ import (
 // bare Neovim. The editor's script records each trial (a trial); the
 // judging is here.
 
-// raceTrials is how many asks the race makes in one session.
-const raceTrials = 10
+// longTrial skips a race or undo trial but in the long tests (go test
+// -tags long ./editors): by default the Neovim plugin's and the protocol
+// library's stand for every editor's (each a few seconds; an editor such
+// as VS Code takes half a minute to start).
+func longTrial(t *testing.T) {
+	t.Helper()
+	if !testslow.Long {
+		t.Skip("an editor's trial: it runs under the build tag long (go test -tags long ./editors); TestNvimPluginRace, TestNvimPluginUndo, TestProtocolRace and TestProtocolUndo stand for it")
+	}
+}
+
+// raceTrials is how many asks the race makes in one session: ten under
+// the build tag long (go test -tags long ./...), three by default (the
+// two places the user types, the top of the file and right above the
+// function, and the first again on a buffer the trials before changed).
+var raceTrials = 3
+
+func init() {
+	if testslow.Long {
+		raceTrials = 10
+	}
+}
 
 // raceFile is a Go file with n functions F1…Fn, each returning "hello i, ".
 func raceFile(n int) string {
@@ -96,11 +118,17 @@ var appliedClaim = regexp.MustCompile(`\b\d+ changes? applied\b|\bapplied (its|t
 // judgeRace checks every trial of the race: the user's line is where
 // they typed it, and trial i's edit is on Fi's line or nowhere, the
 // end-of-run message saying which. Each trial starts from the buffer the
-// one before left. It logs the count of each outcome.
+// one before left. It logs the count of each outcome. A trial missing
+// (an editor that gave up under load) fails the test; those recorded are
+// judged still.
 func judgeRace(t *testing.T, original string, trials []trial) {
 	t.Helper()
-	if len(trials) != raceTrials {
-		t.Fatalf("%d trials recorded, want %d", len(trials), raceTrials)
+	switch {
+	case len(trials) < raceTrials:
+		t.Errorf("%d trials recorded, want %d: trials %d to %d are missing", len(trials), raceTrials, len(trials)+1, raceTrials)
+	case len(trials) > raceTrials:
+		t.Errorf("%d trials recorded, want %d", len(trials), raceTrials)
+		trials = trials[:raceTrials]
 	}
 	base := strings.Split(strings.TrimSuffix(original, "\n"), "\n")
 	kinds := []string{"right line", "refused-then-placed", "not applied", "wrong line"}

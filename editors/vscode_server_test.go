@@ -1,6 +1,7 @@
 package editors
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,12 +55,51 @@ func TestVSCodeServerSearch(t *testing.T) {
 	})
 	t.Run("nowhere", func(t *testing.T) {
 		got := search(t, node, ext, t.TempDir(), "")
-		for _, where := range []string{"the extension's server/", "PATH", "go env GOBIN", "$(go env GOPATH)/bin", "~/go/bin", "~/.local/bin", "go install github.com/reika-lsp/reika/cmd/reika-lsp@latest"} {
+		for _, where := range []string{"the extension's server/", "PATH", "go env GOBIN", "$(go env GOPATH)/bin", "~/go/bin", "~/.local/bin", "a clone of Reika with go install ./cmd/reika-lsp", "not published"} {
 			if !strings.Contains(got, where) {
 				t.Errorf("findServer with no server = %q, which does not name %s", got, where)
 			}
 		}
 	})
+}
+
+// TestVSCodeCheckout: the install command runs in a clone of Reika (the
+// module is not published); isCheckout tells one from other folders.
+func TestVSCodeCheckout(t *testing.T) {
+	ext := vscodeExtension(t)
+	node := need(t, "node")
+	tmp := t.TempDir()
+	layout := map[string]string{
+		"clone/go.mod":                 "module github.com/reika-lsp/reika\n\ngo 1.26\n",
+		"clone/cmd/reika-lsp/main.go":  "package main\n",
+		"other/go.mod":                 "module example.com/other\n",
+		"other/cmd/reika-lsp/main.go":  "package main\n",
+		"prefix/go.mod":                "module github.com/reika-lsp/reika-fork\n",
+		"prefix/cmd/reika-lsp/main.go": "package main\n",
+		"nocmd/go.mod":                 "module github.com/reika-lsp/reika\n",
+		"empty/.keep":                  "",
+	}
+	for name, text := range layout {
+		p := filepath.Join(tmp, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]bool{filepath.Join(tmp, "clone"): true, repo: true, filepath.Join(tmp, "other"): false,
+		filepath.Join(tmp, "prefix"): false, filepath.Join(tmp, "nocmd"): false, filepath.Join(tmp, "empty"): false, filepath.Join(tmp, "none"): false} {
+		out, err := exec.Command(node, "-e", `console.log(require(process.argv[1]).isCheckout(process.argv[2]))`, filepath.Join(ext, "out", "server.js"), dir).CombinedOutput()
+		if err != nil {
+			t.Fatalf("node: %v\n%s", err, out)
+		}
+		if got := strings.TrimSpace(string(out)); got != fmt.Sprint(want) {
+			t.Errorf("isCheckout(%s) = %s, want %v", dir, got, want)
+		}
+	}
 }
 
 // search runs findServer with tmp's layout: ext/ the extension, path/ on

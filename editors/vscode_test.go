@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reika-lsp/reika/internal/testslow"
 	"github.com/reika-lsp/reika/lsp/lsptest"
 )
 
@@ -73,7 +74,7 @@ func TestVSCodePackage(t *testing.T) {
 	npm := need(t, "npm")
 	tmp := t.TempDir()
 	vsix := filepath.Join(tmp, "reika-0.1.0.vsix")
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testslow.Scale(90*time.Second))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "run", "package", "--", "--out", vsix)
 	cmd.Dir = dir
@@ -111,7 +112,7 @@ func TestVSCodePackage(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(bin, "code"), []byte(code), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testslow.Scale(60*time.Second))
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "bash", "-euc", snippet(t, "vscode-install"))
 		cmd.Dir = tmp
@@ -600,9 +601,11 @@ func tail(s string, n int) string {
 	return s
 }
 
-// waitHTTP polls url until it answers 200.
+// waitHTTP polls url until it answers 200, for at most limit (times
+// REIKA_TEST_SLOW).
 func waitHTTP(t *testing.T, url string, limit time.Duration, log *lsptest.LockedBuffer) {
 	t.Helper()
+	limit = testslow.Scale(limit)
 	deadline := time.Now().Add(limit)
 	for {
 		resp, err := http.Get(url)
@@ -620,9 +623,10 @@ func waitHTTP(t *testing.T, url string, limit time.Duration, log *lsptest.Locked
 }
 
 // waitDriver polls the driver's output until its last record, and returns
-// the records.
+// the records; it fails after limit (times REIKA_TEST_SLOW).
 func waitDriver(t *testing.T, path string, limit time.Duration, userData string) []driverRecord {
 	t.Helper()
+	limit = testslow.Scale(limit)
 	deadline := time.Now().Add(limit)
 	for {
 		recs := readRecords(t, path)

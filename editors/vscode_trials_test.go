@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // The race and the undo in the real VS Code (code-server, as in
@@ -63,6 +65,7 @@ func checkSummary(t *testing.T, what string, tr vscodeTrial) {
 // and placed again, or lands before the typing. No trial may put it on a
 // wrong line, and each end line says what the document shows.
 func TestVSCodeRace(t *testing.T) {
+	longTrial(t)
 	r := newRig(t, withLatency(t, raceScript(raceTrials), vscodeLatency), map[string]string{"greet.go": raceFile(raceTrials)})
 	start := time.Now()
 	rec := vscodeScenario(t, r, "race", fmt.Sprintf("REIKA_DRIVER_TRIALS=%d", raceTrials),
@@ -83,10 +86,13 @@ func TestVSCodeRace(t *testing.T) {
 // didChange: it must not apply the edit again, and the end line says it
 // was undone by the user; the document ends without it.
 func TestVSCodeUndo(t *testing.T) {
+	longTrial(t)
 	// The edit's latency gives the driver time to make sure greet.go's
-	// editor has the focus before it lands; the read's, the undo time to
-	// come before the read's result.
-	script := `[` + strings.TrimSuffix(greetEdit, "}") + `, "fault": {"latency": "2s"}},
+	// editor has the focus before it lands (the panel opens without it;
+	// the driver clicks back into greet.go before the undo should anything
+	// have taken it); the read's, the undo time to come before the read's
+	// result.
+	script := `[` + strings.TrimSuffix(greetEdit, "}") + `, "fault": {"latency": "` + testslow.Scale(2*time.Second).String() + `"}},
   {"tool_calls": [{"name": "read", "arguments": {"path": "greet.go"}}], "fault": {"latency": "500ms"}},
   {"content": "Done."}]`
 	r := newRig(t, script, map[string]string{"greet.go": greetGo})

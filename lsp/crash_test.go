@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/internal/testslow"
 	"github.com/reika-lsp/reika/lsp/lsptest"
 )
 
@@ -259,7 +260,7 @@ func kill9(t *testing.T, e *lsptest.Editor) {
 // waitFor polls f until it gives a non-zero value, at most 20 s.
 func waitFor(t *testing.T, what string, f func() int) int {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testslow.Scale(20 * time.Second))
 	for time.Now().Before(deadline) {
 		if v := f(); v != 0 {
 			return v

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reika-lsp/reika/internal/testslow"
 	"github.com/reika-lsp/reika/lsp"
 )
 
@@ -52,7 +53,7 @@ func TestExitCode(t *testing.T) {
 			go func() { done <- cmd.Wait() }()
 			select {
 			case <-done:
-			case <-time.After(10 * time.Second):
+			case <-time.After(testslow.Scale(10 * time.Second)):
 				cmd.Process.Kill()
 				t.Fatal("the server did not exit within 10s of exit")
 			}
@@ -78,7 +79,7 @@ func TestExitCode(t *testing.T) {
 				if !errors.Is(err, tc.serve) || (tc.serve == nil && err != nil) {
 					t.Errorf("Serve = %v, want %v", err, tc.serve)
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(testslow.Scale(10 * time.Second)):
 				t.Fatal("Serve did not return within 10s of exit")
 			}
 		})

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/internal/testslow"
 	"github.com/reika-lsp/reika/lsp/lsptest"
 )
 
@@ -272,7 +273,7 @@ func (g *gate) waitHeld(t *testing.T) {
 	g.mu.Unlock()
 	select {
 	case <-arrived:
-	case <-time.After(lsptest.DefaultTimeout):
+	case <-time.After(testslow.Scale(lsptest.DefaultTimeout)):
 		t.Fatal("no request of the session's start reached the engine")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/internal/testslow"
 	"github.com/reika-lsp/reika/lsp/lsptest"
 )
 
@@ -60,7 +61,7 @@ func TestFaultSuite(t *testing.T) {
 			}
 			if strings.Contains(tc.name, "cancelled") {
 				// The request is at the engine, which sits on it.
-				for deadline := time.Now().Add(10 * time.Second); e.Engine.Arrived() < 1; time.Sleep(5 * time.Millisecond) {
+				for deadline := time.Now().Add(testslow.Scale(10 * time.Second)); e.Engine.Arrived() < 1; time.Sleep(5 * time.Millisecond) {
 					if time.Now().After(deadline) {
 						t.Fatal("the first request never reached the engine")
 					}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/internal/testslow"
 	"github.com/reika-lsp/reika/lsp/lsptest"
 )
 
@@ -34,7 +35,7 @@ func TestUndoInALaterChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The edit's result is at the engine: the user undoes it.
-	for deadline := time.Now().Add(10 * time.Second); e.Engine.Arrived() < 2; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(testslow.Scale(10 * time.Second)); e.Engine.Arrived() < 2; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the second request never came")
 		}

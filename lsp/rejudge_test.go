@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // An edit is judged again as the file system stands just before it is
@@ -45,10 +46,10 @@ func TestEditRejudgedBeforeSending(t *testing.T) {
 	c := &swapClient{t: t, dir: dir, answered: make(chan struct{})}
 	a, b := net.Pipe()
 	env := map[string]string{"REIKA_ENDPOINT": ts.URL + "/v1", "XDG_CONFIG_HOME": t.TempDir(), "REIKA_WARMUP": "0"}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testslow.Scale(time.Minute))
 	defer cancel()
 	go Serve(ctx, b, Options{Getenv: func(k string) string { return env[k] }, StateDir: t.TempDir(), Log: os.Stderr})
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(a))
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(newOutbox(a, nil))) // see smokeClient
 	conn.Go(ctx, c.handle)
 	if _, err := conn.Call(ctx, "initialize", map[string]any{
 		"rootUri": PathToURI(dir),

@@ -55,8 +55,9 @@ var ErrExitWithoutShutdown = errors.New("the client sent exit without shutdown f
 
 // Serve speaks LSP on rwc until the client exits or ctx is cancelled.
 // Every goroutine it starts is stopped before it returns, except a reader
-// blocked on an rwc whose Close does not interrupt it (stdin), which is
-// left to the process's exit.
+// or a writer blocked on an rwc whose Close does not interrupt it (stdin,
+// stdout), which is left to the process's exit. What the server writes is
+// queued (outbox), so that it reads on while the client is not reading.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
@@ -74,7 +75,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	defer cancel()
 	s := newServer(ctx, opts)
 	s.goOwned(s.mapWorker)
-	s.conn = jsonrpc2.NewConn(newStream(rwc, maxMessage, maxRequest, s.log))
+	s.conn = jsonrpc2.NewConn(newStream(newOutbox(rwc, s.log.Printf), maxMessage, maxRequest, s.log))
 	s.conn.Go(ctx, s.handle)
 	select {
 	case <-s.conn.Done():

@@ -17,10 +17,14 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // smokeClient is a bare JSON-RPC client that records what the server
-// sends and answers its requests.
+// sends and answers its requests. Its connection writes through an
+// outbox, as the server's does: the library answers on its reader, which
+// must not wait for the server to read (see
+// TestServerReadsWhileClientDoesNotRead).
 type smokeClient struct {
 	conn    jsonrpc2.Conn
 	mu      sync.Mutex
@@ -51,7 +55,7 @@ func (c *smokeClient) handle(ctx context.Context, reply jsonrpc2.Replier, req js
 
 func (c *smokeClient) waitFor(t *testing.T, sub string) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testslow.Scale(10 * time.Second))
 	for time.Now().Before(deadline) {
 		c.mu.Lock()
 		for _, n := range c.notes {
@@ -92,7 +96,7 @@ func TestSmokeAskApplies(t *testing.T) {
 		done <- Serve(ctx, b, Options{Getenv: func(k string) string { return env[k] }, StateDir: t.TempDir(), Log: os.Stderr})
 	}()
 	c := &smokeClient{applied: true}
-	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(a))
+	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(newOutbox(a, nil)))
 	c.conn.Go(ctx, c.handle)
 
 	var init map[string]any
@@ -151,7 +155,7 @@ func TestSmokeAskApplies(t *testing.T) {
 		if err != nil {
 			t.Errorf("Serve = %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testslow.Scale(10 * time.Second)):
 		t.Fatal("Serve did not return after exit")
 	}
 }
@@ -173,7 +177,7 @@ func TestNoWindowWarning(t *testing.T) {
 	defer cancel()
 	go Serve(ctx, b, Options{Getenv: func(k string) string { return env[k] }, StateDir: t.TempDir(), Log: io.Discard})
 	c := &smokeClient{}
-	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(a))
+	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(newOutbox(a, nil)))
 	c.conn.Go(ctx, c.handle)
 	if _, err := c.conn.Call(ctx, "initialize", map[string]any{"rootUri": PathToURI(t.TempDir()), "capabilities": map[string]any{}}, nil); err != nil {
 		t.Fatal(err)

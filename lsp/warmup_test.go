@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/internal/testslow"
 	"github.com/reika-lsp/reika/lsp/lsptest"
 )
 
@@ -33,7 +34,7 @@ func TestWarmupNeverOverlapsARequest(t *testing.T) {
 			})
 			e.Open("main.go")
 			if tc.waitArrive {
-				deadline := time.Now().Add(lsptest.DefaultTimeout)
+				deadline := time.Now().Add(testslow.Scale(lsptest.DefaultTimeout))
 				for e.Engine.Arrived() == 0 {
 					if time.Now().After(deadline) {
 						t.Fatalf("no warm-up reached the engine after the first open document\n%s", e.Dump())

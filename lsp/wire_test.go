@@ -14,6 +14,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // The chosen pair, go.lsp.dev/protocol v0.12.0 with jsonrpc2 v0.10.0 (v1
@@ -189,7 +191,7 @@ func TestOneBadMessageEndsTheConnection(t *testing.T) {
 		fmt.Fprintf(clientSide, "Content-Length: %d\r\n\r\n%s", len(body), body)
 		select {
 		case <-srv.Done():
-		case <-time.After(5 * time.Second):
+		case <-time.After(testslow.Scale(5 * time.Second)):
 			t.Errorf("%s: the library's connection read on; the defect is gone, the server's own stream may go", body)
 		}
 		srv.Close()

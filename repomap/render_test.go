@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // corpus is every input file of the golden archives, under a directory
@@ -44,9 +46,14 @@ func lines(out string) []string {
 	return ls
 }
 
-// For every budget from 0 to past the whole map: the map fits, and a
-// larger budget never drops a line a smaller one had.
+// For every budget from 0 to past the whole map (every fifth by default,
+// every one under the build tag long): the map fits, and a larger budget
+// never drops a line a smaller one had.
 func TestRenderEveryBudget(t *testing.T) {
+	step := 5
+	if testslow.Long {
+		step = 1
+	}
 	files := corpus(t)
 	for _, focus := range [][]string{nil, {files[0].Name, files[len(files)-1].Name}} {
 		m := build(files)
@@ -67,7 +74,7 @@ func TestRenderEveryBudget(t *testing.T) {
 			}
 		}
 		prev := map[string]bool{}
-		for b := 0; b <= len(full)+1; b++ {
+		for b := 0; b <= len(full)+1; b += step {
 			out := m.Render(b)
 			if len(out) > b {
 				t.Fatalf("Render(%d) is %d bytes", b, len(out))

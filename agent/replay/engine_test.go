@@ -16,6 +16,9 @@ import (
 // only read the engine's cached_tokens. Dense is the zero Engine: its
 // rows are Replay's, those of the README's table.
 func TestEngineCachePrefill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ten replays: they run in the pass without the race detector (TestGrowthIsWhatAnInfiniteWindowPrefills races a replay)")
+	}
 	var s *Recording
 	for _, ts := range testSessions(t) {
 		if ts.Name != "fold-orphans" {

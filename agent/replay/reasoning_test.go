@@ -67,6 +67,9 @@ func TestThinking(t *testing.T) {
 // event's change goes with it (issue: 1.89 before). Without the reasoning
 // the same session is replayed as recorded.
 func TestReplayThinkingTurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole session's replay: it runs in the pass without the race detector")
+	}
 	s := sessionNamed(t, "engine-cached-tokens")
 	res, err := ReplayOn(context.Background(), Engine{Reasoning: sim.TurnReasoning}, s, 16000, "ours")
 	if err != nil {

@@ -17,17 +17,27 @@ import (
 	"github.com/reika-lsp/reika/agent/engine"
 	"github.com/reika-lsp/reika/agent/sim"
 	"github.com/reika-lsp/reika/contextwin"
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // The windows the acceptance holds at.
 var acceptanceWindows = []int{16000, 32000}
 
-// replayCases are the sessions and windows the tests replay: the two
-// acceptance sessions in the acceptance windows, the sessions of one kind
-// of result (many-small, long-logs) at 16k only, to keep the package's
-// tests near a minute and a half on two cores. The command replays every
-// session at 16k, 32k and 128k.
+// replayCases are the sessions and windows the tests replay. Under the
+// build tag long: the two acceptance sessions in the acceptance windows,
+// the sessions of one kind of result (many-small, long-logs) at 16k only
+// (a minute and a half on two cores). By default one of them,
+// fold-orphans at 16k, stands for the grid (seconds). The command
+// replays every session at 16k, 32k and 128k.
 func replayCases(t *testing.T) []replayCase {
+	if !testslow.Long {
+		for _, s := range testSessions(t) {
+			if s.Name == "fold-orphans" {
+				return []replayCase{{s, acceptanceWindows[0]}}
+			}
+		}
+		t.Fatalf("no session fold-orphans in %s", sessionsDir)
+	}
 	var out []replayCase
 	for _, w := range acceptanceWindows {
 		for _, s := range testSessions(t) {
@@ -84,26 +94,22 @@ func testSessions(t *testing.T) []*Recording {
 }
 
 // replayed returns the replay of s in window with a strategy, replaying
-// every strategy the tests compare (all of them unless -short) in every
-// acceptance window the first time, in parallel.
+// every strategy in every case of replayCases the first time, in
+// parallel.
 func replayed(t *testing.T, s *Recording, window int, name string) Result {
 	t.Helper()
 	if testing.Short() {
 		// The README's test command runs these under -race -short, and
-		// then again apart, without the race detector, in full: the
-		// matrix takes minutes under -race and has no goroutines of its
-		// own to race.
+		// then again apart, without the race detector: the matrix takes
+		// minutes under -race and has no goroutines of its own to race.
 		t.Skip("the replay matrix runs in the full, race-free pass")
 	}
 	replayMu.Lock()
 	defer replayMu.Unlock()
 	if len(replayResult) == 0 {
-		names := []string{"ours", "sliding", "mask"}
-		if !testing.Short() {
-			names = nil
-			for _, st := range Strategies {
-				names = append(names, st.Name)
-			}
+		var names []string
+		for _, st := range Strategies {
+			names = append(names, st.Name)
 		}
 		type job struct {
 			s      *Recording

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // The test binary answers GoCacheCommand as reika-lsp does, so that
@@ -24,7 +26,7 @@ func init() {
 // a user's GOCACHE warmed outside it first, in a home the sandbox hides:
 // through the cache program the build reads the user's cache (its own
 // gets little), the user's cache is unchanged to the file's time, and a
-// command cannot write there. With REIKA_TEST_SLOW=1 the same commands
+// command cannot write there. Under the build tag long the same commands
 // with a cold private cache and no layer are timed beside them (they
 // build the standard library again, 20 to 40 s on two busy cores).
 func TestGoCacheLayered(t *testing.T) {
@@ -68,7 +70,7 @@ func TestGoCacheLayered(t *testing.T) {
 	before := snapshot(t, user.Path)
 
 	legs := []bool{true}
-	if os.Getenv("REIKA_TEST_SLOW") != "" {
+	if testslow.Long {
 		legs = append(legs, false)
 	}
 	for _, layered := range legs {

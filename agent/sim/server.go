@@ -214,6 +214,34 @@ func (s *Server) Arrived() int {
 	return s.chatSeq
 }
 
+// Settled waits until every chat request that has come in is recorded,
+// or ctx ends, and returns the records in the order the requests came. A
+// request is recorded when its handler returns, which may be after the
+// client has its answer and has moved on: a figure counted from the
+// records once the client is done (the demo's lower bound) is counted
+// from Settled's. The error says how many were still unrecorded.
+func (s *Server) Settled(ctx context.Context) ([]RequestRecord, error) {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		s.mu.Lock()
+		recorded, came := len(s.records), s.chatSeq
+		s.mu.Unlock()
+		var err error
+		if recorded < came {
+			select {
+			case <-tick.C:
+				continue
+			case <-ctx.Done():
+				err = fmt.Errorf("%d of %d chat requests recorded: %w", recorded, came, ctx.Err())
+			}
+		}
+		recs := s.Requests()
+		slices.SortStableFunc(recs, func(a, b RequestRecord) int { return a.Seq - b.Seq })
+		return recs, err
+	}
+}
+
 // LastRequest is the record of the newest chat request, without its body;
 // ok is false before the first.
 func (s *Server) LastRequest() (r RequestRecord, ok bool) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/netip"
 	"os"
@@ -94,6 +95,7 @@ type Set struct {
 	fetchEnabled bool
 	nav          Navigator
 	spillDir     string
+	spillSeq     atomic.Int64 // numbers the spill files
 	client       *http.Client
 	defs         []engine.Tool
 
@@ -353,10 +355,7 @@ func (s *Set) spill(tool string, res Result) Result {
 	if s.spillDir == "" || res.Payload.Spill != "" || !contextwin.ShouldSpill(res.Payload, len(res.Content)) {
 		return res
 	}
-	if err := os.MkdirAll(s.spillDir, 0o700); err != nil {
-		return res
-	}
-	f, err := os.CreateTemp(s.spillDir, strings.ReplaceAll(tool, "_", "-")+"-*.txt")
+	f, err := s.createSpill(strings.ReplaceAll(tool, "_", "-"))
 	if err != nil {
 		return res
 	}
@@ -384,10 +383,7 @@ func (s *Set) SpillText(what, text string) string {
 	if s.spillDir == "" {
 		return ""
 	}
-	if err := os.MkdirAll(s.spillDir, 0o700); err != nil {
-		return ""
-	}
-	f, err := os.CreateTemp(s.spillDir, what+"-*.txt")
+	f, err := s.createSpill(what)
 	if err != nil {
 		return ""
 	}
@@ -401,3 +397,22 @@ func (s *Set) SpillText(what, text string) string {
 
 // spillKeep is how much of a spilled result stays in the content.
 const spillKeep = 64 << 10
+
+// createSpill creates a new file in the spill dir, named what-N.txt with
+// N counting the set's spill files from 1. The model reads these paths:
+// os.CreateTemp's random part varies in length, and one run of the same
+// session would differ from the next by its bytes (the demo's summary
+// did). A name already taken (a resumed session's dir) is skipped.
+func (s *Set) createSpill(what string) (*os.File, error) {
+	if err := os.MkdirAll(s.spillDir, 0o700); err != nil {
+		return nil, err
+	}
+	for range 10000 {
+		name := filepath.Join(s.spillDir, fmt.Sprintf("%s-%d.txt", what, s.spillSeq.Add(1)))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("no free name %s-N.txt in %s", what, s.spillDir)
+}

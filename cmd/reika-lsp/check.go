@@ -408,25 +408,19 @@ func printCheck(w io.Writer, r *checkReport) {
 		tw.Flush()
 	}
 	fmt.Fprintln(w, "\nsettings")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	var rows []factRow
 	for _, s := range r.Settings {
-		fmt.Fprintf(tw, "  %s\t%v\t(%s)\n", s.Name, valueText(s.Value), s.Source)
+		rows = append(rows, factRow{s.Name, valueText(s.Value), s.Source})
 	}
-	tw.Flush()
+	printRows(w, "  ", rows)
 	printNotes(w, r)
 }
 
 // printFacts prints the first table: the config, the endpoint and the
 // engine, the model, the window and the reserve, each with its source.
 func printFacts(w io.Writer, r *checkReport) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	row := func(k, v, src string) {
-		if src != "" {
-			fmt.Fprintf(tw, "%s\t%s\t(%s)\n", k, v, src)
-		} else {
-			fmt.Fprintf(tw, "%s\t%s\t\n", k, v)
-		}
-	}
+	var rows []factRow
+	row := func(k, v, src string) { rows = append(rows, factRow{k, v, src}) }
 	row("config", r.Config, "")
 	if r.Profile != "" {
 		row("profile", r.Profile, "")
@@ -497,7 +491,7 @@ func printFacts(w io.Writer, r *checkReport) {
 		}
 		row("tool calls", status, fmt.Sprintf("%.1fs", r.ToolCalls.Took))
 	}
-	tw.Flush()
+	printRows(w, "", rows)
 }
 
 // printNotes prints what the user should know: the ignored pushes, the
@@ -507,22 +501,25 @@ func printNotes(w io.Writer, r *checkReport) {
 		fmt.Fprintln(w, "\nignored: the settings push widens trust")
 		for _, ig := range r.Ignored {
 			b, _ := json.Marshal(ig.Value)
-			fmt.Fprintf(w, "  - %s %s: %s\n", ig.Name, b, ig.Notice)
+			printItem(w, fmt.Sprintf("%s %s: %s", ig.Name, b, ig.Notice))
 		}
 	}
 	if len(r.Overrides) > 0 {
 		fmt.Fprintln(w, "\nthe editor overrides")
 		for _, o := range r.Overrides {
-			fmt.Fprintf(w, "  - %s\n", o)
+			printItem(w, o)
 		}
 	}
 	if r.TruncationRisk != "" {
-		fmt.Fprintf(w, "\ntruncation risk: %s\n", r.TruncationRisk)
+		fmt.Fprintln(w)
+		for _, l := range wrapWords("truncation risk: "+r.TruncationRisk, checkWidth) {
+			fmt.Fprintln(w, l)
+		}
 	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintln(w, "\nwarnings")
 		for _, s := range r.Warnings {
-			fmt.Fprintf(w, "  - %s\n", s)
+			printItem(w, s)
 		}
 	}
 	if r.OK {

@@ -65,7 +65,11 @@ type demo struct {
 	session *agent.Session
 	overlay *overlay
 	repo    *repomap.Map // learns the files the agent reads, as the server's does
-	stop    func()
+	// timedOut counts the files whose parse ran over the map's time limit
+	// (a busy machine): the map, and so every request, lists them by
+	// name only, and the figures differ from another run's.
+	timedOut int
+	stop     func()
 }
 
 func startDemo(ctx context.Context, root string, window, rounds int) (*demo, error) {
@@ -94,6 +98,7 @@ func startDemo(ctx context.Context, root string, window, rounds int) (*demo, err
 			}
 		}
 	}
+	d.timedOut = timedOut(d.repo)
 	zero := 0.0
 	d.session, err = agent.Start(ctx, agent.Setup{
 		// The demo is the same session a language server starts, with no
@@ -130,6 +135,9 @@ func (d *demo) run(ctx context.Context, rounds int, debug bool, stdout, stderr i
 	fmt.Fprintf(stdout, "reika demo: the simulated engine on %s (window %d tokens), the agent working on %s\n",
 		d.base, d.srv.Config().Ctx, d.root)
 	fmt.Fprintf(stdout, "budget: %s\n\n", budgetLine(d.session.Budget()))
+	if d.timedOut > 0 {
+		fmt.Fprintf(stderr, "reika-lsp demo: the repo map lists %s by name only: their parse %s (a busy machine)\n", fileCount(d.timedOut), repomap.NoteTimedOut)
+	}
 
 	var (
 		line   []string
@@ -177,7 +185,15 @@ func (d *demo) run(ctx context.Context, rounds int, debug bool, stdout, stderr i
 	res, err := d.session.Run(ctx, fmt.Sprintf(demoTask, rounds), report)
 	flush()
 	st := d.session.Stats()
-	lower := d.lowerBound()
+	// The engine records a request when its handler returns, which may be
+	// after the session has its answer: the bound counts them all.
+	settle, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	recs, serr := d.srv.Settled(settle)
+	cancel()
+	if serr != nil {
+		fmt.Fprintf(stderr, "reika-lsp demo: the lower bound counts what the engine recorded: %v\n", serr)
+	}
+	lower := lowerBound(recs)
 	fmt.Fprintln(stdout)
 	if err == nil {
 		fmt.Fprintf(stdout, "answer: %s\n\n", clipWithEllipsis(strings.ReplaceAll(res.Answer, "\n", " "), 300))
@@ -204,9 +220,10 @@ func (d *demo) run(ctx context.Context, rounds int, debug bool, stdout, stderr i
 // lowerBound is what an infinite window would have prefilled for the
 // same conversation: the first request whole, then for every later round
 // only the messages it added, as sent — counted by the simulated engine's
-// own tokenizer from the requests it received. Note rounds add nothing to
-// the conversation and count for nothing.
-func (d *demo) lowerBound() int {
+// own tokenizer from the requests it received (recs, in the order they
+// came). Note rounds add nothing to the conversation and count for
+// nothing.
+func lowerBound(recs []sim.RequestRecord) int {
 	type body struct {
 		Messages   []json.RawMessage `json:"messages"`
 		Tools      json.RawMessage   `json:"tools"`
@@ -214,7 +231,7 @@ func (d *demo) lowerBound() int {
 	}
 	total := 0
 	var prev map[string]bool
-	for _, r := range d.srv.Requests() {
+	for _, r := range recs {
 		var b body
 		if json.Unmarshal(r.Body, &b) != nil || len(b.Messages) == 0 || b.ToolChoice == "none" || r.MaxTokens == 1 {
 			continue

@@ -92,8 +92,23 @@ func mapMain(ctx context.Context, args []string, getenv func(string) string, std
 	if skipped > 0 {
 		fmt.Fprintf(stderr, "; %s over %d MiB skipped", fileCount(skipped), maxMapFileBytes>>20)
 	}
+	if n := timedOut(m); n > 0 {
+		fmt.Fprintf(stderr, "; %s whose parse %s", fileCount(n), repomap.NoteTimedOut)
+	}
 	fmt.Fprintln(stderr)
 	return 0
+}
+
+// timedOut counts the files whose parse ran over the map's time limit
+// (a busy machine): the map lists them by name only.
+func timedOut(m *repomap.Map) int {
+	n := 0
+	for _, f := range m.Files() {
+		if f.Note == repomap.NoteTimedOut {
+			n++
+		}
+	}
+	return n
 }
 
 func fileCount(n int) string {

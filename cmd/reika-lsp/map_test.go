@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/reika-lsp/reika/contextwin"
+	"github.com/reika-lsp/reika/repomap"
 	"golang.org/x/tools/txtar"
 )
 
@@ -40,23 +41,30 @@ func repoGoFiles(t *testing.T) []string {
 
 // The map of this repository's own Go files fits the default budget, is
 // made of file lines, symbol lines and the count of what was left out,
-// and is the same on a second run.
+// and is the same on a second run — unless a parse ran over the map's
+// time limit in either (a busy machine, the race detector), which the
+// command says.
 func TestMapRepository(t *testing.T) {
 	files := repoGoFiles(t)
 	budget := contextwin.RepoMapChars(defaultMapWindow)
 	var outs []string
+	slow := false
 	for range 2 {
 		var stdout, stderr bytes.Buffer
 		if code := mapMain(context.Background(), files, noEnv, &stdout, &stderr); code != 0 {
 			t.Fatalf("map: exit %d: %s", code, stderr.String())
 		}
 		outs = append(outs, stdout.String())
+		if strings.Contains(stderr.String(), repomap.NoteTimedOut) {
+			t.Logf("map: %s", strings.TrimSpace(stderr.String()))
+			slow = true
+		}
 	}
 	out := outs[0]
 	if len(out) > budget || len(out) < budget*3/4 {
 		t.Errorf("map of %d files is %d bytes, want at most %d and not much less", len(files), len(out), budget)
 	}
-	if outs[1] != out {
+	if outs[1] != out && !slow {
 		t.Errorf("map differs between two runs:\n%s\nthen\n%s", out, outs[1])
 	}
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -25,7 +23,8 @@ func readmeCommands(t *testing.T) []string {
 }
 
 // The README starts with exactly two commands; CI runs the second one
-// verbatim, and the first one works.
+// verbatim, and the first one works (demoRun: in full under the build tag
+// long, shorter by default).
 func TestREADMECommands(t *testing.T) {
 	cmds := readmeCommands(t)
 	if len(cmds) != 2 {
@@ -40,21 +39,10 @@ func TestREADMECommands(t *testing.T) {
 	}
 
 	main, ok := strings.CutPrefix(cmds[0], "go run ./cmd/reika-lsp ")
-	if !ok {
-		t.Fatalf("README's first command %q does not run ./cmd/reika-lsp", cmds[0])
+	if !ok || strings.Fields(main)[0] != "demo" {
+		t.Fatalf("README's first command %q does not run ./cmd/reika-lsp demo", cmds[0])
 	}
-	var stdout, stderr bytes.Buffer
-	env := checkEnv(t)
-	args := strings.Fields(main)
-	var code int
-	if args[0] == "check" {
-		code = checkMain(context.Background(), args[1:], env, &stdout, &stderr)
-	} else {
-		code = run(context.Background(), args, &stdout, &stderr)
-	}
-	if code != 0 {
-		t.Errorf("%s: exit %d\n%s\n%s", cmds[0], code, stdout.String(), stderr.String())
-	}
+	demoRun(t)
 }
 
 // readmeReplayTable returns the rows of README.md's replay table, each as

@@ -19,6 +19,9 @@ const testSession = "../../testdata/sessions/fold-orphans.jsonl.gz"
 // One session, one window, two strategies: a table with a row each, and
 // the same rows as JSON with exactly the documented keys.
 func TestReplayCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays run in the pass without the race detector (two minutes under it)")
+	}
 	args := []string{"--window", "16k", "--session", testSession, "--strategy", "ours", "--strategy", "sliding"}
 	var stdout, stderr bytes.Buffer
 	plot := filepath.Join(t.TempDir(), "replay.svg")

@@ -278,8 +278,10 @@ class Client {
   }
 
   // waitFor resolves with the first event after index from that pred
-  // accepts, or rejects after ms.
+  // accepts, or rejects after ms times REIKA_TEST_SLOW (the tests'
+  // slowness factor, internal/testslow).
   waitFor(pred, { from = 0, ms = 10000, what = 'an event' } = {}) {
+    ms *= Number(process.env.REIKA_TEST_SLOW || 1);
     return new Promise((resolve, reject) => {
       const check = () => {
         for (let i = from; i < this.events.length; i++) {

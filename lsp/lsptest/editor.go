@@ -14,10 +14,12 @@ import (
 	"time"
 
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/internal/testslow"
 	"github.com/reika-lsp/reika/lsp"
 )
 
-// DefaultTimeout bounds every wait of the harness.
+// DefaultTimeout bounds every wait of the harness. The harness multiplies
+// every bound by REIKA_TEST_SLOW (package internal/testslow).
 const DefaultTimeout = 10 * time.Second
 
 // Caps are what the fake editor tells the server it can do.
@@ -121,7 +123,8 @@ type Config struct {
 	// Binary, when set, is a built reika-lsp started over stdio instead
 	// of lsp.Serve over net.Pipe.
 	Binary string
-	// Timeout bounds every wait; zero means DefaultTimeout.
+	// Timeout bounds every wait; zero means DefaultTimeout. Either is
+	// multiplied by REIKA_TEST_SLOW.
 	Timeout time.Duration
 	// After, when set, is an earlier editor of the same test whose
 	// workspace, state directory and engine this one takes over: a
@@ -255,7 +258,7 @@ func Start(t testing.TB, cfg Config) *Editor {
 	if cfg.After != nil && !cfg.NewEngine {
 		e.Engine = cfg.After.Engine
 	} else {
-		e.Engine = StartEngine(t, ecfg, e.timeout)
+		e.Engine = StartEngine(t, ecfg, cfg.Timeout)
 	}
 	env := e.serverEnv()
 	var r io.Reader
@@ -284,6 +287,7 @@ func newEditor(t testing.TB, cfg Config) *Editor {
 	if e.timeout <= 0 {
 		e.timeout = DefaultTimeout
 	}
+	e.timeout = testslow.Scale(e.timeout)
 	e.inbox.cond = sync.NewCond(&e.inbox.mu)
 	e.dir = t.TempDir()
 	if cfg.After != nil {
@@ -450,7 +454,7 @@ func contains(list []string, s string) bool {
 func (e *Editor) cleanup() {
 	if !e.shut {
 		e.shut = true
-		if _, err := e.callTimeout("shutdown", nil, nil, 5*time.Second); err == nil {
+		if _, err := e.callTimeout("shutdown", nil, nil, testslow.Scale(5*time.Second)); err == nil {
 			e.Notify("exit", nil)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // Engine is the simulated engine a test's server talks to, served on
@@ -38,12 +39,14 @@ type Engine struct {
 }
 
 // StartEngine starts a simulated engine on 127.0.0.1 and stops it when
-// the test ends. Waits fail the test after timeout (10 s when zero).
+// the test ends. Waits fail the test after timeout (10 s when zero),
+// multiplied by REIKA_TEST_SLOW.
 func StartEngine(t testing.TB, cfg sim.Config, timeout time.Duration) *Engine {
 	t.Helper()
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	timeout = testslow.Scale(timeout)
 	g := &Engine{t: t, timeout: timeout, recorded: map[int]time.Time{}, changed: make(chan struct{})}
 	cfg.Log = recordWriter{g}
 	srv, err := sim.New(cfg)

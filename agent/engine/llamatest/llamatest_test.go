@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // The same model writes the same bytes; another seed, other weights; the
@@ -161,7 +163,7 @@ func TestRealEngineClasses(t *testing.T) {
 			// The log is copied from the process's output as it comes: under
 			// load its last lines may follow /health's answer.
 			log := s.Log()
-			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); log = s.Log() {
+			for deadline := time.Now().Add(testslow.Scale(10 * time.Second)); time.Now().Before(deadline); log = s.Log() {
 				if !slices.ContainsFunc(tt.logs, func(w string) bool { return !strings.Contains(log, w) }) {
 					break
 				}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // Exchange is one chat request through the proxy and what the real engine
@@ -80,7 +82,7 @@ func StartProxy(t testing.TB, real, replies string) *Proxy {
 	if err != nil {
 		t.Fatalf("the engine's URL %q: %v", real, err)
 	}
-	p := &Proxy{real: real, replies: replies, client: &http.Client{Timeout: 30 * time.Second},
+	p := &Proxy{real: real, replies: replies, client: &http.Client{Timeout: testslow.Scale(30 * time.Second)},
 		other: httputil.NewSingleHostReverseProxy(target), engine: httputil.NewSingleHostReverseProxy(realURL)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

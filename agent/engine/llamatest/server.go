@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 // Command is the wrapper .ci/install-llama installs: llama-server run
@@ -26,7 +28,8 @@ type Options struct {
 	// Model is the model written for it; the zero value means TinyModel
 	// (TinySWAModel and TinyRecurrentModel are the other classes).
 	Model Model
-	// Ready bounds the wait for /health; 0 means 20 s.
+	// Ready bounds the wait for /health; 0 means 20 s. Either is
+	// multiplied by REIKA_TEST_SLOW (internal/testslow).
 	Ready time.Duration
 	// SlotSavePath, when set, is the engine's --slot-save-path: slot
 	// save and restore are allowed, their files in that directory.
@@ -90,6 +93,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if opts.Ready == 0 {
 		opts.Ready = 20 * time.Second
 	}
+	opts.Ready = testslow.Scale(opts.Ready)
 	model := filepath.Join(t.TempDir(), "tiny.gguf")
 	f, err := os.Create(model)
 	if err != nil {

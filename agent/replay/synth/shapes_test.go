@@ -14,6 +14,7 @@ import (
 
 	"github.com/reika-lsp/reika/agent/replay"
 	"github.com/reika-lsp/reika/contextwin"
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 var (
@@ -60,12 +61,16 @@ func shapeSessions(t *testing.T, kinds []string, n int) []*ShapeSession {
 // A shaped session is of its kind's shape: its rounds and facts, the
 // failure blocks 8–14 lines above their log's end with the facts inside
 // them, the pastes of 1.5–4 KB in 24 user turns with a correction, the
-// file readable back; and the same seed gives the same bytes. Under
-// -short (the race pass) it checks the two kinds that are quick to draw.
+// file readable back; and the same seed gives the same bytes. It checks
+// the two kinds that are quick to draw (the quickest in the race pass),
+// and every kind under the build tag long.
 func TestShapes(t *testing.T) {
 	kinds := ShapeKinds
-	if testing.Short() {
-		kinds = []string{"pytest", "pastes"}
+	switch {
+	case testing.Short():
+		kinds = []string{"pastes"} // the race pass: the quickest to draw
+	case !testslow.Long:
+		kinds = []string{"pytest", "pastes"} // all of them under the build tag long
 	}
 	for _, s := range shapeSessions(t, kinds, *shapesN) {
 		t.Run(s.Recording.Name, func(t *testing.T) { checkShapeSession(t, s) })
@@ -198,13 +203,17 @@ var shapePending = map[string]map[string]string{
 // seeds of each kind replayed through ours at 12k, 16k and 32k keep at
 // least 95% of their wanted facts (a corrected value's newest), never
 // stall, never overflow, and name every file they changed in their last
-// request. The 1,500-round turn joins under -shapes-long;
-// the kinds of shapePending are replayed and reported, not failed.
+// request. By default the pastes stand for them; pytest and tap join
+// under the build tag long, the 1,500-round turn under -shapes-long; the
+// kinds of shapePending are replayed and reported, not failed.
 func TestShapeReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the shaped replays run in the full, race-free pass")
 	}
 	kinds := []string{"pytest", "tap", "pastes"}
+	if !testslow.Long {
+		kinds = []string{"pastes"} // the other two under the build tag long
+	}
 	if *shapesLong {
 		kinds = ShapeKinds
 	}

@@ -19,14 +19,20 @@ import (
 
 	"github.com/reika-lsp/reika/agent/replay"
 	"github.com/reika-lsp/reika/contextwin"
+	"github.com/reika-lsp/reika/internal/testslow"
 )
 
 var (
-	unseenN       = flag.Int("unseen", 20, "fresh seeds per window for TestUnseenReplay (and a few for TestUnseenShape)")
+	unseenN       = flag.Int("unseen", unseenDefault, "fresh seeds per window for TestUnseenReplay (and a few for TestUnseenShape); 1, or 20 under the build tag long")
 	unseenDump    = flag.String("dump", "", "a directory: TestUnseenReplay writes each session's last request there, one text file per seed and window")
 	unseenDumpAll = flag.Bool("dump-all", false, "with -dump, every request's line, appends too")
 	unseenSeeds   = flag.String("seeds", "", "comma-separated seeds: TestUnseenReplay and TestUnseenShape replay these instead of fresh ones and print every fact lost")
 )
+
+// unseenDefault is -unseen's default: twenty fresh seeds under the build
+// tag long (go test -tags long), one by default, which with the first
+// regression seed stands for the property test.
+var unseenDefault = map[bool]int{false: 1, true: 20}[testslow.Long]
 
 // unseenWindows are the windows the unseen sessions are replayed in.
 var unseenWindows = []int{12000, 16000, 32000}
@@ -96,7 +102,11 @@ func seedsFor(t *testing.T, n int, regression bool) []uint64 {
 		out = append(out, uint64(binary.LittleEndian.Uint32(b[:])))
 	}
 	if regression {
-		out = append(out, regressionSeeds...)
+		if testslow.Long {
+			out = append(out, regressionSeeds...)
+		} else {
+			out = append(out, regressionSeeds[0])
+		}
 	}
 	return out
 }

@@ -91,13 +91,17 @@ them, as that next arrival would."
           (setq reika-test-nudged (1+ reika-test-nudged)))))))
 
 (defun reika-test-wait (what pred &optional seconds)
-  "Process the server's messages until PRED returns non-nil; fail after SECONDS (10)."
-  (let ((deadline (+ (float-time) (or seconds 10))) v)
+  "Process the server's messages until PRED returns non-nil; fail after SECONDS (10).
+SECONDS is multiplied by REIKA_TEST_SLOW, the tests' slowness factor."
+  (let* ((slow (string-to-number (or (getenv "REIKA_TEST_SLOW") "1")))
+         (seconds (* (or seconds 10) (if (>= slow 1) slow 1)))
+         (deadline (+ (float-time) seconds))
+         v)
     (while (and (not (setq v (funcall pred))) (< (float-time) deadline))
       (accept-process-output nil 0.05)
       (reika-test-nudge))
     (or v (reika-test-fail "no %s within %ss; messages: %S; status: %S"
-                           what (or seconds 10) reika-test-messages (last reika-test-status)))))
+                           what seconds reika-test-messages (last reika-test-status)))))
 
 (defun reika-test-mark ()
   "Where the server's messages and statuses are now; a run starts after it."

@@ -13,8 +13,13 @@ H.out = { messages = {}, progress = {}, applies = 0 }
 
 local new_api = vim.fn.has("nvim-0.11") == 1
 
--- wait polls cond until it is true or ms pass; it fails naming what.
+-- slow is the tests' slowness factor (REIKA_TEST_SLOW, internal/testslow).
+local slow = tonumber(os.getenv("REIKA_TEST_SLOW") or "") or 1
+
+-- wait polls cond until it is true or ms (times slow) pass; it fails
+-- naming what.
 function H.wait(ms, cond, what)
+  ms = ms * slow
   if not vim.wait(ms, cond, 20) then
     error("timed out after " .. ms .. " ms waiting for " .. what, 2)
   end

@@ -4,8 +4,8 @@
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
 
 H.main(function()
-  if H.params.settings then
-    require("reika").setup({ settings = H.params.settings })
+  if H.params.settings or H.params.cmd then
+    require("reika").setup({ settings = H.params.settings, cmd = H.params.cmd })
   end
   vim.cmd("checkhealth reika")
   H.lines(vim.api.nvim_get_current_buf(), "health")

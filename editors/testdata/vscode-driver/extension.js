@@ -534,11 +534,22 @@ async function runUndo() {
   const ed = await vscode.window.showTextDocument(doc);
   const at = doc.getText().indexOf('return "hello, " + name');
   ed.selection = new vscode.Selection(doc.positionAt(at), doc.positionAt(at));
+  const inEditor = async () => {
+    const f = await browser.focused();
+    return !/IFRAME|webview/i.test(f) && /monaco|inputarea|edit-context/i.test(f);
+  };
   let undo;
   w.onApplied = (a) => {
     w.onApplied = undefined;
     const landed = Date.now();
     setTimeout(async () => {
+      // The panel's page may take the focus as it loads, after the user
+      // clicked back into greet.go (seconds after the ask on a busy
+      // machine): the user clicks into the editor again before the undo.
+      for (let i = 0; i < 20 && !(await inEditor()); i++) {
+        await vscode.window.showTextDocument(doc, { viewColumn: ed.viewColumn, preserveFocus: false });
+        await sleep(50);
+      }
       const u = { after: Date.now() - landed, focused: await browser.focused(), active: vscode.window.activeTextEditor?.document.uri.toString() ?? "" };
       await vscode.commands.executeCommand("undo");
       u.lines = linesOf(doc);
@@ -552,10 +563,6 @@ async function runUndo() {
   // The ask opened the Reika panel beside the editor, without the focus
   // (TestVSCodeFocus); the undo command goes to greet.go's editor, which
   // the user makes sure has it before the edit comes.
-  const inEditor = async () => {
-    const f = await browser.focused();
-    return !/IFRAME|webview/i.test(f) && /monaco|inputarea|edit-context/i.test(f);
-  };
   const asked = Date.now();
   await waitFor("the focus in greet.go's editor", async () => {
     await vscode.window.showTextDocument(doc, { viewColumn: ed.viewColumn, preserveFocus: false });

@@ -11,7 +11,7 @@ import * as lines from "./lines";
 import * as names from "./names";
 import { Conversation } from "./conversation";
 import { Review } from "./review";
-import { findServer, installCommand, NotFound } from "./server";
+import { findServer, installCommand, isCheckout, NotFound } from "./server";
 import { serverPathSetting, setSettings, userOnlySettings } from "./settings";
 import { StatusChip } from "./status";
 
@@ -282,7 +282,7 @@ async function ask(arg?: string | { instruction?: string; fromPanel?: boolean },
 
 /** Says that no server was found and offers to install it. */
 async function offerInstall(why: string): Promise<void> {
-  const install = "Install with go install";
+  const install = "Install from a clone";
   const set = "Set reika.serverPath";
   const pick = await vscode.window.showWarningMessage(why, install, set);
   if (pick === install) {
@@ -293,16 +293,45 @@ async function offerInstall(why: string): Promise<void> {
 }
 
 /**
- * Reika: Install the server: with the user's yes, runs go install in a
+ * The clone of Reika to install from: the workspace folder that is one,
+ * else the folder the user picks; undefined when the user gave none.
+ */
+async function pickCheckout(): Promise<string | undefined> {
+  const open = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath).find(isCheckout);
+  if (open) {
+    return open;
+  }
+  const picked = await vscode.window.showOpenDialog({
+    canSelectFolders: true,
+    canSelectFiles: false,
+    canSelectMany: false,
+    openLabel: "Install from this clone",
+    title: "Reika: the folder of your clone of Reika (the module is not published: the server installs from a clone)",
+  });
+  const dir = picked?.[0]?.fsPath;
+  if (dir && !isCheckout(dir)) {
+    void vscode.window.showErrorMessage(`Reika: ${dir} is not a clone of Reika (no go.mod of github.com/reika-lsp/reika with cmd/reika-lsp): clone the repository, then pick its folder.`);
+    return undefined;
+  }
+  return dir;
+}
+
+/**
+ * Reika: Install the server: in a clone of Reika (the module is not
+ * published), with the user's yes, runs go install ./cmd/reika-lsp in a
  * terminal (a task, so the user sees it), then starts the server.
  */
 async function installServer(): Promise<void> {
+  const dir = await pickCheckout();
+  if (!dir) {
+    return;
+  }
   const yes = "Install";
-  const pick = await vscode.window.showInformationMessage(`Reika: run ${installCommand} in a terminal?`, { modal: true, detail: "It needs Go (go.dev/dl); the binary lands in $(go env GOPATH)/bin, where Reika looks for it." }, yes);
+  const pick = await vscode.window.showInformationMessage(`Reika: run ${installCommand} in ${dir}?`, { modal: true, detail: "The module is not published, so the server installs from your clone. It needs Go (go.dev/dl) and a C compiler (cgo); the binary lands in $(go env GOPATH)/bin, where Reika looks for it." }, yes);
   if (pick !== yes) {
     return;
   }
-  const task = new vscode.Task({ type: "shell", reika: "install" }, vscode.TaskScope.Global, "install reika-lsp", "Reika", new vscode.ShellExecution(installCommand));
+  const task = new vscode.Task({ type: "shell", reika: "install" }, vscode.TaskScope.Global, "install reika-lsp", "Reika", new vscode.ShellExecution(installCommand, { cwd: dir }));
   const ended = new Promise<number | undefined>((resolve) => {
     const d = vscode.tasks.onDidEndTaskProcess((e) => {
       if (e.execution.task.name === task.name && e.execution.task.source === task.source) {
@@ -314,7 +343,7 @@ async function installServer(): Promise<void> {
   await vscode.tasks.executeTask(task);
   const code = await ended;
   if (code !== 0) {
-    void vscode.window.showErrorMessage(`Reika: ${installCommand} failed (exit ${code}): see the terminal; is Go installed?`);
+    void vscode.window.showErrorMessage(`Reika: ${installCommand} in ${dir} failed (exit ${code}): see the terminal; are Go and a C compiler installed?`);
     return;
   }
   await stop();

@@ -10,8 +10,30 @@ import * as path from "path";
 
 const name = process.platform === "win32" ? "reika-lsp.exe" : "reika-lsp";
 
-/** The command that installs the server, as the README says. */
-export const installCommand = "go install github.com/reika-lsp/reika/cmd/reika-lsp@latest";
+/**
+ * The command that installs the server, run in a clone of Reika, as the
+ * README says. The module is not published, so `go install …@latest`
+ * cannot find it.
+ */
+export const installCommand = "go install ./cmd/reika-lsp";
+
+/** How to install the server, in words, for a message. */
+export const installAdvice = `install it from a clone of Reika with ${installCommand} (the module is not published, so go install …@latest cannot find it)`;
+
+/** The module path a clone of Reika declares in its go.mod. */
+export const modulePath = "github.com/reika-lsp/reika";
+
+/** Whether dir is a clone of Reika: its go.mod declares the module, and it has cmd/reika-lsp. */
+export function isCheckout(dir: string): boolean {
+  let mod: string;
+  try {
+    mod = fs.readFileSync(path.join(dir, "go.mod"), "utf8");
+  } catch {
+    return false;
+  }
+  const declared = /^module\s+(\S+)\s*$/m.exec(mod);
+  return declared !== null && declared[1] === modulePath && fs.existsSync(path.join(dir, "cmd", "reika-lsp"));
+}
 
 /** What findServer searches besides the setting. */
 export interface Search {
@@ -32,7 +54,7 @@ export interface Candidate {
 /** The server was found nowhere; searched lists the places looked at. */
 export class NotFound extends Error {
   constructor(readonly searched: Candidate[]) {
-    super(`reika-lsp was not found (looked in ${searched.map((c) => c.from).join(", ")}): install it (${installCommand}) or set reika.serverPath`);
+    super(`reika-lsp was not found (looked in ${searched.map((c) => c.from).join(", ")}): ${installAdvice}, or set reika.serverPath`);
   }
 }
 

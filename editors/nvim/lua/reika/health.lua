@@ -38,7 +38,7 @@ function M.check()
   local bin = vim.fn.exepath(cmd[1])
   if bin == "" then
     h.error(string.format("%s is not found (not on PATH, and no such file)", cmd[1]), {
-      "go install github.com/reika-lsp/reika/cmd/reika-lsp@latest",
+      "in a clone of Reika: go install ./cmd/reika-lsp (the module is not published: go install …@latest cannot find it)",
       "or set require('reika').setup{cmd = {'/path/to/reika-lsp'}}, or $REIKA_LSP",
     })
     return
