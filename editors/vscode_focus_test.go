@@ -20,6 +20,9 @@ func TestVSCodeFocus(t *testing.T) {
 	rec := vscodeScenario(t, r, "focus")
 	t.Logf("code-server and the focus in %v; once the panel was ready the focus was on %s (the active editor %s, the panel active: %v); asks %q; end line %q",
 		time.Since(start).Round(time.Millisecond), rec.Ready.Focused, rec.Ready.Active, rec.Ready.PanelActive, rec.Asks, rec.Final)
+	for i, ty := range rec.Typing {
+		t.Logf("after typed line %d the focus was on %s and greet.go read:\n%s", i+1, ty.Focused, ty.Text)
+	}
 	if rec.Error != "" {
 		t.Fatalf("the driver failed: %s", rec.Error)
 	}

@@ -207,6 +207,10 @@ type driverRecord struct {
 		Active      string `json:"active"`      // the active editor's document then
 		PanelActive bool   `json:"panelActive"` // whether the panel was the active tab then
 	} `json:"ready"`
+	Typing []struct {
+		Focused string `json:"focused"`
+		Text    string `json:"text"`
+	} `json:"typing"` // after each typed line
 	Asks  []string `json:"asks"`
 	Final string   `json:"final"`
 	Told  string   `json:"told"` // the late undo's correction (vscode_focus_test.go)
