@@ -97,24 +97,7 @@ func TestNpmMCPServerFromClient(t *testing.T) {
 	if !strings.Contains(string(reqs[1].Body), "hello from npm") {
 		t.Errorf("the second request does not carry the file's text")
 	}
-	var first, second struct {
-		Tools    json.RawMessage   `json:"tools"`
-		Messages []json.RawMessage `json:"messages"`
-	}
-	if json.Unmarshal(reqs[0].Body, &first) != nil || json.Unmarshal(reqs[1].Body, &second) != nil {
-		t.Fatal("the requests are not JSON")
-	}
-	if string(first.Tools) != string(second.Tools) || !strings.Contains(string(first.Tools), "mcp__fs__read_text_file") {
-		t.Errorf("the tools changed between the requests, or lack the server's")
-	}
-	if len(second.Messages) <= len(first.Messages) {
-		t.Fatalf("the second request has %d messages, the first %d", len(second.Messages), len(first.Messages))
-	}
-	for i := range first.Messages {
-		if string(first.Messages[i]) != string(second.Messages[i]) {
-			t.Errorf("message %d changed between the requests:\n%s\n%s", i, first.Messages[i], second.Messages[i])
-		}
-	}
+	mcptest.Appends(t, reqs[0].Body, reqs[1].Body, "mcp__fs__read_text_file")
 }
 
 // A server the user does not allow is not started (its program never

@@ -1,10 +1,12 @@
 package mcptest
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -29,4 +31,29 @@ func NpmServer(t testing.TB, root string) (command string, args []string) {
 		t.Skip(msg)
 	}
 	return node, []string{script, root}
+}
+
+// Appends checks that the chat request body second is an append of
+// first: the same tools, tool among them, and first's messages byte for
+// byte at the start of second's; so the engine's cache of the first holds.
+func Appends(t testing.TB, first, second []byte, tool string) {
+	t.Helper()
+	var a, b struct {
+		Tools    json.RawMessage   `json:"tools"`
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if json.Unmarshal(first, &a) != nil || json.Unmarshal(second, &b) != nil {
+		t.Fatal("the requests are not JSON")
+	}
+	if string(a.Tools) != string(b.Tools) || !strings.Contains(string(a.Tools), tool) {
+		t.Errorf("the tools changed between the requests, or lack %s", tool)
+	}
+	if len(b.Messages) <= len(a.Messages) {
+		t.Fatalf("the second request has %d messages, the first %d", len(b.Messages), len(a.Messages))
+	}
+	for i := range a.Messages {
+		if string(a.Messages[i]) != string(b.Messages[i]) {
+			t.Errorf("message %d changed between the requests:\n%s\n%s", i, a.Messages[i], b.Messages[i])
+		}
+	}
 }
