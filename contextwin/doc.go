@@ -103,6 +103,17 @@
 // with the note in hand (holdFold). Folding at once would prefill them a
 // second time, after the fold's change. Where it does not fit, the note
 // round shows the new results as their summaries, and the fold follows.
+// A new ask of the user's the engine has not seen (a pasted log, say) is
+// left out of the note round, which is of the work done: the fold after
+// it carries the ask once, after the recap, and comes at once.
+//
+// What the recap carries of the user's words stands first in it, so a
+// rewrite that keeps them changes the request only after them: the task
+// whole while it fits a fifth of the window, then the later messages in
+// forms laid out anew every third message (usertext.go), the new ones
+// after them. The result that defines the task, carried verbatim, is a
+// page or a document the ask names in the user's own words, never source
+// code, which the files changed and a shed read's outline keep.
 //
 // A middle recap that its parts have filled is rewritten in place (the
 // request changes at its start), not folded into the front, which would
