@@ -109,9 +109,11 @@
 //
 // What the recap carries of the user's words stands first in it, so a
 // rewrite that keeps them changes the request only after them: the task
-// whole while it fits a fifth of the window, then the later messages in
-// forms laid out anew every third message (usertext.go), the new ones
-// after them. The result that defines the task, carried verbatim, is a
+// whole while it fits a fifth of the window, then the later messages,
+// each whole while it and the newer ones fit their share and past it in
+// one line (its opening, where its whole text is, its facts and failure
+// lines) that it keeps from then on (usertext.go): a rewrite changes the
+// user's words only from the oldest message that just left the share. The result that defines the task, carried verbatim, is a
 // page or a document the ask names in the user's own words, never source
 // code, which the files changed and a shed read's outline keep.
 //

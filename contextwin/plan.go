@@ -469,7 +469,6 @@ const noticeRoom = 640
 // the user's instruction alone do not fit.
 func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	s.electTaskPayload()
-	s.layUsers()
 	cands := s.shedCandidates()
 	at := candidateAt(cands)
 	o := s.pick(b, at, emergency)

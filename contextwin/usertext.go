@@ -8,35 +8,24 @@ import (
 
 // What the recap carries of the user's messages. The task (the first
 // message) is carried whole while it fits its room (taskRoom, a fifth of
-// the window), and it is the last thing cut. A later message is carried in one of
-// four forms, chosen by how much the user said after it, so that a
-// message's form changes at most three times in a session and the recaps
-// built on it stay the same between those changes:
+// the window), and it is the last thing cut. A later message has two
+// forms, and changes form once:
 //
 //   - whole (or its head, tail and facts past userRoom) while it and the
 //     newer messages fit the share of the recap the user's words have
 //     (userShare), and always when it is the newest;
-//   - compact: its opening, its facts and failure lines and its last
-//     line, with a pointer to the full text, for the compactCount messages
-//     past that share;
-//   - a pointer line with its facts for the pointerCount messages past
-//     those;
-//   - its exact facts alone for the older ones (the recap's "Happened"
-//     list names them and where their whole text is): a fact the user
-//     stated is never dropped.
+//   - past that share, one line: its opening, its size and where its
+//     whole text is, then its exact facts and failure lines. It keeps
+//     this form for the rest of the session.
 //
-// The later messages thus take about twice the share, and their facts: a
-// user who pastes a log at every turn costs the recap a bounded share,
-// and never makes the window too small.
-//
-// "Newer" counts the messages up to the last layout (layUsers): the forms
-// are laid out anew only every relayEvery messages, and a message newer
-// than the layout is carried in the first form. Between layouts the
-// user's words in a rewritten recap are thus those of the last one with
-// the new messages after them: the engine keeps them cached, and a fold
-// makes it prefill again only what follows them. Laid out at every
-// message, the forms of three older ones changed at every turn of a chat
-// with a pasted log at each, and every fold paid for all of them again.
+// A fold that rewrites the recap thus changes the user's words only from
+// the oldest message that left the share, near their end: the engine
+// keeps the ones before it cached. A ladder of shorter and shorter forms
+// (it was four) changed older messages at every layout, and every fold
+// paid for all of them again: the generated pasted-log chats prefilled
+// 1.15–1.17× their growth at 16k, and 1.11–1.12 with the two forms.
+// A user who pastes a log at every turn costs the recap a line and the
+// log's facts per message, and never makes the window too small.
 
 // userIndex lists the user's messages the recap carries, as the log grows.
 type userIndex struct {
@@ -47,22 +36,13 @@ type userIndex struct {
 	// front is the bytes of later messages' text the front recap carries,
 	// as sent: past userCap, a fold rewrites it rather than append.
 	front int
-	forms map[int]userForm // by log index, the form last rendered
-	laid  int              // len(at) when the forms were last laid out, 0 not yet
 }
 
-// userForm is a message's form in the recap and its text.
-type userForm struct {
-	form int // 0 whole or cut, 1 compact, 2 pointer, 3 facts
-	text string
-}
-
-// Compact and pointer forms' bounds, in bytes.
+// The one-line form's bounds, in bytes.
 const (
-	compactRoom     = 480 // a compact message: opening, failure lines, last line
-	compactFailures = 200 // of which its failure lines
-	pointerRoom     = 160 // a pointer line, about
-	maxFactsKept    = 480 // the exact facts a shortened message keeps
+	shortOpening    = 100 // its opening
+	maxFactsKept    = 480 // the exact facts it keeps
+	maxFailuresKept = 200 // and its failure lines
 	// userRoomDiv: a later message's room is this share of the window's
 	// bytes at the price of new text (1.3 KB at 32k where a token is 1.6
 	// bytes or more, 800 bytes where it is one). Every fold carries the
@@ -83,7 +63,6 @@ func (s *Planner) indexUsers() *userIndex {
 	u := &s.users
 	if room := s.userRoom(); u.room != room || len(u.whole) == 0 {
 		*u = userIndex{room: room, whole: []int{0}, front: u.front}
-		u.forms = nil
 	}
 	for ; u.scanned < len(s.log); u.scanned++ {
 		if s.isVerbatimUser(u.scanned) {
@@ -110,12 +89,6 @@ func (s *Planner) taskRoom() int {
 
 func (s *Planner) userShare() int { return s.userRoom() * 5 / 4 }
 
-// compactCount and pointerCount are how many messages past the share are
-// carried compact, and then as a pointer line: together at most the
-// share.
-func (s *Planner) compactCount() int { return max(1, s.userRoom()/2/compactRoom) }
-func (s *Planner) pointerCount() int { return max(2, s.userRoom()/2/pointerRoom) }
-
 // userCap bounds the later messages' text a recap appended to may carry
 // before a fold must rewrite it into their present forms.
 func (s *Planner) userCap() int { return s.userShare() + s.userRoom() }
@@ -128,42 +101,10 @@ func (s *Planner) carriedUser(i int) string {
 	if k >= len(u.at) || u.at[k] != i || k == 0 {
 		return cutUserText(s.log[i], s.taskRoom())
 	}
-	form := 3
-	n := u.laid
-	if n == 0 {
-		n = len(u.at)
+	if n := len(u.at); n-1-k < s.wholeCount(n) {
+		return cutUserText(s.log[i], u.room)
 	}
-	switch newer, whole := n-1-k, s.wholeCount(n); {
-	case newer < whole:
-		form = 0
-	case newer < whole+s.compactCount():
-		form = 1
-	case newer < whole+s.compactCount()+s.pointerCount():
-		form = 2
-	}
-	if f, ok := u.forms[i]; ok && f.form == form {
-		return f.text
-	}
-	m := s.log[i]
-	text := [...]func(Message) string{func(m Message) string { return cutUserText(m, u.room) },
-		compactUserText, pointerUserText, factsUserText}[form](m)
-	if u.forms == nil {
-		u.forms = make(map[int]userForm)
-	}
-	u.forms[i] = userForm{form, text}
-	return text
-}
-
-// factsUserText is what the recap keeps of an old message of the user's:
-// the exact facts it states, "" when none.
-func factsUserText(m Message) string {
-	var facts []string
-	for line := range strings.Lines(m.Content) {
-		if f, ok := factOf(strings.TrimSpace(line)); ok {
-			facts = append(facts, f.Key+": "+f.Value)
-		}
-	}
-	return strings.TrimRight(keyLinesOf(facts, maxFactsKept, false), "\n")
+	return shortUserText(s.log[i])
 }
 
 // wholeCount is how many of the first n messages, from the n-th back,
@@ -175,20 +116,6 @@ func (s *Planner) wholeCount(n int) int {
 	// The oldest j whose messages [j, n) fit the share.
 	j := sort.Search(n, func(j int) bool { return u.whole[n]-u.whole[j] <= share })
 	return max(n-max(j, 1), 1)
-}
-
-// relayEvery: the user's later messages in the recap are laid out anew
-// once so many have come since the last layout.
-const relayEvery = 3
-
-// layUsers lays the forms of the user's messages out anew when relayEvery
-// messages have come since the last layout, or none was made; the event
-// about to be planned then carries every message in its present form.
-func (s *Planner) layUsers() {
-	u := s.indexUsers()
-	if u.laid == 0 || len(u.at)-u.laid >= relayEvery {
-		u.laid = len(u.at)
-	}
 }
 
 // cutUserText is m whole when it fits room, else carriedText's head, tail
@@ -205,45 +132,24 @@ func spillPointer(path string) string {
 	return "[the whole message is in " + path + ": read it for what was left out]"
 }
 
-// compactUserText is m's opening line, its exact facts and failure lines,
-// its last line, and where the full text is, within compactRoom and a
-// pointer.
-func compactUserText(m Message) string {
-	text := strings.TrimSpace(m.Content)
-	if len(text) <= compactRoom {
-		return text
-	}
-	lines := strings.Split(text, "\n")
-	first, last := oneLine(lines[0], 200), oneLine(lines[len(lines)-1], 160)
-	var b strings.Builder
-	b.WriteString(first)
-	b.WriteString("\n[… " + strconv.Itoa(len(text)) + " bytes in all, cut to fit the recap; the exact facts and failures among them:]\n")
-	b.WriteString(keyLinesOf(lines[1:len(lines)-1], maxFactsKept, false))
-	b.WriteString(failureLines(lines[1:len(lines)-1], compactFailures))
-	b.WriteString(last)
-	if m.Payload.Spill != "" {
-		b.WriteString("\n" + spillPointer(m.Payload.Spill))
-	}
-	return b.String()
-}
-
-// pointerUserText is one line for m: its opening, its size, where its
-// full text is, and its exact facts.
-func pointerUserText(m Message) string {
+// shortUserText is m in one line: its opening, its size and where its
+// whole text is, then its exact facts and failure lines, each within its
+// bound.
+func shortUserText(m Message) string {
 	text := strings.TrimSpace(m.Content)
 	lines := strings.Split(text, "\n")
-	first := oneLine(lines[0], 100)
-	if len(lines) == 1 && len(text) <= 100 {
+	first := oneLine(lines[0], shortOpening)
+	if len(lines) == 1 && len(text) <= shortOpening {
 		return first
 	}
 	where := ""
 	if m.Payload.Spill != "" {
 		where = ", whole in " + m.Payload.Spill
 	}
-	facts := strings.ReplaceAll(strings.TrimRight(keyLinesOf(lines[1:], maxFactsKept, false), "\n"), "\n", "; ")
 	out := first + " [… " + strconv.Itoa(len(text)) + " bytes" + where + "]"
-	if facts != "" {
-		out += " facts: " + facts
+	kept := keyLinesOf(lines[1:], maxFactsKept, false) + failureLines(lines[1:], maxFailuresKept)
+	if kept = strings.ReplaceAll(strings.TrimRight(kept, "\n"), "\n", "; "); kept != "" {
+		out += " facts: " + kept
 	}
 	return out
 }
@@ -340,7 +246,7 @@ func (s *Planner) fitInstruction(b Budget) {
 // ShouldSpillUser reports whether a message of the user's this long should
 // also be saved to a file the model can read back (the agent writes it and
 // sets Payload.Spill): one the recap may carry shortened.
-func ShouldSpillUser(chars int) bool { return chars > compactRoom }
+func ShouldSpillUser(chars int) bool { return chars > shortOpening }
 
 // userEntry is a message of the user's as the recap's "Happened" list
 // names it: its opening, and where its whole text is.
