@@ -237,32 +237,68 @@ func (r *rig) read(t *testing.T, name string) string {
 	return string(b)
 }
 
-// snippet returns the README's code block marked `<!-- test: NAME -->`
-// (the marker on the line before the fence), so that what a user copies
-// is what the tests run.
+// snippetFiles are the documents whose code blocks the tests run: the
+// README has each editor's short setup, docs/editors.md the rest.
+var snippetFiles = []string{"README.md", filepath.Join("docs", "editors.md")}
+
+// snippet returns the code block marked `<!-- test: NAME -->` (the marker on
+// the line before the fence) in the README or docs/editors.md, so that what
+// a user copies is what the tests run. A name marked in two places is an
+// error: the tests would run one copy and not the other.
 func snippet(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	var found []string
+	var body string
+	for _, f := range snippetFiles {
+		b, err := os.ReadFile(filepath.Join("..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, ok := markedBlock(t, f, string(b), name); ok {
+			found = append(found, f)
+			body = s
+		}
 	}
-	lines := strings.Split(string(b), "\n")
+	switch len(found) {
+	case 0:
+		t.Fatalf("no snippet marked <!-- test: %s --> in %s", name, strings.Join(snippetFiles, " or "))
+	case 1:
+		return body
+	}
+	t.Fatalf("the snippet %q is marked in %s, want one place", name, strings.Join(found, " and "))
+	return ""
+}
+
+// markedBlock returns the code block after the marker of name in text, the
+// document file.
+func markedBlock(t *testing.T, file, text, name string) (string, bool) {
+	t.Helper()
+	lines := strings.Split(text, "\n")
+	found := false
+	var block string
 	for i, l := range lines {
 		if strings.TrimSpace(l) != "<!-- test: "+name+" -->" {
 			continue
 		}
+		if found {
+			t.Fatalf("%s: the marker %q is there twice", file, name)
+		}
 		if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") {
-			t.Fatalf("README.md: the marker %q is not followed by a code block", name)
+			t.Fatalf("%s: the marker %q is not followed by a code block", file, name)
 		}
 		var body []string
+		ended := false
 		for _, l := range lines[i+2:] {
 			if strings.HasPrefix(l, "```") {
-				return strings.Join(body, "\n") + "\n"
+				ended = true
+				break
 			}
 			body = append(body, l)
 		}
-		t.Fatalf("README.md: the code block after %q does not end", name)
+		if !ended {
+			t.Fatalf("%s: the code block after %q does not end", file, name)
+		}
+		found, block = true, strings.Join(body, "\n")+"\n"
 	}
-	t.Fatalf("README.md has no snippet marked <!-- test: %s -->", name)
-	return ""
+	return block, found
 }

@@ -44,23 +44,3 @@ func TestREADMECommands(t *testing.T) {
 	}
 	demoRun(t)
 }
-
-// readmeReplayTable returns the rows of README.md's replay table, each as
-// its fields, the header first.
-func readmeReplayTable(t *testing.T) [][]string {
-	t.Helper()
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(data), "```text\nstrategy ")
-	block, _, ok2 := strings.Cut(rest, "```")
-	if !ok || !ok2 {
-		t.Fatal("README.md has no ```text block that starts with the replay table's header")
-	}
-	var rows [][]string
-	for _, line := range strings.Split(strings.TrimSpace("strategy "+block), "\n") {
-		rows = append(rows, strings.Fields(line))
-	}
-	return rows
-}

@@ -16,6 +16,10 @@ import (
 
 const testSession = "../../testdata/sessions/fold-orphans.jsonl.gz"
 
+// measurementsDoc holds the replay table that TestReplayCommand checks
+// against the command's output.
+const measurementsDoc = "../../docs/measurements.md"
+
 // One session, one window, two strategies: a table with a row each, and
 // the same rows as JSON with exactly the documented keys.
 func TestReplayCommand(t *testing.T) {
@@ -50,25 +54,26 @@ func TestReplayCommand(t *testing.T) {
 	if a, b := strings.Index(lines[0], "notes_seen")+len("notes_seen"), len(lines[1]); a != b {
 		t.Errorf("the last column ends at %d in the header and %d in a row, want aligned", a, b)
 	}
-	// The README's table is this command's output: its header, and the
-	// rows of this session and window as the command prints them now.
-	readme := readmeReplayTable(t)
-	if got, want := strings.Join(readme[0], " "), strings.Join(strings.Fields(lines[0]), " "); got != want {
-		t.Errorf("README's replay table header = %q, want the command's %q", got, want)
+	// The table in docs/measurements.md is this command's output: its
+	// header, and the rows of this session and window as the command prints
+	// them now.
+	table := measuredReplayTable(t)
+	if got, want := strings.Join(table[0], " "), strings.Join(strings.Fields(lines[0]), " "); got != want {
+		t.Errorf("%s: the replay table's header = %q, want the command's %q", measurementsDoc, got, want)
 	}
 	for _, line := range lines[1:] {
 		row := strings.Fields(line)
 		found := false
-		for _, r := range readme[1:] {
+		for _, r := range table[1:] {
 			if slices.Equal(r[:3], row[:3]) {
 				found = true
 				if !slices.Equal(r, row) {
-					t.Errorf("README's replay row %q, want the command's %q: regenerate the table with reika-lsp replay", r, row)
+					t.Errorf("%s: the replay row %q, want the command's %q: regenerate the table with reika-lsp replay", measurementsDoc, r, row)
 				}
 			}
 		}
 		if !found {
-			t.Errorf("README's replay table has no row for %q", row[:3])
+			t.Errorf("%s: the replay table has no row for %q", measurementsDoc, row[:3])
 		}
 	}
 
@@ -189,4 +194,24 @@ func TestFailedRows(t *testing.T) {
 	if !strings.Contains(out.String(), "STALLED@40") || !strings.Contains(out.String(), "SKIPPED:3") {
 		t.Errorf("table = %q, want STALLED@40 and SKIPPED:3 in the ratio column", out.String())
 	}
+}
+
+// measuredReplayTable returns the rows of the replay table in
+// docs/measurements.md, each as its fields, the header first.
+func measuredReplayTable(t *testing.T) [][]string {
+	t.Helper()
+	data, err := os.ReadFile(measurementsDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "```text\nstrategy ")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatalf("%s has no ```text block that starts with the replay table's header", measurementsDoc)
+	}
+	var rows [][]string
+	for _, line := range strings.Split(strings.TrimSpace("strategy "+block), "\n") {
+		rows = append(rows, strings.Fields(line))
+	}
+	return rows
 }
