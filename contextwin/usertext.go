@@ -15,15 +15,17 @@ import (
 //     newer messages fit the share of the recap the user's words have
 //     (userShare), and always when it is the newest;
 //   - past that share, one line: its opening, its size and where its
-//     whole text is, then its exact facts and failure lines. It keeps
-//     this form for the rest of the session.
+//     whole text is, then its exact facts. It keeps this form for the
+//     rest of the session.
 //
 // A fold that rewrites the recap thus changes the user's words only from
 // the oldest message that left the share, near their end: the engine
 // keeps the ones before it cached. A ladder of shorter and shorter forms
 // (it was four) changed older messages at every layout, and every fold
 // paid for all of them again: the generated pasted-log chats prefilled
-// 1.15–1.17× their growth at 16k, and 1.11–1.12 with the two forms.
+// 1.15–1.17× their growth at 16k, and 1.11–1.12 with the two forms
+// (1.13–1.17 when the line also kept the log's failure lines: at a
+// paste an ask, 200 bytes a message weigh on every rewrite).
 // A user who pastes a log at every turn costs the recap a line and the
 // log's facts per message, and never makes the window too small.
 
@@ -40,9 +42,8 @@ type userIndex struct {
 
 // The one-line form's bounds, in bytes.
 const (
-	shortOpening    = 100 // its opening
-	maxFactsKept    = 480 // the exact facts it keeps
-	maxFailuresKept = 200 // and its failure lines
+	shortOpening = 100 // its opening
+	maxFactsKept = 480 // the exact facts it keeps
 	// userRoomDiv: a later message's room is this share of the window's
 	// bytes at the price of new text (1.3 KB at 32k where a token is 1.6
 	// bytes or more, 800 bytes where it is one). Every fold carries the
@@ -133,8 +134,7 @@ func spillPointer(path string) string {
 }
 
 // shortUserText is m in one line: its opening, its size and where its
-// whole text is, then its exact facts and failure lines, each within its
-// bound.
+// whole text is, then its exact facts.
 func shortUserText(m Message) string {
 	text := strings.TrimSpace(m.Content)
 	lines := strings.Split(text, "\n")
@@ -147,7 +147,7 @@ func shortUserText(m Message) string {
 		where = ", whole in " + m.Payload.Spill
 	}
 	out := first + " [… " + strconv.Itoa(len(text)) + " bytes" + where + "]"
-	kept := keyLinesOf(lines[1:], maxFactsKept, false) + failureLines(lines[1:], maxFailuresKept)
+	kept := keyLinesOf(lines[1:], maxFactsKept, false)
 	if kept = strings.ReplaceAll(strings.TrimRight(kept, "\n"), "\n", "; "); kept != "" {
 		out += " facts: " + kept
 	}
