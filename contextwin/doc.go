@@ -112,10 +112,11 @@
 // whole while it fits a fifth of the window, then the later messages,
 // each whole while it and the newer ones fit their share and past it in
 // one line (its opening, where its whole text is, its facts) that it
-// keeps from then on (usertext.go): a rewrite changes the
-// user's words only from the oldest message that just left the share. The result that defines the task, carried verbatim, is a
-// page or a document the ask names in the user's own words, never source
-// code, which the files changed and a shed read's outline keep.
+// keeps from then on (usertext.go): a rewrite changes the user's words
+// only from the oldest message that just left the share. The result that
+// defines the task, carried verbatim, is a page or a document the ask
+// names in the user's own words, never source code, which the files
+// changed and a shed read's outline keep.
 //
 // A middle recap that its parts have filled is rewritten in place (the
 // request changes at its start), not folded into the front, which would
