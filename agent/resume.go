@@ -67,6 +67,9 @@ func (rp *replayer) takeState(r transcript.Record) bool {
 		s.mode = r.Text
 	case transcript.KindModel:
 		s.model = r.Text
+		if r.Model != nil {
+			s.cw.SetModel(r.Model.Window, r.Model.OutputLimit, r.Model.CacheModel())
+		}
 		if rp.driven {
 			s.cw.ModelChanged() // as SetModel did, a prefix being set
 		}

@@ -141,8 +141,11 @@ type Session struct {
 	// recorded it (SetMode); guarded by mu.
 	mode string
 	// model is the model the user switched to (SetModel), "" for the
-	// client's own; guarded by mu.
+	// client's own; disc is what the engine told of it at the switch, nil
+	// before one (Info's discovery tells of the configured model).
+	// Guarded by mu.
 	model string
+	disc  *engine.Discovery
 	// key names the session to the engine's routers (engine.Request.Session):
 	// its transcript's id, so that a resume and a restart keep it, else an
 	// id of its own; parentKey is a subagent's parent's. Set once.
