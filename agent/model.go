@@ -124,6 +124,31 @@ func (s *Session) keepServedModel(served []string, d *engine.Discovery) string {
 	return fmt.Sprintf("the session last used the model %s, which the engine no longer serves: it goes on with the configured one", was)
 }
 
+// rediscoverResumed asks the engine about the model a resumed session
+// had switched to, which it still serves, as SetModel did: its answer is
+// the status line's and the images', and where its window is no longer
+// the one planned in (the engine was started again with another), the
+// rest of the session is planned in the new one, a cache event. It
+// returns what the user should hear, "" for nothing.
+func (s *Session) rediscoverResumed(ctx context.Context, conn *engine.Connection) string {
+	name := s.modelName()
+	if name == "" || name == conn.Options.Model {
+		return ""
+	}
+	d, err := conn.Rediscover(ctx, name)
+	if err != nil {
+		return fmt.Sprintf("the engine did not tell about the model %s the session last used (%v): the session plans in the window it last had", name, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.disc = d
+	if was := s.cw.Window(); d.Window > 0 && d.Window != was {
+		s.switchPlanner(name, d)
+		return fmt.Sprintf("the model %s the session last used has a window of %d tokens now (%s), was %d: the rest of the session is planned in it", name, d.Window, d.WindowSource, was)
+	}
+	return ""
+}
+
 // discovery is what the engine told of the model the session's requests
 // name: at its start, or at the switch to it. The caller holds mu.
 func (s *Session) discovery() *engine.Discovery {

@@ -16,7 +16,7 @@ import (
 // window, says it, and plans the rest of the session in it: the
 // conversation, too long for 8k, is folded in the request that first
 // names the small model, and the engine refuses none. A resume plans in the
-// small window too.
+// small window too, or in the one the engine gives the model now.
 func TestModelSwitchWindow(t *testing.T) {
 	ws := t.TempDir()
 	var script []sim.Turn
@@ -77,5 +77,22 @@ func TestModelSwitchWindow(t *testing.T) {
 	}
 	if m, _ := resumed.Models(); m != "coder-small" {
 		t.Errorf("model after a resume = %q, want coder-small", m)
+	}
+	resumed.Close()
+
+	// The engine started again with another window for the model: the
+	// resume plans in it, and says so.
+	_, url2 := simURL(t, sim.Config{Model: "coder-big", Models: []string{"coder-small"}, Ctx: 32768,
+		ModelCtx: map[string]int{"coder-small": 12288}})
+	again := startOn(t, url2, ws, state, path)
+	if w := again.Budget().Window; w != 12288 {
+		t.Errorf("window after a resume on an engine that gives coder-small 12288 tokens = %d", w)
+	}
+	said := false
+	for _, n := range again.Info().Notices {
+		said = said || strings.Contains(n.Text, "has a window of 12288 tokens now")
+	}
+	if !said {
+		t.Errorf("notices %+v: want the new window told", again.Info().Notices)
 	}
 }

@@ -250,6 +250,9 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 	if text := s.keepServedModel(conn.Discovery.Models, conn.Discovery); text != "" {
 		info.notice(true, text)
 	}
+	if text := s.rediscoverResumed(ctx, conn); text != "" {
+		info.notice(true, text)
+	}
 	info.Notices = append(info.Notices, s.resumeNotes...)
 	for _, text := range s.transcriptNotices() {
 		info.notice(true, text)
