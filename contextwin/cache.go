@@ -503,6 +503,17 @@ func (s *Planner) SetModel(window, outputLimit int, cache CacheModel) {
 	t.foldPoint, t.watch = 0, false
 }
 
+// prefixChanged takes a new fixed prefix of n bytes in front of the
+// request being planned: the engine prefills it and all after it (where
+// in the prefix the change starts depends on the chat template; the
+// planner counts from none).
+func (s *Planner) prefixChanged(n int) {
+	s.SetPrefixChars(n)
+	t := &s.cache
+	t.engine = engineCache{}
+	t.marks = nil
+}
+
 // foldWhilePaid asks the next Plan for a fold, as Compact does, where the
 // request holds more than half the usable room and a fold would replace
 // enough: the engine prefills the whole request anyway. It reports

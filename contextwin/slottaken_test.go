@@ -120,3 +120,40 @@ func TestSetModel(t *testing.T) {
 		t.Errorf("Budget().Window after a switch with no window = %d, want 24000 kept", w)
 	}
 }
+
+// TestPrefixAtFold: the agent is asked for a new fixed prefix at a fold
+// and at no other plan; one it gives is counted from that request on,
+// with nothing of the request in the engine's cache.
+func TestPrefixAtFold(t *testing.T) {
+	asked := 0
+	b := newBuild(Config{Window: 32000, PrefixChars: 2000, PrefixAtFold: func() (int, bool) { asked++; return 2600, true }})
+	b.user("Find where the cache is invalidated.")
+	b.send()
+	for r := 0; r < 6; r++ {
+		b.call(Read, fmt.Sprintf("f%d.go", r), body(2000))
+		if p := b.send(); p.Event != Append {
+			t.Fatalf("round %d: %s, want appends", r, p.Event)
+		}
+	}
+	if err := b.s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	p := b.s.Plan()
+	if p.Event != Note || asked != 0 {
+		t.Fatalf("Plan() after Compact = %s, the prefix asked for %d times; want the note round, not asked", p.Event, asked)
+	}
+	b.answerAsEstimated(p)
+	b.s.SetNote("cache: invalidated in store.go")
+	if p = b.s.Plan(); p.Event != Fold || asked != 1 {
+		t.Fatalf("Plan() after the note = %s, the prefix asked for %d times; want the fold, asked once", p.Event, asked)
+	}
+	if b.s.cfg.PrefixChars != 2600 || b.s.prefix.sent || b.s.cache.common != 0 {
+		t.Errorf("after the fold: prefix %d bytes, sent %v, %d tokens in common; want the new 2600 bytes, unsent, none in common",
+			b.s.cfg.PrefixChars, b.s.prefix.sent, b.s.cache.common)
+	}
+	b.answer(p)
+	b.call(Read, "g.go", body(200))
+	if p = b.send(); p.Event != Append || asked != 1 {
+		t.Errorf("the round after the fold: %s, asked %d times; want an append, not asked again", p.Event, asked)
+	}
+}
