@@ -128,6 +128,12 @@ type Session struct {
 	// replayMaps are the map updates it recorded, for the folds to come.
 	replaying  bool
 	replayMaps []string
+	// replayPrefixes are the prefixes a fold put in front of its request
+	// in the session replayed (prefixAtFold), for the folds to come.
+	replayPrefixes []*Prefix
+	// toolNews are what the user should hear of the tools a fold put in
+	// force, not yet told; guarded by mu.
+	toolNews []string
 
 	// slot is the engine slot and the saving of its cache (slot.go).
 	slot slotState
@@ -208,6 +214,7 @@ func newSession(cfg sessionConfig) (*Session, error) {
 	// map it carries sees the documents opened meanwhile.
 	planner := cfg.Context
 	planner.MapUpdate = s.mapUpdate
+	planner.PrefixAtFold = s.prefixAtFold
 	s.cw = contextwin.NewPlanner(planner)
 	switch {
 	case cfg.Resume != "":
