@@ -85,7 +85,7 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 				go s.onChange()
 			}
 		},
-		Capabilities:           &sdk.ClientCapabilities{},
+		Capabilities: &sdk.ClientCapabilities{},
 	})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
