@@ -254,6 +254,9 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 		info.notice(true, text)
 	}
 	info.Notices = append(info.Notices, s.resumeNotes...)
+	if text := s.resumedTools(); text != "" {
+		info.notice(true, text)
+	}
 	for _, text := range s.transcriptNotices() {
 		info.notice(true, text)
 	}

@@ -75,6 +75,21 @@ func (s *Session) prefixAtFold() (int, bool) {
 	return p.Chars, true
 }
 
+// resumedTools says, of a resumed session whose prefix carries other
+// tools than it runs with now, which differ and when they reach the
+// model; "" when they are the same.
+func (s *Session) resumedTools() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.prefix == nil || sameTools(s.tools, s.prefix.Tools) {
+		return ""
+	}
+	added, removed := changedTools(s.prefix.Tools, s.tools)
+	return fmt.Sprintf("the tools of this session differ from those of the conversation it resumes (added: %s; removed: %s): "+
+		"the requests carry them from the conversation's next fold on, so that the engine's cache of it holds until then (compact folds it now)",
+		orNone(added), orNone(removed))
+}
+
 // withSubagent is the toolbox's definitions with the subagent tool's, as
 // the session offers them.
 func (s *Session) withSubagent(defs []engine.Tool) []engine.Tool {
