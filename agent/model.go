@@ -11,11 +11,16 @@ import (
 
 // The model a session's requests name is the one the settings chose (or
 // the engine's first) until the user switches to another the engine
-// lists in /v1/models. A switch is a cache event: the engine holds
-// nothing of the conversation for the new model, so the next request
-// prefills all of it, and the planner, told, takes a fold due soon at
-// that request rather than pay a second prefill later. The switch is in
-// the transcript: a resume keeps the model, while the engine serves it.
+// lists in /v1/models. A switch asks the engine about the new model as
+// the start asked about the first — its window, output limit and cache
+// (engine.Connection.Rediscover) — and the rest of the session is planned
+// with them. It is a cache event: the engine holds nothing of the
+// conversation for the new model, so the next request prefills all of
+// it, and the planner, told, takes a fold due soon (in the new window) at
+// that request rather than pay a second prefill later. The switch and
+// what the planner took of the model are in the transcript: a resume
+// keeps both, while the engine serves the model, and takes the window
+// the engine gives it now where that changed.
 
 // Models returns the model the session's requests name and the models
 // the engine serves, in its order; both are empty for a session built
