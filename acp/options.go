@@ -85,5 +85,6 @@ func (s *session) setModel(ctx context.Context, model string) error {
 		return err
 	}
 	s.status(told)
+	s.chip(a.Chip()) // the new model's window
 	return nil
 }

@@ -73,6 +73,7 @@ func (s *Server) setModel(ctx context.Context, model string) (*ModelResult, erro
 		return nil, err
 	}
 	s.showMessage(protocol.MessageTypeInfo, "Reika: %s", told)
+	s.sendStatus(sess.agent.Chip(), false) // the new model's window
 	current, _ = sess.agent.Models()
 	return &ModelResult{Model: current, Models: all, Told: told}, nil
 }
