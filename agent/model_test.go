@@ -16,7 +16,8 @@ import (
 // window, says it, and plans the rest of the session in it: the
 // conversation, too long for 8k, is folded in the request that first
 // names the small model, and the engine refuses none. A resume plans in the
-// small window too, or in the one the engine gives the model now.
+// small window too, or in the one the engine gives the model now, or,
+// where the engine no longer serves it, in the configured model's.
 func TestModelSwitchWindow(t *testing.T) {
 	ws := t.TempDir()
 	var script []sim.Turn
@@ -94,5 +95,13 @@ func TestModelSwitchWindow(t *testing.T) {
 	}
 	if !said {
 		t.Errorf("notices %+v: want the new window told", again.Info().Notices)
+	}
+	again.Close()
+
+	// An engine that no longer serves the model: the configured one's
+	// window again.
+	_, url3 := simURL(t, sim.Config{Model: "coder-big", Ctx: 32768})
+	if w := startOn(t, url3, ws, state, path).Budget().Window; w != 32768 {
+		t.Errorf("window after a resume on an engine without coder-small = %d, want coder-big's 32768", w)
 	}
 }
