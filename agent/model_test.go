@@ -67,6 +67,7 @@ func TestModelSwitchWindow(t *testing.T) {
 			t.Errorf("request %d after the switch: status %d, %d prompt tokens; want every one within the 8192 window", r.Seq, r.Status, r.PromptTokens)
 		}
 	}
+	t.Logf("the last request on coder-big: %d prompt tokens; the first on coder-small: %d", recs[before-1].PromptTokens, recs[before].PromptTokens)
 	if st := s.Stats(); st.Folds == 0 || st.Overflows != 0 {
 		t.Errorf("stats %+v: want a fold and no overflow", st)
 	}

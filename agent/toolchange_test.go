@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,6 +110,7 @@ func TestToolsChangeAtFold(t *testing.T) {
 		t.Errorf("tools after the fold = %q, want those before and the late tool", after)
 	}
 	mcptest.Appends(t, reqs[6].Body, reqs[7].Body, "mcp__docs__late")
+	t.Logf("prompt tokens reused of the requests: %v", cacheNs(reqs))
 	if !strings.Contains(strings.Join(told, "\n"), "added: mcp__docs__late") {
 		t.Errorf("warnings %q: want the user told of the new tool", told)
 	}
@@ -124,4 +126,14 @@ func TestToolsChangeAtFold(t *testing.T) {
 	}
 	ask(t, resumed, "Go on.")
 	mcptest.Appends(t, reqs[7].Body, recorded(t, srv, 9)[8].Body, "mcp__docs__late")
+}
+
+// cacheNs are the prompt tokens the engine reused of each request, of
+// how many.
+func cacheNs(reqs []sim.RequestRecord) []string {
+	var out []string
+	for _, r := range reqs {
+		out = append(out, fmt.Sprintf("%d/%d", r.CacheN, r.PromptTokens))
+	}
+	return out
 }
