@@ -67,7 +67,7 @@ func (s *session) command(ctx context.Context, name string) (sdk.PromptResponse,
 	case "status":
 		info := a.Info()
 		model, _ := a.Models()
-		say("%s\n\n%s\n\nengine: %s at %s\nprompt cache: %s", a.Chip(), a.Breakdown(), model, info.Connection.Options.BaseURL, info.PromptCache().Text)
+		say("%s\n\n%s\n\nengine: %s at %s\nprompt cache: %s", a.Chip(), a.Breakdown(), model, info.Connection.Options.BaseURL, a.PromptCache().Text)
 	case "new":
 		old := a
 		if err := s.startAgent(ctx, "", ""); err != nil {

@@ -23,7 +23,10 @@ import (
 // start it for this session, always (kept in acp_mcp_allow), or not — and
 // one not started is told, with why. Those that start join the session at
 // its start, after the config file's servers, as agent/mcp runs those: the
-// tool list stays fixed for the session.
+// tool list stays fixed, byte for byte, until a fold. A conversation that
+// session/load resumes keeps the tools its requests carried until its
+// next fold, and carries those of its servers now from there on (the
+// user is told; /compact folds at once).
 
 // editorMCP is what became of the servers a client offered: those to
 // start, and what the user is told of the others.

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -250,4 +251,63 @@ func TestClientMCPServerHTTP(t *testing.T) {
 	if !slices.Contains(tools, "mcp__web__echo") {
 		t.Errorf("the tools offered = %q, want the HTTP server's", tools)
 	}
+}
+
+// A server the client offers first at session/load, and the user
+// allows, reaches the resumed conversation's tools at its next fold: the
+// request after the load goes on from the last one before it, on the
+// tools it had; the user is told when the new tools come; after /compact
+// the model has them and calls one.
+func TestClientMCPServerAtLoad(t *testing.T) {
+	var b strings.Builder
+	for l := 1; l <= 120; l++ {
+		fmt.Fprintf(&b, "build step %d: compiled package pkg%d in %dms without warnings\n", l, l, 100+l*7%90)
+	}
+	w := newWorld(t, sim.Config{Ctx: 16384, Script: []sim.Turn{
+		{Content: "Reading.", ToolCalls: []sim.ScriptCall{{Name: "read", Arguments: []byte(`{"path":"build.log"}`)}}},
+		{Content: "It built."},
+		{Content: "Two."},
+		{Content: "Fold note: the build passed."},
+		{ToolCalls: []sim.ScriptCall{{Name: "mcp__stub__echo", Arguments: []byte(`{"text":"after the load"}`)}}},
+		{Content: "Three."},
+	}}, map[string]string{"main.go": mainGo, "build.log": b.String()})
+	first := w.connect(&client{})
+	id := first.newSession(t, w.ws)
+	if _, err := first.prompt(t, id, "Did it build?"); err != nil {
+		t.Fatal(err)
+	}
+	first.stop()
+	sent := len(w.requests(t, 2))
+
+	cmd, args, env := mcptest.Server(t)
+	c := &client{answer: func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		if strings.HasPrefix(string(p.ToolCall.ToolCallId), "mcp-start-") {
+			return selected("start-once")
+		}
+		return selected(string(tools.Once))
+	}}
+	second := w.connect(c)
+	if _, err := second.LoadSession(second.ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: w.ws, McpServers: []sdk.McpServer{stdioServer("stub", cmd, args, env)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.prompt(t, id, "Still?"); err != nil {
+		t.Fatal(err)
+	}
+	toldLine(t, c, "added: mcp__stub__big, mcp__stub__echo; removed: none): the requests carry them from the conversation's next fold on")
+	reqs := w.requests(t, sent+1)
+	mcptest.Appends(t, reqs[sent-1].Body, reqs[sent].Body, "read")
+	if _, err := second.prompt(t, id, "/compact"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.prompt(t, id, "Echo it."); err != nil {
+		t.Fatal(err)
+	}
+	reqs = w.requests(t, sent+4)
+	if tl := strings.Join(reqs[sent+2].Tools, " "); !strings.Contains(tl, "mcp__stub__echo") {
+		t.Errorf("the tools after the fold = %s, want the server's allowed at the load", tl)
+	}
+	if !strings.Contains(string(reqs[sent+3].Body), "echo: after the load") {
+		t.Errorf("the request after the call does not carry its answer")
+	}
+	mcptest.Appends(t, reqs[sent+2].Body, reqs[sent+3].Body, "mcp__stub__echo")
 }

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -58,19 +59,20 @@ func (s *session) modelOption() *sdk.SessionConfigOption {
 }
 
 // setOption sets one of the session's options to value.
-func (s *session) setOption(id sdk.SessionConfigId, value sdk.SessionConfigValueId) error {
+func (s *session) setOption(ctx context.Context, id sdk.SessionConfigId, value sdk.SessionConfigValueId) error {
 	switch id {
 	case modeOption:
 		return s.setMode(sdk.SessionModeId(value))
 	case modelOption:
-		return s.setModel(string(value))
+		return s.setModel(ctx, string(value))
 	}
 	return fmt.Errorf("no option %q: the session's options are %q and %q", id, modeOption, modelOption)
 }
 
-// setModel switches the session's model and tells the user what that
-// costs: the engine prefills the whole conversation again.
-func (s *session) setModel(model string) error {
+// setModel switches the session's model and tells the user its window
+// and what the switch costs: the engine prefills the whole conversation
+// again.
+func (s *session) setModel(ctx context.Context, model string) error {
 	a := s.agentSession()
 	if a == nil && s.ready != nil && !s.isReady() {
 		return errors.New("the session is still starting (it asks about the editor's MCP servers first): choose the model once it has started")
@@ -78,10 +80,11 @@ func (s *session) setModel(model string) error {
 	if a == nil {
 		return errors.New("the session was closed: start a new one")
 	}
-	told, err := a.SetModel(model)
+	told, err := a.SetModel(ctx, model)
 	if err != nil {
 		return err
 	}
 	s.status(told)
+	s.chip(a.Chip()) // the new model's window
 	return nil
 }

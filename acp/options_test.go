@@ -32,11 +32,11 @@ func values(o *sdk.SessionConfigOptionSelect) []string {
 
 // The model is a config option whose values are the engine's
 // /v1/models: switching it makes the next request name the new model,
-// the user is told the next request prefills the conversation anew, and
-// a load after a restart keeps it. A model the engine does not list is
-// refused.
+// the user is told its window (a usage update carries it) and that the
+// next request prefills the conversation anew, and a load after a
+// restart keeps it. A model the engine does not list is refused.
 func TestModelAsConfigOption(t *testing.T) {
-	w := newWorld(t, sim.Config{Model: "coder-7b", Models: []string{"coder-32b"}, Script: []sim.Turn{
+	w := newWorld(t, sim.Config{Model: "coder-7b", Models: []string{"coder-32b"}, ModelCtx: map[string]int{"coder-32b": 32768}, Script: []sim.Turn{
 		{Content: "First."}, {Content: "Second."}, {Content: "Third."}}}, map[string]string{"main.go": mainGo})
 	c := &client{}
 	cn := w.connect(c)
@@ -62,11 +62,15 @@ func TestModelAsConfigOption(t *testing.T) {
 	told := false
 	for _, tc := range c.matching("tool_call") {
 		title, _ := tc["title"].(string)
-		told = told || strings.Contains(title, "the model is now coder-32b") && strings.Contains(title, "prefills it all again")
+		told = told || strings.Contains(title, "the model is now coder-32b, with a window of 32768 tokens") && strings.Contains(title, "prefills it all again")
 	}
 	if !told {
 		t.Errorf("the user was not told what the switch costs:\n%s", c.all())
 	}
+	waitFor(t, func() bool {
+		usage := c.matching("usage_update")
+		return len(usage) > 0 && usage[len(usage)-1]["size"] == float64(32768)
+	}, "a usage update with coder-32b's window")
 	if _, err := cn.prompt(t, id, "Second question"); err != nil {
 		t.Fatal(err)
 	}

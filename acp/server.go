@@ -527,7 +527,7 @@ func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionCon
 	if err != nil {
 		return sdk.SetSessionConfigOptionResponse{}, err
 	}
-	if err := sess.setOption(v.ConfigId, v.Value); err != nil {
+	if err := sess.setOption(ctx, v.ConfigId, v.Value); err != nil {
 		return sdk.SetSessionConfigOptionResponse{}, invalid(err)
 	}
 	return sdk.SetSessionConfigOptionResponse{ConfigOptions: sess.configOptions()}, nil

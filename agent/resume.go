@@ -33,6 +33,13 @@ func (s *Session) replay(recs []transcript.Record) string {
 			rp.drive(i, r)
 		}
 	}
+	if n := len(s.replayPrefixes); n > 0 {
+		// A prefix no fold of the replay took (it planned otherwise
+		// than the recording): the requests carried it.
+		s.prefix = s.replayPrefixes[n-1]
+		s.cw.SetPrefixChars(s.prefix.Chars)
+		s.replayPrefixes = nil
+	}
 	if rp.driven && rp.last != nil && s.prefix != nil {
 		// The request sent last, as it was sent: the warm-up sends it
 		// again, and a saved cache is restored only for it.
@@ -67,6 +74,9 @@ func (rp *replayer) takeState(r transcript.Record) bool {
 		s.mode = r.Text
 	case transcript.KindModel:
 		s.model = r.Text
+		if r.Model != nil {
+			s.cw.SetModel(r.Model.Window, r.Model.OutputLimit, r.Model.CacheModel())
+		}
 		if rp.driven {
 			s.cw.ModelChanged() // as SetModel did, a prefix being set
 		}
@@ -93,8 +103,15 @@ func (rp *replayer) takeState(r transcript.Record) bool {
 		if err := json.Unmarshal(r.Prefix.Tools, &tools); err != nil {
 			return true
 		}
+		p := &Prefix{System: r.Prefix.System, Tools: tools, Chars: r.Prefix.Chars, Map: r.Prefix.Map}
+		if rp.driven {
+			// A later prefix is one a fold put in front of its request
+			// (prefixAtFold): the replay's fold takes it.
+			s.replayPrefixes = append(s.replayPrefixes, p)
+			return true
+		}
 		rp.driven = true
-		s.prefix = &Prefix{System: r.Prefix.System, Tools: tools, Chars: r.Prefix.Chars, Map: r.Prefix.Map}
+		s.prefix = p
 		s.cw.SetPrefixChars(r.Prefix.Chars)
 	default:
 		return false

@@ -358,6 +358,12 @@ func (r *run) reportShrink(p contextwin.Plan) {
 	if p.Folded > 0 {
 		r.report(Event{Kind: Folded, Round: r.rounds, Folded: p.Folded, RecapChars: p.RecapChars, Emergency: p.Event == contextwin.Emergency})
 	}
+	s.mu.Lock()
+	news := s.takeToolNews()
+	s.mu.Unlock()
+	for _, text := range news {
+		r.report(Event{Kind: Warning, Round: r.rounds, Text: text, Show: true})
+	}
 	switch p.Event {
 	case contextwin.Shed, contextwin.Fold, contextwin.Emergency:
 		s.mu.Lock()

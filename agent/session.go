@@ -128,6 +128,12 @@ type Session struct {
 	// replayMaps are the map updates it recorded, for the folds to come.
 	replaying  bool
 	replayMaps []string
+	// replayPrefixes are the prefixes a fold put in front of its request
+	// in the session replayed (prefixAtFold), for the folds to come.
+	replayPrefixes []*Prefix
+	// toolNews are what the user should hear of the tools a fold put in
+	// force, not yet told; guarded by mu.
+	toolNews []string
 
 	// slot is the engine slot and the saving of its cache (slot.go).
 	slot slotState
@@ -141,8 +147,11 @@ type Session struct {
 	// recorded it (SetMode); guarded by mu.
 	mode string
 	// model is the model the user switched to (SetModel), "" for the
-	// client's own; guarded by mu.
+	// client's own; disc is what the engine told of it at the switch, nil
+	// before one (Info's discovery tells of the configured model).
+	// Guarded by mu.
 	model string
+	disc  *engine.Discovery
 	// key names the session to the engine's routers (engine.Request.Session):
 	// its transcript's id, so that a resume and a restart keep it, else an
 	// id of its own; parentKey is a subagent's parent's. Set once.
@@ -205,6 +214,7 @@ func newSession(cfg sessionConfig) (*Session, error) {
 	// map it carries sees the documents opened meanwhile.
 	planner := cfg.Context
 	planner.MapUpdate = s.mapUpdate
+	planner.PrefixAtFold = s.prefixAtFold
 	s.cw = contextwin.NewPlanner(planner)
 	switch {
 	case cfg.Resume != "":

@@ -247,10 +247,16 @@ func Start(ctx context.Context, st Setup) (*Session, error) {
 	if s.resumed != "" {
 		info.notice(false, s.resumed)
 	}
-	if text := s.keepServedModel(conn.Discovery.Models); text != "" {
+	if text := s.keepServedModel(conn.Discovery.Models, conn.Discovery); text != "" {
+		info.notice(true, text)
+	}
+	if text := s.rediscoverResumed(ctx, conn); text != "" {
 		info.notice(true, text)
 	}
 	info.Notices = append(info.Notices, s.resumeNotes...)
+	if text := s.resumedTools(); text != "" {
+		info.notice(true, text)
+	}
 	for _, text := range s.transcriptNotices() {
 		info.notice(true, text)
 	}
@@ -344,13 +350,18 @@ type PromptCache struct {
 	Checkpointed bool
 }
 
-// PromptCache is the session's prompt cache as discovery found it or the
-// settings forced it; the zero value before a connection.
+// PromptCache is the prompt cache of the model the session started with,
+// as discovery found it or the settings forced it (Session.PromptCache is
+// the current model's); the zero value before a connection.
 func (i *Info) PromptCache() PromptCache {
 	if i.Connection == nil || i.Connection.Discovery == nil {
 		return PromptCache{}
 	}
-	d := i.Connection.Discovery
+	return promptCache(i.Connection.Discovery)
+}
+
+// promptCache is the prompt cache d tells of.
+func promptCache(d *engine.Discovery) PromptCache {
 	return PromptCache{
 		Class:        string(d.Cache.Class),
 		Text:         fmt.Sprintf("%s (%s): %s", d.Cache, d.CacheSource, d.CacheAdvice()),

@@ -214,9 +214,13 @@ func (s *Session) child(ctx context.Context, edits bool) (c *Session, shared boo
 	s.mu.Lock()
 	s.children++
 	c.key = fmt.Sprintf("%s/sub-%d", c.parentKey, s.children)
-	c.model = s.model
+	c.model, c.disc = s.model, s.disc
 	s.mu.Unlock()
 	c.cw = contextwin.NewPlanner(cfg.Context)
+	if d := c.disc; d != nil {
+		// The model the parent switched to, in its window.
+		c.cw.SetModel(d.Window, d.OutputLimit, d.Cache)
+	}
 	prefix := s.Prefix()
 	c.prefix = prefix
 	c.cw.SetPrefixChars(prefix.Chars)

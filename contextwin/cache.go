@@ -485,6 +485,35 @@ func (s *Planner) ModelChanged() bool {
 	return s.foldWhilePaid()
 }
 
+// SetModel makes the planner plan for another model from the next
+// request on: window tokens (0 keeps the window it had: the engine gave
+// none for the model), its output limit and how the engine reuses its
+// cache for it, as the engine tells (what the figures taught of the last
+// model's cache is forgotten). It changes nothing else: a switch after
+// the first request is also a ModelChanged, which the caller makes after
+// it, so that the fold it may ask for is judged in the new window.
+func (s *Planner) SetModel(window, outputLimit int, cache CacheModel) {
+	if window > 0 {
+		s.cfg.Window = window
+	}
+	s.cfg.OutputLimit = max(outputLimit, 0)
+	s.cfg.Cache = cache
+	t := &s.cache
+	t.model, t.why, t.seen = cache.withDefaults(), "", 0
+	t.foldPoint, t.watch = 0, false
+}
+
+// prefixChanged takes a new fixed prefix of n bytes in front of the
+// request being planned: the engine prefills it and all after it (where
+// in the prefix the change starts depends on the chat template; the
+// planner counts from none).
+func (s *Planner) prefixChanged(n int) {
+	s.SetPrefixChars(n)
+	t := &s.cache
+	t.engine = engineCache{}
+	t.marks = nil
+}
+
 // foldWhilePaid asks the next Plan for a fold, as Compact does, where the
 // request holds more than half the usable room and a fold would replace
 // enough: the engine prefills the whole request anyway. It reports

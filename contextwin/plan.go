@@ -351,6 +351,11 @@ func (s *Planner) finish(p Plan) Plan {
 	if p.Messages == nil {
 		p.Messages = s.view.Messages()
 	}
+	if (p.Event == Fold || p.Event == Emergency && p.Folded > 0) && s.cfg.PrefixAtFold != nil {
+		if n, ok := s.cfg.PrefixAtFold(); ok {
+			s.prefixChanged(n)
+		}
+	}
 	p.Estimate = s.estimate()
 	if s.WantsPrimer() && p.Event != Note && len(p.Messages) > 0 {
 		p.Checkpoints = append(p.Checkpoints, []Message{s.primer()})

@@ -37,6 +37,14 @@ type Config struct {
 	// since the fixed prefix was built; the recap carries it, after the
 	// request's change point, so the prefix itself never changes.
 	MapUpdate func() string
+	// PrefixAtFold, when set, is asked at a fold — which rewrites the
+	// request after the fixed prefix anyway — whether the agent puts a
+	// new fixed prefix in front of it (new tool definitions): its size in
+	// bytes, and true when it does. It is asked at no other plan, so that
+	// the prefix never changes where the request would have been an
+	// append. The planner then counts the new prefix as unsent and the
+	// engine's cache as holding nothing of the request.
+	PrefixAtFold func() (chars int, ok bool)
 	// TargetFraction is the shed target as a share of the shed point; 0
 	// means 0.7. It is held within 0.3…0.95: above that an event sheds
 	// almost nothing and fires again on the next round.

@@ -144,7 +144,7 @@ func (s *Server) status(ctx context.Context) (*StatusResult, error) {
 	// The prompt cache, when it costs: a class that restarts from a
 	// checkpoint is named with its advice, the others are in the result
 	// (and check).
-	cache := sess.agent.Info().PromptCache()
+	cache := sess.agent.PromptCache()
 	if cache.Checkpointed {
 		line += " · prompt cache " + cache.Text
 	}

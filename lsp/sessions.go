@@ -67,12 +67,13 @@ func (s *Server) setModel(ctx context.Context, model string) (*ModelResult, erro
 		s.showMessage(protocol.MessageTypeInfo, "Reika: the model is %s; the engine serves %s (reika.setModel {model} switches)", current, strings.Join(all, ", "))
 		return &ModelResult{Model: current, Models: all}, nil
 	}
-	told, err := sess.agent.SetModel(model)
+	told, err := sess.agent.SetModel(ctx, model)
 	if err != nil {
 		s.showMessage(protocol.MessageTypeError, "Reika: %v", err)
 		return nil, err
 	}
 	s.showMessage(protocol.MessageTypeInfo, "Reika: %s", told)
+	s.sendStatus(sess.agent.Chip(), false) // the new model's window
 	current, _ = sess.agent.Models()
 	return &ModelResult{Model: current, Models: all, Told: told}, nil
 }

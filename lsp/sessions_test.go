@@ -65,13 +65,14 @@ func TestListSessionsAndResumeOne(t *testing.T) {
 }
 
 // reika.setModel without a model says the model and those the engine
-// lists; with one it switches, says what the switch costs, and the next
-// request names it. A model the engine does not list is refused.
+// lists; with one it switches, says the new model's window and what the
+// switch costs, the status line shows that window, and the next request
+// names it. A model the engine does not list is refused.
 func TestSetModel(t *testing.T) {
 	e := lsptest.Start(t, lsptest.Config{
 		Caps:   lsptest.Full(),
 		Files:  map[string]string{"main.go": "package main\n"},
-		Engine: sim.Config{Model: "coder-7b", Models: []string{"coder-32b"}, Script: []sim.Turn{{Content: "one"}, {Content: "two"}}},
+		Engine: sim.Config{Model: "coder-7b", Models: []string{"coder-32b"}, ModelCtx: map[string]int{"coder-32b": 16384}, Script: []sim.Turn{{Content: "one"}, {Content: "two"}}},
 	})
 	raw, err := e.Exec("reika.setModel")
 	if err != nil {
@@ -87,14 +88,19 @@ func TestSetModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.WaitRunEnd(from)
+	from = e.Mark()
 	raw, err = e.Exec("reika.setModel", map[string]any{"model": "coder-32b"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	json.Unmarshal(raw, &m)
-	if m.Model != "coder-32b" || !strings.Contains(m.Told, "prefills it all again") {
-		t.Fatalf("reika.setModel coder-32b = %s, want the switch and its cost", raw)
+	if m.Model != "coder-32b" || !strings.Contains(m.Told, "window of 16384 tokens") || !strings.Contains(m.Told, "prefills it all again") {
+		t.Fatalf("reika.setModel coder-32b = %s, want the switch, its window and its cost", raw)
 	}
+	e.WaitFor("reika/status with coder-32b's window", from, func(ev lsptest.Event) bool {
+		var p lsp.StatusParams
+		return ev.Method == "reika/status" && json.Unmarshal(ev.Params, &p) == nil && p.Window == 16384
+	})
 	from = e.Mark()
 	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "the second question"}); err != nil {
 		t.Fatal(err)

@@ -35,6 +35,9 @@ type Connection struct {
 	// probe of the usual local ports.
 	EndpointSource Source
 	Discovery      *Discovery
+	// Configured is what the settings said of the window and the cache:
+	// a model switch (Rediscover) takes them as Connect did.
+	Configured Configured
 }
 
 // Connect resolves t to a working endpoint: the configured one, or the
@@ -70,7 +73,19 @@ func Connect(ctx context.Context, t Target, base Options) (*Connection, error) {
 	if opts.Model == "" {
 		opts.Model = d.Model
 	}
-	return &Connection{Options: opts, EndpointSource: source, Discovery: d}, nil
+	return &Connection{Options: opts, EndpointSource: source, Discovery: d, Configured: t.Configured}, nil
+}
+
+// Rediscover asks the endpoint about model, as Connect asked about the
+// first: its window (llama.cpp's /v1/models meta.n_ctx or its router's
+// /props?model=, vLLM's max_model_len, Ollama's /api/show, the catalog's
+// limits), its output limit and how the engine reuses its cache for it;
+// the settings' window and cache still win. A session that switches
+// models plans the rest of its requests with what it finds.
+func (c *Connection) Rediscover(ctx context.Context, model string) (*Discovery, error) {
+	opts := c.Options
+	opts.Model = model
+	return Discover(ctx, opts, c.Configured)
 }
 
 // withKwargs is extra with the chat_template_kwargs add merged in, the

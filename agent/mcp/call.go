@@ -17,11 +17,12 @@ import (
 
 // Run runs a call: an MCP tool's here, any other by the built-in tools.
 func (b *Toolbox) Run(ctx context.Context, call engine.ToolCall) (res tools.Result) {
-	r, ok := b.remote[call.Name]
+	r, ok := b.cur.Load().remote[call.Name]
 	switch {
 	case !ok && strings.HasPrefix(call.Name, Prefix):
-		// A resumed session's prefix may name a tool this one lacks.
-		return failf("the MCP tool %s is not available in this session (its server did not start, or no longer offers it); use another tool", call.Name)
+		// A resumed session's prefix may name a tool this one lacks, or
+		// one its server no longer offers.
+		return failf("the MCP tool %s is not available in this session (its server did not start, or no longer offers it, or offers it only from the next fold of the conversation on); use another tool", call.Name)
 	case !ok:
 		return b.inner.Run(ctx, call)
 	}
@@ -48,7 +49,7 @@ func (b *Toolbox) Run(ctx context.Context, call engine.ToolCall) (res tools.Resu
 	}
 	res = tools.Result{Content: resultText(out), Error: out.IsError, Payload: contextwin.Payload{Kind: contextwin.Fetch, Path: call.Name}}
 	if r.srv.changed.Load() && !r.srv.told.Swap(true) {
-		res.Content += fmt.Sprintf("\n[the MCP server %s announced that its tools changed; this session keeps the tools it started with]", r.srv.spec.Name)
+		res.Content += fmt.Sprintf("\n[the MCP server %s announced that its tools changed; the new list takes effect at the next fold of the conversation (when older turns are recapped), not before]", r.srv.spec.Name)
 	}
 	if b.cfg.Spill != nil {
 		res = b.cfg.Spill(call.Name, res)

@@ -15,10 +15,12 @@
 // mcp__<server>__<tool> (cut to the characters and length the engines
 // take), their description and input schema the server's, after the
 // built-in tools': the config's servers', then the client's, each in the
-// order of their names. That list is fixed for the
-// session, byte for byte (it is in the prefix the engine caches): a
-// server's tools/list_changed is noted, and told to the model with that
-// server's next result, never applied.
+// order of their names. That list is fixed, byte for byte (it is in the
+// prefix the engine caches), until the session's next fold: a server's
+// tools/list_changed has its new list fetched at once (Pending), told to
+// the model with that server's next result, and put in force when the
+// session takes it (TakeChange) at a fold, which rewrites the request
+// anyway (change.go).
 //
 // A call asks the user first (tools.AskMCP: the server, the tool and the
 // arguments whole; once, this run, always — kept in the user's mcp_allow

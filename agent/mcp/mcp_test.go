@@ -266,32 +266,53 @@ func TestServerFails(t *testing.T) {
 }
 
 // TestListChanged: a server that announces new tools does not change the
-// session's definitions; its next result tells the model once.
+// definitions in force; its next result tells the model once; the new
+// list, fetched at once, comes into force at TakeChange (the session's
+// next fold), the late tool with it.
 func TestListChanged(t *testing.T) {
-	box, _ := start(t, &asker{answers: []tools.Answer{tools.Always}})
+	box, _ := start(t, &asker{answers: []tools.Answer{tools.Always, tools.Once}})
 	before := box.Definitions()
+	if _, _, ok := box.TakeChange(); ok {
+		t.Fatalf("TakeChange before any change = ok")
+	}
 	if res := call(box, context.Background(), "mcp__docs__echo", `{"text":"add a tool"}`); res.Error {
 		t.Fatalf("add a tool: %+v", res)
 	}
-	var res tools.Result
-	for range 100 { // the notification comes on its own
-		res = call(box, context.Background(), "mcp__docs__echo", `{"text":"x"}`)
-		if strings.Contains(res.Content, "announced that its tools changed") {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+	deadline := time.Now().Add(10 * time.Second)
+	for !box.Pending() && time.Now().Before(deadline) { // the notification, then the list, come on their own
+		time.Sleep(5 * time.Millisecond)
 	}
-	if !strings.Contains(res.Content, "this session keeps the tools it started with") {
+	if !box.Pending() {
+		t.Fatalf("no new list pending 10 s after the server added a tool")
+	}
+	res := call(box, context.Background(), "mcp__docs__echo", `{"text":"x"}`)
+	if !strings.Contains(res.Content, "announced that its tools changed; the new list takes effect at the next fold") {
 		t.Errorf("after the change: %q, want the model told", res.Content)
 	}
 	if res := call(box, context.Background(), "mcp__docs__echo", `{"text":"y"}`); res.Content != "echo: y" {
 		t.Errorf("told again: %q", res.Content)
 	}
 	if d := cmp.Diff(before, box.Definitions()); d != "" {
-		t.Errorf("definitions changed (-before +after):\n%s", d)
+		t.Errorf("definitions changed before TakeChange (-before +after):\n%s", d)
 	}
 	if res := call(box, context.Background(), "mcp__docs__late", `{}`); !res.Error || !strings.Contains(res.Content, "not available in this session") {
-		t.Errorf("the late tool ran: %+v", res)
+		t.Errorf("the late tool ran before TakeChange: %+v", res)
+	}
+	defs, said, ok := box.TakeChange()
+	if !ok || !strings.Contains(said, "added: mcp__docs__late; removed: none") {
+		t.Fatalf("TakeChange = %v, %q; want the late tool added", ok, said)
+	}
+	if got, want := len(defs), len(before)+1; got != want || defs[len(defs)-1].Name != "mcp__docs__late" {
+		t.Errorf("definitions after TakeChange: %d, the last %s; want %d, the late tool last", got, defs[len(defs)-1].Name, want)
+	}
+	if d := cmp.Diff(before, defs[:len(before)]); d != "" {
+		t.Errorf("the definitions before the new one changed (-before +after):\n%s", d)
+	}
+	if res := call(box, context.Background(), "mcp__docs__late", `{}`); res.Error {
+		t.Errorf("the late tool after TakeChange: %+v", res)
+	}
+	if _, _, ok := box.TakeChange(); ok {
+		t.Errorf("a second TakeChange with nothing new = ok")
 	}
 }
 

@@ -56,6 +56,15 @@ type server struct {
 	changed atomic.Bool                // it announced tools/list_changed
 	told    atomic.Bool                // the model heard so
 	stderr  atomic.Pointer[tailBuffer] // the running program's
+
+	// onChange, when set, is called on a goroutine of its own when the
+	// server announces tools/list_changed (Toolbox.relist).
+	onChange func()
+	// tools are its tools in force; pending, when listed is set, those
+	// it listed after it announced a change, for the next
+	// Toolbox.TakeChange. Guarded by the Toolbox's mu.
+	tools, pending []*sdk.Tool
+	listed         bool
 }
 
 // terminate is how long Close waits for a server to exit once its input
@@ -68,8 +77,15 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	defer cancel()
 	t, cmd := s.transport()
 	client := sdk.NewClient(&sdk.Implementation{Name: "reika", Version: "1"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.changed.Store(true) },
-		Capabilities:           &sdk.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			s.changed.Store(true)
+			if s.onChange != nil {
+				// (Not on the session's own goroutine, which the
+				// tools/list it makes waits for.)
+				go s.onChange()
+			}
+		},
+		Capabilities: &sdk.ClientCapabilities{},
 	})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -59,14 +60,20 @@ type Notice struct {
 type Toolbox struct {
 	inner   Tools
 	cfg     Config
-	defs    []engine.Tool
-	remote  map[string]remote // by the definition's name
+	cur     atomic.Pointer[toolList] // the definitions in force
 	servers []*server
 
 	status []Status
 
 	mu     sync.Mutex
 	always map[string]bool // tools allowed always: mcp_allow, and answers
+}
+
+// toolList is the tools in force: the definitions, and the servers'
+// tools by their definitions' names.
+type toolList struct {
+	defs   []engine.Tool
+	remote map[string]remote
 }
 
 // Status is what became of a server at Start.
@@ -95,7 +102,7 @@ func Start(ctx context.Context, inner Tools, cfg Config) (*Toolbox, []Notice) {
 	if cfg.CallTimeout <= 0 {
 		cfg.CallTimeout = 2 * time.Minute
 	}
-	b := &Toolbox{inner: inner, cfg: cfg, remote: map[string]remote{}, always: map[string]bool{}}
+	b := &Toolbox{inner: inner, cfg: cfg, always: map[string]bool{}}
 	for _, name := range cfg.Allowed {
 		b.always[name] = true
 	}
@@ -106,6 +113,7 @@ func Start(ctx context.Context, inner Tools, cfg Config) (*Toolbox, []Notice) {
 	var wg sync.WaitGroup
 	for i, spec := range cfg.Servers {
 		srvs[i] = &server{spec: spec, dir: cfg.Dir, environ: env, wait: cfg.Wait}
+		srvs[i].onChange = func() { b.relist(srvs[i]) }
 		wg.Go(func() {
 			cs, err := srvs[i].connect(ctx)
 			if err == nil {
@@ -115,11 +123,20 @@ func Start(ctx context.Context, inner Tools, cfg Config) (*Toolbox, []Notice) {
 		})
 	}
 	wg.Wait()
+	for i, s := range srvs {
+		if errs[i] == nil {
+			s.tools = lists[i]
+			b.servers = append(b.servers, s)
+		} else {
+			s.close()
+		}
+	}
+	list, counts, skipped := b.build()
+	b.cur.Store(list)
 	var notices []Notice
-	var defs, clientDefs []engine.Tool
+	k := 0
 	for i, s := range srvs {
 		if errs[i] != nil {
-			s.close()
 			b.status = append(b.status, Status{Name: s.spec.Name, Error: errs[i].Error()})
 			fix := "check its entry in mcp_servers"
 			if s.spec.FromClient {
@@ -128,36 +145,48 @@ func Start(ctx context.Context, inner Tools, cfg Config) (*Toolbox, []Notice) {
 			notices = append(notices, Notice{true, fmt.Sprintf("MCP server %s did not start (%v); its tools are left out of this session: %s", s.spec.Name, errs[i], fix)})
 			continue
 		}
-		b.servers = append(b.servers, s)
-		d, skipped := b.define(s, lists[i])
+		b.status = append(b.status, Status{Name: s.spec.Name, Tools: counts[k]})
+		notices = append(notices, Notice{false, fmt.Sprintf("MCP server %s: %d tools%s; the list is fixed, byte for byte, until a change the server announces, which takes effect at the next fold of the conversation", s.spec.Name, counts[k], skipped[k])})
+		k++
+	}
+	return b, notices
+}
+
+// build makes the definitions of the running servers' tools in force:
+// the built-in tools', then the config file's servers', then the
+// client's, each in the order of their names. It returns how many tools
+// each server offers, and those it left out.
+func (b *Toolbox) build() (list *toolList, counts []int, skipped []string) {
+	list = &toolList{remote: map[string]remote{}}
+	var defs, clientDefs []engine.Tool
+	for _, s := range b.servers {
+		d, left := define(s, s.tools, list.remote)
 		if s.spec.FromClient {
 			clientDefs = append(clientDefs, d...)
 		} else {
 			defs = append(defs, d...)
 		}
-		b.status = append(b.status, Status{Name: s.spec.Name, Tools: len(d)})
-		notices = append(notices, Notice{false, fmt.Sprintf("MCP server %s: %d tools%s; the list is fixed for the session (a change the server announces takes effect in a new session)", s.spec.Name, len(d), skipped)})
+		counts, skipped = append(counts, len(d)), append(skipped, left)
 	}
-	// The config file's servers' tools, then the client's, each in the
-	// order of their names.
 	for _, d := range [][]engine.Tool{defs, clientDefs} {
 		sort.Slice(d, func(i, j int) bool { return d[i].Name < d[j].Name })
 	}
-	b.defs = append(append(inner.Definitions(), defs...), clientDefs...)
-	return b, notices
+	list.defs = append(append(b.inner.Definitions(), defs...), clientDefs...)
+	return list, counts, skipped
 }
 
-// define turns a server's tools into definitions, noting those left out.
-func (b *Toolbox) define(s *server, list []*sdk.Tool) (defs []engine.Tool, skipped string) {
+// define turns a server's tools into definitions, entered in into,
+// noting those left out.
+func define(s *server, list []*sdk.Tool, into map[string]remote) (defs []engine.Tool, skipped string) {
 	var left []string
 	for _, t := range list {
 		name := ToolName(s.spec.Name, t.Name)
 		schema, err := json.Marshal(t.InputSchema)
-		if _, taken := b.remote[name]; taken || err != nil || t.InputSchema == nil {
+		if _, taken := into[name]; taken || err != nil || t.InputSchema == nil {
 			left = append(left, t.Name)
 			continue
 		}
-		b.remote[name] = remote{srv: s, name: t.Name}
+		into[name] = remote{srv: s, name: t.Name}
 		desc := strings.TrimSpace(t.Description)
 		if len(desc) > maxDescription {
 			desc = strings.ToValidUTF8(desc[:maxDescription], "") + "…"
@@ -196,11 +225,12 @@ func ToolName(server, tool string) string {
 	return name
 }
 
-// Definitions are the built-in tools' then the servers', fixed for the
-// session.
+// Definitions are the built-in tools' then the servers', in force until a
+// change the servers announced is taken (TakeChange).
 func (b *Toolbox) Definitions() []engine.Tool {
-	defs := make([]engine.Tool, len(b.defs))
-	for i, d := range b.defs {
+	cur := b.cur.Load().defs
+	defs := make([]engine.Tool, len(cur))
+	for i, d := range cur {
 		d.Parameters = append(json.RawMessage(nil), d.Parameters...)
 		defs[i] = d
 	}

@@ -136,7 +136,7 @@ func (s *Server) fitWindow(w http.ResponseWriter, rec *RequestRecord, c *chat) (
 	}
 	toks := PromptTokens(rec.Prompt)
 	rec.PromptTokens, rec.EvalTokens = len(toks), len(toks)
-	fit, ref := s.fl.fit(c, toks, s.cfg.Ctx)
+	fit, ref := s.fl.fit(c, toks, s.cfg.ctxOf(c.req.Model))
 	if ref != nil {
 		s.refuse(w, rec, ref)
 		return fitting{}, false

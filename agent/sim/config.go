@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -61,6 +62,12 @@ type Config struct {
 	// a router in front of several llama-servers does. The simulator
 	// answers to any model a request names.
 	Models []string
+	// ModelCtx gives a model of Models a window of its own, in place of
+	// Ctx: /v1/models lists it (llama.cpp's meta.n_ctx, vLLM's
+	// max_model_len) and a request naming the model is fitted to it, as
+	// a router's children or servers of their own behind one endpoint
+	// would.
+	ModelCtx map[string]int
 	// Vision makes /props tell that the model takes images
 	// (modalities.vision), as llama-server does with an --mmproj.
 	Vision bool
@@ -154,6 +161,11 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Ctx < 16 {
 		return c, fmt.Errorf("ctx %d is too small: want at least 16 tokens", c.Ctx)
 	}
+	for m, n := range c.ModelCtx {
+		if n < 16 || !slices.Contains(c.Models, m) {
+			return c, fmt.Errorf("model ctx %s: %d: want a model of Models and at least 16 tokens", m, n)
+		}
+	}
 	if c.Slots == 0 {
 		c.Slots = 1
 	}
@@ -185,4 +197,13 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// ctxOf is the window of the model a request names: its own (ModelCtx),
+// else Ctx.
+func (c Config) ctxOf(model string) int {
+	if n, ok := c.ModelCtx[model]; ok {
+		return n
+	}
+	return c.Ctx
 }

@@ -185,9 +185,11 @@ func (s *Server) llamaModels(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m := s.cfg.Model
-	var meta any
-	if !s.loading() {
-		meta = obj{{"vocab_type", 1}, {"n_vocab", nVocab}, {"n_ctx", s.cfg.Ctx}, {"n_ctx_train", s.trainedCtx()},
+	meta := func(id string) any {
+		if s.loading() {
+			return nil
+		}
+		return obj{{"vocab_type", 1}, {"n_vocab", nVocab}, {"n_ctx", s.cfg.ctxOf(id)}, {"n_ctx_train", s.trainedCtx()},
 			{"n_embd", 3584}, {"n_params", 7615616512}, {"size", 4683073536}, {"ftype", "Q4_K - Medium"}}
 	}
 	s.writeJSON(w, http.StatusOK, obj{
@@ -201,7 +203,7 @@ func (s *Server) llamaModels(w http.ResponseWriter, r *http.Request) {
 		{"object", "list"},
 		{"data", s.listed(func(id string) obj {
 			return obj{{"id", id}, {"aliases", []string{id}}, {"tags", []string{}}, {"object", "model"},
-				{"created", s.created}, {"owned_by", "llamacpp"}, {"meta", meta}}
+				{"created", s.created}, {"owned_by", "llamacpp"}, {"meta", meta(id)}}
 		})},
 	})
 }

@@ -119,7 +119,7 @@ func (s *Server) vllmModels(w http.ResponseWriter, r *http.Request) {
 		{"object", "list"},
 		{"data", s.listed(func(m string) obj {
 			return obj{{"id", m}, {"object", "model"}, {"created", s.created}, {"owned_by", "vllm"},
-				{"root", m}, {"parent", nil}, {"max_model_len", s.cfg.Ctx},
+				{"root", m}, {"parent", nil}, {"max_model_len", s.cfg.ctxOf(m)},
 				{"permission", []any{obj{
 					{"id", "modelperm-reikasim"}, {"object", "model_permission"}, {"created", s.created},
 					{"allow_create_engine", false}, {"allow_sampling", true}, {"allow_logprobs", true},

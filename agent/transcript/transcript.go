@@ -59,8 +59,9 @@ const (
 	// its id, "normal", "ask", "plan"); a resume reads the last one.
 	KindMode Kind = "mode"
 	// KindModel records a switch to another model the engine serves
-	// (Text: its id); a resume reads the last one, and it drives the
-	// planner (a cache event).
+	// (Text: its id, "" for the configured one; Model: what the planner
+	// took of it); a resume reads the last one, and it drives the planner
+	// (a cache event).
 	KindModel Kind = "model"
 )
 
@@ -79,6 +80,9 @@ type Record struct {
 	Prefix   *Prefix   `json:"prefix,omitempty"`
 	Overflow *Overflow `json:"overflow,omitempty"`
 	Slot     *Slot     `json:"slot,omitempty"`
+	// Model is a KindModel record's facts of the model, absent in the
+	// transcripts written before a switch re-read them.
+	Model *Model `json:"model,omitempty"`
 	// Plan is a KindPlan record's plan; read it with PlanEvent, which
 	// also reads the transcripts written before it.
 	Plan *Plan `json:"plan,omitempty"`
@@ -126,6 +130,36 @@ type Prefix struct {
 type Overflow struct {
 	PromptTokens int `json:"prompt_tokens,omitempty"`
 	Window       int `json:"window,omitempty"`
+}
+
+// Model is what the planner took of a model switched to: its window in
+// tokens (0: the engine gave none, and the window planned in was kept),
+// its output limit, and how the engine reuses its cache for it.
+type Model struct {
+	Window      int `json:"window,omitempty"`
+	OutputLimit int `json:"output_limit,omitempty"`
+	Cache       struct {
+		Class       contextwin.CacheClass `json:"class,omitempty"`
+		SWA         int                   `json:"swa,omitempty"`
+		Checkpoints int                   `json:"checkpoints,omitempty"`
+		MinStep     int                   `json:"min_step,omitempty"`
+		Ubatch      int                   `json:"ubatch,omitempty"`
+		Block       int                   `json:"block,omitempty"`
+	} `json:"cache"`
+}
+
+// NewModel is the record of a model's window, output limit and cache.
+func NewModel(window, outputLimit int, c contextwin.CacheModel) *Model {
+	m := &Model{Window: window, OutputLimit: outputLimit}
+	m.Cache.Class, m.Cache.SWA, m.Cache.Checkpoints = c.Class, c.SWA, c.Checkpoints
+	m.Cache.MinStep, m.Cache.Ubatch, m.Cache.Block = c.MinStep, c.Ubatch, c.Block
+	return m
+}
+
+// CacheModel is the cache the record keeps.
+func (m *Model) CacheModel() contextwin.CacheModel {
+	c := m.Cache
+	return contextwin.CacheModel{Class: c.Class, SWA: c.SWA, Checkpoints: c.Checkpoints, MinStep: c.MinStep, Ubatch: c.Ubatch, Block: c.Block}
 }
 
 // Meta describes a session.
