@@ -189,7 +189,7 @@ func checkShapeSession(t *testing.T, s *ShapeSession) {
 // changed). A pending break is logged, not failed; remove an entry once
 // the planner holds it.
 //
-// The user's pastes fold (whole, compact, a pointer, their facts): no
+// The user's pastes fold (whole, then one line with their facts): no
 // stall and every fact on every seed tried. A shed log keeps every line
 // from a failure in its last 16 lines, so a tap failure block's facts
 // stay (1.00 on the seeds tried at 12k, 16k and 32k).
