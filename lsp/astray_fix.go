@@ -162,10 +162,14 @@ func (s *Server) moveAstray(pl *placing, plan EditPlan, cur Current) bool {
 // is what the run wrote (undo-run takes that back).
 func (s *Server) movedBack(pl *placing) tools.Outcome {
 	m := pl.moving
+	where := ""
 	if plan, err := PlanEdit(m.orig, Current{Text: m.user, Open: true, Exists: true}); err == nil {
 		s.runs.wrote(m.orig, plan)
+		where = fmt.Sprintf(", line %d", expectLanding(plan).line())
 	}
-	s.showMessage(protocol.MessageTypeInfo, "Reika moved its change to %s where it belongs, around your typing", m.orig.Path)
+	// Undo takes back the move first: the text it wrote over, with the
+	// change on it, comes back; a second undo takes that out.
+	s.showMessage(protocol.MessageTypeInfo, "Reika moved its change to %s where it belongs%s, around your typing (to take it out, undo twice)", m.orig.Path, where)
 	return tools.Outcome{Applied: true, Note: "The editor first wrote the change at the wrong place while the user was typing; once the typing stopped it was moved where it was planned, around the user's text. Read the file again before changing it further."}
 }
 

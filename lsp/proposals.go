@@ -389,7 +389,8 @@ func whileTyping(typing bool, p tools.Proposal, l landing) account {
 	if !typing {
 		return account{}
 	}
-	return account{why: p.Path + " " + l.where(), fate: overTyping}
+	// The line is named anew as the document is when the run ends.
+	return account{why: p.Path + " " + l.where(), fate: overTyping, check: &lineMark{abs: p.Abs, text: l.want, line: l.line()}}
 }
 
 // editorNo is what an editor's "no" to an edit was.
