@@ -118,8 +118,8 @@ Before initialize has answered, the program eglot started says it."
   "Send SERVER the request METHOD with PARAMS and return its answer.
 eglot's pending changes of every buffer SERVER manages go first, so
 that the server knows the text as the user has it (eglot sends them
-only once the user pauses, and not at all while Emacs stays idle: an
-edit the agent made during a pause waits for the next one)."
+on an idle timer, `eglot-send-changes-idle-time' after the last change:
+an undo of the run's edit, or the edit itself, may not have gone yet)."
   (reika--flush-all server)
   (jsonrpc-request server method params))
 

@@ -361,7 +361,7 @@ run's rounds reach the mode line."
 
 (defun reika-test-undo-run ()
   "`reika-undo-run' right after a run whose edit eglot has not sent yet
-(its idle timer waits for the user's next pause): the package sends
+(its idle timer has not run; batch mode runs none): the package sends
 eglot's pending changes before the command, and the run's edit is
 taken back."
   (reika-test-open "greet.go")
