@@ -328,8 +328,9 @@ func (s *Server) checkLanding(ctx context.Context, pl *placing, plan EditPlan, l
 	case landed:
 		w.stop()
 		if pl.moving != nil {
+			out := s.movedBack(pl)
 			s.runs.sawLanding(p.Abs)
-			return s.movedBack(pl), account{}, nil
+			return out, account{}, nil
 		}
 		out := s.applied(p, plan, pl.replanned, pl.typing, l)
 		s.runs.sawLanding(p.Abs)

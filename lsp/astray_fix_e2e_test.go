@@ -1,0 +1,59 @@
+package lsp_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reika-lsp/reika/agent/sim"
+	"github.com/reika-lsp/reika/lsp/lsptest"
+)
+
+// Emacs 30's eglot wrote the change a line too high, over typing it had
+// not sent; before the server could move it, the user changed the line it
+// was written on. It stays where it was written: the end line says it was
+// applied and which line to check, as the text is when the run ends, and
+// nothing says "not applied".
+func TestAstrayChangeLeftWhenItsLineChanged(t *testing.T) {
+	script, err := sim.ParseScript([]byte(`[
+  {"tool_calls": [{"name": "edit", "arguments": {"path": "calc.go", "old_text": "return a - b", "new_text": "return a + b"}}]},
+  {"content": "Add adds."}
+]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps := lsptest.Full()
+	caps.Eglot, caps.Name, caps.Version, caps.Progress = "1.17", "Eglot", "1.17.30", false
+	e := lsptest.Start(t, lsptest.Config{
+		Caps:       caps,
+		Files:      map[string]string{"calc.go": retryCalc},
+		Engine:     sim.Config{Script: script},
+		RetryQuiet: time.Second,
+		RetryWait:  8 * time.Second,
+	})
+	e.Open("calc.go")
+	e.OnApply(lsptest.ApplyAnswer{Before: func(e *lsptest.Editor) error {
+		return e.TypePending("calc.go", "package calc\n", "package calc\n// typed\n")
+	}})
+	mark := e.Mark()
+	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Make Add add.", "uri": e.URI("calc.go")}); err != nil {
+		t.Fatal(err)
+	}
+	e.WaitLine(mark, `^showMessage warning: Reika's change to calc.go was written on line 5 while you were typing`)
+	// A line typed above, then the written line changed.
+	e.Edit("calc.go", "package calc\n", "package calc\n// more\n")
+	e.Edit("calc.go", "func Add(a+ b int) int {", "func Add(a+ b int) (int) {")
+	end := e.WaitRunEnd(mark)
+	if !strings.Contains(end.Line, "1 change applied to calc.go, but you were typing: check calc.go line 6") {
+		t.Errorf("the end line is %q, want 1 change applied, check calc.go line 6\n%s", end.Line, e.Dump())
+	}
+	e.WaitLine(mark, `^showMessage warning: Reika's change to calc.go stays where it was written while you were typing \(you changed its lines since\): check line 6`)
+	for _, ev := range e.Events()[mark:] {
+		if strings.Contains(ev.Line, "not applied") {
+			t.Errorf("%q: the change was written", ev.Line)
+		}
+	}
+	if sent, _ := applies(e, mark); sent != 1 {
+		t.Errorf("%d applyEdit sent, want 1 (the change could not be moved)\n%s", sent, e.Dump())
+	}
+}
