@@ -188,3 +188,18 @@ func (s *Server) leftAstray(pl *placing, why string) (tools.Outcome, account, *C
 	out := tools.Outcome{Applied: true, Note: fmt.Sprintf("The editor wrote the change while the user was typing in the file, at the positions it was sent for, so it is not where it was planned, and it could not be moved (%s): check line %d. Read the file again before changing it.", why, mark.line)}
 	return out, account{why: fmt.Sprintf("%s line %d", m.orig.Path, mark.line), fate: overTyping, check: &mark}, nil
 }
+
+// writtenLine is the 1-based line of now where an edit that did not land
+// as planned went: where eglot wrote it over typing it had not sent, when
+// now says so (misplacedIn), else the line it was planned for, moved by
+// the lines added or removed above it since.
+func (s *Server) writtenLine(l landing, now string) int {
+	plan := EditPlan{Current: Current{Text: l.old, Open: true, Exists: true}}
+	for i, sp := range l.was {
+		plan.Hunks = append(plan.Hunks, HunkEdit{Index: i, OldStart: sp[0], OldEnd: sp[1], Text: l.texts[i]})
+	}
+	if _, line, ok := misplacedIn(plan, s.sentEdits(plan), now, s.caps().encoding); ok {
+		return line
+	}
+	return lineMark{text: l.want, line: l.line()}.in(now)
+}

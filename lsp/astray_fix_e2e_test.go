@@ -57,3 +57,48 @@ func TestAstrayChangeLeftWhenItsLineChanged(t *testing.T) {
 		t.Errorf("%d applyEdit sent, want 1 (the change could not be moved)\n%s", sent, e.Dump())
 	}
 }
+
+// The text of a change eglot 1.17 wrote over typing it had not sent
+// arrives after the server stopped waiting for it (the user kept typing):
+// the run said it unconfirmed, and the warning that follows names the
+// line it was written on, as the text is then.
+func TestLateAstrayNamesItsLine(t *testing.T) {
+	script, err := sim.ParseScript([]byte(`[
+  {"tool_calls": [{"name": "edit", "arguments": {"path": "calc.go", "old_text": "return a - b", "new_text": "return a + b"}}]},
+  {"content": "Add adds."}
+]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps := lsptest.Full()
+	caps.Eglot, caps.Name, caps.Version, caps.Progress = "1.17", "Eglot", "1.17.30", false
+	e := lsptest.Start(t, lsptest.Config{
+		Caps:          caps,
+		Files:         map[string]string{"calc.go": retryCalc},
+		Engine:        sim.Config{Script: script},
+		VerifyTimeout: 50 * time.Millisecond,
+	})
+	e.Open("calc.go")
+	// Two lines typed above as the edit arrives, one more right after.
+	e.OnApply(lsptest.ApplyAnswer{
+		Before: func(e *lsptest.Editor) error {
+			return e.TypePending("calc.go", "package calc\n", "package calc\n// one\n// two\n")
+		},
+		After: func(e *lsptest.Editor) error {
+			return e.TypePending("calc.go", "package calc\n", "package calc\n// three\n")
+		},
+	})
+	mark := e.Mark()
+	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Make Add add.", "uri": e.URI("calc.go")}); err != nil {
+		t.Fatal(err)
+	}
+	if end := e.WaitRunEnd(mark); !strings.Contains(end.Line, "unconfirmed") {
+		t.Fatalf("the end line is %q, want the change unconfirmed (the server waits 50 ms for its text)\n%s", end.Line, e.Dump())
+	}
+	// Written on line 5 of the text with two lines typed above, two lines
+	// too high; line 6 once the third came.
+	e.WaitLine(mark, `^showMessage warning: Reika's earlier change to calc.go did not land as planned \(you were typing there\): check line 6,`)
+	if got, want := e.Text("calc.go"), "package calc\n// three\n// one\n// two\n\n// Add add+ a and b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n"; got != want {
+		t.Errorf("calc.go is\n%s\nwant\n%s", got, want)
+	}
+}

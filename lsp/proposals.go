@@ -509,7 +509,7 @@ func (s *Server) lateCheck(ctx context.Context, p tools.Proposal, w *sight) {
 		}
 		if cur.Version != w.l.from {
 			if w.of(cur.Text) == missed {
-				s.showMessage(protocol.MessageTypeWarning, "Reika's earlier change to %s did not land as planned (you were typing there): check %s, undo reverts it", p.Path, w.l.where())
+				s.showMessage(protocol.MessageTypeWarning, "Reika's earlier change to %s did not land as planned (you were typing there): check line %d, undo reverts it", p.Path, s.writtenLine(w.l, cur.Text))
 			}
 			return
 		}
