@@ -103,7 +103,7 @@ func runEmacsInit(t *testing.T, r *rig, emacs, init, play string, env []string, 
 func TestEglotRace(t *testing.T) { longTrial(t); testEglotRace(t, need(t, "emacs"), "emacs-28") }
 
 // TestEglotRaceCurrent: the race in Emacs 30, whose eglot (1.17) alone
-// would apply every stale edit over the unsent typing.
+// writes every stale edit over the unsent typing (TestEglotRaceBare).
 func TestEglotRaceCurrent(t *testing.T) {
 	longTrial(t)
 	testEglotRace(t, need(t, "emacs-current"), "emacs-29")
