@@ -102,3 +102,47 @@ func TestLateAstrayNamesItsLine(t *testing.T) {
 		t.Errorf("calc.go is\n%s\nwant\n%s", got, want)
 	}
 }
+
+// The user typed above the target as the change arrived, and again as
+// the move arrived: eglot wrote both astray. The move is moved in turn,
+// and the change ends where it belongs, the user's three lines intact.
+func TestAstrayMoveMovedAgain(t *testing.T) {
+	script, err := sim.ParseScript([]byte(`[
+  {"tool_calls": [{"name": "edit", "arguments": {"path": "calc.go", "old_text": "return a - b", "new_text": "return a + b"}}]},
+  {"content": "Add adds."}
+]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps := lsptest.Full()
+	caps.Eglot, caps.Name, caps.Version, caps.Progress = "1.17", "Eglot", "1.17.30", false
+	e := lsptest.Start(t, lsptest.Config{
+		Caps:       caps,
+		Files:      map[string]string{"calc.go": retryCalc},
+		Engine:     sim.Config{Script: script},
+		RetryQuiet: 300 * time.Millisecond,
+		RetryWait:  8 * time.Second,
+	})
+	e.Open("calc.go")
+	typeLine := func(line string) lsptest.ApplyAnswer {
+		return lsptest.ApplyAnswer{Before: func(e *lsptest.Editor) error {
+			return e.TypePending("calc.go", "package calc\n", "package calc\n"+line+"\n")
+		}}
+	}
+	e.OnApply(typeLine("// one"), typeLine("// two\n// three"))
+	mark := e.Mark()
+	if _, err := e.Exec("reika.ask", map[string]any{"instruction": "Make Add add.", "uri": e.URI("calc.go")}); err != nil {
+		t.Fatal(err)
+	}
+	end := e.WaitRunEnd(mark)
+	if !strings.Contains(end.Line, "1 change applied to calc.go ·") {
+		t.Errorf("the end line is %q, want 1 change applied to calc.go, nothing to check\n%s", end.Line, e.Dump())
+	}
+	want := "package calc\n// two\n// three\n// one\n" + strings.TrimPrefix(strings.Replace(retryCalc, "a - b", "a + b", 1), "package calc\n")
+	if got := e.Text("calc.go"); got != want {
+		t.Errorf("calc.go is\n%s\nwant\n%s\n%s", got, want, e.Dump())
+	}
+	if sent, _ := applies(e, mark); sent != 3 {
+		t.Errorf("%d applyEdit sent, want 3 (the change, its move written astray too, the move of that)\n%s", sent, e.Dump())
+	}
+}
