@@ -73,11 +73,16 @@ func emacsInit(t *testing.T, r *rig, snippetName string) string {
 // scenario says ok.
 func runEmacs(t *testing.T, r *rig, emacs, snippetName, play string, env []string, limit time.Duration) string {
 	t.Helper()
+	return runEmacsInit(t, r, emacs, emacsInit(t, r, snippetName), play, env, limit)
+}
+
+// runEmacsInit is runEmacs with the init file init.
+func runEmacsInit(t *testing.T, r *rig, emacs, init, play string, env []string, limit time.Duration) string {
+	t.Helper()
 	driver, err := filepath.Abs(filepath.Join("emacs", "test", "reika-test.el"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	init := emacsInit(t, r, snippetName)
 	start := time.Now()
 	out, err := r.runEnv(t, limit, env, emacs, "--batch",
 		// What an interactive Emacs does at startup, before the init
@@ -98,7 +103,7 @@ func runEmacs(t *testing.T, r *rig, emacs, snippetName, play string, env []strin
 func TestEglotRace(t *testing.T) { longTrial(t); testEglotRace(t, need(t, "emacs"), "emacs-28") }
 
 // TestEglotRaceCurrent: the race in Emacs 30, whose eglot (1.17) alone
-// would apply every stale edit over the unsent typing.
+// writes every stale edit over the unsent typing (TestEglotRaceBare).
 func TestEglotRaceCurrent(t *testing.T) {
 	longTrial(t)
 	testEglotRace(t, need(t, "emacs-current"), "emacs-29")

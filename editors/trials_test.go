@@ -123,12 +123,18 @@ var appliedClaim = regexp.MustCompile(`\b\d+ changes? applied\b|\bapplied (its|t
 // judged still.
 func judgeRace(t *testing.T, original string, trials []trial) {
 	t.Helper()
+	judgeRaceOf(t, original, trials, raceTrials)
+}
+
+// judgeRaceOf is judgeRace for a race of n trials.
+func judgeRaceOf(t *testing.T, original string, trials []trial, n int) {
+	t.Helper()
 	switch {
-	case len(trials) < raceTrials:
-		t.Errorf("%d trials recorded, want %d: trials %d to %d are missing", len(trials), raceTrials, len(trials)+1, raceTrials)
-	case len(trials) > raceTrials:
-		t.Errorf("%d trials recorded, want %d", len(trials), raceTrials)
-		trials = trials[:raceTrials]
+	case len(trials) < n:
+		t.Errorf("%d trials recorded, want %d: trials %d to %d are missing", len(trials), n, len(trials)+1, n)
+	case len(trials) > n:
+		t.Errorf("%d trials recorded, want %d", len(trials), n)
+		trials = trials[:n]
 	}
 	base := strings.Split(strings.TrimSuffix(original, "\n"), "\n")
 	kinds := []string{"right line", "refused-then-placed", "not applied", "wrong line"}

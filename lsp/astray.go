@@ -31,16 +31,23 @@ type lineMark struct {
 	line int // 1-based
 }
 
-// in is the mark's line in now: moved by the lines added or removed above
-// it, the same number when the change since touches it.
+// in is the mark's line in now: moved by the lines added or removed
+// above it, and where the lines replaced around it begin when the change
+// since touches it.
 func (m lineMark) in(now string) int {
-	pre := commonPrefixLen(m.text, now)
-	suf := commonSuffixLen(m.text[pre:], now[pre:])
 	start := lineStart(m.text, m.line)
-	if start >= len(m.text)-suf {
-		return m.line + strings.Count(now, "\n") - strings.Count(m.text, "\n")
+	shift := 0
+	for _, h := range tools.LineHunks(m.text, now) {
+		if h.OldStart > start {
+			break // below it
+		}
+		if h.OldEnd > start {
+			return lineOf(m.text, h.OldStart) + shift // lines from it or above it replaced
+		}
+		// Above it (or inserted right above it).
+		shift += strings.Count(h.Text, "\n") - strings.Count(m.text[h.OldStart:h.OldEnd], "\n")
 	}
-	return m.line
+	return m.line + shift
 }
 
 // line is the 1-based line of the edit's first hunk in the text it left.
@@ -62,24 +69,6 @@ func lineStart(text string, n int) int {
 		off += i + 1
 	}
 	return off
-}
-
-func commonPrefixLen(a, b string) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
-func commonSuffixLen(a, b string) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
-		i++
-	}
-	return i
 }
 
 // recheckLines names anew, in the documents as they are now, the lines to

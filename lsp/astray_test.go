@@ -17,6 +17,8 @@ func TestLineMarkIn(t *testing.T) {
 		{"a line typed below", text + "g\n", 5},
 		{"the line itself changed", "a\nb\nc\nd\nE\nf\n", 5},
 		{"a line typed just above it", "a\nb\nc\nd\nnew\ne\nf\n", 6},
+		{"a line typed above and the line changed", "a\nnew\nb\nc\nd\nE\nf\n", 6},
+		{"it and the line above replaced", "a\nb\nc\nD\nE\nf\n", 4},
 	} {
 		if got := m.in(tt.now); got != tt.want {
 			t.Errorf("%s: lineMark{line 5}.in = %d, want %d", tt.name, got, tt.want)

@@ -128,6 +128,10 @@ type placing struct {
 	tries int
 	// typing is set when this attempt waited for the user to stop typing.
 	typing bool
+	// moving is set while a change eglot wrote away from where it was
+	// planned is moved where it belongs (astray_fix.go); p is then the
+	// move.
+	moving *misplacing
 }
 
 // placeOnce sends plan to the editor and finds what became of it. It
@@ -167,12 +171,18 @@ func (s *Server) placeOnce(ctx context.Context, pl *placing, plan EditPlan) (too
 		if w != nil {
 			w.stop()
 		}
+		if cancelled && pl.moving != nil {
+			return s.leftAstray(pl, "the run was cancelled")
+		}
 		if cancelled {
 			return tools.Outcome{Reason: "the run was cancelled before the editor answered; the editor may still apply the change"}, says("cancelled before the editor answered"), nil
 		}
 		return s.notApplied(ctx, pl, plan, res, err)
 	}
 	if w == nil {
+		if pl.moving != nil {
+			return s.movedBack(pl), account{}, nil
+		}
 		return s.applied(p, plan, pl.replanned, pl.typing, l), whileTyping(pl.typing, p, l), nil
 	}
 	return s.checkLanding(ctx, pl, plan, l, w)
@@ -268,7 +278,8 @@ func (s *Server) notApplied(ctx context.Context, pl *placing, plan EditPlan, res
 	if isErr {
 		msg = err.Error()
 	}
-	switch refusalOf(msg, isErr, s.current(p.Abs).Version != plan.Current.Version) {
+	kind := refusalOf(msg, isErr, s.current(p.Abs).Version != plan.Current.Version)
+	switch kind {
 	case refusedStale:
 		// The user typed in the document while the edit was on its way,
 		// so the editor refused a version that is gone: place the change
@@ -282,6 +293,11 @@ func (s *Server) notApplied(ctx context.Context, pl *placing, plan EditPlan, res
 			return tools.Outcome{}, account{}, &cur
 		}
 		return s.keptTyping(pl)
+	}
+	if pl.moving != nil {
+		return s.leftAstray(pl, "the editor did not take the move")
+	}
+	switch kind {
 	case refusedByUser:
 		reason := msg
 		if reason == "" {
@@ -311,16 +327,33 @@ func (s *Server) checkLanding(ctx context.Context, pl *placing, plan EditPlan, l
 	switch v {
 	case landed:
 		w.stop()
+		if pl.moving != nil {
+			out := s.movedBack(pl)
+			s.runs.sawLanding(p.Abs)
+			return out, account{}, nil
+		}
 		out := s.applied(p, plan, pl.replanned, pl.typing, l)
 		s.runs.sawLanding(p.Abs)
 		return out, whileTyping(pl.typing, p, l), nil
 	case undone:
 		w.stop()
+		if pl.moving != nil {
+			return s.leftAstray(pl, "you undid the move")
+		}
 		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was undone by you; it will not be made again unless you ask", p.Path)
 		return tools.Outcome{Reason: "The change landed, and then the user undid it: the file has its earlier text again. Do not make this change again unless the user asks for it."}, account{why: "undone by you", fate: undoneByYou}, nil
 	case missed:
 		w.stop()
 		if !pl.c.skipsStale {
+			// eglot 1.17 wrote it over typing it had not sent: moved
+			// where it belongs once the typing stops, if the text says
+			// how it came there.
+			if pl.c.appliesStale && cur.Open && pl.mayRetry() && s.moveAstray(pl, plan, cur) {
+				return tools.Outcome{}, account{}, &cur
+			}
+			if pl.moving != nil {
+				return s.leftAstray(pl, "you were typing there again")
+			}
 			return s.astray(p, l, cur)
 		}
 		// Neovim skipped an edit for a version its buffer had passed (it
@@ -339,6 +372,9 @@ func (s *Server) checkLanding(ctx context.Context, pl *placing, plan EditPlan, l
 	// may well be there. Take the editor's word for now, say it is
 	// unconfirmed, and check when the text arrives.
 	s.goOwned(func(ctx context.Context) { s.lateCheck(ctx, p, w) })
+	if pl.moving != nil {
+		return s.movedBack(pl), account{fate: unconfirmed}, nil
+	}
 	out := s.applied(p, plan, pl.replanned, pl.typing, l)
 	out.Note = strings.TrimSpace(out.Note + " The editor reported the change applied, but its text has not reached the server yet: read the file before changing it again.")
 	a := whileTyping(pl.typing, p, l)
@@ -354,7 +390,8 @@ func whileTyping(typing bool, p tools.Proposal, l landing) account {
 	if !typing {
 		return account{}
 	}
-	return account{why: p.Path + " " + l.where(), fate: overTyping}
+	// The line is named anew as the document is when the run ends.
+	return account{why: p.Path + " " + l.where(), fate: overTyping, check: &lineMark{abs: p.Abs, text: l.want, line: l.line()}}
 }
 
 // editorNo is what an editor's "no" to an edit was.
@@ -472,7 +509,7 @@ func (s *Server) lateCheck(ctx context.Context, p tools.Proposal, w *sight) {
 		}
 		if cur.Version != w.l.from {
 			if w.of(cur.Text) == missed {
-				s.showMessage(protocol.MessageTypeWarning, "Reika's earlier change to %s did not land as planned (you were typing there): check %s, undo reverts it", p.Path, w.l.where())
+				s.showMessage(protocol.MessageTypeWarning, "Reika's earlier change to %s did not land as planned (you were typing there): check line %d, undo reverts it", p.Path, s.writtenLine(w.l, cur.Text))
 			}
 			return
 		}

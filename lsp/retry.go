@@ -94,11 +94,19 @@ func (s *Server) awaitTypingStops(ctx context.Context, pl *placing, from int32) 
 // cancelled meanwhile.
 func (s *Server) replaceAfterTyping(ctx context.Context, pl *placing, from int32) (plan EditPlan, out tools.Outcome, a account, done bool) {
 	cur, ok := s.awaitTypingStops(ctx, pl, from)
+	if !ok && pl.moving != nil {
+		out, a, _ = s.leftAstray(pl, "the run was cancelled")
+		return plan, out, a, true
+	}
 	if !ok {
 		s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: the run was cancelled while it waited for you to stop typing", pl.p.Path)
 		return plan, tools.Outcome{Reason: "the run was cancelled while the change waited for the user to stop typing; it was not applied"}, says("cancelled while you were typing"), true
 	}
 	plan, err := PlanEdit(pl.p, cur)
+	if err != nil && pl.moving != nil {
+		out, a, _ = s.leftAstray(pl, "you changed its lines since")
+		return plan, out, a, true
+	}
 	if err != nil {
 		// The user's typing changed the lines it was for: told as any
 		// change that no longer fits, naming the hunk.
@@ -112,6 +120,9 @@ func (s *Server) replaceAfterTyping(ctx context.Context, pl *placing, from int32
 // keptTyping is the account of a change refused again after the wait for
 // the user to stop typing ran out.
 func (s *Server) keptTyping(pl *placing) (tools.Outcome, account, *Current) {
+	if pl.moving != nil {
+		return s.leftAstray(pl, "you kept typing there")
+	}
 	s.showMessage(protocol.MessageTypeInfo, "Reika's change to %s was not applied: you kept typing there for %v; ask again when you are done", pl.p.Path, s.retryWait().Round(time.Second))
 	return tools.Outcome{Reason: fmt.Sprintf("The editor refused the change %d times: the user kept typing in the file for %v. Read the file again before changing it.", pl.tries+1, s.retryWait().Round(time.Second))},
 		says("you kept typing there"), nil

@@ -28,8 +28,12 @@
 ;;   the one it has now is refused (the server then places it again on
 ;;   your text), so that an edit never lands over typing eglot had not
 ;;   sent yet (eglot 1.17 would apply it there);
+;; - every command (and eglot's code actions) sends eglot's pending
+;;   changes first, so that the server acts on the text as you have it;
 ;; - the run's progress in the mode line ("Reika: round 3 · …"), on
-;;   eglot 1.9 too;
+;;   eglot 1.9 too (Emacs 28's jsonrpc leaves the messages that came with
+;;   a command's answer unread until more arrive; the package reads them
+;;   at once);
 ;; - the end of a run and the agent's answer in the buffer *reika*,
 ;;   shown when it does not fit the echo area.
 ;;
@@ -110,11 +114,51 @@ Before initialize has answered, the program eglot started says it."
       (user-error "No Reika server for this buffer: M-x eglot first, with reika-lsp as the server"))
     server))
 
+(defun reika--request (server method params)
+  "Send SERVER the request METHOD with PARAMS and return its answer.
+eglot's pending changes of every buffer SERVER manages go first, so
+that the server knows the text as the user has it (eglot sends them
+on an idle timer, `eglot-send-changes-idle-time' after the last change:
+an undo of the run's edit, or the edit itself, may not have gone yet)."
+  (reika--flush-all server)
+  (jsonrpc-request server method params))
+
+(defun reika--flush-all (server)
+  "Send eglot's pending changes of every buffer SERVER manages."
+  (dolist (buffer (eglot--managed-buffers server))
+    (when (buffer-live-p buffer) (reika--flush buffer))))
+
+(defun reika--read-parked (server)
+  "Read the messages from SERVER that wait unread in its process buffer.
+Emacs 28's jsonrpc (1.0.14) leaves its process filter by a `throw' when
+it reads the answer to a request it waits for: the messages that came
+in the same read stay unread until more data arrives.  One of them is
+the create of the run's progress, whose answer the server awaits before
+it reports any; unread, the mode line shows no round.  This is what the
+next arrival would do; later jsonrpc versions have nothing left here."
+  (let ((proc (ignore-errors (jsonrpc--process server))))
+    (when (and (process-live-p proc) (buffer-live-p (process-buffer proc)))
+      (jsonrpc--process-filter proc ""))))
+
+(defun reika--around-request (request connection &rest args)
+  "Make the REQUEST (`jsonrpc-request') to CONNECTION with ARGS.
+To a Reika server, as the package's commands do, eglot's own requests
+too (eglot 1.9 sends its code actions, which run Reika's commands,
+without its pending changes): the pending changes go first, and the
+messages that came with the answer are read after it."
+  (if (not (reika--server-p connection))
+      (apply request connection args)
+    (reika--flush-all connection)
+    (prog1 (apply request connection args)
+      (reika--read-parked connection))))
+
+(advice-add 'jsonrpc-request :around #'reika--around-request)
+
 (defun reika--execute (key &optional arguments)
   "Run the command KEY of `reika-commands' with ARGUMENTS; return its result."
-  (jsonrpc-request (reika--server) :workspace/executeCommand
-                   (list :command (alist-get key reika-commands)
-                         :arguments (or arguments []))))
+  (reika--request (reika--server) :workspace/executeCommand
+                  (list :command (alist-get key reika-commands)
+                        :arguments (or arguments []))))
 
 ;;;; Commands
 
@@ -132,7 +176,7 @@ server's answer, (:started t) or (:started :json-false :reason …)."
                      :uri (plist-get (eglot--TextDocumentIdentifier) :uri)
                      :range (list :start (eglot--pos-to-lsp-position (min beg end))
                                   :end (eglot--pos-to-lsp-position (max beg end)))))
-         (res (jsonrpc-request
+         (res (reika--request
                server :workspace/executeCommand
                (list :command (alist-get 'ask reika-commands)
                      :arguments (vector (if trust (append args (list :trust trust)) args))))))

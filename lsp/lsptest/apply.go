@@ -304,7 +304,10 @@ func (a *applier) edit(abs string, version *int32, edits []textEdit) error {
 			return fmt.Errorf("version %d of %s differs from the editor's version %d", *version, name, f.version)
 		}
 	}
-	ps, err := a.place(name, f.text, edits)
+	// eglot 1.17 over typing it has not sent: the positions were meant
+	// for other text, and eglot puts one past a line's end at the end.
+	loose := a.e.cfg.Caps.Eglot == "1.17" && f.open && f.version != f.sent
+	ps, err := a.place(name, f.text, edits, loose)
 	if err != nil {
 		return err
 	}
@@ -319,19 +322,25 @@ func (a *applier) edit(abs string, version *int32, edits []textEdit) error {
 	return nil
 }
 
-// place converts the edits' ranges to offsets of text, strictly, and
-// sorts them; ranges that overlap are an error.
-func (a *applier) place(name, text string, edits []textEdit) ([]placed, error) {
+// place converts the edits' ranges to offsets of text, strictly (or,
+// loose, as eglot does: a position past a line's end at its end, a line
+// past the text's end at the end), and sorts them; ranges that overlap
+// are an error.
+func (a *applier) place(name, text string, edits []textEdit, loose bool) ([]placed, error) {
 	e := a.e
+	offset := Offset
+	if loose {
+		offset = offsetLoose
+	}
 	var ps []placed
 	for _, te := range edits {
 		a.annotate(te.AnnotationID)
-		s, err := Offset(text, te.Range.Start, e.Encoding)
+		s, err := offset(text, te.Range.Start, e.Encoding)
 		if err != nil {
 			e.violation("edit to %s: %v", name, err)
 			return nil, fmt.Errorf("edit to %s: %w", name, err)
 		}
-		t, err := Offset(text, te.Range.End, e.Encoding)
+		t, err := offset(text, te.Range.End, e.Encoding)
 		if err != nil {
 			e.violation("edit to %s: %v", name, err)
 			return nil, fmt.Errorf("edit to %s: %w", name, err)

@@ -146,6 +146,10 @@ type Config struct {
 	// typing to stop before it places a refused change again (in-process
 	// only); zero leaves the server's.
 	RetryQuiet, RetryWait time.Duration
+	// VerifyTimeout is the server's wait for the didChange that shows
+	// where an applied edit went (in-process only); zero leaves the
+	// server's.
+	VerifyTimeout time.Duration
 }
 
 // Event is something the server sent, or a note a test added.
@@ -164,6 +168,11 @@ type ApplyAnswer struct {
 	// Before runs first, on the editor's goroutine: the user typing while
 	// the edit was on its way. It must not fail the test (use TryEdit).
 	Before func(e *Editor) error
+	// After runs once the edit is applied, before the answer, on the
+	// editor's goroutine: the user typing right after it, which an
+	// editor that sends changes late (eglot) sends with the edit's. It
+	// must not fail the test (use TryEdit or TypePending).
+	After func(e *Editor) error
 	// Refuse, when set, answers applied:false with this reason and
 	// applies nothing, as a user declining the edit.
 	Refuse string

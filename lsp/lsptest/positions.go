@@ -107,6 +107,26 @@ func Offset(text string, p Position, enc string) (int, error) {
 	return i, nil
 }
 
+// offsetLoose is Offset as eglot reads a position: a line past the end
+// of the text is its end, a character past the end of its line the
+// line's end.
+func offsetLoose(text string, p Position, enc string) (int, error) {
+	ls := lines(text)
+	if p.Line < 0 || p.Character < 0 {
+		return 0, fmt.Errorf("position %d:%d is negative", p.Line, p.Character)
+	}
+	if p.Line >= len(ls) {
+		return len(text), nil
+	}
+	i, end := ls[p.Line].start, ls[p.Line].end
+	for n := 0; n < p.Character && i < end; {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		n += units(r, size, enc)
+		i += size
+	}
+	return i, nil
+}
+
 // PositionAt converts a byte offset of text (at a character boundary) to
 // a position in enc.
 func PositionAt(text string, offset int, enc string) Position {

@@ -170,6 +170,11 @@ func (e *Editor) onApplyEdit(params json.RawMessage) (any, *RPCError, string) {
 		e.revert()
 		line += " (the user reverts the buffer)"
 	}
+	if ans.After != nil && err == nil {
+		if aerr := ans.After(e); aerr != nil {
+			e.violation("the user's edit after applying the edit failed: %v", aerr)
+		}
+	}
 	if e.cfg.Caps.Eglot == "" {
 		e.flushPending()
 	}

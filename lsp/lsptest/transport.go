@@ -317,6 +317,7 @@ func (e *Editor) connectInProcess(env map[string]string) io.Reader {
 			ClientTimeout: e.cfg.ClientTimeout,
 			RetryQuiet:    e.cfg.RetryQuiet,
 			RetryWait:     e.cfg.RetryWait,
+			VerifyTimeout: e.cfg.VerifyTimeout,
 		})
 	}()
 	e.w, e.conn = client, client

@@ -11,7 +11,12 @@
 (require 'subr-x)
 (require 'eglot)
 (require 'json)
-(require 'reika)
+
+(defvar reika-test-bare (equal (getenv "REIKA_TEST_BARE") "1")
+  "Set when the scenario runs with eglot alone, without the package:
+an ask is a code action, and eglot's idle timer (which batch mode does
+not run) is played by `reika-test-idle-send'.")
+(unless reika-test-bare (require 'reika))
 
 ;; Every applyEdit would ask "Server wants to edit ... Proceed?" on stdin;
 ;; the user says yes.
@@ -73,6 +78,9 @@ answer (:applied :json-false :failureReason …), or the error.")
   (error "%s" (apply #'format fmt args)))
 
 (defvar reika-test-nudged 0 "How many times `reika-test-nudge' found a parked message.")
+(defvar reika-test-nudging t
+  "Whether `reika-test-wait' reads parked messages itself; nil in the
+scenarios that show what an interactive Emacs, which does not, shows.")
 
 (defun reika-test-nudge ()
   "Parse what eglot's connection has received but not read.
@@ -84,11 +92,28 @@ to the user's next request). Running the filter on no new data reads
 them, as that next arrival would."
   (let* ((server (eglot-current-server))
          (proc (and server (jsonrpc--process server))))
-    (when (and proc (buffer-live-p (process-buffer proc)))
+    (when (and reika-test-nudging proc (buffer-live-p (process-buffer proc)))
       (let ((n (+ (length reika-test-messages) (length reika-test-status))))
         (jsonrpc--process-filter proc "")
         (when (/= n (+ (length reika-test-messages) (length reika-test-status)))
           (setq reika-test-nudged (1+ reika-test-nudged)))))))
+
+(defvar reika-test-pending-since nil
+  "When eglot's buffer last got changes it has not sent (`float-time').")
+
+(defun reika-test-idle-send ()
+  "What eglot's idle timer does in an interactive Emacs: send the buffer's
+changes once they have waited `eglot-send-changes-idle-time'. Batch mode
+runs no idle timers; with eglot alone nothing else would send them."
+  (let ((buf (get-file-buffer (expand-file-name "greet.go"))))
+    (when (and reika-test-bare buf)
+      (with-current-buffer buf
+        (cond
+         ((not eglot--recent-changes) (setq reika-test-pending-since nil))
+         ((not reika-test-pending-since) (setq reika-test-pending-since (float-time)))
+         ((>= (- (float-time) reika-test-pending-since) eglot-send-changes-idle-time)
+          (setq reika-test-pending-since nil)
+          (eglot--signal-textDocument/didChange)))))))
 
 (defun reika-test-wait (what pred &optional seconds)
   "Process the server's messages until PRED returns non-nil; fail after SECONDS (10).
@@ -99,7 +124,8 @@ SECONDS is multiplied by REIKA_TEST_SLOW, the tests' slowness factor."
          v)
     (while (and (not (setq v (funcall pred))) (< (float-time) deadline))
       (accept-process-output nil 0.05)
-      (reika-test-nudge))
+      (reika-test-nudge)
+      (reika-test-idle-send))
     (or v (reika-test-fail "no %s within %ss; messages: %S; status: %S"
                            what seconds reika-test-messages (last reika-test-status)))))
 
@@ -144,6 +170,11 @@ only sign of a run's end."
   "Run COMMAND as the user does with the package's commands: reika.ask
 is `M-x reika' at the point."
   (pcase command
+    ((and "reika.ask" (guard reika-test-bare))
+     ;; With eglot alone the user asks through a code action.
+     (ignore instruction)
+     (eglot-code-actions (line-beginning-position) (line-end-position) "quickfix.reika" t)
+     '(:started t))
     ("reika.ask" (reika instruction))
     ("reika.cancel" (reika-cancel))
     ("reika.compact" (reika-compact))
@@ -302,6 +333,49 @@ reika.ask; the agent's edit lands in the buffer."
       (reika-test-wait "the fold's message"
                        (lambda () (cl-some (lambda (m) (string-match-p "folded the conversation: [0-9]+ → [0-9]+ tokens" (cdr m)))
                                            (nthcdr from reika-test-messages)))))))
+
+(defun reika-test-progress (&optional action)
+  "M-x reika (the code action when ACTION), the server's messages read
+only as they arrive, as in an interactive Emacs: Emacs 28's jsonrpc
+leaves the messages that came with the command's answer (the progress's
+create) unread until more arrive, which the package reads at once; the
+run's rounds reach the mode line."
+  (reika-test-open "greet.go")
+  (reika-test-goto "return")
+  (let ((mark (reika-test-mark))
+        (reika-test-nudging nil))
+    (if action
+        (eglot-code-actions (line-beginning-position) (line-end-position) "quickfix.reika" t)
+      (let ((res (reika-test-execute "reika.ask" "What does Greet say?")))
+        (reika-test-check "reika.ask started" (eq (plist-get res :started) t) res)))
+    (let ((message (reika-test-run-end mark)))
+      (reika-test-check "the answer" (string-match-p "Greet says hello" message) message))
+    (reika-test-check "the progress in the mode line"
+                      (cl-some (lambda (s) (string-match-p "\\` Reika: round 1 · " s)) reika-test-mode-line)
+                      reika-test-mode-line reika-test-progress)
+    (reika-test-check "the mode line is clear after the run" (null reika-mode-line-string) reika-mode-line-string)))
+
+(defun reika-test-progress-action ()
+  "`reika-test-progress' through eglot's code action."
+  (reika-test-progress t))
+
+(defun reika-test-undo-run ()
+  "`reika-undo-run' right after a run whose edit eglot has not sent yet
+(its idle timer has not run; batch mode runs none): the package sends
+eglot's pending changes before the command, and the run's edit is
+taken back."
+  (reika-test-open "greet.go")
+  (reika-test-goto "return")
+  (let ((mark (reika-test-mark)))
+    (let ((res (reika-test-execute "reika.ask" "Capitalize the greeting.")))
+      (reika-test-check "reika.ask started" (eq (plist-get res :started) t) res))
+    (reika-test-run-end mark 20)
+    (reika-test-check "the edit landed"
+                      (string-match-p "return \"Hello, \" \\+ name \\+ \"!\"" (reika-test-buffer))
+                      (reika-test-buffer))
+    (let ((res (reika-undo-run)))
+      (reika-test-check "undone" (and (eq (plist-get res :undone) t) (eql (plist-get res :reverted) 1)) res)
+      (reika-test-wait "the buffer as it was" (lambda () (equal (reika-test-buffer) reika-test-greet))))))
 
 ;;; Trials: the Go side judges what they record (REIKA_TEST_OUT, JSON).
 
