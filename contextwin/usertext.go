@@ -147,21 +147,20 @@ func shortUserText(m Message) string {
 		where = ", whole in " + m.Payload.Spill
 	}
 	out := first + " [… " + strconv.Itoa(len(text)) + " bytes" + where + "]"
-	kept := keyLinesOf(lines[1:], maxFactsKept, false)
+	kept := statedFacts(lines[1:], maxFactsKept)
 	if kept = strings.ReplaceAll(strings.TrimRight(kept, "\n"), "\n", "; "); kept != "" {
 		out += " facts: " + kept
 	}
 	return out
 }
 
-// keyLinesOf are the lines among lines that state an exact fact ("key:
-// value"), one a line, within n bytes; and failure lines (failureLine)
-// that are not facts when failures is set, alone.
-func keyLinesOf(lines []string, n int, failures bool) string {
+// statedFacts are the lines among lines that state an exact fact ("key:
+// value"), one a line, within n bytes.
+func statedFacts(lines []string, n int) string {
 	var b strings.Builder
 	for _, line := range lines {
 		line = strings.TrimSpace(line)
-		if _, ok := factOf(line); ok == failures || failures && (len(line) > maxFact || !failureLine(line)) {
+		if _, ok := factOf(line); !ok {
 			continue
 		}
 		if b.Len()+len(line)+1 <= n {
@@ -170,10 +169,6 @@ func keyLinesOf(lines []string, n int, failures bool) string {
 	}
 	return b.String()
 }
-
-// failureLines are the failure lines among lines that are not facts,
-// within n bytes.
-func failureLines(lines []string, n int) string { return keyLinesOf(lines, n, true) }
 
 // carryUserText keeps count of the later messages' text the front recap
 // carries after a fold up to boundary that appended to it or rewrote it.
