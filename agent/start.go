@@ -297,6 +297,9 @@ func (st Setup) connect(ctx context.Context, settings *config.Settings, info *In
 	if settings.CheckpointMinStep.IsSet() {
 		conf.MinStep = settings.CheckpointMinStep.Value
 	}
+	if settings.CacheBlock.IsSet() {
+		conf.Block = settings.CacheBlock.Value
+	}
 	conn, err := engine.Connect(ctx, engine.Target{
 		Endpoint: settings.Endpoint.Value, EndpointSource: sourceOf(settings.Endpoint.Source),
 		Model: settings.Model.Value, APIKey: settings.APIKey(st.getenv()), APIKeyEnv: settings.APIKeyEnv.Value,

@@ -39,6 +39,12 @@ const (
 	CacheCheckpointed CacheClass = "checkpointed"
 	// CacheBlocks keeps whole blocks of the common prefix.
 	CacheBlocks CacheClass = "blocks"
+	// CacheBoundary keeps its state only at the last block boundary of
+	// each prompt it processed: vLLM serving a hybrid model (the gated
+	// DeltaNet of Qwen3.5, Mamba layers) under --mamba-cache-mode align.
+	// It restarts at the newest such boundary at or before the change, an
+	// append included.
+	CacheBoundary CacheClass = "boundary"
 )
 
 // ParseCacheClass accepts a class's name; "" is CacheUnknown.
@@ -46,10 +52,10 @@ func ParseCacheClass(s string) (CacheClass, error) {
 	switch c := CacheClass(strings.ToLower(strings.TrimSpace(s))); c {
 	case "":
 		return CacheUnknown, nil
-	case CacheUnknown, CacheDense, CacheCheckpointed, CacheBlocks:
+	case CacheUnknown, CacheDense, CacheCheckpointed, CacheBlocks, CacheBoundary:
 		return c, nil
 	}
-	return "", fmt.Errorf("unknown cache class %q: want dense, checkpointed, blocks or unknown", s)
+	return "", fmt.Errorf("unknown cache class %q: want dense, checkpointed, blocks, boundary or unknown", s)
 }
 
 // Defaults of llama.cpp and vLLM where a CacheModel field is 0.
@@ -58,6 +64,11 @@ const (
 	DefaultMinStep     = 8192 // llama.cpp --checkpoint-min-step
 	DefaultUbatch      = 512  // llama.cpp --ubatch-size
 	DefaultBlock       = 16   // vLLM --block-size
+	// DefaultBoundaryBlock is a CacheBoundary model's block where none is
+	// told or learnt: vLLM grows a hybrid model's block until its
+	// attention page is as large as the recurrent state's, 528 to 2048
+	// tokens by model; this is a middle one.
+	DefaultBoundaryBlock = 1024
 	// checkpointBack is how far before a prompt's end llama.cpp takes its
 	// last checkpoint.
 	checkpointBack = 4
@@ -96,6 +107,9 @@ func (m CacheModel) withDefaults() CacheModel {
 	}
 	if m.Block <= 0 {
 		m.Block = DefaultBlock
+		if m.Class == CacheBoundary {
+			m.Block = DefaultBoundaryBlock
+		}
 	}
 	return m
 }
@@ -109,6 +123,10 @@ func (m CacheModel) String() string {
 		return "checkpointed (recurrent or hybrid)"
 	case m.Class == CacheBlocks && m.Block > 0:
 		return fmt.Sprintf("blocks of %d", m.Block)
+	case m.Class == CacheBoundary && m.Block > 0:
+		return fmt.Sprintf("last block boundary only (blocks of %d)", m.Block)
+	case m.Class == CacheBoundary:
+		return "last block boundary only"
 	case m.Class == "":
 		return string(CacheUnknown)
 	}
@@ -142,6 +160,8 @@ func (m CacheModel) restart(c engineCache, common int) int {
 	switch m.Class {
 	case CacheBlocks:
 		return common / m.Block * m.Block
+	case CacheBoundary:
+		return c.pointAtOrBefore(common)
 	case CacheCheckpointed:
 		if common >= c.n || m.SWA > 0 && c.n-common <= m.SWA {
 			return common
@@ -162,6 +182,9 @@ func (m CacheModel) restart(c engineCache, common int) int {
 // restart at one of them tells a checkpointed engine; only a
 // checkpointed one restarts at them.
 func (m CacheModel) processed(c engineCache, from, n int) engineCache {
+	if m.Class == CacheBoundary {
+		return m.processedAtBoundary(c, from, n)
+	}
 	keep := c.points[:0:0]
 	for _, p := range c.points {
 		if p.at <= from {
@@ -279,6 +302,10 @@ type cacheTrack struct {
 	// model was not checkpointed.
 	why  string
 	seen int
+	// boundary is the greatest common divisor of the restarts of appends
+	// short of their ends (learnBoundary), how many there were, and the
+	// last of them.
+	boundary struct{ g, seen, last int }
 }
 
 // planned records the request about to be sent.
@@ -408,8 +435,9 @@ const swaReach = 4096
 // no checkpoint but by chance.
 func (s *Planner) learnCache(from, predicted int) {
 	t := &s.cache
-	defer func(was CacheClass) {
-	}(t.model.Class)
+	if s.learnBoundary(from, predicted) {
+		return
+	}
 	if t.engine.n == 0 || t.common >= t.engine.n {
 		return // the first request, or an append: every class reuses it whole
 	}
@@ -426,7 +454,7 @@ func (s *Planner) learnCache(from, predicted int) {
 	}
 	tol := 64 + t.common*15/100
 	switch {
-	case from+tol < t.common && t.engine.isCheckpoint(from, t.common) && t.model.Class != CacheBlocks:
+	case from+tol < t.common && t.engine.isCheckpoint(from, t.common) && t.model.Class != CacheBlocks && t.model.Class != CacheBoundary:
 		// Twice: once may be a coincidence (a change the estimate placed
 		// late, at a place where a checkpoint would stand).
 		if t.model.Class != CacheCheckpointed {

@@ -120,6 +120,11 @@ func TestParseCacheClass(t *testing.T) {
 type checkpointEngine struct {
 	dense   bool // restart at the change: the ideal
 	minStep int  // --checkpoint-min-step; 0 is 8192
+	// boundary, when not 0, makes it vLLM serving a hybrid model: the
+	// state of each prompt kept only at its last boundary of blocks of so
+	// many tokens, the newest 32 of them, and every request, an append
+	// too, restarted at the newest at or before its change.
+	boundary int
 	// prefixTokens, when not 0, is the fixed prefix's count, at a
 	// density of its own (a system prompt of tool schemas), the rest at
 	// engineCharsPerToken.
@@ -157,6 +162,10 @@ func (e *checkpointEngine) send(prefixChars int, msgs []Message) (promptTokens, 
 	}
 	c := tokens(common) - 1
 	from := c
+	if e.boundary > 0 {
+		e.prev = b
+		return n, e.atBoundary(n, c)
+	}
 	if common < len(e.prev) && !e.dense { // not an append: the newest checkpoint at or before the change
 		from = 0
 		for _, p := range e.points {
@@ -199,6 +208,28 @@ func (e *checkpointEngine) send(prefixChars int, msgs []Message) (promptTokens, 
 	e.points, e.prev = keep, b
 	e.prefilled += n - from
 	return n, from
+}
+
+// atBoundary is send for a boundary engine: a prompt of n tokens that
+// shares c with the last restarts at the newest boundary at or before c.
+func (e *checkpointEngine) atBoundary(n, c int) int {
+	from := 0
+	keep := e.points[:0]
+	for _, p := range e.points {
+		if p <= c {
+			from = p
+			keep = append(keep, p)
+		}
+	}
+	if b := n / e.boundary * e.boundary; b > from {
+		keep = append(keep, b)
+	}
+	if len(keep) > 32 {
+		keep = keep[len(keep)-32:]
+	}
+	e.points = keep
+	e.prefilled += n - from
+	return from
 }
 
 // planOn plans s's next request, answering on e the note round a fold

@@ -92,6 +92,19 @@
 //     just after a checkpoint the slot keeps and rewritten in place at every
 //     fold, and, where none stands low enough, one request sent without the
 //     prompt cache to start the slot over (Plan.Fresh).
+//   - boundary (vLLM serving a hybrid model, Qwen3.5's gated DeltaNet,
+//     under --mamba-cache-mode align): at the newest last block boundary
+//     of an earlier prompt at or before c, else at 0. The engine keeps the
+//     recurrent state of a prompt of n tokens only at ⌊n/block⌋·block,
+//     with blocks of 528 to 2048 tokens, so an append too restarts up to a
+//     block before the last prompt's end: every request pays about half a
+//     block again, which no layout of the request avoids (a state stands
+//     only on the block grid). The planner mirrors the boundaries as it
+//     does checkpoints and prices each event at its own; it learns the
+//     class from two appends that cached_tokens says restarted short of
+//     their ends, and the block from their common divisor. It plants
+//     nothing: in the replay a fold's change lands a few hundred tokens
+//     after a boundary the front's requests left.
 //   - unknown: priced as dense until the figures say otherwise.
 //
 // A fold is preceded by the model's note, asked with tools forbidden as

@@ -35,7 +35,11 @@ func TestCacheModelSetting(t *testing.T) {
 		{"the editor over the profile", Inputs{File: file, FilePath: "/cfg/reika/config.json", Editor: map[string]any{"cacheClass": "dense"}},
 			contextwin.CacheModel{Class: contextwin.CacheDense}, "editor startup options", true, ""},
 		{"a misspelt class is ignored", Inputs{Env: envOf("REIKA_CACHE_CLASS", "sliding")}, contextwin.CacheModel{}, "", false,
-			`REIKA_CACHE_CLASS = "sliding" is not dense, checkpointed, blocks or unknown; ignored`},
+			`REIKA_CACHE_CLASS = "sliding" is not dense, checkpointed, blocks, boundary or unknown; ignored`},
+		{"a hybrid model on vLLM and its block", Inputs{Env: envOf("REIKA_CACHE_CLASS", "boundary", "REIKA_CACHE_BLOCK", "528")},
+			contextwin.CacheModel{Class: contextwin.CacheBoundary, Block: 528}, "env REIKA_CACHE_CLASS", true, ""},
+		{"a block beside checkpointed is not its", Inputs{Env: envOf("REIKA_CACHE_CLASS", "checkpointed", "REIKA_CACHE_BLOCK", "528")},
+			contextwin.CacheModel{Class: contextwin.CacheCheckpointed}, "env REIKA_CACHE_CLASS", true, ""},
 		{"a negative window is ignored", Inputs{Env: envOf("REIKA_SWA_WINDOW", "-1")}, contextwin.CacheModel{}, "", false, "REIKA_SWA_WINDOW = -1 is out of range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -143,11 +143,14 @@ type Settings struct {
 	APIKeyEnv     Value[string]
 	ContextWindow Value[int] // 0: discover it
 	// CacheClass forces how the engine reuses its prompt cache
-	// (contextwin.CacheClass: dense, checkpointed, blocks, unknown); ""
-	// discovers it. SWAWindow is a checkpointed model's sliding window
-	// (0: recurrent or hybrid); set alone, it means checkpointed.
+	// (contextwin.CacheClass: dense, checkpointed, blocks, boundary,
+	// unknown); "" discovers it. SWAWindow is a checkpointed model's
+	// sliding window (0: recurrent or hybrid); set alone, it means
+	// checkpointed. CacheBlock is a blocks or boundary engine's block in
+	// tokens (0: the class's default, else what the engine tells).
 	CacheClass Value[string]
 	SWAWindow  Value[int]
+	CacheBlock Value[int]
 	// CheckpointMinStep is llama-server's --checkpoint-min-step as the
 	// user started it (0 or unset: its default), so that the planner
 	// knows which checkpoints a full slot keeps.
@@ -253,6 +256,7 @@ type Profile struct {
 	ContextWindow     *int     `json:"context_window,omitempty"`
 	CacheClass        string   `json:"cache_class,omitempty"`
 	SWAWindow         *int     `json:"swa_window,omitempty"`
+	CacheBlock        *int     `json:"cache_block,omitempty"`
 	CheckpointMinStep *int     `json:"checkpoint_min_step,omitempty"`
 	MaxTokens         *int     `json:"max_tokens,omitempty"`
 	MinGenTokens      *int     `json:"min_gen_tokens,omitempty"`

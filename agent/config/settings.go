@@ -40,9 +40,11 @@ var settingsTable = []setting{
 	{key: "api_key_env", env: "REIKA_API_KEY_ENV", kind: kindString, hint: "the name of an environment variable, such as OPENAI_API_KEY"},
 	{key: "context_window", env: "REIKA_CONTEXT_WINDOW", kind: kindInt, min: contextwin.MinWindow, max: contextwin.MaxWindow,
 		hint: fmt.Sprintf("a whole number of tokens between %d and %d, such as 32768", contextwin.MinWindow, contextwin.MaxWindow)},
-	{key: "cache_class", env: "REIKA_CACHE_CLASS", kind: kindString, hint: "dense, checkpointed, blocks or unknown"},
+	{key: "cache_class", env: "REIKA_CACHE_CLASS", kind: kindString, hint: "dense, checkpointed, blocks, boundary or unknown"},
 	{key: "swa_window", env: "REIKA_SWA_WINDOW", kind: kindInt, min: 0, max: contextwin.MaxWindow,
 		hint: "the model's sliding window in tokens, such as 1024; 0 for a recurrent or hybrid model"},
+	{key: "cache_block", env: "REIKA_CACHE_BLOCK", kind: kindInt, min: 0, max: 1 << 16,
+		hint: "the engine's cache block in tokens, such as 528 (what vLLM logs as its attention block size for a hybrid model); 0 for the class's default"},
 	{key: "checkpoint_min_step", env: "REIKA_CHECKPOINT_MIN_STEP", kind: kindInt, min: 0, max: contextwin.MaxWindow,
 		hint: "llama-server's --checkpoint-min-step in tokens, such as 1024; 0 for its default"},
 	{key: "max_tokens", env: "REIKA_MAX_TOKENS", kind: kindInt, min: 1, max: contextwin.MaxWindow, hint: "a positive number of tokens"},
@@ -101,7 +103,7 @@ func (r *resolver) applyProfile(p Profile, src Source) {
 		key string
 		v   *int
 	}{
-		{"context_window", p.ContextWindow}, {"swa_window", p.SWAWindow}, {"checkpoint_min_step", p.CheckpointMinStep}, {"max_tokens", p.MaxTokens}, {"min_gen_tokens", p.MinGenTokens},
+		{"context_window", p.ContextWindow}, {"swa_window", p.SWAWindow}, {"cache_block", p.CacheBlock}, {"checkpoint_min_step", p.CheckpointMinStep}, {"max_tokens", p.MaxTokens}, {"min_gen_tokens", p.MinGenTokens},
 		{"repo_map_budget", p.RepoMapBudget}, {"reasoning_rounds", p.ReasoningRounds},
 	} {
 		if f.v != nil {
@@ -272,6 +274,8 @@ func (r *resolver) setInt(st setting, n int, src Source) {
 		r.s.ContextWindow = v
 	case "swa_window":
 		r.s.SWAWindow = v
+	case "cache_block":
+		r.s.CacheBlock = v
 	case "checkpoint_min_step":
 		r.s.CheckpointMinStep = v
 	case "max_tokens":
@@ -497,6 +501,7 @@ func (s *Settings) Each(f func(key string, value any, src Source)) {
 	f("context_window", s.ContextWindow.Value, s.ContextWindow.Source)
 	f("cache_class", s.CacheClass.Value, s.CacheClass.Source)
 	f("swa_window", s.SWAWindow.Value, s.SWAWindow.Source)
+	f("cache_block", s.CacheBlock.Value, s.CacheBlock.Source)
 	f("checkpoint_min_step", s.CheckpointMinStep.Value, s.CheckpointMinStep.Source)
 	f("max_tokens", s.MaxTokens.Value, s.MaxTokens.Source)
 	f("min_gen_tokens", s.MinGenTokens.Value, s.MinGenTokens.Source)
@@ -518,7 +523,8 @@ func (s *Settings) Each(f func(key string, value any, src Source)) {
 }
 
 // CacheModel is the cache model the settings force and the layer that
-// gave it: cache_class, with swa_window as a checkpointed model's window;
+// gave it: cache_class, with swa_window as a checkpointed model's window
+// and cache_block as a blocks or boundary engine's block;
 // swa_window alone means a checkpointed model of that window. ok is false
 // when neither is set: discovery decides.
 func (s *Settings) CacheModel() (m contextwin.CacheModel, src Source, ok bool) {
@@ -532,6 +538,9 @@ func (s *Settings) CacheModel() (m contextwin.CacheModel, src Source, ok bool) {
 	}
 	if m.Class == contextwin.CacheCheckpointed && s.SWAWindow.IsSet() {
 		m.SWA = s.SWAWindow.Value
+	}
+	if (m.Class == contextwin.CacheBlocks || m.Class == contextwin.CacheBoundary) && s.CacheBlock.IsSet() {
+		m.Block = s.CacheBlock.Value
 	}
 	return m, src, true
 }

@@ -364,7 +364,13 @@ func (d *Discovery) CacheAdvice() string {
 		if block <= 0 {
 			block = contextwin.DefaultBlock
 		}
-		return fmt.Sprintf("whole blocks of %d tokens are kept: a change re-prefills from the start of its block", block)
+		s := fmt.Sprintf("whole blocks of %d tokens are kept: a change re-prefills from the start of its block", block)
+		if d.Flavor == VLLM {
+			s += "; " + hybridHint
+		}
+		return s
+	case contextwin.CacheBoundary:
+		return boundaryAdvice(m.Block)
 	case contextwin.CacheCheckpointed:
 		switch {
 		case m.SWA > 0 && d.Flavor == LlamaCpp:
@@ -384,4 +390,23 @@ func (d *Discovery) CacheAdvice() string {
 		return "recurrent/hybrid model: each change restarts from a checkpoint, or from the start"
 	}
 	return "not known: priced as dense until the engine's cache_n figures say otherwise"
+}
+
+// hybridHint is what check tells of a vLLM engine whose model it cannot
+// see: a hybrid one keeps less than its blocks.
+const hybridHint = "if the model is a hybrid (Qwen3.5, Nemotron-H, Granite 4 hybrid: recurrent layers beside attention), vLLM keeps its state only " +
+	"at the last block boundary of each prompt: set cache_class boundary (REIKA_CACHE_CLASS) and cache_block to the attention block size vLLM logs at start " +
+	"(\"Setting attention block size to N tokens\"), or let Reika learn both from cached_tokens (vLLM reports them with --enable-prompt-tokens-details)"
+
+// boundaryAdvice is check's advice for an engine that keeps a prompt's
+// state only at its last block boundary: vLLM serving a hybrid model.
+func boundaryAdvice(block int) string {
+	if block <= 0 {
+		block = contextwin.DefaultBoundaryBlock
+	}
+	return fmt.Sprintf("hybrid model on vLLM (--mamba-cache-mode align): the recurrent state is kept only at the last boundary of blocks of %d tokens of each prompt, "+
+		"so every request re-prefills from up to a block before the last prompt's end (about %d tokens a request) and a change from the newest kept boundary before it; "+
+		"vLLM picks the block from the model's state size and logs it at start (\"Setting attention block size to N tokens\"): "+
+		"set cache_block (REIKA_CACHE_BLOCK) to that N if it is not %d, or let Reika learn it from cached_tokens (--enable-prompt-tokens-details); "+
+		"llama.cpp serving the same model reuses an append to the token", block, block/2, block)
 }

@@ -101,6 +101,9 @@ type Configured struct {
 	// give it (checkpoint_min_step), 0 when they do not: no engine tells
 	// it.
 	MinStep int
+	// Block is a blocks or boundary engine's block as the settings give it
+	// (cache_block) beside a class discovery finds, 0 when they do not.
+	Block int
 }
 
 // NoWindowWarning is the startup warning when no source gives a window.
@@ -159,6 +162,9 @@ func Discover(ctx context.Context, opts Options, conf Configured) (*Discovery, e
 	}
 	if conf.MinStep > 0 {
 		out.Cache.MinStep = conf.MinStep
+	}
+	if c := out.Cache.Class; conf.Block > 0 && (c == contextwin.CacheBlocks || c == contextwin.CacheBoundary) {
+		out.Cache.Block = conf.Block
 	}
 	return out, nil
 }

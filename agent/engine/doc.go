@@ -15,7 +15,7 @@
 //     (README.md, "Engines");
 //   - the cache model ([Discovery].Cache, a contextwin.CacheModel): how the
 //     engine reuses its prompt cache for the model it serves, with its
-//     [Source]; a setting (cache_class, swa_window) wins over it, and
+//     [Source]; a setting (cache_class, swa_window, cache_block) wins over it, and
 //     [Discovery.CacheAdvice] says what it costs and what to do;
 //   - typed failures ([Error], classified by [Kind]) that say what happened
 //     and what the user can do about it, with the wait the engine asked for
@@ -42,7 +42,11 @@
 //     the start; recent versions restore a recurrent model from
 //     checkpoints of their own. Either is checkpointed.
 //   - vLLM: whole blocks, of the block_size label of /metrics'
-//     vllm:cache_config_info, else its default of 16.
+//     vllm:cache_config_info, else its default of 16. Nothing it serves
+//     says that the model is a hybrid one, whose recurrent state it keeps
+//     only at the last block boundary of each prompt (the boundary class):
+//     the planner learns that from cached_tokens, or cache_class boundary
+//     and cache_block tell it.
 //   - SGLang: its radix cache's page_size from /get_server_info: 1 (its
 //     default) keeps any prefix, more keeps whole pages.
 //   - LM Studio, hosted endpoints: nothing; unknown, priced as dense.

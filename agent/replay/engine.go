@@ -107,8 +107,10 @@ func discovered(c sim.CacheModel) func(*config.Settings) {
 func (e Engine) told() func(*config.Settings) {
 	cache := discovered(e.Cache)
 	if e.Flavor == sim.VLLM {
-		// vLLM's discovery reads its block cache (a hybrid model's last
-		// boundary is no class the planner has yet): nothing is told.
+		// vLLM's discovery reads its block cache and cannot see a hybrid
+		// model: nothing is told, and the planner learns the boundary
+		// class from cached_tokens, as it does for a user who sets
+		// nothing.
 		cache = nil
 	}
 	if e.Reasoning == "" || e.Flavor != sim.VLLM {

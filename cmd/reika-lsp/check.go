@@ -314,7 +314,7 @@ func (rep *checkReport) takeConnection(conn *engine.Connection, model config.Val
 	rep.CacheSource, rep.CacheSourceText = d.CacheSource.ID, d.CacheSource.Text
 	rep.CacheAdvice, rep.Architecture = d.CacheAdvice(), d.Architecture
 	rep.SWAWindow, rep.SWAFullMiB = d.Cache.SWA, d.SWAFullMiB
-	if d.Cache.Class == contextwin.CacheBlocks {
+	if d.Cache.Class == contextwin.CacheBlocks || d.Cache.Class == contextwin.CacheBoundary {
 		rep.CacheBlock = d.Cache.Block
 	}
 }

@@ -83,8 +83,21 @@ func TestCheckCache(t *testing.T) {
 				"cache cost      not known: priced as dense until the engine's cache_n figures say otherwise",
 			}},
 		{"vLLM", []string{"REIKA_ENDPOINT", vllm}, "blocks", "blocks of 16", "vllm-default-block-size", "vLLM's default block size (its /metrics did not give block_size)", 0, []string{
-			"cache cost      whole blocks of 16 tokens are kept: a change re-prefills from the start of its block",
+			"cache cost      whole blocks of 16 tokens are kept: a change re-prefills from the start of its block; " +
+				"if the model is a hybrid (Qwen3.5, Nemotron-H, Granite 4 hybrid: recurrent layers beside attention), vLLM keeps its state only " +
+				"at the last block boundary of each prompt: set cache_class boundary (REIKA_CACHE_CLASS) and cache_block",
 		}},
+		{"vLLM and a block told", []string{"REIKA_ENDPOINT", vllm, "REIKA_CACHE_BLOCK", "32"}, "blocks", "blocks of 32", "vllm-default-block-size",
+			"vLLM's default block size (its /metrics did not give block_size)", 0, []string{
+				"cache cost      whole blocks of 32 tokens are kept",
+			}},
+		{"vLLM serving a hybrid model, told", []string{"REIKA_ENDPOINT", vllm, "REIKA_CACHE_CLASS", "boundary", "REIKA_CACHE_BLOCK", "528"}, "boundary",
+			"last block boundary only (blocks of 528)", "env", "env REIKA_CACHE_CLASS", 0, []string{
+				"cache class     last block boundary only (blocks of 528)",
+				"cache cost      hybrid model on vLLM (--mamba-cache-mode align): the recurrent state is kept only at the last boundary of blocks of 528 tokens of each prompt, " +
+					"so every request re-prefills from up to a block before the last prompt's end (about 264 tokens a request)",
+				"  cache_block       528",
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := checkEnv(t, tc.env...)

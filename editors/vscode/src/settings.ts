@@ -11,6 +11,7 @@ export const serverSettings = [
   "contextWindow",
   "cacheClass",
   "swaWindow",
+  "cacheBlock",
   "checkpointMinStep",
   "maxTokens",
   "minGenTokens",
