@@ -214,7 +214,10 @@ type driverRecord struct {
 	Asks  []string `json:"asks"`
 	Final string   `json:"final"`
 	Told  string   `json:"told"` // the late undo's correction (vscode_focus_test.go)
-	Chip  struct {
+	// Result is a scenario's whole record, read by its test
+	// (vscode_review_test.go).
+	Result json.RawMessage `json:"result"`
+	Chip   struct {
 		Text    string `json:"text"`
 		Warning bool   `json:"warning"`
 		Error   bool   `json:"error"`
