@@ -109,9 +109,10 @@ func TestVSCodeReview(t *testing.T) {
 		rec.Lens.Shown.MS, rec.Lens.Shown.Value, rec.Lens.Moved.MS, rec.Lens.Moved.Value, rec.Lens.Gone.MS, rec.Waited.PanelMS, rec.Waited.Panel, rec.Waited.Notification, rec.Final)
 	// VS Code asks for the lenses a debounce after it is told: its average
 	// of the last asks' times, which the asks of the editor's start make
-	// about a second under load (the review tells once, and does not put
-	// that ask off). The marks the user makes follow within a second.
-	shown, bound := int(testslow.Scale(2*time.Second).Milliseconds()), int(testslow.Scale(time.Second).Milliseconds())
+	// about a second on a loaded machine (0.96 to 1.08 s measured; told
+	// again at 0.75 s as before, the ask was put off: 1.7 to 2.1 s). The
+	// marks the user's own edits move or end follow within a second.
+	shown, bound := int(testslow.Scale(1500*time.Millisecond).Milliseconds()), int(testslow.Scale(time.Second).Milliseconds())
 	if !rec.Lens.Shown.OK || rec.Lens.Shown.MS > shown || len(rec.Lens.Shown.Value) != 1 || rec.Lens.Shown.Value[0] != 5 {
 		t.Errorf("the Keep · Undo CodeLens: shown %v after %d ms above line %v; want it above line 5 within %d ms", rec.Lens.Shown.OK, rec.Lens.Shown.MS, rec.Lens.Shown.Value, shown)
 	}

@@ -315,11 +315,13 @@ async function run() {
   const conversation = api.conversation();
   await browser.screenshot("1-answer-and-review.png");
   const clicked = await waitFor("a Keep CodeLens to click", () => browser.clickCodeLens("Keep"), 10000).catch(() => false);
+  const keptAt = Date.now();
   await waitFor("the change to leave the review", () => api.review().length === 0, 5000).catch(() => {});
   await waitFor("the CodeLens to go", async () => !(await browser.codeLenses()).some((t) => t.includes("Keep")), 20000).catch(() => {});
+  const goneMs = Date.now() - keptAt;
   await browser.screenshot("2-kept.png");
   record({ scenario: "ask", ask: a, edits: edits.splice(0), text: ed.document.getText(), chip: api.chip(), statusBar,
-    lenses, reviewed, conversation, kept: { clicked, review: api.review(), text: ed.document.getText(), lenses: await browser.codeLenses() } });
+    lenses, reviewed, conversation, kept: { clicked, review: api.review(), text: ed.document.getText(), lenses: await browser.codeLenses(), goneMs } });
 
   // 2. The user types above the target just before the edit arrives.
   ed = await open("answer.go");
@@ -396,11 +398,13 @@ async function runGoBin() {
   await browser.screenshot("3-gobin-panel.png");
   const reviewed = api.review();
   const clicked = await waitFor("a Keep CodeLens to click", () => browser.clickCodeLens("Keep"), 10000).catch(() => false);
+  const keptAt = Date.now();
   await waitFor("the change to leave the review", () => api.review().length === 0, 5000).catch(() => {});
   await waitFor("the CodeLens to go", async () => !(await browser.codeLenses()).some((t) => t.includes("Keep")), 20000).catch(() => {});
+  const goneMs = Date.now() - keptAt;
   await browser.screenshot("4-gobin-kept.png");
   record({ scenario: "gobin", serverPath: api.serverPath(), chip: api.chip(), focused, asked, conversation: api.conversation(), reviewed,
-    kept: { clicked, review: api.review(), text: ed.document.getText(), lenses: await browser.codeLenses() } });
+    kept: { clicked, review: api.review(), text: ed.document.getText(), lenses: await browser.codeLenses(), goneMs } });
 }
 
 // startClient waits for the Reika extension's client to run, and

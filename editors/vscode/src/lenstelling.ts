@@ -2,19 +2,23 @@ import * as vscode from "vscode";
 
 // How the review tells VS Code that its CodeLens changed. VS Code asks a
 // provider again a debounce after onDidChangeCodeLenses fires (its moving
-// average of how long the last asks took, 250 ms at least), and each
-// firing starts that wait over; an editor that loses the focus while it
-// waits drops the ask until it has the focus again. Told again on fixed
-// timers (0.75, 2 and 5 s, as before), a slow ask under load was put off
-// each time: the lens came 10 to 17 s late. So the review tells once, and
-// again only when VS Code has not asked for a file's lenses since it was
-// told, after twice the time it took to ask before (two seconds at least):
-// a waiting ask is then never put off, and a dropped one is made again.
+// average of how long the last asks took, 250 ms at least, about a second
+// after an editor's start under load), and each firing starts that wait
+// over; an editor that loses the focus while it waits drops the ask until
+// it has the focus again. Told again on fixed timers (0.75, 2 and 5 s, as
+// before), a slow ask was put off each time: the lens came 1.7 to 2 s
+// late on a loaded machine, 10 to 17 s on a busier one. So the review
+// tells once, and again only when VS Code has not asked for a file's
+// lenses three times as long as it took to ask before (two seconds at
+// least; five before it ever asked): an ask under way is then not put
+// off, and one the editor dropped is made again.
 
 /** The least time to wait for VS Code's ask before telling again. */
 const leastWait = 2000;
+/** The wait before VS Code has ever asked, when how long it takes is unknown. */
+const firstWait = 5000;
 /** How many times a file is told again at most, per change. */
-const retells = 3;
+const retells = 2;
 
 export class LensTelling implements vscode.Disposable {
   /** When each file was last told, and how many times again since the change. */
@@ -62,7 +66,7 @@ export class LensTelling implements vscode.Disposable {
   }
 
   private wait(): number {
-    return Math.max(leastWait, 2 * this.took);
+    return this.took === 0 ? firstWait : Math.max(leastWait, 3 * this.took);
   }
 
   /** Checks, once the wait is over, the files VS Code has not asked about. */
