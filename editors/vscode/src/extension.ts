@@ -76,6 +76,8 @@ let conversation: Conversation;
 let review: Review;
 let extensionDir: string;
 let serverPath: string | undefined;
+/** The status bar's "working on it" of the last ask: gone when its run ends. */
+let askMessage: vscode.Disposable | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<Api> {
   extensionDir = context.extensionPath;
@@ -164,6 +166,7 @@ async function start(): Promise<void> {
         } else if (params.kind === "report" && params.message) {
           conversation.progress(params.message);
         } else if (params.kind === "end") {
+          askMessage?.dispose();
           conversation.ended(params.message ?? "");
         }
         next(token, params);
@@ -283,7 +286,8 @@ async function ask(arg?: string | { instruction?: string; fromPanel?: boolean },
     conversation.ended(lines.askLine(r));
   }
   if (r.started || r.joined || r.queued) {
-    vscode.window.setStatusBarMessage(lines.askLine(r), 5_000);
+    askMessage?.dispose();
+    askMessage = vscode.window.setStatusBarMessage(lines.askLine(r), 5_000);
   } else {
     void vscode.window.showWarningMessage(lines.askLine(r));
   }
