@@ -164,3 +164,39 @@ func checkRendered(t *testing.T, rec reviewRecord) {
 		t.Errorf("the panel's header %q, want the context chip in it", c.Rendered.Header)
 	}
 }
+
+// TestVSCodeQuestion: the run asks to run a command outside the sandbox
+// (window/showMessageRequest). While the notification waits, the panel's
+// header says the run waits for the user's answer, and the question is in
+// the run; once the user clicks Deny, the panel no longer waits. Under the
+// build tag long: TestVSCodeReview stands for it by default (the protected
+// change's wait).
+func TestVSCodeQuestion(t *testing.T) {
+	if !testslow.Long {
+		t.Skip("under the build tag long (go test -tags long ./editors); TestVSCodeReview stands for it")
+	}
+	script := `[{"tool_calls": [{"name": "bash", "arguments": {"command": "echo deployed", "outside_sandbox": true}}]}, {"content": "Not deployed."}]`
+	r := newRig(t, script, map[string]string{"greet.go": greetGo})
+	rec := vscodeScenario(t, r, "question")
+	var got struct {
+		Waiting struct {
+			Waiting string `json:"waiting"`
+			Header  string `json:"header"`
+		} `json:"waiting"`
+		Clicked  bool `json:"clicked"`
+		Answered struct {
+			Header string `json:"header"`
+		} `json:"answered"`
+		Final string `json:"final"`
+	}
+	if err := json.Unmarshal(rec.Result, &got); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("while asked: header %q, question %q; after Deny: header %q; end line %q", got.Waiting.Header, got.Waiting.Waiting, got.Answered.Header, got.Final)
+	if !strings.Contains(got.Waiting.Waiting, "echo deployed") {
+		t.Errorf("the panel's question %q, want the command it asks about", got.Waiting.Waiting)
+	}
+	if strings.Contains(strings.ToLower(got.Answered.Header), "waiting") {
+		t.Errorf("after Deny the panel's header %q still waits", got.Answered.Header)
+	}
+}

@@ -194,6 +194,8 @@ async function run() {
       return runLateUndo();
     case "review":
       return runReview();
+    case "question":
+      return runQuestion();
   }
   const ext = vscode.extensions.getExtension("reika-lsp.reika");
   const api = await ext.activate();
@@ -769,6 +771,36 @@ async function runReview() {
   const lensGone = await timed("the CodeLens to go", async () => (await lensLines(browser)).length === 0, 15000);
   record({ scenario: "review", result: { final, lens: { shown: lensShown, moved: lensMoved, gone: lensGone, },
     waited, conversation: panel, review: api.review(), text: doc.getText() } });
+}
+
+// The question (TestVSCodeQuestion): the run asks to run a command
+// outside the sandbox (window/showMessageRequest); while the notification
+// waits, the panel's header says the run waits for the user's answer and
+// the run shows the question; the user clicks Deny in the notification,
+// and the panel no longer waits.
+async function runQuestion() {
+  const { api, client, browser } = await startClient();
+  const w = watch(client);
+  const started = await vscode.commands.executeCommand("reika.vscode.ask", "Run the deploy.");
+  if (!started || !started.started) {
+    throw new Error(`Reika: Ask = ${JSON.stringify(started)}`);
+  }
+  const waiting = await waitFor("the panel to wait for the answer", () => {
+    const c = api.conversation();
+    return c.waiting && c.rendered && /waiting for your answer/i.test(c.rendered.header) && c;
+  }, 15000);
+  const clicked = await waitFor("a Deny button to click", () => browser.evaluate(`(() => {
+    const b = [...document.querySelectorAll(".notification-toast .monaco-button, .notifications-center .monaco-button")].find((b) => b.innerText.trim() === "Deny");
+    if (!b) return false;
+    b.click();
+    return true;
+  })()`), 10000);
+  const answered = await waitFor("the panel to stop waiting", () => {
+    const c = api.conversation();
+    return !c.waiting && c.rendered && !/waiting/i.test(c.rendered.header) && c;
+  }, 10000);
+  const final = await waitFor("the closing message", () => w.closing(0), 20000);
+  record({ scenario: "question", result: { waiting: { waiting: waiting.waiting, header: waiting.rendered.header }, clicked, answered: { header: answered.rendered.header }, final } });
 }
 
 module.exports = { activate, deactivate() {} };

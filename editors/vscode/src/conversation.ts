@@ -202,7 +202,8 @@ export class Conversation implements vscode.Disposable {
     }
     if (t.end === "") {
       const last = t.progress[t.progress.length - 1];
-      return { text: last ? `Working · ${last}` : "Working…", kind: "working" };
+      // The chip beside it says the context: a round's line need not.
+      return { text: last ? `Working · ${last.replace(/ · ctx .*$/, "")}` : "Working…", kind: "working" };
     }
     return { text: t.end === "done" ? "Done" : t.end.split("\n")[0], kind: t.end === "done" ? "done" : "ended" };
   }
