@@ -175,6 +175,7 @@ type driverRecord struct {
 		Review  []reviewed `json:"review"`
 		Text    string     `json:"text"`
 		Lenses  []string   `json:"lenses"`
+		GoneMS  int        `json:"goneMs"` // from the click to no Keep shown
 	} `json:"kept"`
 	Undone       int             `json:"undone"`
 	AfterUndo    string          `json:"afterUndo"`
@@ -214,7 +215,10 @@ type driverRecord struct {
 	Asks  []string `json:"asks"`
 	Final string   `json:"final"`
 	Told  string   `json:"told"` // the late undo's correction (vscode_focus_test.go)
-	Chip  struct {
+	// Result is a scenario's whole record, read by its test
+	// (vscode_review_test.go).
+	Result json.RawMessage `json:"result"`
+	Chip   struct {
 		Text    string `json:"text"`
 		Warning bool   `json:"warning"`
 		Error   bool   `json:"error"`
@@ -276,8 +280,11 @@ func checkKept(t *testing.T, rec driverRecord, instruction, answer string) {
 	if len(rec.Reviewed) != 1 || !strings.HasSuffix(rec.Reviewed[0].URI, "/greet.go") || !strings.Contains(rec.Reviewed[0].NewText, "H") {
 		t.Errorf("under review after the run: %+v, want the one change to greet.go", rec.Reviewed)
 	}
+	t.Logf("after the click on Keep the CodeLens went in %d ms", rec.Kept.GoneMS)
 	if slices.ContainsFunc(rec.Kept.Lenses, func(l string) bool { return strings.Contains(l, "Keep") }) {
 		t.Errorf("after a click on Keep the CodeLens still shows %q", rec.Kept.Lenses)
+	} else if bound := testslow.Scale(2 * time.Second); time.Duration(rec.Kept.GoneMS)*time.Millisecond > bound {
+		t.Errorf("after a click on Keep the CodeLens stayed %d ms, want it gone within %v", rec.Kept.GoneMS, bound)
 	}
 	if !rec.Kept.Clicked || len(rec.Kept.Review) != 0 || rec.Kept.Text != want {
 		t.Errorf("after a click on Keep: clicked %v, under review %+v, greet.go:\n%s\nwant clicked, nothing under review, and:\n%s", rec.Kept.Clicked, rec.Kept.Review, rec.Kept.Text, want)

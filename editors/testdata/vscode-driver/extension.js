@@ -130,6 +130,37 @@ class Browser {
     })()`);
   }
 
+  // The value of Reika: Ask's input box (VS Code's quick input), or
+  // undefined when it is not open with the focus.
+  quickInputValue() {
+    return this.evaluate(`(() => {
+      const e = document.activeElement;
+      return e && e.tagName === "INPUT" && e.closest(".quick-input-widget") ? e.value : undefined;
+    })()`);
+  }
+
+  // Answers Reika: Ask's input box (pending: the command's promise) as a
+  // user does: types the instruction once the box has the focus, presses
+  // Enter once the box shows it, and again should the box still be open
+  // with it (an Enter lost under load left the command waiting for good:
+  // TestVSCodeGoBin hung once). It returns the command's result, or a
+  // string saying what went wrong.
+  async answerInputBox(pending, text) {
+    let done = false;
+    const result = pending.then((r) => { done = true; return r; });
+    await waitFor("the input box to have the focus", async () => (await this.quickInputValue()) !== undefined, 5000);
+    await this.type(text);
+    await waitFor("the input box to show the instruction", async () => (await this.quickInputValue()) === text, 5000);
+    for (let i = 0; i < 3; i++) {
+      await this.enter();
+      const taken = await waitFor("the input box to take the instruction", async () => done || (await this.quickInputValue()) !== text, 3000).then(() => true, () => false);
+      if (taken) {
+        break;
+      }
+    }
+    return Promise.race([result, sleep(5000).then(() => "the input box did not take the instruction")]);
+  }
+
   // The focused element: what typing goes into.
   focused() {
     return this.evaluate(`(() => { const e = document.activeElement; return e ? e.tagName + "." + e.className : ""; })()`);
@@ -161,6 +192,10 @@ async function run() {
       return runFocus();
     case "lateundo":
       return runLateUndo();
+    case "review":
+      return require("./review").runReview();
+    case "question":
+      return require("./review").runQuestion();
   }
   const ext = vscode.extensions.getExtension("reika-lsp.reika");
   const api = await ext.activate();
@@ -270,11 +305,7 @@ async function run() {
     const from = events.length;
     let result;
     if (viaInputBox) {
-      const pending = vscode.commands.executeCommand("reika.vscode.ask");
-      await waitFor("the input box to have the focus", async () => /input/i.test(await browser.focused()), 5000);
-      await browser.type(instruction);
-      await browser.enter();
-      result = await Promise.race([pending, sleep(5000).then(() => "the input box did not take the instruction")]);
+      result = await browser.answerInputBox(vscode.commands.executeCommand("reika.vscode.ask"), instruction);
     } else {
       result = await vscode.commands.executeCommand("reika.vscode.ask", instruction);
     }
@@ -313,11 +344,13 @@ async function run() {
   const conversation = api.conversation();
   await browser.screenshot("1-answer-and-review.png");
   const clicked = await waitFor("a Keep CodeLens to click", () => browser.clickCodeLens("Keep"), 10000).catch(() => false);
+  const keptAt = Date.now();
   await waitFor("the change to leave the review", () => api.review().length === 0, 5000).catch(() => {});
   await waitFor("the CodeLens to go", async () => !(await browser.codeLenses()).some((t) => t.includes("Keep")), 20000).catch(() => {});
+  const goneMs = Date.now() - keptAt;
   await browser.screenshot("2-kept.png");
   record({ scenario: "ask", ask: a, edits: edits.splice(0), text: ed.document.getText(), chip: api.chip(), statusBar,
-    lenses, reviewed, conversation, kept: { clicked, review: api.review(), text: ed.document.getText(), lenses: await browser.codeLenses() } });
+    lenses, reviewed, conversation, kept: { clicked, review: api.review(), text: ed.document.getText(), lenses: await browser.codeLenses(), goneMs } });
 
   // 2. The user types above the target just before the edit arrives.
   ed = await open("answer.go");
@@ -382,11 +415,10 @@ async function runGoBin() {
   // The question goes through Reika: Ask's input box: Chromium's input
   // events do not reach the webview's own input (a frame inside a frame)
   // in headless Chromium, so the panel's input is not driven here.
-  const pending = vscode.commands.executeCommand("reika.vscode.ask");
-  await waitFor("the input box to have the focus", async () => /input/i.test(await browser.focused()), 5000);
-  await browser.type("Capitalize the greeting in greet.go.");
-  await browser.enter();
-  await pending;
+  const answered = await browser.answerInputBox(vscode.commands.executeCommand("reika.vscode.ask"), "Capitalize the greeting in greet.go.");
+  if (typeof answered === "string") {
+    throw new Error(answered);
+  }
   const asked = await waitFor("the question to reach the panel", () => api.conversation().turns.length > 0, 10000).then(() => true, () => false);
   await waitFor("the run's answer", () => api.conversation().turns.some((t) => t.end !== ""), 30000).catch(() => {});
   await waitFor("the Keep · Undo CodeLens", async () => (await browser.codeLenses()).some((t) => t.includes("Keep")), 10000).catch(() => {});
@@ -394,11 +426,13 @@ async function runGoBin() {
   await browser.screenshot("3-gobin-panel.png");
   const reviewed = api.review();
   const clicked = await waitFor("a Keep CodeLens to click", () => browser.clickCodeLens("Keep"), 10000).catch(() => false);
+  const keptAt = Date.now();
   await waitFor("the change to leave the review", () => api.review().length === 0, 5000).catch(() => {});
   await waitFor("the CodeLens to go", async () => !(await browser.codeLenses()).some((t) => t.includes("Keep")), 20000).catch(() => {});
+  const goneMs = Date.now() - keptAt;
   await browser.screenshot("4-gobin-kept.png");
   record({ scenario: "gobin", serverPath: api.serverPath(), chip: api.chip(), focused, asked, conversation: api.conversation(), reviewed,
-    kept: { clicked, review: api.review(), text: ed.document.getText(), lenses: await browser.codeLenses() } });
+    kept: { clicked, review: api.review(), text: ed.document.getText(), lenses: await browser.codeLenses(), goneMs } });
 }
 
 // startClient waits for the Reika extension's client to run, and
@@ -589,11 +623,7 @@ async function runFocus() {
   const ed = await vscode.window.showTextDocument(doc);
   const at = doc.positionAt(doc.getText().indexOf("\n") + 1);
   ed.selection = new vscode.Selection(at, at);
-  const pending = vscode.commands.executeCommand("reika.vscode.ask");
-  await waitFor("the input box to have the focus", async () => /input/i.test(await browser.focused()), 5000);
-  await browser.type("Capitalize the greeting.");
-  await browser.enter();
-  const started = await Promise.race([pending, sleep(5000).then(() => "the input box did not take the instruction")]);
+  const started = await browser.answerInputBox(vscode.commands.executeCommand("reika.vscode.ask"), "Capitalize the greeting.");
   await waitFor("the panel's page to be ready", () => api.conversation().ready, 15000);
   const ready = { focused: await browser.focused(), active: vscode.window.activeTextEditor?.document.uri.toString() ?? "", panelActive: api.conversation().active };
   // Each line is typed once the last one is in greet.go, as a person
@@ -639,4 +669,4 @@ async function runLateUndo() {
   record({ scenario: "lateundo", final, told: told.text, trial: { lines: linesOf(doc) } });
 }
 
-module.exports = { activate, deactivate() {} };
+module.exports = { activate, deactivate() {}, record, sleep, waitFor, startClient, watch };

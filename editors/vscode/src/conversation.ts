@@ -1,9 +1,14 @@
 import * as vscode from "vscode";
-import { AnswerParams } from "./names";
+import { render as renderMarkdown } from "./markdown";
+import { AnswerParams, StatusParams } from "./names";
+import { page } from "./page";
+import { warns } from "./status";
 
-// The conversation, in a webview panel "Reika": each run's instruction,
-// its progress lines as they stream ($/progress), the answer in full
-// (reika/answer) and the files it changed, as links. VS Code's own Chat
+// The conversation, in a webview panel "Reika": a header with the run's
+// state (working, waiting for your answer, done) and the context chip;
+// each run's instruction, its rounds and tool calls folded under one
+// progress line the user can open, the answer rendered from Markdown
+// (markdown.ts) and the files it changed, as links. VS Code's own Chat
 // view cannot host it in code-server without a signed-in chat provider
 // (see the README), so the panel is the extension's. An input at the
 // bottom asks the next question.
@@ -11,12 +16,32 @@ import { AnswerParams } from "./names";
 /** One run as the panel shows it. */
 export interface Turn {
   instruction: string;
+  /** The rounds and tool calls, one line each ("running X (N s)" kept to its last). */
   progress: string[];
   answer?: string;
+  /** The answer rendered to HTML, its text escaped. */
+  answerHtml?: string;
   summary?: string;
   /** "" while running, else how the run ended: done, cancelled, failed… */
   end: string;
   edits: { uri: string; name: string; line: number }[];
+  /** When it started and ended (ms since the epoch). */
+  started: number;
+  finished?: number;
+}
+
+/** What the page reports it rendered: for the extension's API (and its tests). */
+export interface Rendered {
+  header: string;
+  turns: {
+    answered: boolean;
+    headings: string[];
+    items: string[];
+    code: { lang: string; tokens: number }[];
+    links: string[];
+    scripts: number;
+    progress: { folded: boolean; summary: string; lines: number };
+  }[];
 }
 
 export class Conversation implements vscode.Disposable {
@@ -26,12 +51,20 @@ export class Conversation implements vscode.Disposable {
   private wantFocus = false;
   /** The page has told it is ready. */
   private ready = false;
+  /** The questions waiting for the user's answer, oldest first. */
+  private readonly questions: { id: number; text: string }[] = [];
+  private questionSeq = 0;
+  private chip: { text: string; warning: boolean } | undefined;
+  private rendered: Rendered | undefined;
 
-  constructor(private readonly onAsk: (instruction: string) => void) {}
+  constructor(private readonly onAsk: (instruction: string) => void, private readonly onOpen: (path: string, line: number) => void) {}
 
   /** The runs so far: for the extension's API (and its tests). */
-  state(): { turns: Turn[]; visible: boolean; active: boolean; ready: boolean } {
-    return { turns: structuredClone(this.turns), visible: this.panel?.visible ?? false, active: this.panel?.active ?? false, ready: this.ready };
+  state(): { turns: Turn[]; visible: boolean; active: boolean; ready: boolean; header: string; waiting: string; rendered?: Rendered } {
+    return {
+      turns: structuredClone(this.turns), visible: this.panel?.visible ?? false, active: this.panel?.active ?? false, ready: this.ready,
+      header: this.header().text, waiting: this.questions[0]?.text ?? "", rendered: this.rendered && structuredClone(this.rendered),
+    };
   }
 
   /**
@@ -48,25 +81,12 @@ export class Conversation implements vscode.Disposable {
     }
     const panel = vscode.window.createWebviewPanel("reika.conversation", "Reika", { viewColumn: vscode.ViewColumn.Beside, preserveFocus },
       { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [] });
-    panel.webview.html = html(nonce());
-    panel.webview.onDidReceiveMessage((m: { ask?: string; open?: { uri: string; line: number }; ready?: boolean }) => {
-      if (m.ready) {
-        this.ready = true;
-        this.render();
-        if (this.wantFocus) {
-          this.wantFocus = false;
-          void panel.webview.postMessage({ focus: true });
-        }
-      } else if (typeof m.ask === "string" && m.ask.trim() !== "") {
-        this.onAsk(m.ask);
-      } else if (m.open) {
-        const pos = new vscode.Position(m.open.line, 0);
-        void vscode.window.showTextDocument(vscode.Uri.parse(m.open.uri), { selection: new vscode.Range(pos, pos), viewColumn: vscode.ViewColumn.One });
-      }
-    });
+    panel.webview.html = page(nonce());
+    panel.webview.onDidReceiveMessage((m: Message) => this.received(panel, m));
     panel.onDidDispose(() => {
       this.panel = undefined;
       this.ready = false;
+      this.rendered = undefined;
     });
     this.panel = panel;
   }
@@ -80,7 +100,7 @@ export class Conversation implements vscode.Disposable {
   }
 
   start(instruction: string): void {
-    this.turns.push({ instruction, progress: [], end: "", edits: [] });
+    this.turns.push({ instruction, progress: [], end: "", edits: [], started: Date.now() });
     this.render();
   }
 
@@ -93,10 +113,20 @@ export class Conversation implements vscode.Disposable {
 
   progress(line: string): void {
     const t = this.current();
-    if (t && t.progress[t.progress.length - 1] !== line) {
-      t.progress.push(line);
-      this.render();
+    if (!t) {
+      return;
     }
+    const last = t.progress[t.progress.length - 1];
+    // A tool's "running X (3 s)", "(6 s)"… is one line that counts up.
+    const running = /^running (.*) \(\d+ s\)$/;
+    if (last !== undefined && running.test(line) && running.exec(last)?.[1] === running.exec(line)?.[1]) {
+      t.progress[t.progress.length - 1] = line;
+    } else if (last !== line) {
+      t.progress.push(line);
+    } else {
+      return;
+    }
+    this.render();
   }
 
   /** The run's answer: it comes just after the run's progress ends. */
@@ -104,6 +134,7 @@ export class Conversation implements vscode.Disposable {
     const t = this.turns[this.turns.length - 1];
     if (t && t.answer === undefined) {
       t.answer = p.answer;
+      t.answerHtml = renderMarkdown(p.answer);
       t.summary = `${p.summary} · ${p.chip}`;
       this.render();
     }
@@ -113,6 +144,8 @@ export class Conversation implements vscode.Disposable {
     const t = this.current();
     if (t) {
       t.end = how || "done";
+      t.finished = Date.now();
+      this.questions.length = 0;
       this.render();
     }
   }
@@ -129,8 +162,72 @@ export class Conversation implements vscode.Disposable {
     }
   }
 
+  /** The context chip, as the status bar shows it: the header shows it too. */
+  status(p: StatusParams): void {
+    this.chip = { text: p.text, warning: warns(p) };
+    this.render();
+  }
+
+  /**
+   * A question waits for the user's answer (a permission, or a change in
+   * the refactor preview): the header says so until the returned function
+   * is called.
+   */
+  waiting(question: string): () => void {
+    const id = ++this.questionSeq;
+    this.questions.push({ id, text: question });
+    this.render();
+    return () => {
+      const i = this.questions.findIndex((q) => q.id === id);
+      if (i >= 0) {
+        this.questions.splice(i, 1);
+        this.render();
+      }
+    };
+  }
+
   dispose(): void {
     this.panel?.dispose();
+  }
+
+  /** The header's state line: what the run does now. */
+  private header(): { text: string; kind: string } {
+    const t = this.turns[this.turns.length - 1];
+    if (this.questions.length > 0) {
+      // The question itself is in the run, under the header.
+      return { text: "Waiting for your answer", kind: "waiting" };
+    }
+    if (!t) {
+      return { text: "Ready", kind: "idle" };
+    }
+    if (t.end === "") {
+      const last = t.progress[t.progress.length - 1];
+      // The chip beside it says the context: a round's line need not.
+      return { text: last ? `Working · ${last.replace(/ · ctx .*$/, "")}` : "Working…", kind: "working" };
+    }
+    return { text: t.end === "done" ? "Done" : t.end.split("\n")[0], kind: t.end === "done" ? "done" : "ended" };
+  }
+
+  private received(panel: vscode.WebviewPanel, m: Message): void {
+    if (m.ready) {
+      this.ready = true;
+      this.render();
+      if (this.wantFocus) {
+        this.wantFocus = false;
+        void panel.webview.postMessage({ focus: true });
+      }
+    } else if (typeof m.ask === "string" && m.ask.trim() !== "") {
+      this.onAsk(m.ask);
+    } else if (m.open) {
+      const pos = new vscode.Position(m.open.line, 0);
+      void vscode.window.showTextDocument(vscode.Uri.parse(m.open.uri), { selection: new vscode.Range(pos, pos), viewColumn: vscode.ViewColumn.One });
+    } else if (m.openPath && typeof m.openPath.path === "string") {
+      this.onOpen(m.openPath.path, Number(m.openPath.line) || 1);
+    } else if (typeof m.openExternal === "string" && /^https?:\/\//i.test(m.openExternal)) {
+      void vscode.env.openExternal(vscode.Uri.parse(m.openExternal));
+    } else if (m.rendered) {
+      this.rendered = m.rendered;
+    }
   }
 
   private current(): Turn | undefined {
@@ -139,8 +236,43 @@ export class Conversation implements vscode.Disposable {
   }
 
   private render(): void {
-    void this.panel?.webview.postMessage({ turns: this.turns });
+    const h = this.header();
+    void this.panel?.webview.postMessage({
+      turns: this.turns.map((t) => ({ ...t, fold: fold(t) })),
+      header: { text: h.text, kind: h.kind, chip: this.chip?.text ?? "", warning: this.chip?.warning ?? false, waiting: this.questions[0]?.text ?? "" },
+    });
   }
+}
+
+/** What the page sends. */
+interface Message {
+  ready?: boolean;
+  ask?: string;
+  open?: { uri: string; line: number };
+  openPath?: { path: string; line: number };
+  openExternal?: string;
+  rendered?: Rendered;
+}
+
+/**
+ * The one line the rounds and tool calls fold under: the latest while
+ * the run works, then how many rounds and tool calls it took, and how long.
+ */
+export function fold(t: Turn): string {
+  if (t.end === "") {
+    return t.progress[t.progress.length - 1] ?? "starting…";
+  }
+  const rounds = t.progress.filter((l) => /^round \d+/.test(l)).length;
+  // "running X (N s)" is a tool call under way; its result's line counts it.
+  const tools = t.progress.filter((l) => !/^round \d+/.test(l) && !/^running /.test(l)).length;
+  const parts = [`${rounds} ${rounds === 1 ? "round" : "rounds"}`];
+  if (tools > 0) {
+    parts.push(`${tools} tool ${tools === 1 ? "call" : "calls"}`);
+  }
+  if (t.finished !== undefined) {
+    parts.push(`${Math.max(1, Math.round((t.finished - t.started) / 1000))} s`);
+  }
+  return parts.join(" · ");
 }
 
 function nonce(): string {
@@ -149,74 +281,4 @@ function nonce(): string {
     s += "abcdefghijklmnopqrstuvwxyz0123456789"[Math.floor(Math.random() * 36)];
   }
   return s;
-}
-
-// The page: it renders what the extension posts, as text (never HTML from
-// the model), and posts back the user's question and link clicks.
-function html(n: string): string {
-  return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${n}'; script-src 'nonce-${n}';">
-<style nonce="${n}">
-body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 12px 90px; }
-.turn { border-bottom: 1px solid var(--vscode-panel-border); padding: 8px 0; }
-.you { font-weight: bold; white-space: pre-wrap; }
-.progress { color: var(--vscode-descriptionForeground); font-family: var(--vscode-editor-font-family); font-size: 0.9em; margin: 4px 0; }
-.answer { white-space: pre-wrap; margin: 6px 0; }
-.summary, .end { color: var(--vscode-descriptionForeground); font-size: 0.9em; }
-a { color: var(--vscode-textLink-foreground); cursor: pointer; }
-form { position: fixed; bottom: 0; left: 0; right: 0; padding: 8px 12px; background: var(--vscode-editor-background); display: flex; gap: 6px; }
-textarea { flex: 1; resize: none; font: inherit; color: var(--vscode-input-foreground); background: var(--vscode-input-background); border: 1px solid var(--vscode-input-border, transparent); }
-button { color: var(--vscode-button-foreground); background: var(--vscode-button-background); border: none; padding: 4px 12px; }
-</style></head><body>
-<div id="turns"><p class="end">Ask Reika below, or run <b>Reika: Ask</b> with a file and a selection.</p></div>
-<form id="ask"><textarea id="q" rows="2" placeholder="Ask Reika (click here, then Enter sends; Ctrl+Enter always does)"></textarea><button type="submit">Ask</button></form>
-<script nonce="${n}">
-const vscode = acquireVsCodeApi();
-const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
-function render(turns) {
-  const root = document.getElementById("turns");
-  root.replaceChildren(...turns.map((t) => {
-    const d = el("div", "turn");
-    d.append(el("div", "you", "› " + t.instruction));
-    for (const p of t.progress) d.append(el("div", "progress", p));
-    if (t.answer !== undefined) d.append(el("div", "answer", t.answer));
-    if (t.edits.length > 0) {
-      const ul = el("ul", "edits");
-      for (const e of t.edits) {
-        const a = el("a", "", e.name + ":" + (e.line + 1));
-        a.onclick = () => vscode.postMessage({ open: { uri: e.uri, line: e.line } });
-        const li = el("li"); li.append(a); ul.append(li);
-      }
-      d.append(ul);
-    }
-    if (t.summary) d.append(el("div", "summary", t.summary));
-    d.append(el("div", "end", t.end === "" ? "working…" : t.end));
-    return d;
-  }));
-  window.scrollTo(0, document.body.scrollHeight);
-}
-// Enter sends only what the user typed here on purpose: once they clicked
-// into the panel or asked for its input (Reika: Ask from the panel), until
-// the panel loses the focus. Text that reached the input otherwise (the
-// keyboard the user meant for the editor) is never sent by Enter, which
-// then makes a new line; the Ask button and Ctrl+Enter always send.
-let armed = false;
-window.addEventListener("message", (e) => {
-  if (e.data.turns) render(e.data.turns);
-  if (e.data.focus) { armed = true; document.getElementById("q").focus(); }
-});
-const q = document.getElementById("q");
-function send() { const v = q.value; if (v.trim() === "") return; q.value = ""; vscode.postMessage({ ask: v }); }
-document.getElementById("ask").onsubmit = (e) => { e.preventDefault(); send(); };
-q.addEventListener("keydown", (e) => {
-  if (e.key !== "Enter" || e.shiftKey) return;
-  if (e.ctrlKey || e.metaKey || armed) { e.preventDefault(); send(); }
-});
-window.addEventListener("pointerdown", () => { armed = true; });
-window.addEventListener("blur", () => { armed = false; });
-// The panel given the focus puts it in the input, unless a link has it.
-window.addEventListener("focus", () => { if (document.activeElement === document.body) q.focus(); });
-vscode.postMessage({ ready: true });
-</script></body></html>`;
 }

@@ -3,6 +3,7 @@ import {
   DidChangeConfigurationNotification,
   ExecuteCommandRequest,
   LanguageClient,
+  ShowMessageRequest,
   LanguageClientOptions,
   ServerOptions,
 } from "vscode-languageclient/node";
@@ -10,6 +11,7 @@ import { FileDiagnostics, workspaceDiagnostics } from "./diagnostics";
 import * as lines from "./lines";
 import * as names from "./names";
 import { Conversation } from "./conversation";
+import { confirmed, openPath, question } from "./waiting";
 import { Review } from "./review";
 import { findServer, installCommand, isCheckout, NotFound } from "./server";
 import { serverPathSetting, setSettings, userOnlySettings } from "./settings";
@@ -74,11 +76,13 @@ let conversation: Conversation;
 let review: Review;
 let extensionDir: string;
 let serverPath: string | undefined;
+/** The status bar's "working on it" of the last ask: gone when its run ends. */
+let askMessage: vscode.Disposable | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<Api> {
   extensionDir = context.extensionPath;
   chip = new StatusChip(ownCommands.conversation);
-  conversation = new Conversation((instruction) => void ask({ instruction, fromPanel: true }));
+  conversation = new Conversation((instruction) => void ask({ instruction, fromPanel: true }), openPath);
   review = new Review({ keep: ownCommands.keepChange, undo: ownCommands.undoChange, keepFile: ownCommands.keepFile, undoFile: ownCommands.undoFile });
   review.onDidRecord((changes) => conversation.edited(changes.map((c) => ({
     uri: c.uri, name: vscode.workspace.asRelativePath(vscode.Uri.parse(c.uri)), line: c.line,
@@ -152,8 +156,9 @@ async function start(): Promise<void> {
     initializationOptions: () => ({ reika: setSettings() }),
     outputChannelName: "Reika",
     middleware: {
-      // Each applied change goes under review (Keep · Undo).
-      workspace: { handleApplyEdit: review.handleApplyEdit },
+      // Each applied change goes under review (Keep · Undo); one that
+      // waits in the refactor preview is said to wait, and why.
+      workspace: { handleApplyEdit: confirmed(review.handleApplyEdit, conversation) },
       // The run's progress streams into the conversation too.
       handleWorkDoneProgress: (token, params, next) => {
         if (params.kind === "begin" && params.title === "Reika") {
@@ -161,6 +166,7 @@ async function start(): Promise<void> {
         } else if (params.kind === "report" && params.message) {
           conversation.progress(params.message);
         } else if (params.kind === "end") {
+          askMessage?.dispose();
           conversation.ended(params.message ?? "");
         }
         next(token, params);
@@ -168,7 +174,14 @@ async function start(): Promise<void> {
     },
   };
   const c = new LanguageClient("reika", "Reika", serverOptions, clientOptions);
-  c.onNotification(names.statusNotification, (p: names.StatusParams) => chip.update(p));
+  c.onNotification(names.statusNotification, (p: names.StatusParams) => {
+    chip.update(p);
+    conversation.status(p);
+  });
+  // A question of the server's (a command to allow, a URL to fetch) is
+  // shown as vscode-languageclient shows it, and the panel says that it
+  // waits for the user's answer until there is one.
+  c.onRequest(ShowMessageRequest.type, (p) => question(p, conversation));
   c.onNotification(names.answerNotification, (p: names.AnswerParams) => conversation.answer(p));
   // The panel shows each answer whole: no answer document on top of it.
   c.registerFeature({
@@ -273,7 +286,8 @@ async function ask(arg?: string | { instruction?: string; fromPanel?: boolean },
     conversation.ended(lines.askLine(r));
   }
   if (r.started || r.joined || r.queued) {
-    vscode.window.setStatusBarMessage(lines.askLine(r), 5_000);
+    askMessage?.dispose();
+    askMessage = vscode.window.setStatusBarMessage(lines.askLine(r), 5_000);
   } else {
     void vscode.window.showWarningMessage(lines.askLine(r));
   }

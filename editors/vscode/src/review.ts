@@ -1,4 +1,5 @@
 import * as vscode from "vscode";
+import { LensTelling } from "./lenstelling";
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditRequest, ApplyWorkspaceEditResult, ResponseError } from "vscode-languageclient/node";
 
 // The review of Reika's applied edits. The server's edits apply at once
@@ -37,8 +38,8 @@ type Middleware = (params: ApplyWorkspaceEditParams, next: ApplyWorkspaceEditReq
 export class Review implements vscode.Disposable, vscode.CodeLensProvider {
   private changes: Change[] = [];
   private seq = 0;
-  private again: ReturnType<typeof setTimeout> | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
+  private readonly lenses = new LensTelling(() => this.changed.fire());
   private readonly recorded = new vscode.EventEmitter<Change[]>();
   private readonly decoration = vscode.window.createTextEditorDecorationType({
     isWholeLine: true,
@@ -141,9 +142,10 @@ export class Review implements vscode.Disposable, vscode.CodeLensProvider {
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
     const uri = doc.uri.toString();
     const mine = this.changes.filter((c) => c.uri === uri);
+    this.lenses.asked(uri, mine.length > 0);
     const lenses: vscode.CodeLens[] = [];
     mine.forEach((c, i) => {
-      const at = new vscode.Range(doc.positionAt(c.start), doc.positionAt(c.start));
+      const at = new vscode.Range(doc.positionAt(anchor(c)), doc.positionAt(anchor(c)));
       lenses.push(
         new vscode.CodeLens(at, { title: "$(check) Keep", command: this.ids.keep, arguments: [uri, c.id], tooltip: "Keep Reika's change" }),
         new vscode.CodeLens(at, { title: "$(discard) Undo", command: this.ids.undo, arguments: [uri, c.id], tooltip: "Put the old text back" }),
@@ -159,7 +161,7 @@ export class Review implements vscode.Disposable, vscode.CodeLensProvider {
   }
 
   dispose(): void {
-    clearTimeout(this.again);
+    this.lenses.dispose();
     this.subscriptions.forEach((d) => d.dispose());
     this.decoration.dispose();
     this.changed.dispose();
@@ -219,28 +221,22 @@ export class Review implements vscode.Disposable, vscode.CodeLensProvider {
       });
     }
     if (dropped) {
-      this.changed.fire();
+      this.lenses.told([uri]);
     }
     this.decorate();
   }
 
-  private update(): void {
-    this.changed.fire();
+  /**
+   * Tells VS Code that the lenses of the changes' files changed, and
+   * redraws the marks (at once: decorations need no asking).
+   */
+  private update(uris: string[] = this.everyUri()): void {
+    this.lenses.told(uris);
     this.decorate();
-    // VS Code can miss a CodeLens change (seen in code-server about one
-    // run in three, and under load even after a second telling: Keep ·
-    // Undo stayed above a change that had left the review): it is told
-    // again as things settle, at 0.75, 2 and 5 s.
-    clearTimeout(this.again);
-    const retell = (waits: number[]) => {
-      if (waits.length > 0) {
-        this.again = setTimeout(() => {
-          this.changed.fire();
-          retell(waits.slice(1));
-        }, waits[0]);
-      }
-    };
-    retell([750, 1250, 3000]);
+  }
+
+  private everyUri(): string[] {
+    return [...new Set([...this.changes.map((c) => c.uri), ...this.lenses.shown()])];
   }
 
   private decorate(): void {
@@ -258,6 +254,16 @@ export class Review implements vscode.Disposable, vscode.CodeLensProvider {
       ed.setDecorations(this.decoration, ranges);
     }
   }
+}
+
+/**
+ * Where a change's lens sits: at its first character that is not a line
+ * break it begins with (a change that adds lines after a line starts at
+ * that line's end, and its lens would sit above the line it follows).
+ */
+function anchor(c: Change): number {
+  const lead = /^(\r?\n)*/.exec(c.newText)?.[0].length ?? 0;
+  return c.start + Math.min(lead, c.end - c.start);
 }
 
 /** The active editor's file when no uri is given. */
