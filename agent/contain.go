@@ -128,7 +128,7 @@ func homePath(home, path string) []string {
 
 func (c *container) ready() {
 	c.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		c.policy = c.base
 		caches := sandbox.DiscoverCaches(ctx, c.base.Home, os.Getenv, exec.LookPath)

@@ -12,8 +12,9 @@ import (
 	"time"
 )
 
-// askTimeout bounds each tool DiscoverCaches asks.
-const askTimeout = 2 * time.Second
+// askTimeout bounds each tool DiscoverCaches asks. npm is a Node program:
+// on two busy cores it took over two seconds to say where its cache is.
+const askTimeout = 10 * time.Second
 
 // DiscoverCaches asks the toolchains on PATH where they keep what a build
 // needs, and returns the places a command must be granted: the Go build cache
@@ -24,20 +25,22 @@ const askTimeout = 2 * time.Second
 // when they exist. The build caches are the user's: Private puts places of
 // Reika's own in their stead before a command gets them. env looks up the process's variables
 // (os.Getenv) and lookPath finds a program (exec.LookPath); each tool runs
-// with the process's environment and at most two seconds.
+// with the process's environment and at most ten seconds. npm's cache,
+// when npm does not answer, is where npm documents it: npm_config_cache,
+// else ~/.npm.
 func DiscoverCaches(ctx context.Context, home string, env func(string) string, lookPath func(string) (string, error)) []Cache {
 	if home == "" {
 		return nil
 	}
 	home = filepath.Clean(home)
-	caches := askToolchains(ctx, lookPath)
+	caches := askToolchains(ctx, home, env, lookPath)
 	caches = append(caches, rustHomes(home, env, lookPath)...)
 	slices.SortFunc(caches, func(a, b Cache) int { return strings.Compare(a.Path, b.Path) })
 	return granted(caches, home)
 }
 
 // askToolchains asks go and npm, side by side, where their caches are.
-func askToolchains(ctx context.Context, lookPath func(string) (string, error)) []Cache {
+func askToolchains(ctx context.Context, home string, env func(string) string, lookPath func(string) (string, error)) []Cache {
 	var (
 		mu     sync.Mutex
 		caches []Cache
@@ -79,9 +82,13 @@ func askToolchains(ctx context.Context, lookPath func(string) (string, error)) [
 	}
 	if npm, err := lookPath("npm"); err == nil {
 		wg.Go(func() {
+			dir := env("npm_config_cache")
 			if lines := ask(ctx, npm, "config", "get", "cache"); len(lines) > 0 {
-				add(Cache{Path: lines[0], Write: true, Tool: "npm config get cache"})
+				dir = lines[0]
+			} else if dir == "" {
+				dir = filepath.Join(home, ".npm")
 			}
+			add(Cache{Path: dir, Write: true, Tool: "npm config get cache"})
 		})
 	}
 	wg.Wait()

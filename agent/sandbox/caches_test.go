@@ -162,3 +162,47 @@ func TestPrivateLayer(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscoverCachesNpmSilent: an npm that does not say where its cache
+// is (it failed, or did not answer in time on a busy machine) still has
+// its cache found where npm documents it, so that Private replaces it
+// and a contained npm writes Reika's own instead of failing on a hidden
+// home.
+func TestDiscoverCachesNpmSilent(t *testing.T) {
+	home := t.TempDir()
+	silent := filepath.Join(t.TempDir(), "npm")
+	if err := os.WriteFile(silent, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lookPath := func(name string) (string, error) {
+		if name == "npm" {
+			return silent, nil
+		}
+		return "", exec.ErrNotFound
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".npm"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	set := filepath.Join(t.TempDir(), "npm-cache")
+	if err := os.MkdirAll(set, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, env, want string
+	}{
+		{"default", "", filepath.Join(home, ".npm")},
+		{"npm_config_cache", set, set},
+	} {
+		env := func(k string) string {
+			if k == "npm_config_cache" {
+				return tc.env
+			}
+			return ""
+		}
+		got := DiscoverCaches(context.Background(), home, env, lookPath)
+		want := []Cache{{Path: tc.want, Write: true, Tool: "npm config get cache"}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: DiscoverCaches with a silent npm (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
