@@ -1,11 +1,8 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/reika-lsp/reika/agent/engine"
 	"github.com/reika-lsp/reika/agent/transcript"
@@ -53,14 +50,13 @@ func (s *Session) prefixAtFold() (int, bool) {
 			tools = s.withSubagent(defs)
 		}
 	}
-	if sameTools(tools, s.prefix.Tools) {
+	if engine.SameTools(tools, s.prefix.Tools) {
 		return 0, false
 	}
 	if said == "" {
 		// The prefix resumed carries other tools than the session has.
-		added, removed := changedTools(s.prefix.Tools, tools)
-		said = fmt.Sprintf("the requests carry this session's tools from this fold on, not those of the conversation it resumed (added: %s; removed: %s)",
-			orNone(added), orNone(removed))
+		said = fmt.Sprintf("the requests carry this session's tools from this fold on, not those of the conversation it resumed (%s)",
+			engine.ToolChanges(s.prefix.Tools, tools))
 	}
 	s.toolNews = append(s.toolNews, said)
 	s.tools = tools
@@ -81,13 +77,12 @@ func (s *Session) prefixAtFold() (int, bool) {
 func (s *Session) resumedTools() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.prefix == nil || sameTools(s.tools, s.prefix.Tools) {
+	if s.prefix == nil || engine.SameTools(s.tools, s.prefix.Tools) {
 		return ""
 	}
-	added, removed := changedTools(s.prefix.Tools, s.tools)
-	return fmt.Sprintf("the tools of this session differ from those of the conversation it resumes (added: %s; removed: %s): "+
+	return fmt.Sprintf("the tools of this session differ from those of the conversation it resumes (%s): "+
 		"the requests carry them from the conversation's next fold on, so that the engine's cache of it holds until then (compact folds it now)",
-		orNone(added), orNone(removed))
+		engine.ToolChanges(s.prefix.Tools, s.tools))
 }
 
 // withSubagent is the toolbox's definitions with the subagent tool's, as
@@ -97,40 +92,6 @@ func (s *Session) withSubagent(defs []engine.Tool) []engine.Tool {
 		return defs
 	}
 	return beforeMCP(defs, subagentDefinition())
-}
-
-// sameTools reports whether two lists of definitions are the same as the
-// requests carry them, byte for byte.
-func sameTools(a, b []engine.Tool) bool {
-	x, errA := json.Marshal(a)
-	y, errB := json.Marshal(b)
-	return errA == nil && errB == nil && bytes.Equal(x, y)
-}
-
-// changedTools are the names of the definitions now has and old has not,
-// and of those old has and now has not; one that changed is both.
-func changedTools(old, now []engine.Tool) (added, removed []string) {
-	in := func(list []engine.Tool, d engine.Tool) bool {
-		return slices.ContainsFunc(list, func(x engine.Tool) bool { return sameTools([]engine.Tool{x}, []engine.Tool{d}) })
-	}
-	for _, d := range now {
-		if !in(old, d) {
-			added = append(added, d.Name)
-		}
-	}
-	for _, d := range old {
-		if !in(now, d) {
-			removed = append(removed, d.Name)
-		}
-	}
-	return added, removed
-}
-
-func orNone(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
 }
 
 // takeToolNews returns what the user should hear of the tools a fold put

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reika-lsp/reika/agent/config"
+	"github.com/reika-lsp/reika/agent/engine"
 	"github.com/reika-lsp/reika/agent/mcp"
 	"github.com/reika-lsp/reika/agent/mcp/mcptest"
 	"github.com/reika-lsp/reika/agent/sim"
@@ -121,7 +122,7 @@ func TestToolsChangeAtFold(t *testing.T) {
 	if strings.Contains(resumed.resumed, "differs") {
 		t.Errorf("resume: %s", resumed.resumed)
 	}
-	if !sameTools(resumed.Prefix().Tools, s.Prefix().Tools) {
+	if !engine.SameTools(resumed.Prefix().Tools, s.Prefix().Tools) {
 		t.Errorf("the resumed prefix's tools are not those the fold put in force")
 	}
 	ask(t, resumed, "Go on.")

@@ -1,10 +1,8 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/reika-lsp/reika/agent/engine"
@@ -68,44 +66,11 @@ func (b *Toolbox) TakeChange() (defs []engine.Tool, said string, ok bool) {
 	}
 	old := b.cur.Load().defs
 	list, _, _ := b.build()
-	if slices.EqualFunc(old, list.defs, sameDefinition) {
+	if engine.SameTools(old, list.defs) {
 		return nil, "", false
 	}
 	b.cur.Store(list)
-	added, removed := changedNames(old, list.defs)
-	said = fmt.Sprintf("the tools of the MCP server %s changed (added: %s; removed: %s); the requests carry the new list from this fold on",
-		strings.Join(names, ", "), orNone(added), orNone(removed))
+	said = fmt.Sprintf("the tools of the MCP server %s changed (%s); the requests carry the new list from this fold on",
+		strings.Join(names, ", "), engine.ToolChanges(old, list.defs))
 	return b.Definitions(), said, true
-}
-
-// sameDefinition reports whether two definitions are the same, byte for
-// byte.
-func sameDefinition(a, b engine.Tool) bool {
-	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.Parameters, b.Parameters)
-}
-
-// changedNames are the names now has and old has not, and those old has
-// and now has not; a definition that changed counts as both.
-func changedNames(old, now []engine.Tool) (added, removed []string) {
-	in := func(list []engine.Tool, d engine.Tool) bool {
-		return slices.ContainsFunc(list, func(x engine.Tool) bool { return sameDefinition(x, d) })
-	}
-	for _, d := range now {
-		if !in(old, d) {
-			added = append(added, d.Name)
-		}
-	}
-	for _, d := range old {
-		if !in(now, d) {
-			removed = append(removed, d.Name)
-		}
-	}
-	return added, removed
-}
-
-func orNone(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
 }
