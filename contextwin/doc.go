@@ -123,10 +123,11 @@
 // What the recap carries of the user's words stands first in it, so a
 // rewrite that keeps them changes the request only after them: the task
 // whole while it fits a fifth of the window, then the later messages,
-// each whole while it and the newer ones fit their share and past it in
-// one line (its opening, where its whole text is, its facts) that it
-// keeps from then on (usertext.go): a rewrite changes the user's words
-// only from the oldest message that just left the share. The result that
+// each whole while it and the newer ones fit their share, past it in one
+// line (its opening, where its whole text is, its facts), and past a
+// number of lines as its facts alone, the oldest lines turned by halves
+// (usertext.go): a form never grows back, so a rewrite changes the
+// user's words only from the oldest message that changed form. The result that
 // defines the task, carried verbatim, is a page or a document the ask
 // names in the user's own words, never source code, which the files
 // changed and a shed read's outline keep.

@@ -435,6 +435,7 @@ const (
 	taskHeading  = "The task, verbatim:\n"
 	userHeading  = "Then the user said, verbatim:\n"
 	shortHeading = "Then the user said, shortened to fit:\n"
+	factsHeading = "Earlier the user stated (their whole words are named under Happened):\n"
 )
 
 // electTaskPayload picks, once per turn, the result that defines the task:

@@ -8,26 +8,28 @@ import (
 
 // What the recap carries of the user's messages. The task (the first
 // message) is carried whole while it fits its room (taskRoom, a fifth of
-// the window), and it is the last thing cut. A later message has two
-// forms, and changes form once:
+// the window), and it is the last thing cut. A later message shrinks, and
+// never grows back:
 //
 //   - whole (or its head, tail and facts past userRoom) while it and the
 //     newer messages fit the share of the recap the user's words have
 //     (userShare), and always when it is the newest;
 //   - past that share, one line: its opening, its size and where its
-//     whole text is, then its exact facts. It keeps this form for the
-//     rest of the session.
+//     whole text is, then its exact facts;
+//   - past lineCount such lines, its exact facts alone, under one heading
+//     for all of them; the oldest lines turn to facts by halves of
+//     lineCount at once, so at one fold in lineCount/2 messages.
 //
 // A fold that rewrites the recap thus changes the user's words only from
-// the oldest message that left the share, near their end: the engine
-// keeps the ones before it cached. A ladder of shorter and shorter forms
-// (it was four) changed older messages at every layout, and every fold
-// paid for all of them again: the generated pasted-log chats prefilled
-// 1.15–1.17× their growth at 16k, and 1.11–1.12 with the two forms
-// (1.13–1.17 when the line also kept the log's failure lines: at a
-// paste an ask, 200 bytes a message weigh on every rewrite).
-// A user who pastes a log at every turn costs the recap a line and the
-// log's facts per message, and never makes the window too small.
+// the oldest message that changed form: the engine keeps the ones before
+// it cached. A ladder of four forms laid out anew every third message
+// changed older messages at every layout, and every fold paid for all of
+// them again: the generated pasted-log chats prefilled 1.15–1.17× their
+// growth at 16k, and 1.12–1.15 with these forms (lines that also kept
+// the log's failure lines, 200 bytes a message, cost 1.13–1.17). On a
+// tokenizer of a token a byte, a 16k window holds some 30 asks of a
+// pasted log: past that, the task, the facts and a new ask no longer fit
+// beside a 4k prefix, since a fact the user stated is never dropped.
 
 // userIndex lists the user's messages the recap carries, as the log grows.
 type userIndex struct {
@@ -44,6 +46,7 @@ type userIndex struct {
 const (
 	shortOpening = 100 // its opening
 	maxFactsKept = 480 // the exact facts it keeps
+	lineCost     = 160 // a line's bytes beside its facts, about
 	// userRoomDiv: a later message's room is this share of the window's
 	// bytes at the price of new text (1.3 KB at 32k where a token is 1.6
 	// bytes or more, 800 bytes where it is one). Every fold carries the
@@ -90,6 +93,9 @@ func (s *Planner) taskRoom() int {
 
 func (s *Planner) userShare() int { return s.userRoom() * 5 / 4 }
 
+// lineRoom is what the later messages' lines take, about: the share the whole ones have.
+func (s *Planner) lineRoom() int { return s.userShare() }
+
 // userCap bounds the later messages' text a recap appended to may carry
 // before a fold must rewrite it into their present forms.
 func (s *Planner) userCap() int { return s.userShare() + s.userRoom() }
@@ -102,10 +108,43 @@ func (s *Planner) carriedUser(i int) string {
 	if k >= len(u.at) || u.at[k] != i || k == 0 {
 		return cutUserText(s.log[i], s.taskRoom())
 	}
-	if n := len(u.at); n-1-k < s.wholeCount(n) {
+	n := len(u.at)
+	whole := s.wholeCount(n)
+	if n-1-k < whole {
 		return cutUserText(s.log[i], u.room)
 	}
-	return shortUserText(s.log[i])
+	if k > s.factsOnly(n-1-whole) {
+		return shortUserText(s.log[i])
+	}
+	return factsUserText(s.log[i])
+}
+
+// factsOnly is how many of the later messages, oldest first, are carried
+// as their facts alone when past of them are past the share the whole
+// ones have: none while the lines fit lineCount, then the oldest by
+// halves of it at once, so that a line becomes its facts at one fold in
+// lineCount/2 messages, not at every one.
+func (s *Planner) factsOnly(past int) int {
+	k := s.lineCount()
+	if past <= k {
+		return 0
+	}
+	h := k / 2
+	return (past - h) / h * h
+}
+
+// lineCount is how many of the later messages past the whole ones' share
+// are carried in one line: as many as lineRoom bytes hold at lineCost
+// each, four at least.
+func (s *Planner) lineCount() int {
+	return max(4, s.lineRoom()/lineCost&^1)
+}
+
+// factsUserText is what the recap keeps of an old message of the user's:
+// the exact facts it states, "" when none.
+func factsUserText(m Message) string {
+	lines := strings.Split(strings.TrimSpace(m.Content), "\n")
+	return strings.TrimRight(statedFacts(lines, maxFactsKept), "\n")
 }
 
 // wholeCount is how many of the first n messages, from the n-th back,
@@ -206,6 +245,12 @@ func (s *Planner) userBlock(i int) string {
 		return taskHeading + c
 	case c == s.log[i].Content:
 		return userHeading + c
+	case c == factsUserText(s.log[i]):
+		// The facts of the oldest messages run under one heading.
+		if k := sort.SearchInts(u.at, i); k > 1 && s.carriedUser(u.at[k-1]) == factsUserText(s.log[u.at[k-1]]) {
+			return c
+		}
+		return factsHeading + c
 	}
 	return shortHeading + c
 }
