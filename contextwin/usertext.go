@@ -246,9 +246,12 @@ func (s *Planner) userBlock(i int) string {
 	case c == s.log[i].Content:
 		return userHeading + c
 	case c == factsUserText(s.log[i]):
-		// The facts of the oldest messages run under one heading.
-		if k := sort.SearchInts(u.at, i); k > 1 && s.carriedUser(u.at[k-1]) == factsUserText(s.log[u.at[k-1]]) {
-			return c
+		// The facts of the oldest messages run under one heading, before
+		// the first of them that states any.
+		for _, j := range u.at[1:sort.SearchInts(u.at, i)] {
+			if factsUserText(s.log[j]) != "" {
+				return c
+			}
 		}
 		return factsHeading + c
 	}
