@@ -37,6 +37,11 @@ type userIndex struct {
 	scanned int   // log entries [0, scanned) are indexed
 	at      []int // log index of each verbatim user message, in order
 	whole   []int // whole[k] = Σ of messages [0, k) of min(length, room)
+	// short and facts are each message's one line and its facts alone
+	// (the forms past the share, which depend on nothing else); stating
+	// is the first later message whose facts are not none, 0 for none.
+	short, facts []string
+	stating      int
 	// front is the bytes of later messages' text the front recap carries,
 	// as sent: past userCap, a fold rewrites it rather than append.
 	front int
@@ -70,8 +75,14 @@ func (s *Planner) indexUsers() *userIndex {
 	}
 	for ; u.scanned < len(s.log); u.scanned++ {
 		if s.isVerbatimUser(u.scanned) {
+			m := s.log[u.scanned]
 			u.at = append(u.at, u.scanned)
-			u.whole = append(u.whole, u.whole[len(u.whole)-1]+min(len(s.log[u.scanned].Content), u.room))
+			u.whole = append(u.whole, u.whole[len(u.whole)-1]+min(len(m.Content), u.room))
+			u.short = append(u.short, shortUserText(m))
+			u.facts = append(u.facts, factsUserText(m))
+			if k := len(u.at) - 1; k > 0 && u.stating == 0 && u.facts[k] != "" {
+				u.stating = k
+			}
 		}
 	}
 	return u
@@ -108,15 +119,33 @@ func (s *Planner) carriedUser(i int) string {
 	if k >= len(u.at) || u.at[k] != i || k == 0 {
 		return cutUserText(s.log[i], s.taskRoom())
 	}
-	n := len(u.at)
-	whole := s.wholeCount(n)
-	if n-1-k < whole {
+	switch s.laterForm(k) {
+	case formWhole:
 		return cutUserText(s.log[i], u.room)
+	case formLine:
+		return u.short[k]
 	}
-	if k > s.factsOnly(n-1-whole) {
-		return shortUserText(s.log[i])
+	return u.facts[k]
+}
+
+// The forms of a later message of the user's (see above).
+const (
+	formWhole = iota // whole, or cut to userRoom
+	formLine         // one line
+	formFacts        // its facts alone
+)
+
+// laterForm is the form of the k-th of the user's messages (k ≥ 1).
+func (s *Planner) laterForm(k int) int {
+	n := len(s.indexUsers().at)
+	whole := s.wholeCount(n)
+	switch {
+	case n-1-k < whole:
+		return formWhole
+	case k > s.factsOnly(n-1-whole):
+		return formLine
 	}
-	return factsUserText(s.log[i])
+	return formFacts
 }
 
 // factsOnly is how many of the later messages, oldest first, are carried
@@ -238,22 +267,22 @@ func (s *Planner) userTextFull() bool { return s.users.front > s.userCap() }
 // the task's, or one that says whether it is whole; "" when left out.
 func (s *Planner) userBlock(i int) string {
 	c := s.carriedUser(i)
-	switch u := s.indexUsers(); {
+	u := s.indexUsers()
+	k := sort.SearchInts(u.at, i)
+	switch {
 	case c == "":
 		return ""
-	case len(u.at) > 0 && u.at[0] == i:
+	case k == 0 && len(u.at) > 0 && u.at[0] == i:
 		return taskHeading + c
 	case c == s.log[i].Content:
 		return userHeading + c
-	case c == factsUserText(s.log[i]):
+	case k < len(u.at) && u.at[k] == i && s.laterForm(k) == formFacts:
 		// The facts of the oldest messages run under one heading, before
 		// the first of them that states any.
-		for _, j := range u.at[1:sort.SearchInts(u.at, i)] {
-			if factsUserText(s.log[j]) != "" {
-				return c
-			}
+		if k == u.stating {
+			return factsHeading + c
 		}
-		return factsHeading + c
+		return c
 	}
 	return shortHeading + c
 }
