@@ -71,6 +71,10 @@ type staged struct {
 // the plain changes), then committed: nothing changes unless all of it
 // applies.
 func (e *Editor) ApplyWorkspaceEdit(raw json.RawMessage) (confirmed []string, err error) {
+	// An edit is checked against the buffers and made in one step, no
+	// keystroke between.
+	e.typing.Lock()
+	defer e.typing.Unlock()
 	var we wsEdit
 	if err := json.Unmarshal(raw, &we); err != nil {
 		e.violation("a workspace edit that does not decode: %v", err)

@@ -103,6 +103,8 @@ func (e *Editor) Edit(path, old, new string) {
 // TryEdit is Edit returning its error, for use off the test's goroutine.
 func (e *Editor) TryEdit(path, old, new string) error {
 	abs := e.Abs(path)
+	e.typing.Lock()
+	defer e.typing.Unlock()
 	e.mu.Lock()
 	d, ok := e.docs[abs]
 	if !ok {
@@ -173,6 +175,8 @@ func (e *Editor) flushPending() {
 		changes []map[string]any
 	}
 	var sends []send
+	e.typing.Lock()
+	defer e.typing.Unlock()
 	e.mu.Lock()
 	if e.shut {
 		e.mu.Unlock()

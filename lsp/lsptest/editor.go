@@ -219,6 +219,11 @@ type Editor struct {
 
 	inbox inbox
 
+	// typing is held from a document's new version to its didChange on
+	// the wire: a user's changes go out in the order they were made, as
+	// from a real editor's one thread, whichever goroutine makes them.
+	typing sync.Mutex
+
 	mu         sync.Mutex
 	docs       map[string]*Document // by absolute path
 	events     []Event
