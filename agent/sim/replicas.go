@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 )
 
 // A router in front of several replicas of one engine, as a team runs
@@ -190,23 +188,7 @@ func prefixHash(body []byte) uint32 {
 
 // Serve answers on ln until ctx is cancelled.
 func (r *Replicas) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: r.Handler(), ReadHeaderTimeout: 30 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		r.close()
-		return err
-	case <-ctx.Done():
-	}
-	r.close()
-	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := srv.Shutdown(shutCtx)
-	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
+	return ServeHandler(ctx, ln, r.Handler(), r.close)
 }
 
 func (r *Replicas) close() {

@@ -28,7 +28,6 @@ type Engine struct {
 
 	t       testing.TB
 	timeout time.Duration
-	httpSrv *http.Server
 
 	mu       sync.Mutex
 	arrived  []time.Time       // when chat request n+1 arrived
@@ -59,15 +58,12 @@ func StartEngine(t testing.TB, cfg sim.Config, timeout time.Duration) *Engine {
 		t.Fatalf("listen on loopback: %v", err)
 	}
 	g.URL = "http://" + ln.Addr().String()
-	g.httpSrv = &http.Server{Handler: g.watch(srv.Handler()), ReadHeaderTimeout: 10 * time.Second}
-	go g.httpSrv.Serve(ln)
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- sim.ServeHandler(ctx, ln, g.watch(srv.Handler()), srv.Close) }()
 	t.Cleanup(func() {
-		srv.Close() // stalled and slowed streams end at once
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := g.httpSrv.Shutdown(ctx); err != nil {
-			g.httpSrv.Close()
-		}
+		stop()
+		<-served
 	})
 	return g
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reika-lsp/reika/agent/sim"
 	"github.com/reika-lsp/reika/internal/testslow"
 )
 
@@ -89,14 +90,12 @@ func StartProxy(t testing.TB, real, replies string) *Proxy {
 		t.Fatalf("listen on loopback: %v", err)
 	}
 	p.URL = "http://" + ln.Addr().String()
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- sim.ServeHandler(ctx, ln, p, func() {}) }()
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			srv.Close()
-		}
+		stop()
+		<-served
 	})
 	return p
 }
