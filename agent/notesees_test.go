@@ -20,9 +20,9 @@ import (
 // newest tool result whole (it fits the note's share), not only its
 // summary: the note is written from it.
 func TestNoteRequestCarriesTheNewestResult(t *testing.T) {
-	srv, client := simEngine(t, sim.Config{Ctx: 64000})
+	srv, client := simEngine(t, sim.Config{Ctx: 24000})
 	var turns []sim.Turn
-	for i := 0; i < 150; i++ {
+	for i := 0; i < 60; i++ {
 		turns = append(turns, readTurn(fmt.Sprintf("f%d.go", i)))
 	}
 	srv.AppendScript(append(turns, sim.Turn{Content: "done"})...)
@@ -36,7 +36,7 @@ func TestNoteRequestCarriesTheNewestResult(t *testing.T) {
 		results = append(results, body)
 		return tools.Result{Content: body, Payload: contextwin.Payload{Kind: contextwin.Read, Path: fmt.Sprintf("f%d.go", n), From: 1, To: 80, Total: 80}}
 	}}
-	s, _ := newSession(sessionConfig{Engine: client, Tools: box, Context: contextwin.Config{Window: 64000}})
+	s, _ := newSession(sessionConfig{Engine: client, Tools: box, Context: contextwin.Config{Window: 24000}})
 	if _, err := s.Run(context.Background(), "read them all", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestNoteRequestCarriesTheNewestResult(t *testing.T) {
 		}
 		checked++
 	}
-	if checked == 0 {
-		t.Fatalf("no note round happened: the test tests nothing")
+	if checked < 2 {
+		t.Fatalf("%d note rounds happened, want at least 2: the test tests too little", checked)
 	}
 }
