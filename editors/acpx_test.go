@@ -194,6 +194,7 @@ func acpxMessages(t *testing.T, out string) []acpxMessage {
 // engine: a prompt of two paragraphs answered, then an edit in the
 // ask-first mode allowed and denied through acpx's permission flags.
 func TestAcpxClient(t *testing.T) {
+	longBoot(t, "TestACPClient")
 	line := parseAcpx(t, snippet(t, "acpx-acp"))
 	// Reika's mode as the session config option acpx sets before the prompt.
 	askFirst := []string{"--config-option", "mode=ask"}

@@ -19,6 +19,9 @@ import (
 func TestEglotPackage(t *testing.T) {
 	for _, e := range []struct{ name, exe, snippet string }{{"28", "emacs", "emacs-28"}, {"current", "emacs-current", "emacs-29"}} {
 		t.Run(e.name, func(t *testing.T) {
+			if e.name == "28" {
+				longBoot(t, "TestEglotPackage/current")
+			}
 			emacs := need(t, e.exe)
 			for _, sc := range []struct{ play, script string }{
 				{"progress", `[{"tool_calls": [{"name": "read", "arguments": {"path": "greet.go"}}]}, {"content": "Greet says hello to the name it is given."}]`},

@@ -20,7 +20,10 @@ import (
 // are emacs/test/reika-test.el.
 // The subtest "settings" plays "apply" without REIKA_ENDPOINT: the server
 // finds the engine only through the snippet's :initializationOptions.
-func TestEglot(t *testing.T) { testEglot(t, need(t, "emacs"), "emacs-28") }
+func TestEglot(t *testing.T) {
+	longBoot(t, "TestEglotCurrent")
+	testEglot(t, need(t, "emacs"), "emacs-28")
+}
 
 // TestEglotCurrent runs them in a current Emacs (Debian trixie's 30.1, its
 // own eglot, `emacs-current` from .ci/install-emacs) with the README's

@@ -28,6 +28,16 @@ func longTrial(t *testing.T) {
 	}
 }
 
+// longBoot skips, but in the long tests, a test that starts a slow
+// editor (VS Code, Emacs, acpx) once more for a case of its own; by
+// default standsFor, which starts the same editor, runs for it.
+func longBoot(t *testing.T, standsFor string) {
+	t.Helper()
+	if !testslow.Long {
+		t.Skipf("one more start of a slow editor: it runs under the build tag long (go test -tags long ./editors); %s stands for it", standsFor)
+	}
+}
+
 // raceTrials is how many asks the race makes in one session: ten under
 // the build tag long (go test -tags long ./...), three by default (the
 // two places the user types, the top of the file and right above the

@@ -13,6 +13,7 @@ import (
 // becomes an ask. The agent's edit, which arrives while the user types,
 // lands too.
 func TestVSCodeFocus(t *testing.T) {
+	longBoot(t, "TestVSCode")
 	script := `[` + strings.TrimSuffix(greetEdit, "}") + `, "fault": {"latency": "2s"}},
   {"content": "Done."}]`
 	r := newRig(t, script, map[string]string{"greet.go": greetGo})
@@ -46,6 +47,7 @@ func TestVSCodeFocus(t *testing.T) {
 // user undoes it in greet.go. The server tells the user the change was
 // undone by them, and does not make it again.
 func TestVSCodeLateUndo(t *testing.T) {
+	longBoot(t, "TestVSCode")
 	r := newRig(t, `[`+greetEdit+`, {"content": "Done."}]`, map[string]string{"greet.go": greetGo})
 	rec := vscodeScenario(t, r, "lateundo")
 	t.Logf("end line %q; then %q", rec.Final, rec.Told)

@@ -70,6 +70,7 @@ func vscodeExtension(t *testing.T) string {
 // runtime dependencies only; then installs it with the README's command,
 // VS Code's code being code-server here.
 func TestVSCodePackage(t *testing.T) {
+	longBoot(t, "TestVSCode")
 	dir := vscodeExtension(t)
 	npm := need(t, "npm")
 	tmp := t.TempDir()
@@ -514,6 +515,7 @@ func runCodeServer(t *testing.T, r *rig, reika map[string]any, env []string) []d
 // (the Reika panel opens), asks, reads the answer in the panel and keeps
 // the change with one click.
 func TestVSCodeGoBin(t *testing.T) {
+	longBoot(t, "TestVSCode")
 	const answer = "Greet now says Hello with a capital H."
 	script := `[
   {"tool_calls": [{"name": "edit", "arguments": {"path": "greet.go", "old_text": "return \"hello, \" + name", "new_text": "return \"Hello, \" + name"}}]},

@@ -56,6 +56,9 @@ func TestFaultNullID(t *testing.T) {
 // and are held until the method is read. The real binary, for its real
 // resident set.
 func TestFaultHugeBodiesMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 MiB through the real binary: it runs without -short (go test -tags long ./... in .ci/run); TestStreamSkipsLargeMessage stands for it in process")
+	}
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skipf("no /proc to read a resident set from: %v", err)
 	}

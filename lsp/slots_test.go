@@ -138,6 +138,9 @@ func TestTwoServersKeepTheirSlots(t *testing.T) {
 // Without --slot-save-path the restarted engine prefills it all: the
 // README's "before".
 func TestResumeRestoresARealEngineCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real engine started three times: it runs without -short (go test -tags long ./... in .ci/run); TestResumeRestoresTheEngineCache stands for it on the simulated one")
+	}
 	for _, saving := range []bool{true, false} {
 		t.Run(fmt.Sprintf("slot-save-path=%v", saving), func(t *testing.T) { resumeAfterRealEngineRestart(t, saving) })
 	}

@@ -28,7 +28,11 @@ func shortSessions(t *testing.T, n int) []*Recording {
 // reuses its cache as it does alone on one engine (within 2 points);
 // round-robin, or the session router without the id, loses most of it.
 func TestRouting(t *testing.T) {
-	recs := shortSessions(t, 30)
+	rounds := 30
+	if testing.Short() {
+		rounds = 10 // enough for the loss to show, a third of the time under -race
+	}
+	recs := shortSessions(t, rounds)
 	const window, replicas = 16000, 4
 	rows, err := Routing(context.Background(), recs, window, replicas, Engine{})
 	if err != nil {

@@ -38,6 +38,9 @@ func inNamespaces() bool { return Probe().Namespaces && !noNamespaces }
 // Start contains commands where namespaces cannot be made.
 func TestWithoutNamespaces(t *testing.T) {
 	needNamespaces(t) // else the tests ran this way already
+	if testing.Short() {
+		t.Skip("the containment tests once more, each command a child process ten times slower under -race: it runs without -short (the README's second go test)")
+	}
 	withoutNamespaces(t)
 	for name, test := range map[string]func(*testing.T){
 		"TestContained":        TestContained,

@@ -65,11 +65,11 @@ func shapeSessions(t *testing.T, kinds []string, n int) []*ShapeSession {
 // the two kinds that are quick to draw (the quickest in the race pass),
 // and every kind under the build tag long.
 func TestShapes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drawing sessions is one goroutine's work, ten times slower under -race: it runs without -short (the README's second go test)")
+	}
 	kinds := ShapeKinds
-	switch {
-	case testing.Short():
-		kinds = []string{"pastes"} // the race pass: the quickest to draw
-	case !testslow.Long:
+	if !testslow.Long {
 		kinds = []string{"pytest", "pastes"} // all of them under the build tag long
 	}
 	for _, s := range shapeSessions(t, kinds, *shapesN) {
