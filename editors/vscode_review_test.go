@@ -89,6 +89,7 @@ type reviewRecord struct {
 // highlighted code block, the file as a link, no HTML from the model),
 // with the rounds folded under one progress line.
 func TestVSCodeReview(t *testing.T) {
+	longBoot(t, "TestVSCode")
 	r := newRig(t, reviewScript(), map[string]string{"greet.go": greetGo})
 	recs := runCodeServer(t, r, map[string]any{"reika.endpoint": r.Endpoint, "reika.serverPath": r.Bin},
 		r.Env("REIKA_DRIVER_MODE=review"))
