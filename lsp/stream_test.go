@@ -257,11 +257,11 @@ func (g *generated) Read(p []byte) (int, error) {
 // A message over the limit is skipped in constant memory, and answered
 // with the id that came after its params.
 func TestStreamSkipsLargeMessage(t *testing.T) {
-	const size = 100 << 20
+	const limit, size = 8 << 20, 32 << 20 // the real 64 MiB and a 100 MiB message took five seconds under -race
 	body := &generated{head: `{"jsonrpc":"2.0","params":{"text":"`, tail: `"},"method":"workspace/executeCommand","id":41}`, n: size}
 	good := frameBody(`{"jsonrpc":"2.0","id":1,"method":"shutdown"}`)
 	w := &wire{in: io.MultiReader(strings.NewReader(fmt.Sprintf("Content-Length: %d\r\n\r\n", size)), body, strings.NewReader(good))}
-	s := newStream(w, maxMessage, maxRequest, log.New(io.Discard, "", 0))
+	s := newStream(w, limit, limit/16, log.New(io.Discard, "", 0))
 
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -276,7 +276,7 @@ func TestStreamSkipsLargeMessage(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
 		t.Errorf("skipping a message of %d MiB allocated %d bytes, want under 1 MiB", size>>20, alloc)
 	}
-	want := []answer{{"41", -32600, fmt.Sprintf("workspace/executeCommand: the message is %d bytes, over reika-lsp's limit of 64 MiB; it was skipped", size)}}
+	want := []answer{{"41", -32600, fmt.Sprintf("workspace/executeCommand: the message is %d bytes, over reika-lsp's limit of 8 MiB; it was skipped", size)}}
 	if got := parseAnswers(t, w.out.Bytes()); !reflect.DeepEqual(got, want) {
 		t.Errorf("answered %+v, want %+v", got, want)
 	}
