@@ -28,11 +28,13 @@ func shortSessions(t *testing.T, n int) []*Recording {
 // reuses its cache as it does alone on one engine (within 2 points);
 // round-robin, or the session router without the id, loses most of it.
 func TestRouting(t *testing.T) {
-	rounds := 30
 	if testing.Short() {
-		rounds = 10 // enough for the loss to show, a third of the time under -race
+		// At 10 rounds a round-robin's reuse of one session went from 0.15
+		// to 0.71 between two runs (the sessions' requests interleave as
+		// they come): too few to judge, and 30 take 17 s under -race.
+		t.Skip("four sessions at once through every router: it runs without -short (the README's second go test)")
 	}
-	recs := shortSessions(t, rounds)
+	recs := shortSessions(t, 30)
 	const window, replicas = 16000, 4
 	rows, err := Routing(context.Background(), recs, window, replicas, Engine{})
 	if err != nil {
