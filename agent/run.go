@@ -306,6 +306,9 @@ func (r *run) runTool(ctx context.Context, call engine.ToolCall, sendErr error) 
 // folds without one.
 func (r *run) noteRound(ctx context.Context, p contextwin.Plan) contextwin.Plan {
 	s := r.s
+	for i, m := range p.Checkpoints {
+		r.checkpoint(ctx, m, i == 0 && p.Fresh)
+	}
 	req := s.Prefix().Request(p.Messages, p.MaxTokens, "none")
 	req.Temperature = s.cfg.Temperature
 	resp, err := r.chat(ctx, "note", req, p, nil)

@@ -109,12 +109,14 @@
 //
 // A fold is preceded by the model's note, asked with tools forbidden as
 // an append of the request. While the request as it stands, the new
-// results an eighth larger, the question and the note fit (on an engine
-// that keeps any prefix: dense, blocks), the note round carries it whole,
-// and the round's request after it is that same request, cached to its
-// end: the fold waits for the next round, which folds those results in
-// with the note in hand (holdFold). Folding at once would prefill them a
-// second time, after the fold's change. Where it does not fit, the note
+// results an eighth larger, the question and the note fit, the note
+// round carries it whole, and the round's request after it is that same
+// request, cached to its end: the fold waits for the next round, which
+// folds those results in with the note in hand (holdFold). Folding at
+// once would prefill them a second time, after the fold's change. (On an
+// engine that restarts from checkpoints the request is sent first as a
+// checkpoint request, so that the engine keeps a checkpoint where the
+// question begins.) Where it does not fit, the note
 // round shows the new results as their summaries, and the fold follows.
 // A new ask of the user's the engine has not seen (a pasted log, say) is
 // left out of the note round, which is of the work done: the fold after

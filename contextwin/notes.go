@@ -164,15 +164,12 @@ const freshDoubt = 8
 
 // wholeNote is the request's count with the question q as a note round
 // carrying it whole, less a new ask left out (askN bytes, askFresh of
-// them new), would be, and whether one may: on an engine
-// that keeps a prefix to the token (not one that restarts from
-// checkpoints, where the fold's own requests place the cache) and with the
-// engine's counts to go by (the cautious estimate, blind, prices the new
-// results at the densest text there is).
+// them new), would be, and whether one may: with the engine's counts to
+// go by (the cautious estimate, blind, prices the new results at the
+// densest text there is). On an engine that restarts from checkpoints the
+// note round is preceded by the request itself (noteCheckpoint), so that
+// the round's request after it restarts where the question began.
 func (s *Planner) wholeNote(q Message, askN, askFresh int) (whole int, ok bool) {
-	if s.cache.model.Class == CacheCheckpointed {
-		return 0, false
-	}
 	// The new results are priced at the learned ratio; they may be
 	// denser than what was learned. A whole note round the engine then
 	// counts over the usable room cannot be held, and the fold that comes
@@ -184,4 +181,22 @@ func (s *Planner) wholeNote(q Message, askN, askFresh int) (whole int, ok bool) 
 		n = s.price(size, fresh)
 	}
 	return n + s.est.Known(sizeOf(q)), true
+}
+
+// noteCheckpoint is the checkpoint request that goes before a note round
+// carrying the request whole, on an engine that restarts from
+// checkpoints: the request as it stands, which is what the round after
+// the note sends again (holdFold). The engine takes its checkpoint a few
+// tokens before that request's end; the note round and the round after it
+// both restart there. Without it the engine's newest checkpoint before
+// the question stands a micro-batch before the note round's end, and the
+// round after the note prefilled that stretch again (about 470 tokens a
+// note on the replay). Nil on any other engine, and for a note round
+// that leaves the results or a new ask out, which no later request sends
+// as they stand.
+func (s *Planner) noteCheckpoint() [][]Message {
+	if s.cache.model.Class != CacheCheckpointed || !s.note.whole {
+		return nil
+	}
+	return [][]Message{s.view.Messages()}
 }

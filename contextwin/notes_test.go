@@ -2,6 +2,7 @@ package contextwin
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -107,5 +108,59 @@ func TestNoteShareBoundsTheResults(t *testing.T) {
 	got := noteCarries(msgs, "a")
 	if len(got) > len(sum)+3000 || len(got) < len(sum)+3000-minCut || !strings.HasPrefix(got, "FIRST LINE") || !strings.HasSuffix(got, "LAST LINE\n") {
 		t.Errorf("the note round carries %d bytes of a %d-byte log (summary %d), want its head and tail in its summary's size and 3000 bytes more", len(got), len(log), len(sum))
+	}
+}
+
+// TestWholeNoteOnACheckpointedEngine: on an engine that restarts from
+// checkpoints, a note round that carries the request whole goes after a
+// checkpoint request of that request, which the round after the note
+// sends again as it stands; so that round restarts a few tokens before
+// its end, where without the checkpoint request it would restart a
+// micro-batch before the note round's end.
+func TestWholeNoteOnACheckpointedEngine(t *testing.T) {
+	for _, plant := range []bool{true, false} {
+		cfg := Config{Window: 32768, PrefixChars: 2000, Reserve: 1024, Cache: CacheModel{Class: CacheCheckpointed}}
+		s := NewPlanner(cfg)
+		e := &checkpointEngine{}
+		send := func(msgs []Message) (n, from int) {
+			n, from = e.send(cfg.PrefixChars, msgs)
+			s.Observe(Usage{PromptTokens: n, CompletionTokens: 100, Cached: from, CachedKnown: true})
+			return n, from
+		}
+		s.Append(Message{Role: User, Content: "Review internal/spec.md and implement it."})
+		var p Plan
+		for r := 0; r < 400; r++ {
+			if p = s.Plan(); p.Event != Append {
+				break
+			}
+			sendOn(s, e, cfg.PrefixChars, p)
+			s.Append(Message{Role: Assistant, Content: "Next.", ToolCalls: []ToolCall{{ID: fmt.Sprint("x", r), Name: "run", Arguments: `{}`}}})
+			s.Append(Message{Role: Tool, ToolCallID: fmt.Sprint("x", r), Content: strings.Repeat(fmt.Sprintf("line %d of the output\n", r), 40), Payload: Payload{Kind: Command, Path: fmt.Sprint("make ", r)}})
+		}
+		if p.Event != Note || !s.note.whole {
+			t.Fatalf("Plan() = %s (whole %v), want a note round carrying the request whole", p.Event, s.note.whole)
+		}
+		if len(p.Checkpoints) != 1 || !slices.EqualFunc(p.Checkpoints[0], s.view.Messages(), sameMessage) {
+			t.Fatalf("the note round's checkpoint requests are %d, want one: the request as it stands", len(p.Checkpoints))
+		}
+		if plant {
+			for _, m := range p.Checkpoints {
+				n, c := e.send(cfg.PrefixChars, m)
+				s.ObserveCheckpoint(Usage{PromptTokens: n, CompletionTokens: 1, Cached: c, CachedKnown: true})
+			}
+		}
+		send(p.Messages)
+		s.SetNote("state: working\nbuild: passes")
+		held := s.Plan()
+		if held.Event != Append || !slices.EqualFunc(held.Messages, p.Messages[:len(p.Messages)-1], sameMessage) {
+			t.Fatalf("after the note, Plan() = %s with %d messages, want the note round's request less the question", held.Event, len(held.Messages))
+		}
+		n, from := send(held.Messages)
+		switch {
+		case plant && n-from > 16:
+			t.Errorf("the round after the note prefilled %d tokens again, want at most 16", n-from)
+		case !plant && n-from <= 16:
+			t.Errorf("without the checkpoint request the round after the note prefilled only %d tokens: the test tests nothing", n-from)
+		}
 	}
 }

@@ -63,7 +63,9 @@ type Plan struct {
 	// rewrite changes it, and the recap's end, where an appended part
 	// goes — so that fold restarts there, and not at an older checkpoint;
 	// before an append, the request itself then the primer, so that the
-	// checkpoint a full slot keeps stands at its end (chainPlant).
+	// checkpoint a full slot keeps stands at its end (chainPlant); before
+	// a note round that carries the request whole, the request itself,
+	// which the round after the note sends again (noteCheckpoint).
 	// Their figures go to ObserveCheckpoint.
 	Checkpoints [][]Message
 	// Fresh asks for the first of the Checkpoints to be sent without the
@@ -484,7 +486,7 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 		msgs, est := s.noteMessages(b)
 		if est+s.noteRoom() <= b.Window {
 			s.note.asked = true
-			p := s.finish(Plan{Event: Note, Messages: msgs})
+			p := s.finish(Plan{Event: Note, Messages: msgs, Checkpoints: s.noteCheckpoint()})
 			p.Estimate = est
 			p.MaxTokens = b.MaxTokens(s.replyBase(est, s.last.chars), positiveMin(s.cfg.MaxTokens, s.cfg.OutputLimit))
 			return p

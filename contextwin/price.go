@@ -279,15 +279,13 @@ func (s *Planner) midOptions(b Budget, at map[int][]shedCandidate) []option {
 // them costs the same at every later fold: the recap and the turns
 // between the checkpoint and its start; so an earlier one, which makes
 // more room, is priced too, down to the live floor (choose). But not one
-// whose recap would carry more of the user's words than half its own
-// text: rewritten at every fold, those are prefilled again each time,
-// where a fold of the front keeps them in its steady part.
+// whose recap would carry mostly the user's words (wordy).
 func (s *Planner) anchoredOptions(b Budget, m *midTables, g int, k kept, out []option) []option {
 	for _, f := range m.anchored {
 		if f >= g {
 			break
 		}
-		if m.verb[g-m.lo]-m.verb[f-m.lo] > m.steady/2 {
+		if m.wordy(f, g) {
 			continue
 		}
 		if o, ok := s.midOptionAt(b, m, g, k, anchored, f); ok {
