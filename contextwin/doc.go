@@ -116,7 +116,9 @@
 // once would prefill them a second time, after the fold's change. (On an
 // engine that restarts from checkpoints the request is sent first as a
 // checkpoint request, so that the engine keeps a checkpoint where the
-// question begins.) Where it does not fit, the note
+// question begins; not on a turn template, where the question rides at
+// the end of the last result and no checkpoint can stand where it
+// begins.) Where it does not fit, the note
 // round shows the new results as their summaries, and the fold follows.
 // A new ask of the user's the engine has not seen (a pasted log, say) is
 // left out of the note round, which is of the work done: the fold after

@@ -120,22 +120,11 @@ func TestNoteShareBoundsTheResults(t *testing.T) {
 func TestWholeNoteOnACheckpointedEngine(t *testing.T) {
 	for _, plant := range []bool{true, false} {
 		cfg := Config{Window: 32768, PrefixChars: 2000, Reserve: 1024, Cache: CacheModel{Class: CacheCheckpointed}}
-		s := NewPlanner(cfg)
-		e := &checkpointEngine{}
+		s, e, p := toTheNote(cfg)
 		send := func(msgs []Message) (n, from int) {
 			n, from = e.send(cfg.PrefixChars, msgs)
 			s.Observe(Usage{PromptTokens: n, CompletionTokens: 100, Cached: from, CachedKnown: true})
 			return n, from
-		}
-		s.Append(Message{Role: User, Content: "Review internal/spec.md and implement it."})
-		var p Plan
-		for r := 0; r < 400; r++ {
-			if p = s.Plan(); p.Event != Append {
-				break
-			}
-			sendOn(s, e, cfg.PrefixChars, p)
-			s.Append(Message{Role: Assistant, Content: "Next.", ToolCalls: []ToolCall{{ID: fmt.Sprint("x", r), Name: "run", Arguments: `{}`}}})
-			s.Append(Message{Role: Tool, ToolCallID: fmt.Sprint("x", r), Content: strings.Repeat(fmt.Sprintf("line %d of the output\n", r), 40), Payload: Payload{Kind: Command, Path: fmt.Sprint("make ", r)}})
 		}
 		if p.Event != Note || !s.note.whole {
 			t.Fatalf("Plan() = %s (whole %v), want a note round carrying the request whole", p.Event, s.note.whole)
@@ -163,4 +152,41 @@ func TestWholeNoteOnACheckpointedEngine(t *testing.T) {
 			t.Errorf("without the checkpoint request the round after the note prefilled only %d tokens: the test tests nothing", n-from)
 		}
 	}
+}
+
+// TestRidingNoteIsNotWholeOnACheckpointedEngine: on a turn template the
+// note's question rides at the end of the last result, so the round after
+// the note would part from it inside that result, where no checkpoint
+// request can plant a checkpoint: on an engine that restarts from
+// checkpoints that note round shows the new results as their summaries,
+// with no checkpoint request, and the fold comes at once.
+func TestRidingNoteIsNotWholeOnACheckpointedEngine(t *testing.T) {
+	for _, class := range []CacheClass{CacheCheckpointed, CacheDense} {
+		cfg := Config{Window: 32768, PrefixChars: 2000, Reserve: 1024, Cache: CacheModel{Class: class}, Reasoning: ReasoningTurn}
+		s, _, p := toTheNote(cfg)
+		if p.Event != Note || !strings.HasSuffix(p.Messages[len(p.Messages)-1].Content, NoteInstruction) {
+			t.Fatalf("%s: Plan() = %s, want a note round whose question rides at the end of the last result", class, p.Event)
+		}
+		if want := class != CacheCheckpointed; s.note.whole != want || len(p.Checkpoints) != 0 {
+			t.Errorf("%s: the note round carries the request whole: %v, want %v; %d checkpoint requests, want none", class, s.note.whole, want, len(p.Checkpoints))
+		}
+	}
+}
+
+// toTheNote plays rounds of command output on a planner of cfg against
+// a checkpointing engine up to the first plan that is not an append.
+func toTheNote(cfg Config) (*Planner, *checkpointEngine, Plan) {
+	s := NewPlanner(cfg)
+	e := &checkpointEngine{}
+	s.Append(Message{Role: User, Content: "Review internal/spec.md and implement it."})
+	var p Plan
+	for r := 0; r < 400; r++ {
+		if p = s.Plan(); p.Event != Append {
+			break
+		}
+		sendOn(s, e, cfg.PrefixChars, p)
+		s.Append(Message{Role: Assistant, Content: "Next.", ToolCalls: []ToolCall{{ID: fmt.Sprint("x", r), Name: "run", Arguments: `{}`}}})
+		s.Append(Message{Role: Tool, ToolCallID: fmt.Sprint("x", r), Content: strings.Repeat(fmt.Sprintf("line %d of the output\n", r), 40), Payload: Payload{Kind: Command, Path: fmt.Sprint("make ", r)}})
+	}
+	return s, e, p
 }

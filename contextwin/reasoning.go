@@ -131,12 +131,20 @@ func (s *Planner) dropTurnReasoning() {
 // no request has carried yet, so the note request is the last request
 // and that message, then the question.
 func (s *Planner) askNote(msgs []Message, q Message) []Message {
-	if n := len(msgs); s.cfg.Reasoning == ReasoningTurn && n > 0 && (msgs[n-1].Role == Tool || msgs[n-1].Role == User) {
+	if s.noteRides(msgs) {
+		n := len(msgs)
 		last := msgs[n-1]
 		last.Content += "\n\n" + q.Content
 		return append(msgs[:n-1:n-1], last)
 	}
 	return append(msgs, q)
+}
+
+// noteRides reports whether the note's question rides at the end of the
+// last of msgs (askNote) rather than go as a message of its own.
+func (s *Planner) noteRides(msgs []Message) bool {
+	n := len(msgs)
+	return s.cfg.Reasoning == ReasoningTurn && n > 0 && (msgs[n-1].Role == Tool || msgs[n-1].Role == User)
 }
 
 // shedReasoningAfterChange sheds the reasoning of every message after the
