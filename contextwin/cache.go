@@ -297,6 +297,15 @@ type cacheTrack struct {
 	// awaited, else 0.
 	noPrefill bool
 	prefilled int
+	// notePlant is a note round's checkpoint request (noteCheckpoint):
+	// asked is set from the plan to its figures, tokens its length from
+	// its figures to the note round's, and failed once a note round
+	// restarted well before its end.
+	notePlant struct {
+		asked  bool
+		tokens int
+		failed bool
+	}
 	// why says what taught the model, when the engine's figures did;
 	// seen counts the restarts at a checkpoint before a change while the
 	// model was not checkpointed.
@@ -354,6 +363,9 @@ func (s *Planner) ObserveCheckpoint(u Usage) {
 	} else {
 		s.observeCache(u)
 	}
+	if np := &t.notePlant; np.asked {
+		np.asked, np.tokens = false, u.PromptTokens
+	}
 	s.planned(next)
 	if len(t.queue) == 0 {
 		t.queue = nil
@@ -389,10 +401,10 @@ func (s *Planner) restartExtra(at int) int {
 // model: an engine that restarts well before the change keeps
 // checkpoints; one that restarts at the change where the model said it
 // could not keeps any prefix.
-func (s *Planner) observeCache(u Usage) {
+func (s *Planner) observeCache(u Usage) (from int) {
 	t := &s.cache
 	if u.PromptTokens <= 0 {
-		return
+		return 0
 	}
 	if t.prefilled > 0 && u.CachedKnown && u.Cached+8 < t.prefilled {
 		// The request after one ending in an assistant message did not go
@@ -404,7 +416,7 @@ func (s *Planner) observeCache(u Usage) {
 		t.prefilled = u.PromptTokens
 	}
 	predicted := t.model.restart(t.engine, t.common)
-	from := predicted
+	from = predicted
 	if u.CachedKnown {
 		from = max(min(u.Cached, u.PromptTokens), 0)
 		s.learnCache(from, predicted)
@@ -421,6 +433,7 @@ func (s *Planner) observeCache(u Usage) {
 	}
 	s.mark(u.PromptTokens)
 	t.observed, t.observedWarm = t.sent, t.warm
+	return from
 }
 
 // swaReach is the widest sliding window of the common models, in

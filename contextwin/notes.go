@@ -172,11 +172,12 @@ const freshDoubt = 8
 // not where the question rides at the end of the last message (a turn
 // template, noteRides): the two requests then part inside that message,
 // before the tokens that close it, and the engine's checkpoint at the end
-// of the request stands after the parting. (Held there too, on the
+// of the request stands after the parting (held there too, on the
 // replay with --reasoning turn, the recurrent engine prefilled 0.00-0.05
-// of growth more at 16k, and from 0.07 less to 0.02 more at 32k.)
+// of growth more at 16k, and from 0.07 less to 0.02 more at 32k); nor
+// once a plant was seen to miss (learnNotePlant).
 func (s *Planner) wholeNote(q Message, askN, askFresh int) (whole int, ok bool) {
-	if s.cache.model.Class == CacheCheckpointed && s.noteRides(s.view.Messages()) {
+	if s.cache.model.Class == CacheCheckpointed && (s.noteRides(s.view.Messages()) || s.cache.notePlant.failed) {
 		return 0, false
 	}
 	// The new results are priced at the learned ratio; they may be
@@ -203,9 +204,37 @@ func (s *Planner) wholeNote(q Message, askN, askFresh int) (whole int, ok bool) 
 // note on the replay). Nil on any other engine, and for a note round
 // that leaves the results or a new ask out, which no later request sends
 // as they stand.
+//
+// That checkpoint stands before where the note round parts from the
+// request only where the chat template adds at most a few tokens after a
+// request's last message (its generation prompt: 2-4 tokens in the
+// common templates); where a note round restarted well before the end of
+// its checkpoint request, the engine's template adds more, and the note
+// rounds after it show the results as their summaries again
+// (learnNotePlant).
 func (s *Planner) noteCheckpoint() [][]Message {
 	if s.cache.model.Class != CacheCheckpointed || !s.note.whole {
 		return nil
 	}
+	s.cache.notePlant.asked = true
 	return [][]Message{s.view.Messages()}
 }
+
+// learnNotePlant takes the figures of a request after a note round's
+// checkpoint request (noteCheckpoint, whose length ObserveCheckpoint
+// keeps): the note round's, which restarted from token from. One that
+// restarted more than notePlantSlack tokens before the checkpoint
+// request's end says the plant does not serve on this engine.
+func (s *Planner) learnNotePlant(from int, u Usage) {
+	np := &s.cache.notePlant
+	if np.tokens > 0 && u.CachedKnown && from+notePlantSlack < np.tokens {
+		np.failed = true
+	}
+	np.asked, np.tokens = false, 0
+}
+
+// notePlantSlack is how far before the end of a note round's checkpoint
+// request the note round may restart, in tokens: the checkpoint the
+// engine takes 4 tokens before a prompt's end, and a generation prompt
+// of up to a dozen tokens past where the two requests part.
+const notePlantSlack = 16

@@ -179,14 +179,46 @@ func toTheNote(cfg Config) (*Planner, *checkpointEngine, Plan) {
 	s := NewPlanner(cfg)
 	e := &checkpointEngine{}
 	s.Append(Message{Role: User, Content: "Review internal/spec.md and implement it."})
+	return s, e, playOn(s, e, cfg, 0)
+}
+
+// playOn goes on with toTheNote's rounds from round r0, each request
+// sent to e, up to the next plan that is neither an append nor a fold.
+func playOn(s *Planner, e *checkpointEngine, cfg Config, r0 int) Plan {
 	var p Plan
-	for r := 0; r < 400; r++ {
-		if p = s.Plan(); p.Event != Append {
+	for r := r0; r < r0+400; r++ {
+		if p = s.Plan(); p.Event != Append && p.Event != Fold {
 			break
 		}
 		sendOn(s, e, cfg.PrefixChars, p)
 		s.Append(Message{Role: Assistant, Content: "Next.", ToolCalls: []ToolCall{{ID: fmt.Sprint("x", r), Name: "run", Arguments: `{}`}}})
 		s.Append(Message{Role: Tool, ToolCallID: fmt.Sprint("x", r), Content: strings.Repeat(fmt.Sprintf("line %d of the output\n", r), 40), Payload: Payload{Kind: Command, Path: fmt.Sprint("make ", r)}})
 	}
-	return s, e, p
+	return p
+}
+
+// TestNotePlantThatMissesIsDropped: where the engine's chat template adds
+// a long generation prompt, the checkpoint a note round's checkpoint
+// request leaves stands past where the note round parts from it, and the
+// note round restarts a micro-batch before its end; the planner takes
+// that from the engine's figures, and its later note rounds go without
+// one (and show the new results as their summaries).
+func TestNotePlantThatMissesIsDropped(t *testing.T) {
+	const tail = 24 // the generation prompt's tokens
+	cfg := Config{Window: 32768, PrefixChars: 2000, Reserve: 1024, Cache: CacheModel{Class: CacheCheckpointed}}
+	s, e, p := toTheNote(cfg)
+	if p.Event != Note || len(p.Checkpoints) != 1 {
+		t.Fatalf("Plan() = %s with %d checkpoint requests, want a note round after one", p.Event, len(p.Checkpoints))
+	}
+	n, c := e.send(cfg.PrefixChars, p.Checkpoints[0])
+	s.ObserveCheckpoint(Usage{PromptTokens: n + tail, CompletionTokens: 1, Cached: c, CachedKnown: true})
+	nn, _ := e.send(cfg.PrefixChars, p.Messages)
+	s.Observe(Usage{PromptTokens: nn + tail, CompletionTokens: 200, Cached: n + tail - 4 - 512, CachedKnown: true})
+	s.SetNote("state: working\nbuild: passes")
+	if p = playOn(s, e, cfg, 1000); p.Event != Note {
+		t.Fatalf("Plan() = %s, want the next note round", p.Event)
+	}
+	if s.note.whole || len(p.Checkpoints) != 0 {
+		t.Errorf("after a note round that restarted a micro-batch before its plant's end, the next carries the request whole: %v, with %d checkpoint requests; want neither", s.note.whole, len(p.Checkpoints))
+	}
 }

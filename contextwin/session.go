@@ -365,7 +365,7 @@ func (s *Planner) Observe(u Usage) Figure {
 	}
 	s.res.Observe(u.CompletionTokens, u.FinishReason)
 	s.settleQueue()
-	s.observeCache(u)
+	s.learnNotePlant(s.observeCache(u), u)
 	// What the request carried is no longer new: everything, or for a
 	// note round only what came before the current round.
 	bound := s.last.carriedUpTo
