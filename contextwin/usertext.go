@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // What the recap carries of the user's messages. The task (the first
@@ -42,6 +43,10 @@ type userIndex struct {
 	// is the first later message whose facts are not none, 0 for none.
 	short, facts []string
 	stating      int
+	// stated are the fact lines the later messages scanned so far keep in
+	// their short forms: a later message leaves out the ones an earlier
+	// one stated word for word.
+	stated map[string]bool
 	// front is the bytes of later messages' text the front recap carries,
 	// as sent: past userCap, a fold rewrites it rather than append.
 	front int
@@ -78,8 +83,16 @@ func (s *Planner) indexUsers() *userIndex {
 			m := s.log[u.scanned]
 			u.at = append(u.at, u.scanned)
 			u.whole = append(u.whole, u.whole[len(u.whole)-1]+min(len(m.Content), u.room))
-			u.short = append(u.short, shortUserText(m))
-			u.facts = append(u.facts, factsUserText(m))
+			if u.stated == nil {
+				u.stated = map[string]bool{}
+			}
+			u.short = append(u.short, shortUserText(m, u.stated))
+			u.facts = append(u.facts, factsUserText(m, u.stated))
+			if len(u.at) > 1 { // a later message, not the task
+				for _, line := range strings.Split(u.facts[len(u.facts)-1], "\n") {
+					u.stated[line] = true
+				}
+			}
 			if k := len(u.at) - 1; k > 0 && u.stating == 0 && u.facts[k] != "" {
 				u.stating = k
 			}
@@ -170,10 +183,11 @@ func (s *Planner) lineCount() int {
 }
 
 // factsUserText is what the recap keeps of an old message of the user's:
-// the exact facts it states, "" when none.
-func factsUserText(m Message) string {
+// the exact facts it states, "" when none, but those an earlier message
+// stated word for word (in stated, nil for none).
+func factsUserText(m Message, stated map[string]bool) string {
 	lines := strings.Split(strings.TrimSpace(m.Content), "\n")
-	return strings.TrimRight(statedFacts(lines, maxFactsKept), "\n")
+	return strings.TrimRight(statedFacts(lines, maxFactsKept, stated), "\n")
 }
 
 // wholeCount is how many of the first n messages, from the n-th back,
@@ -203,7 +217,7 @@ func spillPointer(path string) string {
 
 // shortUserText is m in one line: its opening, its size and where its
 // whole text is, then its exact facts.
-func shortUserText(m Message) string {
+func shortUserText(m Message, stated map[string]bool) string {
 	text := strings.TrimSpace(m.Content)
 	lines := strings.Split(text, "\n")
 	first := oneLine(lines[0], shortOpening)
@@ -215,7 +229,7 @@ func shortUserText(m Message) string {
 		where = ", whole in " + m.Payload.Spill
 	}
 	out := first + " [… " + strconv.Itoa(len(text)) + " bytes" + where + "]"
-	kept := statedFacts(lines[1:], maxFactsKept)
+	kept := statedFacts(lines[1:], maxFactsKept, stated)
 	if kept = strings.ReplaceAll(strings.TrimRight(kept, "\n"), "\n", "; "); kept != "" {
 		out += " facts: " + kept
 	}
@@ -223,14 +237,21 @@ func shortUserText(m Message) string {
 }
 
 // statedFacts are the lines among lines that state an exact fact ("key:
-// value"), one a line, within n bytes.
-func statedFacts(lines []string, n int) string {
+// value"), one a line, within n bytes: not one whose value has no letter
+// or digit (YAML's "stack: |-", which opens a block), nor one in stated
+// or met before among lines. A pasted test log repeats such lines at
+// every failure ("code: 'ERR_ASSERTION'"), and they took the bytes of the
+// facts after them.
+func statedFacts(lines []string, n int, stated map[string]bool) string {
 	var b strings.Builder
+	met := map[string]bool{}
 	for _, line := range lines {
 		line = strings.TrimSpace(line)
-		if _, ok := factOf(line); !ok {
+		f, ok := factOf(line)
+		if !ok || stated[line] || met[line] || strings.IndexFunc(f.Value, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
 			continue
 		}
+		met[line] = true
 		if b.Len()+len(line)+1 <= n {
 			b.WriteString(line + "\n")
 		}

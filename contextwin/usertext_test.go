@@ -91,7 +91,7 @@ func pasteChatHolds(t *testing.T, c CacheClass, w int) {
 func carriesUser(msgs []Message, s *Planner, i int) bool {
 	m := s.log[i]
 	now := s.carriedUser(i)
-	forms := []string{m.Content, s.sentContent(i), cutUserText(m, s.userRoom()), cutUserText(m, s.taskRoom()), shortUserText(m), now}
+	forms := []string{m.Content, s.sentContent(i), cutUserText(m, s.userRoom()), cutUserText(m, s.taskRoom()), shortUserText(m, nil), now}
 	for _, f := range forms {
 		if containsContent(msgs, f) {
 			return true
@@ -138,7 +138,7 @@ func TestUserTextForms(t *testing.T) {
 	m := Message{Role: User, Content: steps[0].user, Payload: Payload{Spill: "/tmp/spill/user-message-1.txt"}}
 	for name, got := range map[string]string{
 		"cut":   cutUserText(m, 800),
-		"short": shortUserText(m),
+		"short": shortUserText(m, nil),
 	} {
 		if !strings.Contains(got, m.Payload.Spill) {
 			t.Errorf("the %s form does not say where the whole text is:\n%s", name, got)
@@ -156,7 +156,7 @@ func TestUserTextForms(t *testing.T) {
 	if r := BuildRecap(RecapInput{Budget: 2000, Folded: []Message{m}}); !strings.Contains(r.Text, "(whole in "+m.Payload.Spill+")") {
 		t.Errorf("the recap's entry for the message does not say where its whole text is:\n%s", r.Text)
 	}
-	if got := shortUserText(m); strings.Contains(got, "\n") || strings.Contains(got, "goroutine") {
+	if got := shortUserText(m, nil); strings.Contains(got, "\n") || strings.Contains(got, "goroutine") {
 		t.Errorf("shortUserText = %q, want one line, without the lines between", got)
 	}
 }
@@ -255,9 +255,9 @@ func TestUserFormsOnlyShrink(t *testing.T) {
 			m, f := h.s.log[i], h.s.carriedUser(i)
 			r := 0
 			switch f {
-			case shortUserText(m):
+			case shortUserText(m, nil):
 				r = 1
-			case factsUserText(m):
+			case factsUserText(m, nil):
 				r = 2
 			}
 			if old, ok := rank[i]; ok && r != old {
@@ -301,5 +301,35 @@ func TestLongPasteChatOnADenseTokenizer(t *testing.T) {
 	}
 	if lost > 0 {
 		t.Errorf("the last request lost %d of %d pasted facts", lost, len(facts))
+	}
+}
+
+// TestPastedLogFactsAfterRepeatedLines: a pasted test log repeats its
+// "key: value" lines at every failure; kept once each, with a YAML block's
+// opener ("stack: |-") left out, they leave the room of the short forms
+// to the fact stated after them, and a later message that states a line
+// again word for word does not keep it twice.
+func TestPastedLogFactsAfterRepeatedLines(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("CI failed again on my branch, here is the output:\n```\n")
+	for i := range 12 {
+		fmt.Fprintf(&b, "not ok %d - test/index.js > match\n  ---\n  failureType: 'testCodeFailure'\n  code: 'ERR_ASSERTION'\n  stack: |-\n    at match (index.js:%d:3)\n  ...\n", i+1, 10+i)
+	}
+	b.WriteString("port: listens on 127.0.0.1:31022\n```\nWhat is going on?")
+	m := Message{Role: User, Content: b.String()}
+	for name, form := range map[string]string{"short": shortUserText(m, nil), "facts": factsUserText(m, nil)} {
+		if !strings.Contains(form, "port: listens on 127.0.0.1:31022") {
+			t.Errorf("the %s form lost the fact after the failures: %q", name, form)
+		}
+		if n := strings.Count(form, "code: 'ERR_ASSERTION'"); n != 1 {
+			t.Errorf("the %s form keeps %q %d times, want once: %q", name, "code: 'ERR_ASSERTION'", n, form)
+		}
+		if strings.Contains(form, "stack: |-") {
+			t.Errorf("the %s form keeps a YAML block's opener as a fact: %q", name, form)
+		}
+	}
+	stated := map[string]bool{"code: 'ERR_ASSERTION'": true}
+	if got := factsUserText(m, stated); strings.Contains(got, "ERR_ASSERTION") || !strings.Contains(got, "failureType: 'testCodeFailure'") {
+		t.Errorf("with the code stated before, the facts form is %q: want the failure type, not the code again", got)
 	}
 }
