@@ -2,6 +2,7 @@ package editors
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +11,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -177,11 +180,67 @@ func (r *rig) run(t *testing.T, limit time.Duration, name string, args ...string
 	cmd.Dir = r.WS
 	cmd.Env = r.Env()
 	cmd.WaitDelay = 5 * time.Second
+	// The editor and what it starts (the language server, an ACP agent)
+	// in a process group of their own, killed together on a timeout.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	out, err := cmd.CombinedOutput()
+	// An editor may quit without waiting for its language server (the
+	// current Neovim starts it in a session of its own), which then
+	// writes the session's state into the test's directories while their
+	// cleanup removes them.
+	r.reap(testslow.Scale(10 * time.Second))
 	if ctx.Err() != nil {
 		return string(out), fmt.Errorf("%s did not finish within %v: %w", filepath.Base(name), limit, ctx.Err())
 	}
 	return string(out), err
+}
+
+// reap waits until no process started with the rig's environment is
+// left but zombies (this machine's first process may never reap them),
+// and kills the rest after limit.
+func (r *rig) reap(limit time.Duration) {
+	mark := []byte("XDG_STATE_HOME=" + filepath.Join(r.Tmp, "xdg-state") + "\x00")
+	deadline := time.Now().Add(limit)
+	for {
+		pids := marked(mark)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range pids {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// marked are the processes, zombies aside, whose environment holds mark
+// (a variable and its value, NUL-ended), as /proc says: none where there
+// is no /proc.
+func marked(mark []byte) []int {
+	dirs, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		if err != nil || !bytes.HasPrefix(env, mark) && !bytes.Contains(env, append([]byte{0}, mark...)) {
+			continue
+		}
+		// pid (comm) state …; comm may hold spaces and ')'.
+		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if i := bytes.LastIndexByte(stat, ')'); err == nil && i > 0 {
+			if f := strings.Fields(string(stat[i+1:])); len(f) > 0 && f[0] != "Z" {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
 }
 
 // requests waits (up to 10 s) until the engine has recorded n requests
@@ -301,4 +360,23 @@ func markedBlock(t *testing.T, file, text, name string) (string, bool) {
 		found, block = true, strings.Join(body, "\n")+"\n"
 	}
 	return block, found
+}
+
+// TestRunWaitsForWhatTheEditorLeft: run returns only once what the editor
+// started and left running (as the current Neovim leaves its language
+// server, in a session of its own) has exited, so that nothing writes
+// into the test's directories while their cleanup removes them.
+func TestRunWaitsForWhatTheEditorLeft(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	tmp := t.TempDir()
+	r := &rig{WS: tmp, Tmp: tmp}
+	start := time.Now()
+	if out, err := r.run(t, 30*time.Second, "sh", "-c", "setsid sh -c 'sleep 1; echo done > \"$XDG_STATE_HOME/left\"' > /dev/null 2>&1 &"); err != nil {
+		t.Fatalf("sh: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "xdg-state", "left")); err != nil {
+		t.Errorf("run returned after %v, before the process the shell left wrote its file: %v", time.Since(start).Round(time.Millisecond), err)
+	}
 }
