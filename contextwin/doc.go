@@ -118,11 +118,13 @@
 // checkpoint request, so that the engine keeps a checkpoint where the
 // question begins; not on a turn template, where the question rides at
 // the end of the last result and no checkpoint can stand where it
-// begins.) Where it does not fit, the note
-// round shows the new results as their summaries, and the fold follows.
-// A new ask of the user's the engine has not seen (a pasted log, say) is
-// left out of the note round, which is of the work done: the fold after
-// it carries the ask once, after the recap, and comes at once.
+// begins, nor once the engine's figures showed that checkpoint past the
+// question's start, where the template's generation prompt is long.)
+// Where it does not fit, the note round shows the new results as their
+// summaries, and the fold follows. A new ask of the user's the engine
+// has not seen (a pasted log, say) is left out of the note round, which
+// is of the work done: the fold after it carries the ask once, after the
+// recap, and comes at once.
 //
 // What the recap carries of the user's words stands first in it, so a
 // rewrite that keeps them changes the request only after them: the task
