@@ -76,16 +76,13 @@ const (
 func (s *Planner) indexUsers() *userIndex {
 	u := &s.users
 	if room := s.userRoom(); u.room != room || len(u.whole) == 0 {
-		*u = userIndex{room: room, whole: []int{0}, front: u.front}
+		*u = userIndex{room: room, whole: []int{0}, front: u.front, stated: map[string]bool{}}
 	}
 	for ; u.scanned < len(s.log); u.scanned++ {
 		if s.isVerbatimUser(u.scanned) {
 			m := s.log[u.scanned]
 			u.at = append(u.at, u.scanned)
 			u.whole = append(u.whole, u.whole[len(u.whole)-1]+min(len(m.Content), u.room))
-			if u.stated == nil {
-				u.stated = map[string]bool{}
-			}
 			u.short = append(u.short, shortUserText(m, u.stated))
 			u.facts = append(u.facts, factsUserText(m, u.stated))
 			if len(u.at) > 1 { // a later message, not the task
