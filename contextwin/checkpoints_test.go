@@ -421,3 +421,48 @@ func TestFrontRecapRewrittenAtEveryFoldOnACheckpointedEngine(t *testing.T) {
 	}
 	t.Logf("%d folds of the front, each a rewrite", fronts)
 }
+
+// On an engine that restarts from checkpoints, a new middle recap is
+// priced at every anchored start, also where the turns it would take in
+// carry mostly the user's words (a pasted log): its price counts them at
+// every later fold, and a fold that stopped short of them would keep the
+// paste after the recap, to be prefilled again at the next fold anyway.
+func TestAnchoredStartTakingPastesIsPriced(t *testing.T) {
+	cfg := Config{Window: 32768, PrefixChars: 4000, Reserve: 1024, Cache: CacheModel{Class: CacheCheckpointed}}
+	s := NewPlanner(cfg)
+	s.CountPrimer(16, 64)
+	e := &checkpointEngine{}
+	steps, _ := pasteChat(40, 5)
+	wordy, priced := 0, 0
+	for n, st := range steps {
+		(&harness{s: s}).play(n, st)
+		if b := s.Budget(); s.fold.midTo == 0 {
+			m := s.midPricing(b, s.est.NewChars(b.Recap), s.currentStart())
+			for g := m.lo + 1; g <= s.currentStart(); g++ {
+				if s.log[g].Role != Assistant {
+					continue
+				}
+				for _, f := range m.anchored {
+					if f >= g || !m.wordy(f, g) {
+						continue
+					}
+					wordy++
+					for _, o := range s.anchoredOptions(b, &m, g, kept{}, nil) {
+						if o.mid == f {
+							priced++
+							break
+						}
+					}
+				}
+			}
+		}
+		sendOn(s, e, cfg.PrefixChars, planNoted(s, e, cfg.PrefixChars, st.note))
+	}
+	if wordy == 0 {
+		t.Fatalf("no anchored start carried mostly the user's words: the chat tested nothing")
+	}
+	if priced != wordy {
+		t.Errorf("%d of %d anchored starts whose recap would carry mostly the user's words were priced, want all", priced, wordy)
+	}
+	t.Logf("%d anchored starts carrying mostly the user's words, %d of them priced", wordy, priced)
+}
