@@ -125,7 +125,7 @@ const midPreamble = "[The turns between the messages above and the ones below we
 // (takes) must rewrite the front recap rather than append to it: on an
 // engine that restarts from checkpoints, whose recap is laid out in two
 // messages (splitFront), they must join the user's part; and when the
-// recap carries more of the user's words than their forms now take
+// recap carries much more of the user's words than their forms now take
 // (userTextFull).
 func (s *Planner) mustRewrite(takes bool) bool {
 	return takes && (s.cache.model.Class == CacheCheckpointed || s.userTextFull())

@@ -333,3 +333,42 @@ func TestPastedLogFactsAfterRepeatedLines(t *testing.T) {
 		t.Errorf("with the code stated before, the facts form is %q: want the failure type, not the code again", got)
 	}
 }
+
+// A fold that takes in a paste appends it to the front recap, even where
+// the user's words it carries are past userCap, while their present forms
+// would not take userShare less: a rewrite then prefills everything from
+// the oldest message that changed form to save a few hundred bytes. The
+// pasted facts all stay.
+func TestPasteAppendedWhileItsFormsWouldSaveLittle(t *testing.T) {
+	steps, facts := pasteChat(40, 3)
+	h := newHarness(t, Config{Window: 16384, PrefixChars: 4000, Reserve: 1024, Cache: CacheModel{Class: CacheDense}})
+	s := h.s
+	appendedPast := 0
+	for n, st := range steps {
+		h.play(n, st)
+		h.noteFor = st.note
+		before, full := s.users.front, s.users.front > s.userCap()
+		folds := s.fold.folds
+		if !h.request() {
+			t.Fatalf("after %d requests the run ended: %s", h.sent, h.ended)
+		}
+		if s.fold.folds == folds || !s.fold.frontMoved {
+			continue
+		}
+		if full && !s.fold.rewrote && s.users.front > before {
+			appendedPast++
+		}
+		if s.users.front > max(s.userCap(), s.formsLen(s.fold.upTo)+s.userShare())+s.userRoom()+len(userHeading)+2 {
+			t.Errorf("step %d: the front recap carries %d bytes of the user's words, their forms %d: more than userShare and a message past them", n, s.users.front, s.formsLen(s.fold.upTo))
+		}
+	}
+	if appendedPast == 0 {
+		t.Errorf("no fold appended a paste to a recap whose user's words were past userCap (%d)", s.userCap())
+	}
+	for _, f := range facts {
+		if !containsContent(h.prev, f) {
+			t.Errorf("the last request lost the pasted fact %q", f)
+		}
+	}
+	t.Logf("%d folds appended a paste past userCap", appendedPast)
+}
