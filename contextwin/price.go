@@ -194,6 +194,8 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 	verbatimOld := s.verbatimBytes(s.fold.upTo) // already in the recap
 	verbatimAfter := 0                          // verbatim bytes of user messages at or after the boundary
 	room := s.frontRoom(recapChars, s.fold.recap, s.fold.front.msg.Content)
+	appendable := s.canAppend(recapChars)
+	rewritesTakes := s.mustRewrite(true) // the same at every boundary: computed once
 	low := s.fold.upTo + 1
 	if s.fold.midTo > 0 {
 		low = s.fold.midTo // a fold of the front takes the middle recap in
@@ -216,7 +218,7 @@ func (s *Planner) foldOptions(b Budget, at map[int][]shedCandidate) []option {
 			cached = s.fold.front.steady
 		}
 		takes := verbatimAll - verbatimAfter - verbatimOld // of the user's words
-		if s.canAppend(recapChars) && !s.mustRewrite(takes != 0) {
+		if appendable && !(takes != 0 && rewritesTakes) {
 			cached = len(s.fold.front.msg.Content)
 			recap = cached + recapChars - s.fold.front.text + takes
 		}
