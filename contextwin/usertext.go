@@ -259,21 +259,11 @@ func statedFacts(lines []string, n int, stated map[string]bool) string {
 // carryUserText keeps count of the later messages' text the front recap
 // carries after a fold up to boundary that appended to it or rewrote it.
 func (s *Planner) carryUserText(appended bool, boundary int) {
-	from := 0
-	if appended {
-		from = s.fold.upTo
-	} else {
-		s.users.front = 0
+	if !appended {
+		s.users.front = s.formsLen(0, boundary)
+		return
 	}
-	u := s.indexUsers()
-	for _, i := range u.at[sort.SearchInts(u.at, from):] {
-		if i >= boundary {
-			break
-		}
-		if i != u.at[0] {
-			s.users.front += s.verbatimLen(i)
-		}
-	}
+	s.users.front += s.formsLen(s.fold.upTo, boundary)
 }
 
 // userTextFull reports whether the next fold that takes in one of the
@@ -286,20 +276,17 @@ func (s *Planner) carryUserText(appended bool, boundary int) {
 // to save a few hundred bytes (the pasted-log chats at 16k on dense:
 // 1.10–1.17, against 1.10–1.15 with both).
 func (s *Planner) userTextFull() bool {
-	return s.users.front > max(s.userCap(), s.formsLen(s.fold.upTo)+s.userShare())
+	return s.users.front > max(s.userCap(), s.formsLen(0, s.fold.upTo)+s.userShare())
 }
 
-// formsLen is the bytes the later messages of the user's before entry to
-// take in their present forms (verbatimLen).
-func (s *Planner) formsLen(to int) int {
+// formsLen is the bytes the later messages of the user's (the task aside)
+// in entries [from, to) take in their present forms (verbatimLen).
+func (s *Planner) formsLen(from, to int) int {
 	u := s.indexUsers()
 	n := 0
-	for k, i := range u.at {
-		if i >= to {
-			break
-		}
+	for k := sort.SearchInts(u.at, from); k < len(u.at) && u.at[k] < to; k++ {
 		if k > 0 {
-			n += s.verbatimLen(i)
+			n += s.verbatimLen(u.at[k])
 		}
 	}
 	return n

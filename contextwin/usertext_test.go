@@ -358,8 +358,8 @@ func TestPasteAppendedWhileItsFormsWouldSaveLittle(t *testing.T) {
 		if full && !s.fold.rewrote && s.users.front > before {
 			appendedPast++
 		}
-		if s.users.front > max(s.userCap(), s.formsLen(s.fold.upTo)+s.userShare())+s.userRoom()+len(userHeading)+2 {
-			t.Errorf("step %d: the front recap carries %d bytes of the user's words, their forms %d: more than userShare and a message past them", n, s.users.front, s.formsLen(s.fold.upTo))
+		if s.users.front > max(s.userCap(), s.formsLen(0, s.fold.upTo)+s.userShare())+s.userRoom()+len(userHeading)+2 {
+			t.Errorf("step %d: the front recap carries %d bytes of the user's words, their forms %d: more than userShare and a message past them", n, s.users.front, s.formsLen(0, s.fold.upTo))
 		}
 	}
 	if appendedPast == 0 {
