@@ -133,7 +133,10 @@
 // line (its opening, where its whole text is, its facts), and past a
 // number of lines as its facts alone, the oldest lines turned by halves
 // (usertext.go): a form never grows back, so a rewrite changes the
-// user's words only from the oldest message that changed form. The result that
+// user's words only from the oldest message that changed form. A recap
+// appended to keeps them as they were sent; a fold that takes in a new
+// one rewrites it only when they are past userCap and their present
+// forms would take at least userShare less (userTextFull). The result that
 // defines the task, carried verbatim, is a page or a document the ask
 // names in the user's own words, never source code, which the files
 // changed and a shed read's outline keep.
