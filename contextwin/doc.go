@@ -145,7 +145,10 @@
 // request changes at its start), not folded into the front, which would
 // prefill every older turn kept after it again; on an engine that keeps
 // any prefix, only while what the front recap leaves holds the facts and
-// the files changed, else the fold of the front keeps them.
+// the files changed, else the fold of the front keeps them. Where the
+// rewrite in place would leave less than the gap, it starts earlier, at
+// the nearest start among the older turns that leaves the gap, and takes
+// those turns in.
 //
 // So, to predict: the request grows by appends until 0.9 U; the event then
 // is a shed when old results after the recap can free 0.3 U, a fold when

@@ -198,13 +198,15 @@ func (s *Planner) foldMiddle(b Budget, from, boundary int) (folded, chars int) {
 
 // rewriteMiddle folds the turns the middle recap stands for and those
 // after it up to boundary (a group start) into a new middle recap, in
-// rewriteRoom, that stands where the old one stood: the request changes
-// at its start, and the older turns before it stay as they were sent.
+// rewriteRoom, that stands where the old one stood, or at the earlier
+// start from (one of the older turns, which it then takes in too): the
+// request changes at its start, and the older turns before it stay as
+// they were sent.
 // It carries the note, the ledger's facts the request does not show
 // otherwise, what happened most recently, and what the user said in
 // those turns word for word. It returns how many messages it folded and
 // the middle recap's size.
-func (s *Planner) rewriteMiddle(b Budget, boundary int) (folded, chars int) {
+func (s *Planner) rewriteMiddle(b Budget, from, boundary int) (folded, chars int) {
 	s.fold.rewrote, s.fold.frontMoved = false, false
 	budget := s.est.NewChars(b.Recap)
 	k := s.view.find(middleRecap)
@@ -213,16 +215,26 @@ func (s *Planner) rewriteMiddle(b Budget, boundary int) (folded, chars int) {
 	}
 	s.fold.folds++
 	turns := s.log[s.fold.midTo:boundary]
+	folded = boundary - s.fold.midTo
+	if from < s.fold.midFrom {
+		// It starts earlier (midRewrites): the older turns from there go
+		// into it too, as a fold of the front takes them.
+		if j := s.view.find(from); j >= 0 {
+			turns = append(slices.Clip(s.log[from:s.fold.midFrom]), turns...)
+			folded += s.fold.midFrom - from
+			k, s.fold.midFrom = j, from
+		}
+	}
 	r := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: budget * 3 / 4})
 	v, n := s.verbatimText(s.fold.midFrom, boundary)
 	shown := s.fold.front.msg.Content + v
-	body := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: s.rewriteRoomFor(budget, s.midStartTokens(), &r, shown), Shown: shown})
+	start := s.tokensAt(s.cfg.PrefixChars + s.view.sizeBefore(k))
+	body := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: s.rewriteRoomFor(budget, start, &r, shown), Shown: shown})
 	var text strings.Builder
 	text.WriteString(midPreamble)
 	text.WriteString(body.Text)
 	text.WriteString(v)
 	s.fold.mid.text = len(body.Text)
-	folded = boundary - s.fold.midTo
 	s.fold.recap = &r
 	s.fold.midTo = boundary
 	s.rebuildFrom(k, Message{Role: User, Content: text.String()}, n)

@@ -44,7 +44,11 @@ func (m *midTables) hows() []startHow {
 // would re-prefill whole anyway, is renewed at the size a rewrite keeps,
 // without a fold of the front, which would re-prefill the older turns
 // too: at 128k on the replay that was 20–26k tokens a fold of the front,
-// where a rewrite costs about 1k.
+// where a rewrite costs about 1k. Where the rewrite in place would leave
+// less than the gap, it may start earlier instead, at the nearest of the
+// older turns' starts that leaves it (earlierStarts): on fresh sessions
+// at 32k that fold had gone to the front, and every fold after it changed
+// the front recap (pytest-9401 on the dense engine, 1.086 against 1.041).
 func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) []option {
 	if s.fold.midTo == 0 {
 		return nil
@@ -71,8 +75,13 @@ func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) 
 			verbAfter += s.verbatimOf(i)
 		}
 	}
-	head := s.rewrittenMid(budget, s.midStartTokens())
-	extra := s.restartExtra(s.cfg.PrefixChars+before) + s.noteCost()
+	starts := append([]olderStart{{at: s.fold.midFrom}}, s.earlierStarts()...)
+	for i := range starts {
+		st := &starts[i]
+		st.head = s.rewrittenMid(budget, s.tokensAt(s.cfg.PrefixChars+before-st.size))
+		st.extra = s.restartExtra(s.cfg.PrefixChars+before-st.size) + s.noteCost()
+	}
+	gap := int(float64(b.Usable) * minGapShare)
 	var out []option
 	var sums keptSums
 	for g := n - 1; g > lo; g-- {
@@ -81,15 +90,57 @@ func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) 
 		if g > cur || s.log[g].Role != Assistant {
 			continue
 		}
-		mid := head + verb + verbAfter
 		for _, k := range sums.forms(s, b, g < cur) {
-			size := before + mid + k.bytes
-			o := option{shedFrom: s.view.Len(), fold: g, mid: s.fold.midFrom, shedKept: k.shed, rewrite: true}
-			o.after = s.est.Known(size + s.cfg.PrefixChars)
-			o.est = s.price(size, k.fresh+mid)
-			o.cost = s.est.Known(max(mid+k.bytes-k.fresh, 0)) + extra
-			o.room = b.ShedPoint - o.after
-			out = append(out, o)
+			// In place first; where that leaves less than the gap, from
+			// the nearest earlier start that makes it.
+			for _, st := range starts {
+				mid := st.head + verb + st.verb + verbAfter
+				size := before - st.size + mid + k.bytes
+				o := option{shedFrom: s.view.Len(), fold: g, mid: st.at, shedKept: k.shed, rewrite: true}
+				o.after = s.est.Known(size + s.cfg.PrefixChars)
+				o.est = s.price(size, k.fresh+mid)
+				o.cost = s.est.Known(max(mid+k.bytes-k.fresh, 0)) + st.extra
+				o.room = b.ShedPoint - o.after
+				if o.room >= gap || st.at == s.fold.midFrom {
+					out = append(out, o)
+				}
+				if o.room >= gap {
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// olderStart is a place where a rewrite of the middle recap may start
+// (midRewrites): entry at, the bytes of the older turns from it up to the
+// recap (0 where the recap stands), what of them the rewritten recap
+// carries word for word, and the rewrite's head (rewrittenMid) and
+// restart beyond the change (restartExtra, the note's cost with it) from
+// there.
+type olderStart struct {
+	at, size, verb int
+	head, extra    int
+}
+
+// earlierStarts are the places among the older turns before the middle
+// recap, nearest it first, where a rewrite of it may start instead
+// (midStartsAt): the recap then takes in the older turns from there. The
+// turn the front recap leads is not one of them.
+func (s *Planner) earlierStarts() []olderStart {
+	var out []olderStart
+	k := s.view.find(middleRecap)
+	size, verb := 0, 0
+	for j := k - 1; j >= 0; j-- {
+		it := &s.view.items[j]
+		size += it.size
+		if it.of <= s.fold.upTo {
+			break
+		}
+		verb += s.verbatimOf(it.of)
+		if s.midStartsAt(it.of) {
+			out = append(out, olderStart{at: it.of, size: size, verb: verb})
 		}
 	}
 	return out

@@ -517,7 +517,7 @@ func (s *Planner) shrink(b Budget, emergency bool) Plan {
 	s.note.compact, s.note.held = false, false
 	switch {
 	case o.mid > 0 && o.rewrite:
-		p.Folded, p.RecapChars = s.rewriteMiddle(b, o.fold)
+		p.Folded, p.RecapChars = s.rewriteMiddle(b, o.mid, o.fold)
 	case o.mid > 0:
 		p.Folded, p.RecapChars = s.foldMiddle(b, o.mid, o.fold)
 		s.fold.reset = o.reset
