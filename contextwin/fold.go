@@ -230,10 +230,11 @@ func (s *Planner) rewriteMiddle(b Budget, from, boundary int) (folded, chars int
 	shown := s.fold.front.msg.Content + v
 	start := s.tokensAt(s.cfg.PrefixChars + s.view.sizeBefore(k))
 	body := BuildRecap(RecapInput{Note: s.note.text, Previous: s.fold.recap, Folded: turns, Budget: s.rewriteRoomFor(budget, start, &r, shown), Shown: shown})
+	// What the user said comes first, as in a rewritten front recap: the
+	// next rewrite keeps it, and the request stays cached up to its end.
 	var text strings.Builder
-	text.WriteString(midPreamble)
+	writeLead(&text, midPreamble, v)
 	text.WriteString(body.Text)
-	text.WriteString(v)
 	s.fold.mid.text = len(body.Text)
 	s.fold.recap = &r
 	s.fold.midTo = boundary
@@ -343,7 +344,13 @@ func (s *Planner) verbatimText(from, to int) (text string, n int) {
 // text (verbatimText's) of what the user said, then room for the rest. It
 // returns the bytes it wrote, which stay the same in the next rewrite.
 func writeFront(b *strings.Builder, verbatim string) int {
-	b.WriteString(foldPreamble)
+	return writeLead(b, foldPreamble, verbatim)
+}
+
+// writeLead writes preamble, then the verbatim text (verbatimText's) of
+// what the user said, and returns the bytes it wrote.
+func writeLead(b *strings.Builder, preamble, verbatim string) int {
+	b.WriteString(preamble)
 	if v := strings.TrimPrefix(verbatim, "\n\n"); v != "" {
 		b.WriteString(v)
 		b.WriteString("\n\n")

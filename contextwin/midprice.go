@@ -1,6 +1,9 @@
 package contextwin
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Pricing folds into the middle recap: where a new one may start (by the
 // share it aims for, just after a checkpoint a full slot keeps, or after a
@@ -75,11 +78,11 @@ func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) 
 			verbAfter += s.verbatimOf(i)
 		}
 	}
-	starts := append([]olderStart{{at: s.fold.midFrom}}, s.earlierStarts()...)
+	starts := append([]olderStart{{at: s.fold.midFrom, cached: s.midLeadKept()}}, s.earlierStarts()...)
 	for i := range starts {
 		st := &starts[i]
 		st.head = s.rewrittenMid(budget, s.tokensAt(s.cfg.PrefixChars+before-st.size))
-		st.extra = s.restartExtra(s.cfg.PrefixChars+before-st.size) + s.noteCost()
+		st.extra = s.restartExtra(s.cfg.PrefixChars+before-st.size+st.cached) + s.noteCost()
 	}
 	gap := int(float64(b.Usable) * minGapShare)
 	var out []option
@@ -99,7 +102,7 @@ func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) 
 				o := option{shedFrom: s.view.Len(), fold: g, mid: st.at, shedKept: k.shed, rewrite: true}
 				o.after = s.est.Known(size + s.cfg.PrefixChars)
 				o.est = s.price(size, k.fresh+mid)
-				o.cost = s.est.Known(max(mid+k.bytes-k.fresh, 0)) + st.extra
+				o.cost = s.est.Known(max(mid-st.cached+k.bytes-k.fresh, 0)) + st.extra
 				o.room = b.ShedPoint - o.after
 				if o.room >= gap || st.at == s.fold.midFrom {
 					out = append(out, o)
@@ -122,6 +125,24 @@ func (s *Planner) midRewrites(b Budget, budget int, at map[int][]shedCandidate) 
 type olderStart struct {
 	at, size, verb int
 	head, extra    int
+	// cached is how much of the recap's opening a rewrite from here
+	// leaves as it was sent (midLeadKept).
+	cached int
+}
+
+// midLeadKept is how many bytes of the middle recap, as it stands, a
+// rewrite in place sends again as they were: its preamble and what the
+// user said in the turns it stands for, which a rewrite writes first
+// (writeLead), while their present forms are what it carries; else its
+// preamble alone.
+func (s *Planner) midLeadKept() int {
+	v, _ := s.verbatimText(s.fold.midFrom, s.fold.midTo)
+	var lead strings.Builder
+	writeLead(&lead, midPreamble, v)
+	if strings.HasPrefix(s.fold.mid.msg.Content, lead.String()) {
+		return lead.Len()
+	}
+	return len(midPreamble)
 }
 
 // earlierStarts are the places among the older turns before the middle

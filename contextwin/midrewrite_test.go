@@ -1,6 +1,9 @@
 package contextwin
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A rewrite of the middle recap that would leave less than the gap where
 // it stands starts earlier, among the older turns, at the nearest start
@@ -70,4 +73,49 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// A middle recap rewritten in place opens with what the user said in the
+// turns it stands for, as a rewritten front recap does: the next rewrite
+// writes the same opening while those words keep their forms, and the
+// request stays cached up to its end.
+func TestMiddleRewriteLeadsWithTheUsersWords(t *testing.T) {
+	rewrites, leading, kept := 0, 0, 0
+	for seed := range 4 {
+		steps := session(32768, 400, seed)
+		h := newHarness(t, Config{Window: 32768, PrefixChars: 4000, Reserve: 1024})
+		s := h.s
+		for n, st := range steps {
+			h.play(n, st)
+			h.noteFor = st.note
+			from, to, old := s.fold.midFrom, s.fold.midTo, s.fold.mid.msg.Content
+			lead := 0
+			if to > 0 {
+				lead = s.midLeadKept()
+			}
+			if !h.request() {
+				t.Fatalf("seed %d: the run ended: %s", seed, h.ended)
+			}
+			now := s.fold.mid.msg.Content
+			if to == 0 || s.fold.midTo == to || s.fold.midFrom != from || strings.HasPrefix(now, old) {
+				continue // no rewrite in place of a middle recap
+			}
+			rewrites++
+			v, _ := s.verbatimText(s.fold.midFrom, s.fold.midTo)
+			if v == "" {
+				continue
+			}
+			leading++
+			if !strings.HasPrefix(now, midPreamble+strings.TrimPrefix(v, "\n\n")+"\n\n") {
+				t.Errorf("seed %d, step %d: the rewritten middle recap does not open with the user's words:\n%.300s", seed, n, now)
+			}
+			if lead > len(midPreamble) && now[:lead] == old[:lead] {
+				kept++
+			}
+		}
+	}
+	if leading == 0 || kept == 0 {
+		t.Fatalf("%d rewrites in place, %d carrying the user's words, %d keeping the last one's opening: the chats tested nothing", rewrites, leading, kept)
+	}
+	t.Logf("%d rewrites in place, %d carrying the user's words, %d keeping the last one's opening", rewrites, leading, kept)
 }
