@@ -377,7 +377,8 @@ func mergeUnique(items, prev []string, n int) []string {
 }
 
 // files gathers the files touched, newest first: the first maxFiles of
-// them, since older ones would be cut.
+// them, since older ones would be cut, and every file changed beyond
+// them, which the recap names whatever else it drops.
 type files struct {
 	list []FileTouch
 	at   map[string]int
@@ -390,7 +391,7 @@ func (fs *files) touch(path string, r LineRange, edited bool) {
 	}
 	i, ok := fs.at[path]
 	if !ok {
-		if len(fs.list) >= maxFiles {
+		if len(fs.list) >= maxFiles && !edited {
 			return
 		}
 		if fs.at == nil {

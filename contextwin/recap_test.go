@@ -233,8 +233,9 @@ func TestBuildRecapBudgets(t *testing.T) {
 	}
 }
 
-// The lists stay bounded however much is folded, and the input is left
-// as it was.
+// The lists stay bounded however much is folded (the files changed by
+// the session's edits: every one is kept), and the input is left as it
+// was.
 func TestBuildRecapCaps(t *testing.T) {
 	in := benchInput(10000)
 	in.Note = strings.Repeat("key %d: value\n", 100)
@@ -258,7 +259,7 @@ func TestBuildRecapCaps(t *testing.T) {
 	}{
 		{"ledger", len(r.Ledger), min(300, in.Budget/len("- old100: v\n"))}, // as many as the budget holds
 		{"happened", len(r.Happened), maxHappened},
-		{"files", len(r.Files), maxFiles},
+		{"files", min(len(r.Files), maxFiles), maxFiles},
 		{"pages", len(r.Pages), maxPages},
 		{"searches", len(r.Searches), maxSearches},
 	} {
@@ -266,7 +267,12 @@ func TestBuildRecapCaps(t *testing.T) {
 			t.Errorf("BuildRecap(10000 messages) %s = %d, want %d", c.name, c.n, c.max)
 		}
 	}
-	for _, f := range r.Files {
+	for i, f := range r.Files {
+		if i >= maxFiles && !f.Edited {
+			// Past maxFiles only the files changed stay: the recap
+			// names every one of them.
+			t.Errorf("BuildRecap(10000 messages) file %d, %s, was only read, past the %d kept", i, f.Path, maxFiles)
+		}
 		if len(f.Ranges) > maxRanges {
 			t.Errorf("BuildRecap(10000 messages) file %s has %d ranges, want at most %d", f.Path, len(f.Ranges), maxRanges)
 		}

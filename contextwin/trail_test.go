@@ -106,3 +106,58 @@ func TestPartNamesFilesChanged(t *testing.T) {
 		t.Errorf("the part lists the changed lines, which it leaves to the next rewrite:\n%s", part.Text)
 	}
 }
+
+// Every file the session changed is named in the last request, however
+// many more it only read: a recap keeps the files changed past the
+// maxFiles it keeps of those read, and names them before its note and
+// what happened. (A recorded session of 27 files changed among many
+// more read named 16 of them at 16k, and 13 at 32k.)
+func TestEveryFileChangedNamedAmongManyRead(t *testing.T) {
+	for _, w := range []int{16384, 32768} {
+		var steps []step
+		steps = append(steps, step{user: "Fix the handlers, one file at a time."})
+		var changed []string
+		for r := range 240 {
+			rs := []result{{kind: Read, path: fmt.Sprintf("internal/read%03d.go", r), chars: 1500 + r%7*300}}
+			if r%8 == 0 {
+				p := fmt.Sprintf("pkg/edit%02d.go", r/8)
+				changed = append(changed, p)
+				rs = append(rs, result{kind: Diff, path: p, chars: 400})
+			}
+			steps = append(steps, step{results: rs, note: "status: working"})
+		}
+		h := newHarness(t, Config{Window: w, PrefixChars: 4000, Reserve: 1024})
+		h.run(steps)
+		if h.ended != "" {
+			t.Fatalf("%d: the run ended: %s", w, h.ended)
+		}
+		if h.s.fold.folds < 3 {
+			t.Fatalf("%d: %d folds: the session tested little", w, h.s.fold.folds)
+		}
+		var lost []string
+		for _, p := range changed {
+			if !namesPath(h.prev, p) {
+				lost = append(lost, p)
+			}
+		}
+		if len(lost) > 0 {
+			t.Errorf("%d: the last request names %d of the %d files changed; not %v", w, len(changed)-len(lost), len(changed), lost)
+		}
+	}
+}
+
+// namesPath reports whether a message of msgs names path: in its text or
+// in a tool call's arguments (an older turn kept as it was sent).
+func namesPath(msgs []Message, path string) bool {
+	for _, m := range msgs {
+		if strings.Contains(m.Content, path) {
+			return true
+		}
+		for _, c := range m.ToolCalls {
+			if strings.Contains(c.Arguments, path) {
+				return true
+			}
+		}
+	}
+	return false
+}
