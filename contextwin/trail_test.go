@@ -136,7 +136,7 @@ func TestEveryFileChangedNamedAmongManyRead(t *testing.T) {
 		}
 		var lost []string
 		for _, p := range changed {
-			if !namesPath(h.prev, p) {
+			if !namesIn(h.prev, p) {
 				lost = append(lost, p)
 			}
 		}
@@ -144,20 +144,4 @@ func TestEveryFileChangedNamedAmongManyRead(t *testing.T) {
 			t.Errorf("%d: the last request names %d of the %d files changed; not %v", w, len(changed)-len(lost), len(changed), lost)
 		}
 	}
-}
-
-// namesPath reports whether a message of msgs names path: in its text or
-// in a tool call's arguments (an older turn kept as it was sent).
-func namesPath(msgs []Message, path string) bool {
-	for _, m := range msgs {
-		if strings.Contains(m.Content, path) {
-			return true
-		}
-		for _, c := range m.ToolCalls {
-			if strings.Contains(c.Arguments, path) {
-				return true
-			}
-		}
-	}
-	return false
 }
