@@ -148,7 +148,8 @@
 // the files changed, else the fold of the front keeps them. Where the
 // rewrite in place would leave less than the gap, it starts earlier, at
 // the nearest start among the older turns that leaves the gap, and takes
-// those turns in.
+// those turns in. Like a rewritten front recap it opens with what the
+// user said, so the next rewrite changes the request only after that.
 //
 // So, to predict: the request grows by appends until 0.9 U; the event then
 // is a shed when old results after the recap can free 0.3 U, a fold when
