@@ -77,9 +77,9 @@ const (
 // previous recap's entries. Files, pages and searches are newest first and
 // merged with the previous recap's. The structured fields hold these lists
 // capped (the facts and the earlier notes' findings while they fit the
-// budget, at least 30 facts; 200 entries, 40 files (and every file changed besides) of at most 8 line
-// ranges, 20 pages, 20 searches) even where Text had no room for them, so
-// the next fold carries them on. When in.Note is empty the previous note
+// budget, at least 30 facts; 200 entries, 40 files and every file changed
+// besides, of at most 8 line ranges, 20 pages, 20 searches) even where
+// Text had no room for them, so the next fold carries them on. When in.Note is empty the previous note
 // is kept (findings.go says how a newer note leaves the older one's lines).
 func BuildRecap(in RecapInput) Recap {
 	var prev Recap
