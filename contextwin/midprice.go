@@ -206,16 +206,6 @@ func (s *Planner) midStartsAt(i int) bool {
 	return i > 0 && i < len(s.log) && s.log[i].Role != Tool && s.log[i-1].Role != User
 }
 
-// midStartTokens is the token position where the middle recap starts,
-// -1 when there is none.
-func (s *Planner) midStartTokens() int {
-	k := s.view.find(middleRecap)
-	if k < 0 {
-		return -1
-	}
-	return s.tokensAt(s.cfg.PrefixChars + s.view.sizeBefore(k))
-}
-
 // rewriteShare is a rewritten middle recap's most room, in eighths of
 // the recap budget; leanShare its room above the live floor.
 const (
