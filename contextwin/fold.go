@@ -252,7 +252,9 @@ func (s *Planner) rewriteRoomFor(budget, start int, r *Recap, shown string) int 
 // neededRoom is the room a recap's text needs for what it must not drop
 // while its budget holds it: the facts of r's ledger that shown does not
 // state (factsRoom) and the line naming the files changed
-// (changedNames). A nil r needs none.
+// (changedNames), beside the least share the note keeps (trailReserve),
+// which the names line leaves it when there are files to name. A nil r
+// needs none.
 func neededRoom(r *Recap, shown string) int {
 	if r == nil {
 		return factsRoom(nil, shown)
@@ -266,7 +268,11 @@ func neededRoom(r *Recap, shown string) int {
 	if n > 0 {
 		n += len(changedNamesHead) + 1
 	}
-	return factsRoom(r.Ledger, shown) + n
+	need := factsRoom(r.Ledger, shown) + n
+	if r.Note != "" && n > 0 {
+		need += need*noteLeast/(100-noteLeast) + len("Note:") + 3
+	}
+	return need
 }
 
 // factsRoom is the room a recap's text needs for the ledger's facts that

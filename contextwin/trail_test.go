@@ -107,6 +107,36 @@ func TestPartNamesFilesChanged(t *testing.T) {
 	}
 }
 
+// A recap given the room neededRoom says, the note's least share in it,
+// names every file changed beside its facts: before, that room left the
+// note's share out, and the oldest file changed of a first fold's part
+// did not fit (many-small at 32k, 25 of 27 named).
+func TestNeededRoomHoldsTheNamesBesideTheNote(t *testing.T) {
+	var prev Recap
+	for i := range 9 {
+		prev.Ledger = append(prev.Ledger, Fact{fmt.Sprintf("key%d", i), fmt.Sprintf("value number %d of the ledger", i)})
+	}
+	for i := range 12 {
+		prev.Files = append(prev.Files, FileTouch{Path: fmt.Sprintf("agent/engine/sim/regress_%d_test.go", i*17), Edited: true})
+	}
+	note := strings.Repeat("The policy proposes an edit whose old text occurs twice. ", 12)
+	prev.Note = note
+	room := neededRoom(&prev, "")
+	for _, part := range []bool{false, true} {
+		r := BuildRecap(RecapInput{Note: note, Previous: &prev, Budget: room, Part: part})
+		for _, f := range prev.Files {
+			if !strings.Contains(r.Text, f.Path) {
+				t.Errorf("part %v, in the %d bytes neededRoom gives: %s is not named:\n%s", part, room, f.Path, r.Text)
+			}
+		}
+		for _, f := range prev.Ledger {
+			if !strings.Contains(r.Text, f.Key+": "+f.Value) {
+				t.Errorf("part %v: the fact %s is not stated", part, f.Key)
+			}
+		}
+	}
+}
+
 // Every file the session changed is named in the last request, however
 // many more it only read: a recap keeps the files changed past the
 // maxFiles it keeps of those read, and names them before its note and
