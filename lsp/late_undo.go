@@ -41,6 +41,12 @@ func (s *Server) watchLateUndos(ctx context.Context, r *activeRun, sess *agent.S
 				watching = watching || cur.Open
 				continue
 			}
+			if len(s.runs.editsOf(r)) == 0 {
+				// reika.undoRun took the changes after edits was read, and
+				// this text is its undo, not the user's (it takes them
+				// before it applies the undo).
+				return
+			}
 			r.tellUndo(i)
 			if !undone[i] {
 				s.showMessage(protocol.MessageTypeInfo, "Reika: the change to %s was undone by you (%s); it will not be made again unless you ask", w.path, w.land.where())
