@@ -222,3 +222,80 @@ func TestNotePlantThatMissesIsDropped(t *testing.T) {
 		t.Errorf("after a note round that restarted a micro-batch before its plant's end, the next carries the request whole: %v, with %d checkpoint requests; want neither", s.note.whole, len(p.Checkpoints))
 	}
 }
+
+// TestHeldFoldKeepsTheNotedResultWhole: after a note round that carried
+// the round's large new result whole, the engine holds that result as
+// it is. When the note round's count shows the request smaller than the
+// planner priced it (the round before it was counted denser), the
+// history is no longer due, but the new result still looks over the
+// window at the cautious price of bytes never sent. Cut now, the request
+// would part from the note round's inside the result, and the engine
+// would prefill it again, for a fold that comes at the next round all
+// the same. So the round after the note goes as the note round's
+// request less the question, the result whole, and the fold is held.
+func TestHeldFoldKeepsTheNotedResultWhole(t *testing.T) {
+	cfg := Config{Window: 32768, PrefixChars: 2000, Reserve: 1024, Cache: CacheModel{Class: CacheCheckpointed}}
+	line := "a line of the test log, unique enough\n"
+	// The large result's lines: the fewest that bring the request over
+	// the shed point.
+	var s *Planner
+	var e *checkpointEngine
+	var big string
+	for lines := 100; s == nil && lines < 4000; lines += 4 {
+		ps, pe := toLargeResult(t, cfg)
+		content := "FIRST LINE\n" + strings.Repeat(line, lines) + "LAST LINE\n"
+		ps.Append(Message{Role: Assistant, Content: "Running the tests.", ToolCalls: []ToolCall{{ID: "big", Name: "run", Arguments: `{}`}}})
+		ps.Append(Message{Role: Tool, ToolCallID: "big", Content: content, Payload: Payload{Kind: Command, Path: "make test"}})
+		ps.sync()
+		if ps.likely() > ps.Budget().ShedPoint {
+			s, e, big = ps, pe, content
+		}
+	}
+	if s == nil {
+		t.Fatal("no result brought the request over the shed point")
+	}
+	b := s.Budget()
+	p := s.Plan()
+	if p.Event != Note || !s.note.whole || noteCarries(p.Messages, "big") != big {
+		t.Fatalf("Plan() = %s (whole %v), want a note round carrying the large result whole", p.Event, s.note.whole)
+	}
+	sendOn(s, e, cfg.PrefixChars, p)
+	s.SetNote("state: testing\nlog: make test")
+	if s.likely() > b.ShedPoint || s.estimate() <= b.Usable {
+		t.Fatalf("after the note round, likely %d (shed point %d), estimate %d (usable %d): the test tests nothing", s.likely(), b.ShedPoint, s.estimate(), b.Usable)
+	}
+	held := s.Plan()
+	if len(held.Cut) > 0 || held.Event != Append || noteCarries(held.Messages, "big") != big {
+		t.Fatalf("after the note, Plan() = %s with %d cuts, want an append carrying the noted result whole", held.Event, len(held.Cut))
+	}
+}
+
+// toLargeResult plays rounds of small results, each request sent to a
+// checkpointing engine, until the request is three quarters of the
+// usable room, above the shed target; the engine counts the last of
+// them 3% denser than the others.
+func toLargeResult(t *testing.T, cfg Config) (*Planner, *checkpointEngine) {
+	t.Helper()
+	s := NewPlanner(cfg)
+	e := &checkpointEngine{}
+	s.Append(Message{Role: User, Content: "Review internal/spec.md and implement it."})
+	for r := 0; r < 400; r++ {
+		p := s.Plan()
+		if p.Event != Append {
+			t.Fatalf("round %d: Plan() = %s before the large result, want an append", r, p.Event)
+		}
+		last := s.likely() > s.Budget().Usable*3/4
+		n, c := e.send(cfg.PrefixChars, p.Messages)
+		if last {
+			n = n * 103 / 100
+		}
+		s.Observe(Usage{PromptTokens: n, CompletionTokens: 150, Cached: c, CachedKnown: true})
+		if last {
+			return s, e
+		}
+		s.Append(Message{Role: Assistant, Content: "Next.", ToolCalls: []ToolCall{{ID: fmt.Sprint("x", r), Name: "run", Arguments: `{}`}}})
+		s.Append(Message{Role: Tool, ToolCallID: fmt.Sprint("x", r), Content: strings.Repeat(fmt.Sprintf("line %d of the output\n", r), 40), Payload: Payload{Kind: Command, Path: fmt.Sprint("make ", r)}})
+	}
+	t.Fatal("the rounds never filled three quarters of the window")
+	return nil, nil
+}

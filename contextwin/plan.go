@@ -151,7 +151,12 @@ func (s *Planner) Plan() Plan {
 		// the window. They are cut to it; no event for their sake.
 		limit = b.Usable
 	}
-	if need > 0 && (likely <= b.ShedPoint || rest <= b.ShedTarget && b.ShedPoint-rest >= min(needLikely, b.Usable/8)) {
+	// After a note round that carried them whole, the engine holds them as
+	// they are: cut now, the request would change inside them and the
+	// fold the note was asked for would come at the next round all the
+	// same (shrink holds it while the request fits).
+	noted := s.note.asked && s.note.whole && s.note.text != ""
+	if need > 0 && !noted && (likely <= b.ShedPoint || rest <= b.ShedTarget && b.ShedPoint-rest >= min(needLikely, b.Usable/8)) {
 		p := Plan{Event: Append}
 		p.Cut = s.fit(fresh, limit)
 		s.note.text, s.note.asked, s.note.held = "", false, false // a later fold asks afresh: this note would be stale
