@@ -113,7 +113,8 @@
 // round carries it whole, and the round's request after it is that same
 // request, cached to its end: the fold waits for the next round, which
 // folds those results in with the note in hand (holdFold). Folding at
-// once would prefill them a second time, after the fold's change. (On an
+// once would prefill them a second time, after the fold's change; so
+// would cutting them to fit after such a round, which is not done. (On an
 // engine that restarts from checkpoints the request is sent first as a
 // checkpoint request, so that the engine keeps a checkpoint where the
 // question begins; not on a turn template, where the question rides at
