@@ -270,7 +270,7 @@ func neededRoom(r *Recap, shown string) int {
 	}
 	need := factsRoom(r.Ledger, shown) + n
 	if r.Note != "" && n > 0 {
-		need += need*noteLeast/(100-noteLeast) + len("Note:") + 3
+		need += need*noteLeast/(100-noteLeast) + len(noteHead) + 3
 	}
 	return need
 }

@@ -19,9 +19,10 @@ const (
 	maxRanges    = 8 // per file
 	maxPages     = 20
 	maxSearches  = 20
-	notePercent  = 40 // of the budget, the note's share when the rest needs room
-	noteLeast    = 10 // of the budget, the least the note keeps when the facts need room
-	factPercent  = 85 // of the budget, the most the facts may hold back from the note
+	notePercent  = 40      // of the budget, the note's share when the rest needs room
+	noteLeast    = 10      // of the budget, the least the note keeps when the facts need room
+	noteHead     = "Note:" // the note's heading; trailReserve and neededRoom count it
+	factPercent  = 85      // of the budget, the most the facts may hold back from the note
 )
 
 // BuildRecap folds in.Folded into a recap that replaces in.Previous. Its
@@ -247,7 +248,7 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 	}
 
 	if r.Note != "" {
-		head := "Note:"
+		head := noteHead
 		if inherited {
 			head = "Note (from an earlier fold):"
 		}

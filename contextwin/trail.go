@@ -124,7 +124,7 @@ func (t *recapText) happened(r Recap, head string, items []string, reserve int, 
 func trailReserve(r Recap, budget int, shown string) int {
 	n := min(sectionSize("Facts:", factLines(r.Ledger, "", shown)), budget*factPercent/100)
 	if r.Note != "" {
-		n += budget*noteLeast/100 + len("Note:") + 2
+		n += budget*noteLeast/100 + len(noteHead) + 2
 	}
 	return n
 }
