@@ -33,8 +33,9 @@ type screened struct {
 
 // screen makes resp fit the session's history: it reads tool calls
 // written as text, refuses the calls past maxCallsPerReply and those
-// whose arguments the window cannot hold, and cuts content, reasoning
-// and arguments to what it can. The caller holds no lock.
+// whose arguments pass what the calls before them left of the reply's
+// budget (replyLimit, shared by its calls), and cuts content, reasoning
+// and the refused calls' arguments to what it can. The caller holds no lock.
 func (r *run) screen(resp *engine.Response) screened {
 	s := r.s
 	out := screened{refused: map[string]string{}}
@@ -60,16 +61,22 @@ func (r *run) screen(resp *engine.Response) screened {
 		}
 		out.warnings = append(out.warnings, fmt.Sprintf("the model made %d tool calls in one reply: the first %d ran, the rest were refused", n, maxCallsPerReply))
 	}
+	// The calls' arguments share one budget, the reply limit: a call runs
+	// while its arguments fit what the calls before it left of it.
+	left := limit
 	for i := range resp.ToolCalls {
 		c := &resp.ToolCalls[i]
-		if len(c.Arguments) <= limit/2 {
+		_, refused := out.refused[c.ID]
+		if !refused && len(c.Arguments) <= left {
+			left -= len(c.Arguments)
 			continue
 		}
-		if _, ok := out.refused[c.ID]; !ok {
-			out.refused[c.ID] = fmt.Sprintf("not run: its arguments are %d bytes, more than the context window can hold (about %d); do it in smaller parts",
-				len(c.Arguments), limit/2)
+		if !refused {
+			out.refused[c.ID] = argumentsRefusal(len(c.Arguments), left, limit, s.Budget().Window)
 		}
-		c.Arguments = cutArguments(c.Arguments, limit/2)
+		if len(c.Arguments) > limit/4 {
+			c.Arguments = cutArguments(c.Arguments, limit/4)
+		}
 	}
 	if len(resp.Content) > limit {
 		resp.Content = cutMiddle(resp.Content, limit, "the rest of this reply")
@@ -78,6 +85,22 @@ func (r *run) screen(resp *engine.Response) screened {
 		resp.Reasoning = cutMiddle(resp.Reasoning, limit/4, "the rest of this reasoning")
 	}
 	return out
+}
+
+// argumentsRefusal is what a call is told whose arguments (n bytes) are
+// more than the left of the reply's budget of limit bytes, in a window of
+// the given tokens (0 when not known).
+func argumentsRefusal(n, left, limit, window int) string {
+	in := ""
+	if window > 0 {
+		in = fmt.Sprintf(" in this %d-token window (a quarter of the room it leaves the conversation)", window)
+	}
+	if left < limit && n <= limit {
+		return fmt.Sprintf("not run: its arguments are %d bytes, and the calls before it in the reply took %d of the %d bytes one reply's calls may carry%s; call it again in a reply of its own",
+			n, limit-left, limit, in)
+	}
+	return fmt.Sprintf("not run: its arguments are %d bytes, more than the %d bytes one reply's calls may carry%s; do it in smaller parts",
+		n, limit, in)
 }
 
 // replyLimit is the most bytes of a reply's text the history takes: what

@@ -144,3 +144,47 @@ func TestOversizedRepliesDoNotEndTheSession(t *testing.T) {
 		t.Errorf("the next ask answered %q", res.Answer)
 	}
 }
+
+// A call's arguments run while they fit what the reply's earlier calls
+// left of its budget (a quarter of the room, cautiously priced): at 16k a
+// 3.5 KB edit runs, a second one in the same reply is told the truth —
+// the earlier call took the room — and a 13 KB write is told the budget.
+func TestCallArgumentsShareTheReplysBudget(t *testing.T) {
+	const window = 16384
+	srv, client := simEngine(t, sim.Config{Ctx: window})
+	edit := func(path string, n int) []byte {
+		b, _ := json.Marshal(map[string]string{"path": path, "old": "x", "new": strings.Repeat("y := x + 1 // step\n", n/19)})
+		return b
+	}
+	one, two := edit("a.go", 3500), edit("b.go", 3500)
+	srv.AppendScript(
+		sim.Turn{ToolCalls: []sim.ScriptCall{{Name: "edit", Arguments: one}, {Name: "edit", Arguments: two}}}, sim.Turn{Content: "Done."})
+	box := &agenttest.Toolbox{Names: []string{"edit"}}
+	s, err := newSession(sessionConfig{Engine: client, Tools: box, Context: contextwin.Config{Window: window}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if res, err := s.Run(context.Background(), "edit both", nil); err != nil || res.End != Answered {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	calls := box.Calls()
+	if len(calls) != 1 || calls[0].Arguments != string(one) {
+		t.Fatalf("%d calls ran; want the first edit alone, whole", len(calls))
+	}
+	msgs := s.Messages()
+	refusal := msgs[3].Content
+	var took, limit int
+	if i := strings.Index(refusal, "the calls before it in the reply took"); i < 0 || !strings.Contains(refusal, "16384-token window") {
+		t.Fatalf("the second edit was told %q; want it to say the first took the room, and the window", refusal)
+	} else if _, err := fmt.Sscanf(refusal[i:], "the calls before it in the reply took %d of the %d bytes", &took, &limit); err != nil {
+		t.Fatalf("the second edit was told %q: %v", refusal, err)
+	}
+	if took != len(one) || len(one) <= limit/2 || len(one)+len(two) <= limit {
+		t.Errorf("told the first call took %d of %d bytes; the calls are %d and %d bytes, the first over half the budget, both over it",
+			took, limit, len(one), len(two))
+	}
+	if strings.Contains(refusal, "more than the") {
+		t.Errorf("the second edit was told %q: it fits the budget alone", refusal)
+	}
+}
