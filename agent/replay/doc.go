@@ -14,7 +14,10 @@
 // next turn through a Model) is what is compared; Strategies lists them.
 // Every strategy, ours included, gets the same tool results: the
 // recording's, passed once through Cut (Codex's cap, 10 KiB or 256 lines,
-// head and tail kept), so prefilled tokens compare in absolute terms. A
+// head and tail kept); and the same fixed prefix, the one ours' agent
+// builds (the recording's system prompt, the repo map it renders of the
+// files the session reads whole, the tools: oursPrefix); so prefilled
+// tokens compare in absolute terms. A
 // row whose session stalled before its last round, or whose strategy gave
 // a turn up, is a failure (Row.Failed), whatever its other figures say.
 // The figures of a Row are defined on its fields and, with the session

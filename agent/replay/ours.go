@@ -32,38 +32,11 @@ import (
 // /props names no model file.
 func replayOurs(ctx context.Context, s *Recording, base string, m *meter, told func(*config.Settings)) (stalled int, err error) {
 	e := &oursEngine{s: s, m: m}
-	repo := repomap.New()
-	defer repo.Close()
-	for _, r := range s.Rounds {
-		for _, res := range r.Results {
-			if f := wholeRead(res.Payload, res.Content); f != nil {
-				repo.Update(f.Path, []byte(f.Text))
-			}
-		}
-	}
-	sess, err := agent.Start(ctx, agent.Setup{
-		Getenv:     func(string) string { return "" },
-		ConfigFile: agent.NoConfigFile,
-		Override: func(st *config.Settings) {
-			st.Endpoint = config.Value[string]{Value: base, Source: config.Source{Layer: config.Flag, Detail: "replay"}}
-			if told != nil {
-				told(st)
-			}
-		},
-		StateDir: agent.NoTranscript,
-		RepoMap:  agent.MapFiles(repo),
-		Toolbox:  &oursTools{s: s, e: e},
-		System:   s.System,
-		Engine:   e,
-		MaxSteps: len(s.Rounds) + 1,
-		// A session recorded without the subagent tool is replayed
-		// without it: the prefix is the one the peers get.
-		NoSubagents: !s.HasSubagents(),
-	})
+	sess, done, err := oursSession(ctx, s, base, e, told)
 	if err != nil {
 		return 0, err
 	}
-	defer sess.Close()
+	defer done()
 	e.say = func(u string) { sess.Say(u) }
 	for e.next < len(s.Rounds) {
 		i := e.next
@@ -85,6 +58,59 @@ func replayOurs(ctx context.Context, s *Recording, base string, m *meter, told f
 		}
 	}
 	return 0, nil
+}
+
+// oursSession starts the agent session replayOurs drives, its engine e:
+// the repo map is a repomap.Map of the files s reads whole, and the tools
+// answer from the recording. done closes the session and the map.
+func oursSession(ctx context.Context, s *Recording, base string, e *oursEngine, told func(*config.Settings)) (sess *agent.Session, done func(), err error) {
+	repo := repomap.New()
+	for _, r := range s.Rounds {
+		for _, res := range r.Results {
+			if f := wholeRead(res.Payload, res.Content); f != nil {
+				repo.Update(f.Path, []byte(f.Text))
+			}
+		}
+	}
+	sess, err = agent.Start(ctx, agent.Setup{
+		Getenv:     func(string) string { return "" },
+		ConfigFile: agent.NoConfigFile,
+		Override: func(st *config.Settings) {
+			st.Endpoint = config.Value[string]{Value: base, Source: config.Source{Layer: config.Flag, Detail: "replay"}}
+			if told != nil {
+				told(st)
+			}
+		},
+		StateDir: agent.NoTranscript,
+		RepoMap:  agent.MapFiles(repo),
+		Toolbox:  &oursTools{s: s, e: e},
+		System:   s.System,
+		Engine:   e,
+		MaxSteps: len(s.Rounds) + 1,
+		// A session recorded without the subagent tool is replayed
+		// without it: the prefix is the one the peers get.
+		NoSubagents: !s.HasSubagents(),
+	})
+	if err != nil {
+		repo.Close()
+		return nil, nil, err
+	}
+	return sess, func() { sess.Close(); repo.Close() }, nil
+}
+
+// oursPrefix is the fixed prefix ours' agent sends in window: the system
+// prompt with the repo map it renders, and the tools. The peers get it
+// too, so that every strategy carries the same prefix and its rows
+// compare in absolute tokens, the prefix included. The agent's session
+// is started and closed without a request; its discovery asks the
+// engine at base for its window, which is what sizes the repo map.
+func oursPrefix(ctx context.Context, s *Recording, base string, told func(*config.Settings)) (*agent.Prefix, error) {
+	sess, done, err := oursSession(ctx, s, base, &oursEngine{s: s}, told)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return sess.Prefix(), nil
 }
 
 // oursEngine is the agent's engine in a replay: each turn request is

@@ -667,3 +667,36 @@ func TestOursRatio(t *testing.T) {
 		}
 	})
 }
+
+// Every strategy carries the prefix ours' agent sends (its system prompt
+// with the repo map it renders, the tools), so the first request, the
+// prefix and the task, is the same size in each, and the rows compare in
+// absolute tokens, the prefix included.
+func TestEveryStrategyCarriesOursPrefix(t *testing.T) {
+	s := *testSessions(t)[0]
+	s.Rounds = s.Rounds[:2]
+	for _, w := range []int{16000, 128000} {
+		first := map[string]int{}
+		for _, info := range Strategies {
+			name := info.Name
+			res, err := Replay(context.Background(), &s, w, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range res.Requests {
+				if !q.Side {
+					first[name] = q.PromptTokens
+					break
+				}
+			}
+		}
+		for name, n := range first {
+			if n != first["ours"] {
+				t.Errorf("window %d: the first request of %s is %d tokens, ours' %d; want the same prefix and task", w, name, n, first["ours"])
+			}
+		}
+		if len(first) < 2 {
+			t.Errorf("window %d: %d strategies sent a turn request", w, len(first))
+		}
+	}
+}

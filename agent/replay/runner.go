@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/engine"
 	"github.com/reika-lsp/reika/agent/sim"
 	"github.com/reika-lsp/reika/contextwin"
@@ -259,16 +258,22 @@ func ReplayOn(ctx context.Context, e Engine, s *Recording, window int, name stri
 	go func() { served <- srv.Serve(ctx, ln) }()
 	defer func() { cancel(); <-served }()
 
-	setup := Setup{Window: window, Reserve: Reserve, Prefix: agent.NewPrefix(s.Prefix(window), s.Tools)}
 	base := "http://" + ln.Addr().String() + "/v1"
 	m := &meter{client: engine.NewClient(engine.Options{BaseURL: base, Flavor: e.clientFlavor()}), srv: srv, loss: newLosses(s)}
+	told := Engine{Flavor: e.Flavor, Cache: srv.Config().Cache, Reasoning: e.Reasoning}.told()
+	setup := Setup{Window: window, Reserve: Reserve}
 	stalled, skipped := 0, 0
 	if name == "ours" {
-		if stalled, err = replayOurs(ctx, s, base, m, Engine{Flavor: e.Flavor, Cache: srv.Config().Cache, Reasoning: e.Reasoning}.told()); err != nil {
+		if stalled, err = replayOurs(ctx, s, base, m, told); err != nil {
 			return Result{}, fmt.Errorf("replay %s, %s, window %d: %w", s.Name, name, window, err)
 		}
-	} else if skipped, err = replayPeer(ctx, s, info.New(setup), m); err != nil {
-		return Result{}, fmt.Errorf("replay %s, %s, window %d: %w", s.Name, name, window, err)
+	} else {
+		if setup.Prefix, err = oursPrefix(ctx, s, base, told); err != nil {
+			return Result{}, fmt.Errorf("replay %s, %s, window %d: the prefix: %w", s.Name, name, window, err)
+		}
+		if skipped, err = replayPeer(ctx, s, info.New(setup), m); err != nil {
+			return Result{}, fmt.Errorf("replay %s, %s, window %d: %w", s.Name, name, window, err)
+		}
 	}
 
 	row := Row{Strategy: name, Window: window, Session: s.Name, Stalled: stalled, Skipped: skipped}

@@ -25,8 +25,9 @@ type Recording struct {
 	// Source is the commit whose files the session's content was taken from.
 	Source string
 	// System is the system prompt without the repo map; RepoMap is the
-	// whole map, of which a replay keeps contextwin.RepoMapChars(window)
-	// characters, cut at a line end.
+	// whole map as recorded (Prefix cuts it to a window's share). A
+	// replay gives every strategy the map ours' agent renders instead,
+	// from the files the session reads whole (oursPrefix).
 	System  string
 	RepoMap string
 	Tools   []engine.Tool
