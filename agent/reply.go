@@ -87,9 +87,9 @@ func (r *run) screen(resp *engine.Response) screened {
 	return out
 }
 
-// argumentsRefusal is what a call is told whose arguments (n bytes) are
-// more than the left of the reply's budget of limit bytes, in a window of
-// the given tokens (0 when not known).
+// argumentsRefusal is what a call is told whose arguments, n bytes, are
+// more than the left bytes the calls before it left of the reply's budget
+// of limit bytes, in a window of so many tokens (0 when not known).
 func argumentsRefusal(n, left, limit, window int) string {
 	in := ""
 	if window > 0 {
