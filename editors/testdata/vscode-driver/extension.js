@@ -426,7 +426,13 @@ async function runGoBin() {
   const ed = await vscode.window.showTextDocument(doc);
   await waitFor("the chip in the status bar", () => browser.clickStatusItem("reika.ctx"), 10000);
   await waitFor("the panel", () => api.conversation().visible, 10000);
-  await sleep(3000); // the webview loads, its input takes the focus
+  // The page loads, says it is ready and is told to take the focus, which
+  // the chip's click asked for; the question waits for that. (A fixed
+  // three seconds lost the race under load: the page took the focus after
+  // Reika: Ask's box had opened, and the box closed.)
+  await waitFor("the panel's page to be ready", () => api.conversation().ready, 20000);
+  await waitFor("the panel to take the focus", async () => /IFRAME|webview/i.test(await browser.focused()), 10000);
+  await sleep(500);
   const focused = await browser.focused();
   // The question goes through Reika: Ask's input box: Chromium's input
   // events do not reach the webview's own input (a frame inside a frame)
