@@ -13,7 +13,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/reika-lsp/reika/agent"
 	"github.com/reika-lsp/reika/agent/engine"
 	"github.com/reika-lsp/reika/agent/sim"
 	"github.com/reika-lsp/reika/contextwin"
@@ -503,7 +502,9 @@ func TestGrowthIsWhatAnInfiniteWindowPrefills(t *testing.T) {
 	}
 }
 
-// The peers' token counts (tokens.go) are the engine's.
+// The peers' token counts (tokens.go) are the engine's, on the prefix
+// they carry: ours', its repo map at its largest share (the engine's
+// window is 2M tokens).
 func TestTokenMirror(t *testing.T) {
 	s := testSessions(t)[0]
 	srv, err := sim.New(sim.Config{Ctx: 1 << 21})
@@ -518,20 +519,22 @@ func TestTokenMirror(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	defer func() { cancel(); <-done }()
-	client := engine.NewClient(engine.Options{BaseURL: "http://" + ln.Addr().String() + "/v1", Flavor: engine.LlamaCpp})
-	for _, w := range acceptanceWindows {
-		p := agent.NewPrefix(s.Prefix(w), s.Tools)
-		var msgs []contextwin.Message
-		for i, r := range s.Rounds[:12] {
-			msgs = append(msgs, r.Messages()...)
-			req := p.Request(msgs, 0, "none")
-			resp, err := client.Chat(ctx, req, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, want := promptTokens(prefixTokens(p), req.Messages), resp.Usage.PromptTokens; got != want {
-				t.Errorf("promptTokens(window %d, round %d) = %d, want the engine's %d", w, i+1, got, want)
-			}
+	base := "http://" + ln.Addr().String() + "/v1"
+	client := engine.NewClient(engine.Options{BaseURL: base, Flavor: engine.LlamaCpp})
+	p, err := oursPrefix(ctx, s, base, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []contextwin.Message
+	for i, r := range s.Rounds[:12] {
+		msgs = append(msgs, r.Messages()...)
+		req := p.Request(msgs, 0, "none")
+		resp, err := client.Chat(ctx, req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := promptTokens(prefixTokens(p), req.Messages), resp.Usage.PromptTokens; got != want {
+			t.Errorf("promptTokens(round %d) = %d, want the engine's %d", i+1, got, want)
 		}
 	}
 }

@@ -25,9 +25,9 @@ type Recording struct {
 	// Source is the commit whose files the session's content was taken from.
 	Source string
 	// System is the system prompt without the repo map; RepoMap is the
-	// whole map as recorded (Prefix cuts it to a window's share). A
-	// replay gives every strategy the map ours' agent renders instead,
-	// from the files the session reads whole (oursPrefix).
+	// whole map as recorded. A replay gives every strategy the map ours'
+	// agent renders instead, of the files the session reads whole
+	// (oursPrefix).
 	System  string
 	RepoMap string
 	Tools   []engine.Tool
@@ -266,22 +266,6 @@ func strictUnmarshal(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
-}
-
-// Prefix is the session's system prompt with the repo map cut to a
-// window's share (contextwin.RepoMapChars), at a line end.
-func (s *Recording) Prefix(window int) string {
-	m := s.RepoMap
-	if n := contextwin.RepoMapChars(window); len(m) > n {
-		m = m[:n]
-		if i := strings.LastIndexByte(m, '\n'); i > 0 {
-			m = m[:i+1]
-		}
-	}
-	if m == "" {
-		return s.System
-	}
-	return s.System + "\n\n# Repository map\n\n" + m
 }
 
 // WriteRecording encodes s in its JSONL form, the form ReadRecording
