@@ -5,11 +5,16 @@ import "strings"
 // Findings: what the notes said beyond their exact facts. A note is shown
 // as the recap's note until a newer note replaces it; then its lines that
 // the newer note does not state again become findings, carried from fold
-// to fold, newest note first, until a later note states them again. A
-// later note states a finding again when it has the same line, or a line
-// with the same label before its colon ("files read (4): …", "files read
-// (3): …"): the newest wins, as a fact's newest value does. A fact's line is not a finding (the ledger carries it), nor is a
-// heading or a line the note's own scaffolding.
+// to fold, newest note first, until a later note states them again. Two
+// lines are one finding when they have the same label before their colon
+// ("files read (4): …", "files read (3): …"), or, unlabelled, the same words with their numbers aside
+// ("Progress note after 17 tool rounds." and "… 23 …"): the newest
+// wins, as a fact's newest value does, so a count that moved on is
+// carried once, at its newest. A fact's line is not a finding (the
+// ledger carries it), nor is a heading or a line the note's own
+// scaffolding, nor a line that says one of its lists is empty ("no edits
+// made"): the model writes that from what its request shows, and after a
+// fold it may show less than an earlier note saw.
 const (
 	maxFinding     = 320 // bytes of one finding; a longer line is cut
 	findingCompact = 100 // bytes of a finding shown compacted
@@ -26,7 +31,7 @@ func noteFindings(note string) []string {
 			fence = !fence
 			continue
 		}
-		if line == "" || fence || heading(line) || line == ellipsis {
+		if line == "" || fence || heading(line) || line == ellipsis || emptyList(line) {
 			continue
 		}
 		if _, ok := factOf(line); ok {
@@ -40,6 +45,13 @@ func noteFindings(note string) []string {
 		}
 	}
 	return out
+}
+
+// emptyList reports whether line says one of the note's own lists is
+// empty: "no edits made", "- No files read yet."
+func emptyList(line string) bool {
+	l, ok := strings.CutPrefix(normalFinding(line), "no ")
+	return ok && scaffolding[strings.TrimSuffix(l, " yet")]
 }
 
 // heading reports whether line only heads what follows: a Markdown
@@ -67,29 +79,42 @@ func mergeFindings(note string, prev Recap, room int) []string {
 		older = noteFindings(p)
 	}
 	said := normalFinding(note)
-	restated := make(map[string]bool)
+	seen := make(map[string]bool) // the keys of the newer lines
 	for _, l := range noteFindings(note) {
-		if k := findingLabel(l); k != "" {
-			restated[k] = true
-		}
+		seen[findingKey(l)] = true
 	}
-	seen := make(map[string]bool)
 	var out []string
 	used := 0
 	for _, f := range append(older, prev.Findings...) {
-		n := normalFinding(f)
-		if n == "" || seen[n] || strings.Contains(said, n) || restated[findingLabel(f)] {
+		n, k := normalFinding(f), findingKey(f)
+		if n == "" || seen[k] || strings.Contains(said, n) {
 			continue
 		}
+		seen[k] = true
 		c := len(compactFinding(f)) + 3
 		if used+c > room {
 			break
 		}
-		seen[n] = true
 		used += c
 		out = append(out, f)
 	}
 	return out
+}
+
+// findingKey is what makes two findings one: the label of a labelled one,
+// else its words (normalFinding) with each number that stands alone as
+// "#".
+func findingKey(f string) string {
+	if k := findingLabel(f); k != "" {
+		return k
+	}
+	w := strings.Fields(normalFinding(f))
+	for i, x := range w {
+		if isCount(strings.Trim(x, ".,;:()%")) {
+			w[i] = "#"
+		}
+	}
+	return strings.Join(w, " ")
 }
 
 // normalFinding is s as findings are compared: lower case, single spaces,

@@ -114,20 +114,47 @@ func TestLedgerBudgetedByRoom(t *testing.T) {
 func TestFindingsLabelledAreRestated(t *testing.T) {
 	notes := []string{
 		"- files read (2): a.go, b.go\n- The parser drops the last field.",
-		"- files read (3): a.go, b.go, c.go\n- Module 4 fails on empty input.",
-		"- files read (4): a.go, b.go, c.go, d.go\n- Module 5 fails on empty input.",
+		"- files read (3): a.go, b.go, c.go\n- The lexer fails on empty input.",
+		"- files read (4): a.go, b.go, c.go, d.go\n- The printer fails on empty input.",
 	}
 	var prev *Recap
 	for _, n := range notes {
 		r := BuildRecap(RecapInput{Note: n, Previous: prev, Budget: 4000})
 		prev = &r
 	}
-	want := []string{"Module 4 fails on empty input.", "The parser drops the last field."}
+	want := []string{"The lexer fails on empty input.", "The parser drops the last field."}
 	if strings.Join(prev.Findings, "|") != strings.Join(want, "|") {
 		t.Errorf("findings = %q, want %q", prev.Findings, want)
 	}
 	if n := strings.Count(prev.Text, "files read"); n != 1 {
 		t.Errorf("the recap lists the files read %d times, want once (the newest):\n%s", n, prev.Text)
+	}
+}
+
+// TestFindingsCountsMovedOn: lines that differ only in their numbers are
+// one finding, the newest standing once, whether the newest note or an
+// older one says it; a line that says a list is empty ("no edits made")
+// is no finding and hides no older one. Before, every note's title line
+// ("Progress note after 17 tool rounds.") was carried from fold to fold,
+// and so was a later note's "no edits made" beside an earlier one's
+// edits.
+func TestFindingsCountsMovedOn(t *testing.T) {
+	notes := []string{
+		"Progress note after 17 tool rounds.\n- edits made (2): a.go\n- 12 of 40 tests pass.\n- The cache is keyed by path.",
+		"Progress note after 9 tool rounds.\n- no edits made\n- 31 of 40 tests pass.",
+		"Progress note after 4 tool rounds.\n- The config loader ignores unknown keys.",
+	}
+	var prev *Recap
+	for _, n := range notes {
+		r := BuildRecap(RecapInput{Note: n, Previous: prev, Budget: 4000})
+		prev = &r
+	}
+	want := []string{"31 of 40 tests pass.", "edits made (2): a.go", "The cache is keyed by path."}
+	if strings.Join(prev.Findings, "|") != strings.Join(want, "|") {
+		t.Errorf("findings = %q, want %q", prev.Findings, want)
+	}
+	if n := strings.Count(prev.Text, "Progress note after"); n != 1 {
+		t.Errorf("the recap carries %d title lines, want the newest note's alone:\n%s", n, prev.Text)
 	}
 }
 
