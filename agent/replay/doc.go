@@ -47,8 +47,10 @@
 //   - Note survival. Every side call's answer (a note, a summary) is split
 //     into findings: its lines, the value of a "key: value" line, the
 //     items of a listed value. NotesKept is the mean share of each note's
-//     findings the last request carries (a key a later note gives another
-//     value wants only the newest), NotesReached the share of notes of
+//     findings the last request carries (only the newest is wanted of a
+//     key a later note gives another value, of lines that differ only in
+//     their numbers, and of "no edits made" beside a later "edits made
+//     (2): …"), NotesReached the share of notes of
 //     which half the findings or more reached one later request.
 //
 // Each replay starts its own engine on loopback and runs on the calling

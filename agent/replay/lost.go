@@ -366,18 +366,36 @@ func (l *losses) result(last engine.Request) Losses {
 	return out
 }
 
-// superseded reports whether a later note gives f's key another value: the
-// newest value is the one that must survive.
+// superseded reports whether a later note states f anew: gives its key
+// another value, or, for a line without a key, has a line that differs
+// from it only in its numbers ("Progress note after 17 tool rounds.",
+// "… 23 …"), or lists the items of what f says there are none of ("no
+// edits made", "edits made (2): a.go"). The newest is what must survive,
+// as the recap's findings keep it.
 func superseded(f finding, later []*noteSeen) bool {
-	if f.key == "" || f.list {
+	if f.list {
 		return false
 	}
+	none, isNone := strings.CutPrefix(strings.ToLower(strings.TrimSuffix(f.text, ".")), "no ")
+	none = strings.TrimSuffix(none, " yet")
 	for _, n := range later {
 		for _, g := range n.findings {
-			if g.key == f.key && !g.list && g.text != f.text {
+			switch {
+			case f.key != "":
+				if g.key == f.key && !g.list && g.text != f.text {
+					return true
+				}
+			case g.key == "" && g.text != f.text && numbersAside(g.text) == numbersAside(f.text):
+				return true
+			case isNone && g.key == none:
 				return true
 			}
 		}
 	}
 	return false
 }
+
+var numberRe = regexp.MustCompile(`\b\d+\b`)
+
+// numbersAside is s with every number that stands alone as "#".
+func numbersAside(s string) string { return numberRe.ReplaceAllString(s, "#") }

@@ -131,6 +131,19 @@ func TestNoteSurvival(t *testing.T) {
 	if want := round((1.0/3+1+0+0.25)/4, 3); got.Notes != 4 || got.NotesKept != want || got.NotesReached != 0.5 {
 		t.Errorf("Notes, NotesKept, NotesReached = %d, %v, %v; want 4, %v, 0.5", got.Notes, got.NotesKept, got.NotesReached, want)
 	}
+	// A line without a key is stated anew by one that differs only in its
+	// numbers; one that says there are none of a list, by that list.
+	l = newLosses(s)
+	l.turn(1, request(s, recorded(s, 1)[:1]...), true)
+	l.note(2, "Progress note after 9 tool rounds.\n- no edits made\n- The lexer fails.\n")
+	l.note(3, "Progress note after 17 tool rounds.\n- edits made (1): a.go\n- The parser fails.\n")
+	last = request(s, engine.Message{Role: "user", Content: "Recap: Progress note after 17 tool rounds. The lexer fails. The parser fails. edits made a.go"})
+	l.turn(4, last, true)
+	// Note 1: "The lexer fails.", 1 of 1 (its title and "no edits made"
+	// stated anew by note 2); note 2: 3 of 3.
+	if got := l.result(last); got.NotesKept != 1 {
+		t.Errorf("NotesKept = %v, want 1: a later note's title and list state the earlier ones anew", got.NotesKept)
+	}
 	f := findings("Progress note after 12 tool rounds.\nEstablished so far:\n- files read (3): a.go, b.go and 1 more\n- issue: X-1\n")
 	want := []finding{{text: "Progress note after 12 tool rounds."}, {key: "files read", text: "a.go", list: true},
 		{key: "files read", text: "b.go", list: true}, {key: "issue", text: "X-1"}}
