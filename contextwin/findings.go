@@ -7,10 +7,10 @@ import "strings"
 // the newer note does not state again become findings, carried from fold
 // to fold, newest note first, until a later note states them again. Two
 // lines are one finding when they have the same label before their colon
-// ("files read (4): …", "files read (3): …"), or, unlabelled, the same words with their numbers aside
-// ("Progress note after 17 tool rounds." and "… 23 …"): the newest
-// wins, as a fact's newest value does, so a count that moved on is
-// carried once, at its newest. A fact's line is not a finding (the
+// ("files read (4): …", "files read (3): …"), or, unlabelled, the same
+// words with their numbers aside ("Progress note after 17 tool rounds."
+// and "… 23 …"): the newest wins, as a fact's newest value does, so a
+// count that moved on is carried once, at its newest. A fact's line is not a finding (the
 // ledger carries it), nor is a heading or a line the note's own
 // scaffolding, nor a line that says one of its lists is empty ("no edits
 // made"): the model writes that from what its request shows, and after a
