@@ -15,15 +15,9 @@ func TestFindingsSurviveLaterNotes(t *testing.T) {
 		"The retry loop never backs off.\n- Tests need TZ=UTC to pass.\nport: 9090",
 		"The config loader ignores unknown keys.",
 	}
-	var prev *Recap
-	for _, n := range notes {
-		r := BuildRecap(RecapInput{Note: n, Previous: prev, Budget: 4000})
-		prev = &r
-	}
+	prev := recapOfNotes(notes...)
 	want := []string{"The retry loop never backs off.", "Tests need TZ=UTC to pass.", "The cache is keyed by path, not by content."}
-	if strings.Join(prev.Findings, "|") != strings.Join(want, "|") {
-		t.Errorf("findings = %q, want %q", prev.Findings, want)
-	}
+	checkFindings(t, prev, want)
 	text := prev.Text
 	if !strings.Contains(text, "Note:\nThe config loader ignores unknown keys.") || !strings.Contains(text, findingsHead) {
 		t.Fatalf("the recap lacks the newest note or the earlier findings:\n%s", text)
@@ -117,15 +111,9 @@ func TestFindingsLabelledAreRestated(t *testing.T) {
 		"- files read (3): a.go, b.go, c.go\n- The lexer fails on empty input.",
 		"- files read (4): a.go, b.go, c.go, d.go\n- The printer fails on empty input.",
 	}
-	var prev *Recap
-	for _, n := range notes {
-		r := BuildRecap(RecapInput{Note: n, Previous: prev, Budget: 4000})
-		prev = &r
-	}
+	prev := recapOfNotes(notes...)
 	want := []string{"The lexer fails on empty input.", "The parser drops the last field."}
-	if strings.Join(prev.Findings, "|") != strings.Join(want, "|") {
-		t.Errorf("findings = %q, want %q", prev.Findings, want)
-	}
+	checkFindings(t, prev, want)
 	if n := strings.Count(prev.Text, "files read"); n != 1 {
 		t.Errorf("the recap lists the files read %d times, want once (the newest):\n%s", n, prev.Text)
 	}
@@ -144,15 +132,9 @@ func TestFindingsCountsMovedOn(t *testing.T) {
 		"Progress note after 9 tool rounds.\n- no edits made\n- 31 of 40 tests pass.",
 		"Progress note after 4 tool rounds.\n- The config loader ignores unknown keys.",
 	}
-	var prev *Recap
-	for _, n := range notes {
-		r := BuildRecap(RecapInput{Note: n, Previous: prev, Budget: 4000})
-		prev = &r
-	}
+	prev := recapOfNotes(notes...)
 	want := []string{"31 of 40 tests pass.", "edits made (2): a.go", "The cache is keyed by path."}
-	if strings.Join(prev.Findings, "|") != strings.Join(want, "|") {
-		t.Errorf("findings = %q, want %q", prev.Findings, want)
-	}
+	checkFindings(t, prev, want)
 	if n := strings.Count(prev.Text, "Progress note after"); n != 1 {
 		t.Errorf("the recap carries %d title lines, want the newest note's alone:\n%s", n, prev.Text)
 	}
@@ -173,5 +155,24 @@ func TestReportFactsEnterTheLedger(t *testing.T) {
 	}
 	if got["invalidator"] != "store.go:212" || got["ttl"] != "45s (the report read an old default)" {
 		t.Errorf("ledger = %v, want the report's invalidator and the note's ttl", r.Ledger)
+	}
+}
+
+// recapOfNotes is the recap after a fold for each note in turn, with room
+// for them all.
+func recapOfNotes(notes ...string) *Recap {
+	var prev *Recap
+	for _, n := range notes {
+		r := BuildRecap(RecapInput{Note: n, Previous: prev, Budget: 4000})
+		prev = &r
+	}
+	return prev
+}
+
+// checkFindings fails t unless r's findings are want, in order.
+func checkFindings(t *testing.T, r *Recap, want []string) {
+	t.Helper()
+	if strings.Join(r.Findings, "|") != strings.Join(want, "|") {
+		t.Errorf("findings = %q, want %q", r.Findings, want)
 	}
 }
