@@ -140,10 +140,7 @@
 // forms would take at least userShare less (userTextFull). The result that
 // defines the task, carried verbatim, is a page or a document the ask
 // names in the user's own words, never source code, which the files
-// changed and a shed read's outline keep. After the user's words, the
-// recap holds every exact fact and names every file changed, in its
-// budget (0.1 U); the model's note and the lists of what happened take at
-// most half of that budget, since a rewrite prefills them all again.
+// changed and a shed read's outline keep.
 //
 // A middle recap that its parts have filled is rewritten in place (the
 // request changes at its start), not folded into the front, which would

@@ -23,7 +23,6 @@ const (
 	noteLeast    = 10      // of the budget, the least the note keeps when the facts need room
 	noteHead     = "Note:" // the note's heading; trailReserve and neededRoom count it
 	factPercent  = 85      // of the budget, the most the facts may hold back from the note
-	prosePercent = 50      // of the budget, the most the note and the lists after the facts take together
 )
 
 // BuildRecap folds in.Folded into a recap that replaces in.Previous. Its
@@ -59,13 +58,7 @@ const (
 // other sections leave, but at least 40% of the budget — and never the
 // room the facts it does not show need, up to 85% of the budget, though
 // it keeps a tenth; past its room the note is cut, at a line end when one is near, and
-// "…" marks the cut. The note and the sections after the facts take at
-// most half the budget between them (prosePercent): the exact facts and
-// the trail may use the rest, but what happened no longer fills it, since
-// every fold that rewrites the recap prefills all of it again (the
-// generated sessions at 16k and 32k on dense and swa: mean ratio 1.099 →
-// 1.095, the notes' findings kept as often or more, re-reads the same).
-// The sections below the note fill in their order and a
+// "…" marks the cut. The sections below it fill in their order and a
 // lower one gets only what the higher ones leave; an item (a fact, an
 // entry, a file) is shown whole or not at all, and a fact too long for
 // what is left gives way to the shorter ones after it. Facts that the
@@ -232,7 +225,6 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 	}
 	t.add(recapHeader)
 	t.changedNames(r, shown, trailReserve(r, budget, shown))
-	prose := budget * prosePercent / 100
 	// The rest of the trail stands after what happened, its room held
 	// from the note and from what happened: it names what they do not.
 
@@ -270,33 +262,25 @@ func renderRecap(r Recap, inherited bool, budget int, shown string) string {
 		// of the budget.
 		facts := min(sectionSize("Facts:", factLines(r.Ledger, "", shown)), budget*factPercent/100)
 		room := min(len(r.Note), avail, max(budget*noteLeast/100, min(avail-facts, max(budget*notePercent/100, avail-rest))))
-		room = min(room, max(prose-len(head)-2, budget*noteLeast/100))
 		if room >= len(r.Note) || room >= 16 {
 			cut := cutNote(r.Note, room)
 			t.add(head)
 			t.add(cut)
-			prose -= len(head) + len(cut) + 2
 			sections[0].items = factLines(r.Ledger, cut, shown)
 		} else {
 			sections[0].items = factLines(r.Ledger, "", shown)
 		}
 	}
-	t.section(sections[0].head, sections[0].items, true)
-	for _, s := range sections[1:] {
-		// The lists take what the prose has left; the trail, after what
-		// happened, may take the whole budget.
-		used := t.used
-		t.budget = min(budget, used+max(prose, 0))
-		switch s.head {
-		case findingsHead:
+	for i, s := range sections {
+		if s.head == findingsHead {
 			t.findings(s.items)
-		case happenedHead:
-			used -= t.happened(r, s.head, s.items, trailReserve(r, budget, shown), shown, budget)
-		default:
-			t.section(s.head, s.items, false)
+			continue
 		}
-		prose -= t.used - used
-		t.budget = budget
+		if s.head == happenedHead {
+			t.happened(r, s.head, s.items, trailReserve(r, budget, shown), shown)
+			continue
+		}
+		t.section(s.head, s.items, i == 0)
 	}
 	return strings.Join(t.lines, "\n")
 }

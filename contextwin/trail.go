@@ -99,28 +99,23 @@ func (t *recapText) changedNames(r Recap, shown string, reserve int) {
 	}
 }
 
-// happened adds what happened, in the text's budget, then the trail, in
-// full bytes, and returns the bytes the trail took. When the entries
-// shown leave a file changed unnamed, they are shown again in less room:
-// the room that file's line needs is held from them (up to the trail's
-// share, leaving reserve bytes of the budget).
-func (t *recapText) happened(r Recap, head string, items []string, reserve int, shown string, full int) int {
+// happened adds what happened, then the trail. When the entries shown
+// leave a file changed unnamed, they are shown again in less room: the
+// room that file's line needs is held from them (up to the trail's share,
+// leaving reserve bytes of the budget).
+func (t *recapText) happened(r Recap, head string, items []string, reserve int, shown string) {
 	lines, used := len(t.lines), t.used
 	t.section(head, items, false)
 	said := func() string { return shown + "\n" + strings.Join(t.lines, "\n") + "\n" }
-	need := recapText{budget: full, used: len(recapHeader) + 1}
+	need := recapText{budget: t.budget, used: len(recapHeader) + 1}
 	need.trail(Recap{Files: r.Files}, reserve, said())
-	// What the text's budget leaves of the full one is the trail's already.
-	if n := need.used - len(recapHeader) - 1 - (full - t.budget); n > 0 {
+	if n := need.used - len(recapHeader) - 1; n > 0 {
 		t.lines, t.used = t.lines[:lines], used
 		t.budget -= n
 		t.section(head, items, false)
 		t.budget += n
 	}
-	before := t.used
-	t.budget = full
 	t.trail(r, 0, said())
-	return t.used - before
 }
 
 // trailReserve is what the trail leaves of a recap's budget: the room
