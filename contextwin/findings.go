@@ -10,11 +10,11 @@ import "strings"
 // ("files read (4): …", "files read (3): …"), or, unlabelled, the same
 // words with their numbers aside ("Progress note after 17 tool rounds."
 // and "… 23 …"): the newest wins, as a fact's newest value does, so a
-// count that moved on is carried once, at its newest. A fact's line is not a finding (the
-// ledger carries it), nor is a heading or a line the note's own
-// scaffolding, nor a line that says one of its lists is empty ("no edits
-// made"): the model writes that from what its request shows, and after a
-// fold it may show less than an earlier note saw.
+// count that moved on is carried once, at its newest. A fact's line is
+// not a finding (the ledger carries it), nor is a heading or a line the
+// note's own scaffolding, nor a line that says one of its lists is empty
+// ("no edits made"): the model writes that from what its request shows,
+// and after a fold it may show less than an earlier note saw.
 const (
 	maxFinding     = 320 // bytes of one finding; a longer line is cut
 	findingCompact = 100 // bytes of a finding shown compacted
@@ -79,7 +79,7 @@ func mergeFindings(note string, prev Recap, room int) []string {
 		older = noteFindings(p)
 	}
 	said := normalFinding(note)
-	seen := make(map[string]bool) // the keys of the newer lines
+	seen := make(map[string]bool) // the keys of the new note's lines and of those taken
 	for _, l := range noteFindings(note) {
 		seen[findingKey(l)] = true
 	}
